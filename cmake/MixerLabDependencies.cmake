@@ -1,0 +1,7 @@
+# Non-torch dependencies of the core, all from Debian packages (see installer/install-deps.sh).
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(SENTENCEPIECE REQUIRED IMPORTED_TARGET sentencepiece)
+find_library(SENTENCEPIECE_TRAIN_LIB sentencepiece_train REQUIRED)
+find_package(spdlog REQUIRED)
+find_package(nlohmann_json 3.9 REQUIRED)
+find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)

@@ -1,0 +1,27 @@
+// CPU/any-device reference of the masked token mix (see masked_token_mix.h): one batched GEMM.
+#include "kernels/masked_token_mix.h"
+
+#include <c10/util/Exception.h>
+
+namespace mixerlab::kernels {
+
+at::Tensor causalMask(int64_t length, const at::TensorOptions& options) {
+  return at::ones({length, length}, options).tril();
+}
+
+at::Tensor maskedTokenMix(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) {
+  TORCH_CHECK(x.dim() == 3, "maskedTokenMix: x must be [B, L, D], got ", x.sizes());
+  TORCH_CHECK(weight.dim() == 2 && weight.size(0) == weight.size(1), "maskedTokenMix: weight must be [T, T], got ",
+              weight.sizes());
+  const int64_t length = x.size(1);
+  TORCH_CHECK(length <= weight.size(0), "maskedTokenMix: sequence length ", length, " exceeds the model's context ",
+              weight.size(0));
+  const bool full = length == weight.size(0);  // skip no-op slices: their backward allocates and copies
+  at::Tensor w = full ? weight : weight.narrow(0, 0, length).narrow(1, 0, length);
+  w = w * causalMask(length, w.options());
+  at::Tensor y = at::matmul(w, x);  // [L,L] x [B,L,D] -> [B,L,D]
+  if (bias.defined()) y = y + (full ? bias : bias.narrow(0, 0, length)).unsqueeze(-1);
+  return y;
+}
+
+}  // namespace mixerlab::kernels
