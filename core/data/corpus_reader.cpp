@@ -1,0 +1,187 @@
+// Corpus file reading and document splitting (see corpus_reader.h).
+#include "core/data/corpus_reader.h"
+
+#include <algorithm>
+#include <cctype>
+#include <nlohmann/json.hpp>
+
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "core/util/hashing.h"
+
+namespace mixerlab {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kEndOfText = "<|endoftext|>";
+constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+
+bool isSpaceOrTab(char c) { return c == ' ' || c == '\t'; }
+bool isAsciiWhitespace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+// CRLF -> LF, then lone CR -> LF; also drops a leading UTF-8 byte-order mark.
+std::string normalizeNewlines(std::string_view text) {
+  if (text.substr(0, kUtf8Bom.size()) == kUtf8Bom) text.remove_prefix(kUtf8Bom.size());
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\r') {
+      out.push_back('\n');
+      if (i + 1 < text.size() && text[i + 1] == '\n') ++i;
+    } else {
+      out.push_back(text[i]);
+    }
+  }
+  return out;
+}
+
+// Appends `doc` without its surrounding whitespace, unless nothing is left.
+void addTrimmed(std::string_view doc, std::vector<std::string>& docs) {
+  size_t begin = 0;
+  size_t end = doc.size();
+  while (begin < end && isAsciiWhitespace(doc[begin])) ++begin;
+  while (end > begin && isAsciiWhitespace(doc[end - 1])) --end;
+  if (end > begin) docs.emplace_back(doc.substr(begin, end - begin));
+}
+
+// Calls fn(line, line_number) for each LF-separated line (1-based numbers, no LF included).
+template <typename Fn>
+void forEachLine(std::string_view text, Fn fn) {
+  size_t start = 0;
+  int64_t line_number = 1;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    fn(text.substr(start, end - start), line_number++);
+    start = end + 1;
+  }
+}
+
+std::vector<std::string> splitEndOfText(std::string_view text) {
+  std::vector<std::string> docs;
+  size_t start = 0;
+  while (true) {
+    const size_t sep = text.find(kEndOfText, start);
+    if (sep == std::string_view::npos) {
+      addTrimmed(text.substr(start), docs);
+      return docs;
+    }
+    addTrimmed(text.substr(start, sep - start), docs);
+    start = sep + kEndOfText.size();
+  }
+}
+
+std::vector<std::string> splitBlankLine(std::string_view text) {
+  std::vector<std::string> docs;
+  size_t doc_begin = std::string_view::npos;  // offset of the current document's first line
+  size_t doc_end = 0;                          // end of its last non-blank line
+  forEachLine(text, [&](std::string_view line, int64_t) {
+    const size_t line_begin = static_cast<size_t>(line.data() - text.data());
+    if (std::all_of(line.begin(), line.end(), isSpaceOrTab)) {
+      if (doc_begin != std::string_view::npos) addTrimmed(text.substr(doc_begin, doc_end - doc_begin), docs);
+      doc_begin = std::string_view::npos;
+      return;
+    }
+    if (doc_begin == std::string_view::npos) doc_begin = line_begin;
+    doc_end = line_begin + line.size();
+  });
+  if (doc_begin != std::string_view::npos) addTrimmed(text.substr(doc_begin, doc_end - doc_begin), docs);
+  return docs;
+}
+
+std::vector<std::string> splitJsonLines(std::string_view text, const std::string& source_name) {
+  std::vector<std::string> docs;
+  forEachLine(text, [&](std::string_view line, int64_t line_number) {
+    if (std::all_of(line.begin(), line.end(), isAsciiWhitespace)) return;
+    const std::string where = source_name + ":" + std::to_string(line_number);
+    const std::string fix = "each line must be one JSON object with a string field \"text\"";
+    nlohmann::json record;
+    try {
+      record = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::exception& e) {
+      throw MixerLabError(where + ": malformed JSON line (" + e.what() + ")", fix);
+    }
+    if (!record.is_object()) throw MixerLabError(where + ": the line is not a JSON object", fix);
+    const auto text_field = record.find("text");
+    if (text_field == record.end()) throw MixerLabError(where + ": the object has no \"text\" field", fix);
+    if (!text_field->is_string()) throw MixerLabError(where + ": the \"text\" field is not a string", fix);
+    addTrimmed(normalizeNewlines(text_field->get<std::string>()), docs);
+  });
+  return docs;
+}
+
+std::string lowercase(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+CorpusFormat parseCorpusFormat(const std::string& name) {
+  for (CorpusFormat f : {CorpusFormat::Auto, CorpusFormat::EndOfText, CorpusFormat::BlankLine, CorpusFormat::JsonLines}) {
+    if (name == corpusFormatName(f)) return f;
+  }
+  throw MixerLabError("unknown corpus format \"" + name + "\"",
+                      "use one of: auto, endoftext, blank_line, jsonl");
+}
+
+std::string corpusFormatName(CorpusFormat format) {
+  switch (format) {
+    case CorpusFormat::Auto: return "auto";
+    case CorpusFormat::EndOfText: return "endoftext";
+    case CorpusFormat::BlankLine: return "blank_line";
+    case CorpusFormat::JsonLines: return "jsonl";
+  }
+  return "auto";
+}
+
+CorpusFormat detectCorpusFormat(const fs::path& path, std::string_view contents) {
+  const std::string ext = lowercase(path.extension().string());
+  if (ext == ".jsonl" || ext == ".json") return CorpusFormat::JsonLines;
+  if (contents.find(kEndOfText) != std::string_view::npos) return CorpusFormat::EndOfText;
+  return CorpusFormat::BlankLine;
+}
+
+std::vector<std::string> splitCorpusText(std::string_view contents, CorpusFormat format,
+                                         const std::string& source_name) {
+  if (format == CorpusFormat::Auto) format = detectCorpusFormat(fs::path(source_name), contents);
+  // Most corpora need no normalising; skip the copy then (corpora can be gigabytes).
+  std::string normalized;
+  std::string_view text = contents;
+  if (contents.find('\r') != std::string_view::npos || contents.substr(0, kUtf8Bom.size()) == kUtf8Bom) {
+    normalized = normalizeNewlines(contents);
+    text = normalized;
+  }
+  switch (format) {
+    case CorpusFormat::EndOfText: return splitEndOfText(text);
+    case CorpusFormat::JsonLines: return splitJsonLines(text, source_name);
+    case CorpusFormat::BlankLine:
+    case CorpusFormat::Auto: break;
+  }
+  return splitBlankLine(text);
+}
+
+std::vector<std::string> readCorpus(const fs::path& path, CorpusFormat format) {
+  return loadCorpusFile(path, format).documents();
+}
+
+std::string CorpusFile::cacheKey() const { return content_hash + "-" + corpusFormatName(format); }
+
+std::vector<std::string> CorpusFile::documents() const { return splitCorpusText(contents, format, path.string()); }
+
+CorpusFile loadCorpusFile(const fs::path& path, CorpusFormat format) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    throw MixerLabError("corpus file " + path.string() + " does not exist or is not a file",
+                        "check the corpus path (relative paths are resolved against the project folder)");
+  }
+  CorpusFile file;
+  file.path = path;
+  file.contents = readFile(path);
+  file.content_hash = hashHex(file.contents);
+  file.format = format == CorpusFormat::Auto ? detectCorpusFormat(path, file.contents) : format;
+  return file;
+}
+
+}  // namespace mixerlab
