@@ -1,0 +1,35 @@
+// Shared behaviour of all language models: shifted CE loss, parameter count, default export.
+#include "core/models/language_model.h"
+
+#include <torch/torch.h>
+
+namespace mixerlab {
+
+at::Tensor shiftedCrossEntropy(const at::Tensor& logits, const at::Tensor& labels) {
+  // Shift the labels rather than slicing the logits: output t is scored against label t+1 and the
+  // last position gets -100. Same value as slicing, without copying the [B, L, V] logits (and
+  // their gradient) for the slice.
+  const int64_t length = labels.size(1);
+  auto targets = torch::full_like(labels, -100);
+  targets.narrow(1, 0, length - 1).copy_(labels.narrow(1, 1, length - 1));
+  return torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(2)}), targets.reshape({-1}),
+                                              torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100));
+}
+
+at::Tensor LanguageModel::loss(const at::Tensor& logits, const at::Tensor& labels) const {
+  return shiftedCrossEntropy(logits, labels);
+}
+
+std::map<std::string, at::Tensor> LanguageModel::exportTensors() {
+  std::map<std::string, at::Tensor> out;
+  for (const auto& item : named_parameters(/*recurse=*/true)) out[item.key()] = item.value().detach();
+  return out;
+}
+
+int64_t LanguageModel::parameterCount() const {
+  int64_t total = 0;
+  for (const auto& p : parameters(/*recurse=*/true)) total += p.numel();
+  return total;
+}
+
+}  // namespace mixerlab

@@ -1,0 +1,91 @@
+// Llama-style decoder-only transformer (spec section 3): pre-norm RMSNorm, rotary positions
+// (rotate-half pairing, theta 10000), causal multi-head attention without biases, SwiGLU MLP with
+// intermediate ff_mult*D (4D as in the research), final RMSNorm, untied head. Submodule names
+// follow Hugging Face's LlamaForCausalLM (model.embed_tokens, model.layers.N.*, model.norm, lm_head).
+#pragma once
+#include <torch/nn/modules/container/modulelist.h>
+#include <torch/nn/modules/embedding.h>
+#include <torch/nn/modules/linear.h>
+
+#include "core/models/language_model.h"
+
+namespace mixerlab {
+
+class RMSNormImpl : public torch::nn::Module {
+ public:
+  RMSNormImpl(int64_t dim, double eps);
+  at::Tensor forward(const at::Tensor& x);
+  at::Tensor weight;
+
+ private:
+  double eps_;
+};
+TORCH_MODULE(RMSNorm);
+
+// Rotary position tables for one head dimension, cached per (length, device).
+class RotaryTables {
+ public:
+  RotaryTables(int64_t head_dim, double theta) : head_dim_(head_dim), theta_(theta) {}
+  // q or k [B, H, L, hd] -> rotated, positions 0..L-1.
+  at::Tensor apply(const at::Tensor& x);
+
+ private:
+  int64_t head_dim_;
+  double theta_;
+  at::Tensor cos_, sin_;
+};
+
+class LlamaAttentionImpl : public torch::nn::Module {
+ public:
+  explicit LlamaAttentionImpl(const ModelConfig& config);
+  at::Tensor forward(const at::Tensor& x, RotaryTables& rotary);
+  torch::nn::Linear q_proj{nullptr}, k_proj{nullptr}, v_proj{nullptr}, o_proj{nullptr};
+
+ private:
+  int64_t n_heads_, head_dim_;
+};
+TORCH_MODULE(LlamaAttention);
+
+class LlamaMlpImpl : public torch::nn::Module {
+ public:
+  explicit LlamaMlpImpl(const ModelConfig& config);
+  at::Tensor forward(const at::Tensor& x);
+  torch::nn::Linear gate_proj{nullptr}, up_proj{nullptr}, down_proj{nullptr};
+};
+TORCH_MODULE(LlamaMlp);
+
+class LlamaDecoderLayerImpl : public torch::nn::Module {
+ public:
+  explicit LlamaDecoderLayerImpl(const ModelConfig& config);
+  at::Tensor forward(const at::Tensor& x, RotaryTables& rotary);
+  RMSNorm input_layernorm{nullptr}, post_attention_layernorm{nullptr};
+  LlamaAttention self_attn{nullptr};
+  LlamaMlp mlp{nullptr};
+};
+TORCH_MODULE(LlamaDecoderLayer);
+
+// The "model" submodule of LlamaForCausalLM: embeddings, layers, final norm.
+class LlamaBodyImpl : public torch::nn::Module {
+ public:
+  explicit LlamaBodyImpl(const ModelConfig& config);
+  torch::nn::Embedding embed_tokens{nullptr};
+  torch::nn::ModuleList layers{nullptr};
+  RMSNorm norm{nullptr};
+};
+TORCH_MODULE(LlamaBody);
+
+class LlamaTransformer : public LanguageModel {
+ public:
+  explicit LlamaTransformer(const ModelConfig& config);
+  at::Tensor forward(const at::Tensor& input_ids) override;
+  at::Tensor hiddenStates(const at::Tensor& input_ids) override;  // last layer output, before the final norm
+  std::map<std::string, at::Tensor> exportTensors() override;
+
+  LlamaBody model{nullptr};
+  torch::nn::Linear lm_head{nullptr};  // null when tie_weights
+
+ private:
+  RotaryTables rotary_;
+};
+
+}  // namespace mixerlab

@@ -1,0 +1,29 @@
+// Architecture configuration shared by every model family. Family-specific options that later
+// families add live in `options` (validated by the family's registry entry).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace mixerlab {
+
+struct ModelConfig {
+  std::string arch = "masked_mixer";  // registry name: "masked_mixer", "llama", ...
+  int64_t vocab_size = 4096;
+  int64_t d_model = 256;
+  int64_t n_layers = 8;
+  int64_t context_length = 512;  // T: fixed for mixers (token-mixing weights are [T,T]); max length for transformers
+  int64_t n_heads = 4;           // attention heads (transformers)
+  int64_t ff_mult = 4;           // feed-forward expansion factor
+  int64_t kernel_size = 1;       // token-mixing conv kernel size (mixers)
+  bool tie_weights = false;      // share the embedding with the LM head
+  double rope_theta = 10000.0;   // transformers with rotary positions
+  double norm_eps = -1.0;        // <0: the family's default (LayerNorm 1e-5, RMSNorm 1e-6)
+  nlohmann::json options = nlohmann::json::object();
+
+  nlohmann::json toJson() const;
+  static ModelConfig fromJson(const nlohmann::json& j);  // no validation: see config/ for that
+};
+
+}  // namespace mixerlab

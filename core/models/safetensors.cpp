@@ -1,0 +1,150 @@
+// safetensors reader/writer (see safetensors.h).
+#include "core/models/safetensors.h"
+
+#include <cstring>
+#include <set>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+
+namespace mixerlab {
+namespace {
+
+struct DtypeName {
+  at::ScalarType type;
+  const char* name;
+};
+constexpr DtypeName kDtypes[] = {
+    {at::kFloat, "F32"}, {at::kDouble, "F64"}, {at::kHalf, "F16"},  {at::kBFloat16, "BF16"}, {at::kLong, "I64"},
+    {at::kInt, "I32"},   {at::kShort, "I16"},  {at::kChar, "I8"},   {at::kByte, "U8"},       {at::kBool, "BOOL"},
+};
+
+const char* dtypeName(at::ScalarType t) {
+  for (const auto& d : kDtypes) {
+    if (d.type == t) return d.name;
+  }
+  throw MixerLabError(std::string("safetensors: unsupported tensor dtype ") + c10::toString(t));
+}
+
+at::ScalarType dtypeFromName(const std::string& name, const std::string& source) {
+  for (const auto& d : kDtypes) {
+    if (name == d.name) return d.type;
+  }
+  throw MixerLabError(source + ": unsupported safetensors dtype \"" + name + "\"",
+                      "convert the file to F32/F16/BF16 in PyTorch first");
+}
+
+std::string shapeText(at::IntArrayRef sizes) {
+  std::string s = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
+  return s + "]";
+}
+
+}  // namespace
+
+void saveSafetensors(const std::filesystem::path& path, const std::map<std::string, at::Tensor>& tensors,
+                     const std::map<std::string, std::string>& metadata) {
+  nlohmann::json header = nlohmann::json::object();
+  if (!metadata.empty()) header["__metadata__"] = metadata;
+  std::vector<at::Tensor> ordered;
+  size_t offset = 0;
+  for (const auto& [name, tensor] : tensors) {  // std::map: sorted names, deterministic files
+    auto cpu = tensor.detach().to(at::kCPU).contiguous();
+    const size_t bytes = cpu.numel() * cpu.element_size();
+    header[name] = {{"dtype", dtypeName(cpu.scalar_type())},
+                    {"shape", cpu.sizes().vec()},
+                    {"data_offsets", {offset, offset + bytes}}};
+    offset += bytes;
+    ordered.push_back(cpu);
+  }
+  std::string header_text = header.dump();
+  header_text.append((8 - header_text.size() % 8) % 8, ' ');  // keep the data 8-byte aligned
+  std::string blob(8 + header_text.size() + offset, '\0');
+  const uint64_t header_size = header_text.size();
+  for (int i = 0; i < 8; ++i) blob[i] = static_cast<char>((header_size >> (8 * i)) & 0xff);
+  std::memcpy(blob.data() + 8, header_text.data(), header_text.size());
+  char* data = blob.data() + 8 + header_text.size();
+  for (const auto& t : ordered) {
+    const size_t bytes = t.numel() * t.element_size();
+    if (bytes) std::memcpy(data, t.data_ptr(), bytes);
+    data += bytes;
+  }
+  writeFileAtomic(path, blob);
+}
+
+SafetensorsFile loadSafetensors(const std::filesystem::path& path) {
+  const std::string source = path.string();
+  const std::string blob = readFile(path);
+  const std::string fix = "the file is damaged or not a safetensors file; re-export it";
+  if (blob.size() < 8) throw MixerLabError(source + ": too short to be a safetensors file", fix);
+  uint64_t header_size = 0;
+  for (int i = 0; i < 8; ++i) header_size |= static_cast<uint64_t>(static_cast<unsigned char>(blob[i])) << (8 * i);
+  if (header_size > blob.size() - 8) throw MixerLabError(source + ": header length exceeds the file size", fix);
+  nlohmann::json header;
+  try {
+    header = nlohmann::json::parse(blob.substr(8, header_size));
+  } catch (const std::exception& e) {
+    throw MixerLabError(source + ": malformed safetensors header: " + e.what(), fix);
+  }
+  const size_t data_start = 8 + header_size;
+  const size_t data_size = blob.size() - data_start;
+  SafetensorsFile file;
+  for (const auto& [name, entry] : header.items()) {
+    if (name == "__metadata__") {
+      for (const auto& [k, v] : entry.items()) file.metadata[k] = v.is_string() ? v.get<std::string>() : v.dump();
+      continue;
+    }
+    try {
+      const auto type = dtypeFromName(entry.at("dtype").get<std::string>(), source);
+      const auto shape = entry.at("shape").get<std::vector<int64_t>>();
+      const auto offsets = entry.at("data_offsets").get<std::vector<uint64_t>>();
+      auto tensor = at::empty(shape, at::TensorOptions().dtype(type));
+      const size_t bytes = tensor.numel() * tensor.element_size();
+      if (offsets.size() != 2 || offsets[1] < offsets[0] || offsets[1] - offsets[0] != bytes || offsets[1] > data_size) {
+        throw MixerLabError(source + ": tensor \"" + name + "\" has data offsets that do not match its shape " +
+                                shapeText(shape) + " or run past the end of the file (truncated?)",
+                            fix);
+      }
+      if (bytes) std::memcpy(tensor.data_ptr(), blob.data() + data_start + offsets[0], bytes);
+      file.tensors[name] = tensor;
+    } catch (const nlohmann::json::exception& e) {
+      throw MixerLabError(source + ": malformed header entry for \"" + name + "\": " + e.what(), fix);
+    }
+  }
+  return file;
+}
+
+void loadIntoModule(torch::nn::Module& module, const SafetensorsFile& file, const std::string& source_name,
+                    bool allow_extra) {
+  torch::NoGradGuard no_grad;
+  std::set<std::string> used;
+  auto copy_into = [&](const std::string& name, at::Tensor& target) {
+    auto it = file.tensors.find(name);
+    if (it == file.tensors.end()) {
+      throw MixerLabError(source_name + ": missing tensor \"" + name + "\"",
+                          "the checkpoint was saved for a different architecture or config");
+    }
+    if (it->second.sizes() != target.sizes()) {
+      throw MixerLabError(source_name + ": tensor \"" + name + "\" has shape " + shapeText(it->second.sizes()) +
+                              " but the model expects " + shapeText(target.sizes()),
+                          "use the config the checkpoint was trained with (d_model, context_length, vocab_size...)");
+    }
+    target.copy_(it->second.to(target.options()));
+    used.insert(name);
+  };
+  for (auto& item : module.named_parameters(true)) copy_into(item.key(), item.value());
+  for (auto& item : module.named_buffers(true)) copy_into(item.key(), item.value());
+  if (!allow_extra) {
+    for (const auto& [name, tensor] : file.tensors) {
+      if (!used.count(name)) {
+        throw MixerLabError(source_name + ": unexpected tensor \"" + name + "\" that the model does not have",
+                            "the checkpoint was saved for a different architecture or config");
+      }
+    }
+  }
+}
+
+}  // namespace mixerlab

@@ -1,0 +1,35 @@
+// Reading and writing the safetensors format (8-byte little-endian header length, a JSON header
+// mapping names to dtype/shape/byte offsets, then raw little-endian data), so weights move between
+// MixerLab and the PyTorch reference code unchanged.
+#pragma once
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include <ATen/ATen.h>
+
+namespace torch::nn {
+class Module;
+}
+
+namespace mixerlab {
+
+struct SafetensorsFile {
+  std::map<std::string, at::Tensor> tensors;  // CPU, contiguous
+  std::map<std::string, std::string> metadata;
+};
+
+// Writes atomically (temporary name + rename). Tensors are moved to CPU and made contiguous.
+void saveSafetensors(const std::filesystem::path& path, const std::map<std::string, at::Tensor>& tensors,
+                     const std::map<std::string, std::string>& metadata = {});
+
+// Throws MixerLabError naming the file for a missing file, a truncated file or a malformed header.
+SafetensorsFile loadSafetensors(const std::filesystem::path& path);
+
+// Copies tensors into a module's parameters and buffers by name. Every parameter must be present
+// with the same shape (error names the tensor and both shapes); extra tensors in the file are an
+// error unless allow_extra.
+void loadIntoModule(torch::nn::Module& module, const SafetensorsFile& file, const std::string& source_name,
+                    bool allow_extra = false);
+
+}  // namespace mixerlab

@@ -1,0 +1,172 @@
+// Model tests: parameter counts equal the spec's checks, causality of both families, the mixer's
+// token-mixing weights stay lower-triangular through training, and k>1 padding matches kSame.
+#include <QtTest/QtTest>
+#include <torch/torch.h>
+
+#include "core/models/masked_mixer.h"
+#include "core/models/model_registry.h"
+
+using namespace mixerlab;
+
+namespace {
+ModelConfig mixerConfig(int64_t d, int64_t t, int64_t n, int64_t k = 1) {
+  ModelConfig c;
+  c.arch = "masked_mixer";
+  c.vocab_size = 4096;
+  c.d_model = d;
+  c.context_length = t;
+  c.n_layers = n;
+  c.kernel_size = k;
+  return c;
+}
+ModelConfig llamaConfig(int64_t d, int64_t n, int64_t h, int64_t t = 512) {
+  ModelConfig c;
+  c.arch = "llama";
+  c.vocab_size = 4096;
+  c.d_model = d;
+  c.n_layers = n;
+  c.n_heads = h;
+  c.context_length = t;
+  return c;
+}
+}  // namespace
+
+class TestModels : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() { at::set_num_threads(2); }
+
+  void parameterCounts_data() {
+    QTest::addColumn<QString>("arch");
+    QTest::addColumn<qlonglong>("d");
+    QTest::addColumn<qlonglong>("k");
+    QTest::addColumn<qlonglong>("heads");
+    QTest::addColumn<qlonglong>("expected");
+    QTest::addColumn<bool>("build");  // also build the module and count its tensors
+    // Spec section 1 (V=4096, T=512, N=8) and section 3 (Llama N=8, H=32).
+    QTest::newRow("mixer D=256") << "masked_mixer" << 256LL << 1LL << 0LL << 8411136LL << true;
+    QTest::newRow("mixer D=512") << "masked_mixer" << 512LL << 1LL << 0LL << 23109632LL << true;
+    QTest::newRow("mixer D=1024") << "masked_mixer" << 1024LL << 1LL << 0LL << 77672448LL << false;
+    QTest::newRow("mixer D=2048") << "masked_mixer" << 2048LL << 1LL << 0LL << 287461376LL << false;
+    QTest::newRow("mixer D=1024 k=4") << "masked_mixer" << 1024LL << 4LL << 0LL << 83963904LL << false;
+    QTest::newRow("llama D=128") << "llama" << 128LL << 1LL << 32LL << 3147904LL << true;
+    QTest::newRow("llama D=256") << "llama" << 256LL << 1LL << 32LL << 10490112LL << true;
+    QTest::newRow("llama D=512") << "llama" << 512LL << 1LL << 32LL << 37757440LL << true;
+    QTest::newRow("llama D=1024") << "llama" << 1024LL << 1LL << 32LL << 142623744LL << false;
+  }
+  void parameterCounts() {
+    QFETCH(QString, arch);
+    QFETCH(qlonglong, d);
+    QFETCH(qlonglong, k);
+    QFETCH(qlonglong, heads);
+    QFETCH(qlonglong, expected);
+    QFETCH(bool, build);
+    ModelConfig c = arch == "llama" ? llamaConfig(d, 8, heads) : mixerConfig(d, 512, 8, k);
+    QCOMPARE(estimateCost(c, 1).parameters, expected);
+    if (build) QCOMPARE(buildModel(c)->parameterCount(), expected);
+  }
+
+  void builtCountMatchesAnalyticForOddShapes() {
+    for (auto c : {mixerConfig(48, 20, 3, 3), llamaConfig(48, 3, 6, 20)}) {
+      c.vocab_size = 301;
+      QCOMPARE(buildModel(c)->parameterCount(), estimateCost(c, 2).parameters);
+    }
+  }
+
+  void causality_data() {
+    QTest::addColumn<QString>("arch");
+    QTest::addColumn<qlonglong>("kernel");
+    QTest::newRow("masked_mixer k=1") << "masked_mixer" << 1LL;
+    QTest::newRow("masked_mixer k=3") << "masked_mixer" << 3LL;
+    QTest::newRow("llama") << "llama" << 1LL;
+  }
+  void causality() {
+    QFETCH(QString, arch);
+    QFETCH(qlonglong, kernel);
+    torch::manual_seed(3);
+    ModelConfig c = arch == "llama" ? llamaConfig(32, 2, 4, 24) : mixerConfig(32, 24, 2, kernel);
+    c.vocab_size = 97;
+    auto model = buildModel(c);
+    model->eval();
+    torch::NoGradGuard no_grad;
+    auto ids = torch::randint(0, c.vocab_size, {2, 24}, torch::kLong);
+    auto base = model->forward(ids);
+    for (int64_t t : {0, 5, 17, 22}) {
+      auto changed = ids.clone();
+      changed.narrow(1, t + 1, 24 - t - 1).copy_(torch::randint(0, c.vocab_size, {2, 24 - t - 1}, torch::kLong));
+      auto out = model->forward(changed);
+      QVERIFY2(torch::equal(out.narrow(1, 0, t + 1), base.narrow(1, 0, t + 1)),
+               qPrintable(QString("outputs at positions <= %1 changed").arg(t)));
+      QVERIFY2(!torch::allclose(out.narrow(1, t + 1, 24 - t - 1), base.narrow(1, t + 1, 24 - t - 1)),
+               "outputs after t should depend on the perturbed tokens");
+    }
+    // Shorter inputs give the same outputs as the prefix of a full-length run.
+    QVERIFY(torch::allclose(model->forward(ids.narrow(1, 0, 10)), base.narrow(1, 0, 10), 1e-5, 1e-6));
+  }
+
+  void mixerWeightsStayLowerTriangularThroughTraining() {
+    torch::manual_seed(5);
+    ModelConfig c = mixerConfig(16, 12, 2, 2);
+    c.vocab_size = 50;
+    MaskedMixer model(c);
+    torch::optim::AdamW opt(model.parameters(), torch::optim::AdamWOptions(1e-2).weight_decay(0.1));
+    auto upperTriangleMax = [&]() {
+      double worst = 0;
+      for (const auto& block : *model.mixerblocks) {
+        auto w = block->as<MixerBlock>()->conv->weight;  // [T, T, k]
+        for (int64_t tap = 0; tap < w.size(2); ++tap) {
+          worst = std::max(worst, w.select(2, tap).triu(1).abs().max().item<double>());
+        }
+      }
+      return worst;
+    };
+    QCOMPARE(upperTriangleMax(), 0.0);
+    for (int step = 0; step < 10; ++step) {
+      auto ids = torch::randint(0, c.vocab_size, {4, 12}, torch::kLong);
+      opt.zero_grad();
+      model.loss(model.forward(ids), ids).backward();
+      opt.step();
+      QCOMPARE(upperTriangleMax(), 0.0);
+    }
+    for (const auto& [name, tensor] : model.exportTensors()) {
+      if (name.find(".conv.weight") == std::string::npos) continue;
+      QCOMPARE(tensor.sizes().vec(), (std::vector<int64_t>{12, 12, 2}));
+      for (int64_t tap = 0; tap < 2; ++tap) QCOMPARE(tensor.select(2, tap).triu(1).abs().max().item<double>(), 0.0);
+      // The lower triangle is trained, not zero.
+      QVERIFY(tensor.select(2, 0).tril().abs().sum().item<double>() > 0);
+    }
+  }
+
+  void kernelPaddingMatchesLibTorchSame_data() {
+    QTest::addColumn<qlonglong>("kernel");
+    for (qlonglong k : {2LL, 3LL, 4LL, 5LL}) QTest::newRow(qPrintable(QString("k=%1").arg(k))) << k;
+  }
+  void kernelPaddingMatchesLibTorchSame() {
+    QFETCH(qlonglong, kernel);
+    torch::manual_seed(11);
+    MaskedTokenConv conv(10, kernel);
+    torch::nn::Conv1d reference(torch::nn::Conv1dOptions(10, 10, kernel).padding(torch::kSame));
+    {
+      torch::NoGradGuard no_grad;
+      reference->weight.copy_(conv->maskedWeight());
+      reference->bias.copy_(conv->bias);
+    }
+    auto x = torch::randn({3, 10, 7});
+    QVERIFY(torch::allclose(conv->forward(x), reference->forward(x), 1e-5, 1e-6));
+  }
+
+  void unknownArchitectureNamesTheChoices() {
+    ModelConfig c;
+    c.arch = "mamba9";
+    try {
+      buildModel(c);
+      QFAIL("expected an error");
+    } catch (const std::exception& e) {
+      QVERIFY(QString(e.what()).contains("mamba9"));
+      QVERIFY(QString(e.what()).contains("masked_mixer"));
+    }
+  }
+};
+
+QTEST_APPLESS_MAIN(TestModels)
+#include "test_models.moc"
