@@ -1,0 +1,133 @@
+// Metrics log writer and readers (see metrics_log.h).
+#include "core/runs/metrics_log.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+
+namespace mixerlab {
+namespace fs = std::filesystem;
+
+std::string MetricsRecord::toJsonLine() const {
+  nlohmann::json j = {{"step", step}, {"tokens", tokens}, {"wall_s", wall_s}, {"lr", learning_rate},
+                      {"tokens_per_s", tokens_per_s}};
+  if (train_loss) j["train_loss"] = *train_loss;
+  if (eval_loss) j["eval_loss"] = *eval_loss;
+  return j.dump();
+}
+
+namespace {
+std::optional<MetricsRecord> parseLine(const std::string& line) {
+  try {
+    auto j = nlohmann::json::parse(line);
+    MetricsRecord r;
+    r.step = j.at("step").get<int64_t>();
+    r.tokens = j.value("tokens", int64_t{0});
+    r.wall_s = j.value("wall_s", 0.0);
+    r.learning_rate = j.value("lr", 0.0);
+    r.tokens_per_s = j.value("tokens_per_s", 0.0);
+    if (j.contains("train_loss") && j.at("train_loss").is_number()) r.train_loss = j.at("train_loss").get<double>();
+    if (j.contains("eval_loss") && j.at("eval_loss").is_number()) r.eval_loss = j.at("eval_loss").get<double>();
+    return r;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// Parses complete (newline-terminated) lines of `text`; returns bytes consumed.
+size_t parseCompleteLines(const std::string& text, std::vector<MetricsRecord>& out, int* skipped) {
+  size_t start = 0;
+  while (true) {
+    const size_t end = text.find('\n', start);
+    if (end == std::string::npos) break;
+    const std::string line = text.substr(start, end - start);
+    if (!line.empty()) {
+      if (auto r = parseLine(line)) {
+        out.push_back(*r);
+      } else if (skipped) {
+        ++*skipped;
+      }
+    }
+    start = end + 1;
+  }
+  return start;
+}
+}  // namespace
+
+MetricsWriter::MetricsWriter(const fs::path& path) : path_(path) {
+  // A torn last line from a killed process must not merge with the next record.
+  if (fs::exists(path) && fs::file_size(path) > 0) {
+    std::ifstream in(path, std::ios::binary);
+    in.seekg(-1, std::ios::end);
+    char last = '\n';
+    in.get(last);
+    if (last != '\n') {
+      std::string text = readFile(path);
+      text.erase(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
+      writeFileAtomic(path, text);
+    }
+  }
+  file_ = std::fopen(path.c_str(), "ab");
+  if (!file_) throw MixerLabError("cannot open " + path.string() + " for appending: " + std::strerror(errno));
+}
+
+MetricsWriter::~MetricsWriter() {
+  if (file_) std::fclose(file_);
+}
+
+void MetricsWriter::append(const MetricsRecord& record) {
+  const std::string line = record.toJsonLine() + "\n";
+  if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fflush(file_) != 0) {
+    throw MixerLabError("cannot append to " + path_.string() + ": " + std::strerror(errno), "free disk space");
+  }
+}
+
+void MetricsWriter::sync() {
+  std::fflush(file_);
+  ::fsync(::fileno(file_));
+}
+
+std::vector<MetricsRecord> readMetrics(const fs::path& path, int* skipped_lines) {
+  std::vector<MetricsRecord> out;
+  if (!fs::exists(path)) return out;
+  parseCompleteLines(readFile(path), out, skipped_lines);
+  return out;
+}
+
+std::vector<MetricsRecord> MetricsTail::poll() {
+  std::vector<MetricsRecord> out;
+  reset_ = false;
+  std::error_code ec;
+  const auto size = fs::file_size(path_, ec);
+  if (ec) return out;
+  if (size < offset_) {
+    offset_ = 0;
+    reset_ = true;
+  }
+  if (size == offset_) return out;
+  std::ifstream in(path_, std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(offset_));
+  std::string text(size - offset_, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  offset_ += parseCompleteLines(text, out, nullptr);
+  return out;
+}
+
+void truncateMetricsAfterStep(const fs::path& path, int64_t last_step) {
+  if (!fs::exists(path)) return;
+  std::string kept;
+  for (const auto& r : readMetrics(path)) {
+    if (r.step <= last_step) kept += r.toJsonLine() + "\n";
+  }
+  writeFileAtomic(path, kept);
+}
+
+}  // namespace mixerlab

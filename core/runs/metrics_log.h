@@ -1,0 +1,61 @@
+// The append-only metrics log of a run (metrics.jsonl, JSON Lines). One record per line; readers
+// ignore a torn (unterminated or unparsable) last line, so they can read while the run writes.
+// It is the interface between a training process and every viewer (CLI, GUI, pandas).
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mixerlab {
+
+struct MetricsRecord {
+  int64_t step = 0;
+  int64_t tokens = 0;        // training tokens consumed so far (including pad positions)
+  double wall_s = 0;         // training wall-clock seconds so far (summed across resumes)
+  std::optional<double> train_loss;  // mean over the steps since the previous train record
+  std::optional<double> eval_loss;
+  double learning_rate = 0;
+  double tokens_per_s = 0;   // recent training throughput
+  std::string toJsonLine() const;  // without the newline
+};
+
+class MetricsWriter {
+ public:
+  explicit MetricsWriter(const std::filesystem::path& path);  // opens for append
+  ~MetricsWriter();
+  MetricsWriter(const MetricsWriter&) = delete;
+  MetricsWriter& operator=(const MetricsWriter&) = delete;
+  void append(const MetricsRecord& record);  // one line, flushed
+  void sync();                               // fsync (called at checkpoints)
+
+ private:
+  std::filesystem::path path_;
+  std::FILE* file_ = nullptr;
+};
+
+// Parses a whole log; a torn final line is skipped. Malformed lines before the end are skipped too
+// and counted in *skipped_lines when given.
+std::vector<MetricsRecord> readMetrics(const std::filesystem::path& path, int* skipped_lines = nullptr);
+
+// Incremental reader for live views: returns only records completed since the last call.
+class MetricsTail {
+ public:
+  explicit MetricsTail(std::filesystem::path path) : path_(std::move(path)) {}
+  std::vector<MetricsRecord> poll();
+  // True when the file shrank since the last poll (a resume truncated it): the caller should reset.
+  bool wasReset() const { return reset_; }
+
+ private:
+  std::filesystem::path path_;
+  uint64_t offset_ = 0;
+  bool reset_ = false;
+};
+
+// Keeps only records with step <= last_step (atomic rewrite). Used on resume so that steps redone
+// after the last checkpoint are not logged twice.
+void truncateMetricsAfterStep(const std::filesystem::path& path, int64_t last_step);
+
+}  // namespace mixerlab

@@ -1,0 +1,65 @@
+// Run directory provenance helpers (see run_directory.h).
+#include "core/runs/run_directory.h"
+
+#include <link.h>
+
+#include <climits>
+#include <cstdlib>
+#include <thread>
+
+#include <spdlog/version.h>
+#include <torch/version.h>
+
+#include "core/runs/run_status.h"
+
+#ifndef MIXERLAB_VERSION
+#define MIXERLAB_VERSION "0.0.0"
+#endif
+#ifndef MIXERLAB_GIT_COMMIT
+#define MIXERLAB_GIT_COMMIT ""
+#endif
+
+namespace mixerlab {
+
+std::string toolVersion() { return MIXERLAB_VERSION; }
+std::string gitCommit() { return MIXERLAB_GIT_COMMIT; }
+
+std::string loadedBlasLibrary() {
+  std::string found;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        const std::string name = info->dlpi_name ? info->dlpi_name : "";
+        if (name.find("libblas") != std::string::npos || name.find("openblas") != std::string::npos ||
+            name.find("libmkl") != std::string::npos) {
+          char resolved[PATH_MAX];
+          *static_cast<std::string*>(data) = realpath(name.c_str(), resolved) ? resolved : name;
+          return 1;
+        }
+        return 0;
+      },
+      &found);
+  return found;
+}
+
+bool isReferenceBlas(const std::string& blas_path) {
+  return blas_path.find("/blas/libblas") != std::string::npos;
+}
+
+nlohmann::json environmentInfo(const std::string& device_description) {
+  const std::string blas = loadedBlasLibrary();
+  return {{"tool", "mixerlab"},
+          {"tool_version", toolVersion()},
+          {"git_commit", gitCommit()},
+          {"host", hostName()},
+          {"device", device_description},
+          {"cpu_cores", std::thread::hardware_concurrency()},
+          {"libraries",
+           {{"libtorch", TORCH_VERSION},
+            {"spdlog", std::to_string(SPDLOG_VER_MAJOR) + "." + std::to_string(SPDLOG_VER_MINOR)},
+            {"nlohmann_json", std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." +
+                                  std::to_string(NLOHMANN_JSON_VERSION_MINOR)},
+            {"blas", blas.empty() ? "unknown" : blas}}},
+          {"created_at", utcTimestamp()}};
+}
+
+}  // namespace mixerlab

@@ -1,0 +1,34 @@
+// Run log backed by an unregistered spdlog file logger (see run_log.h).
+#include "core/runs/run_log.h"
+
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/spdlog.h>
+
+namespace mixerlab {
+
+RunLog::RunLog(const std::filesystem::path& path, std::function<void(const std::string&)> forward)
+    : forward_(std::move(forward)) {
+  auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(path.string(), /*truncate=*/false);
+  logger_ = std::make_shared<spdlog::logger>("run", sink);
+  logger_->set_pattern("%Y-%m-%d %H:%M:%S %l %v");
+  logger_->flush_on(spdlog::level::info);
+}
+
+RunLog::~RunLog() { logger_->flush(); }
+
+void RunLog::info(const std::string& line) {
+  logger_->info(line);
+  if (forward_) forward_(line);
+}
+
+void RunLog::warn(const std::string& line) {
+  logger_->warn(line);
+  if (forward_) forward_("warning: " + line);
+}
+
+void RunLog::error(const std::string& line) {
+  logger_->error(line);
+  if (forward_) forward_("error: " + line);
+}
+
+}  // namespace mixerlab

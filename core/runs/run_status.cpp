@@ -1,0 +1,85 @@
+// Run status record (see run_status.h).
+#include "core/runs/run_status.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <ctime>
+
+#include <nlohmann/json.hpp>
+
+#include "core/util/atomic_file.h"
+
+namespace mixerlab {
+
+std::string runStateName(RunState s) {
+  switch (s) {
+    case RunState::Pending: return "pending";
+    case RunState::Running: return "running";
+    case RunState::Finished: return "finished";
+    case RunState::Failed: return "failed";
+    case RunState::Stopped: return "stopped";
+  }
+  return "pending";
+}
+
+RunState parseRunState(const std::string& name) {
+  for (auto s : {RunState::Pending, RunState::Running, RunState::Finished, RunState::Failed, RunState::Stopped}) {
+    if (runStateName(s) == name) return s;
+  }
+  return RunState::Pending;
+}
+
+std::string hostName() {
+  char buf[256] = {0};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+std::string utcTimestamp() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+RunStatus RunStatus::resolvedForReader() const {
+  RunStatus s = *this;
+  if (state == RunState::Running && pid > 0 && host == hostName()) {
+    const bool alive = ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+    if (!alive) {
+      s.state = RunState::Stopped;
+      s.reason = "process ended without a final status (killed?); resume it to continue from the last checkpoint";
+    }
+  }
+  return s;
+}
+
+void writeRunStatus(const std::filesystem::path& run_dir, const RunStatus& status) {
+  nlohmann::json j = {{"state", runStateName(status.state)}, {"reason", status.reason}, {"step", status.step},
+                      {"tokens", status.tokens},              {"pid", status.pid},       {"host", status.host},
+                      {"updated_at", status.updated_at.empty() ? utcTimestamp() : status.updated_at}};
+  writeFileAtomic(run_dir / "status.json", j.dump(2) + "\n");
+}
+
+std::optional<RunStatus> readRunStatus(const std::filesystem::path& run_dir) {
+  try {
+    auto j = nlohmann::json::parse(readFile(run_dir / "status.json"));
+    RunStatus s;
+    s.state = parseRunState(j.value("state", "pending"));
+    s.reason = j.value("reason", "");
+    s.step = j.value("step", int64_t{0});
+    s.tokens = j.value("tokens", int64_t{0});
+    s.pid = j.value("pid", int64_t{0});
+    s.host = j.value("host", "");
+    s.updated_at = j.value("updated_at", "");
+    return s;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace mixerlab

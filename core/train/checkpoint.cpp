@@ -1,0 +1,169 @@
+// Atomic checkpoints and their loading (see checkpoint.h).
+#include "core/train/checkpoint.h"
+
+#include <algorithm>
+#include <mutex>
+#include <regex>
+
+#include <torch/torch.h>
+
+#include "core/models/model_registry.h"
+#include "core/models/safetensors.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+
+namespace mixerlab {
+namespace fs = std::filesystem;
+
+nlohmann::json TrainerState::toJson() const {
+  nlohmann::json j = {{"step", step},
+                      {"tokens", tokens},
+                      {"wall_s", wall_s},
+                      {"data_position", {{"epoch", data_position.epoch}, {"index", data_position.index}}},
+                      {"pending_loss_sum", pending_loss_sum},
+                      {"pending_loss_steps", pending_loss_steps}};
+  if (best_eval_loss) j["best_eval_loss"] = *best_eval_loss;
+  return j;
+}
+
+TrainerState TrainerState::fromJson(const nlohmann::json& j) {
+  TrainerState s;
+  s.step = j.at("step").get<int64_t>();
+  s.tokens = j.at("tokens").get<int64_t>();
+  s.wall_s = j.at("wall_s").get<double>();
+  s.data_position.epoch = j.at("data_position").at("epoch").get<int64_t>();
+  s.data_position.index = j.at("data_position").at("index").get<int64_t>();
+  if (j.contains("best_eval_loss")) s.best_eval_loss = j.at("best_eval_loss").get<double>();
+  s.pending_loss_sum = j.value("pending_loss_sum", 0.0);
+  s.pending_loss_steps = j.value("pending_loss_steps", int64_t{0});
+  return s;
+}
+
+namespace {
+std::string stepFolderName(int64_t step) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "step-%08lld", static_cast<long long>(step));
+  return buf;
+}
+
+std::vector<fs::path> completeCheckpoints(const fs::path& dir) {
+  std::vector<fs::path> found;
+  if (!fs::exists(dir)) return found;
+  static const std::regex pattern("step-[0-9]{8}");
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.is_directory() && std::regex_match(entry.path().filename().string(), pattern) &&
+        fs::exists(entry.path() / "trainer_state.json")) {
+      found.push_back(entry.path());
+    }
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+}  // namespace
+
+fs::path saveCheckpoint(const fs::path& checkpoints_dir, LanguageModel& model, torch::optim::Optimizer& optimizer,
+                        const TrainerState& state, const nlohmann::json& checkpoint_config,
+                        const fs::path& tokenizer_model, int64_t keep_last) {
+  fs::create_directories(checkpoints_dir);
+  const std::string name = stepFolderName(state.step);
+  const fs::path partial = checkpoints_dir / (".partial-" + name);
+  const fs::path final_dir = checkpoints_dir / name;
+  fs::remove_all(partial);
+  fs::create_directories(partial);
+  try {
+    saveSafetensors(partial / "model.safetensors", model.exportTensors(),
+                    {{"format", "pt"}, {"arch", model.config().arch}, {"step", std::to_string(state.step)}});
+    torch::serialize::OutputArchive archive;
+    optimizer.save(archive);
+    archive.save_to((partial / "optimizer.pt").string());
+    torch::save(at::detail::getDefaultCPUGenerator().get_state(), (partial / "rng.pt").string());
+    writeFileAtomic(partial / "config.json", checkpoint_config.dump(2) + "\n");
+    if (!tokenizer_model.empty()) fs::copy_file(tokenizer_model, partial / "tokenizer.model");
+    writeFileAtomic(partial / "trainer_state.json", state.toJson().dump(2) + "\n");
+    syncDirectory(partial);
+    fs::remove_all(final_dir);  // a resumed run may redo a step it had checkpointed
+    renameAtomic(partial, final_dir);
+    writeFileAtomic(checkpoints_dir / "latest.json", nlohmann::json{{"checkpoint", name}, {"step", state.step}}.dump() + "\n");
+  } catch (const MixerLabError&) {
+    fs::remove_all(partial);
+    throw;
+  } catch (const std::exception& e) {
+    fs::remove_all(partial);
+    throw MixerLabError("cannot write checkpoint " + final_dir.string() + ": " + e.what(),
+                        "free disk space; the previous checkpoint is intact");
+  }
+  auto all = completeCheckpoints(checkpoints_dir);
+  for (size_t i = 0; i + static_cast<size_t>(keep_last) < all.size(); ++i) {
+    if (all[i] != final_dir) fs::remove_all(all[i]);
+  }
+  return final_dir;
+}
+
+std::optional<fs::path> latestCheckpoint(const fs::path& checkpoints_dir) {
+  try {
+    auto j = nlohmann::json::parse(readFile(checkpoints_dir / "latest.json"));
+    fs::path dir = checkpoints_dir / j.at("checkpoint").get<std::string>();
+    if (fs::exists(dir / "trainer_state.json")) return dir;
+  } catch (const std::exception&) {
+  }
+  auto all = completeCheckpoints(checkpoints_dir);
+  if (all.empty()) return std::nullopt;
+  return all.back();
+}
+
+fs::path resolveCheckpointDir(const fs::path& path) {
+  if (fs::exists(path / "trainer_state.json")) return path;
+  for (const fs::path& candidate : {path / "checkpoints", path}) {
+    if (auto latest = latestCheckpoint(candidate)) return *latest;
+  }
+  throw MixerLabError("no checkpoint found at " + path.string(),
+                      "pass a run folder (runs/<run-id>), its checkpoints/ folder or a checkpoints/step-N folder");
+}
+
+nlohmann::json readCheckpointConfig(const fs::path& dir) {
+  try {
+    return nlohmann::json::parse(readFile(dir / "config.json"));
+  } catch (const nlohmann::json::exception& e) {
+    throw MixerLabError((dir / "config.json").string() + ": malformed: " + e.what(), "use another checkpoint");
+  }
+}
+
+TrainerState readTrainerState(const fs::path& dir) {
+  try {
+    return TrainerState::fromJson(nlohmann::json::parse(readFile(dir / "trainer_state.json")));
+  } catch (const nlohmann::json::exception& e) {
+    throw MixerLabError((dir / "trainer_state.json").string() + ": malformed: " + e.what(), "use another checkpoint");
+  }
+}
+
+void loadModelWeights(LanguageModel& model, const fs::path& dir) {
+  auto file = loadSafetensors(dir / "model.safetensors");
+  if (model.config().tie_weights) file.tensors.erase("lm_head.weight");  // exported copy of the shared matrix
+  loadIntoModule(model, file, (dir / "model.safetensors").string());
+  model.afterLoad();
+}
+
+void loadOptimizerState(torch::optim::Optimizer& optimizer, const fs::path& dir) {
+  torch::serialize::InputArchive archive;
+  archive.load_from((dir / "optimizer.pt").string());
+  optimizer.load(archive);
+}
+
+void restoreRngState(const fs::path& dir) {
+  const fs::path path = dir / "rng.pt";
+  if (!fs::exists(path)) return;
+  at::Tensor state;
+  torch::load(state, path.string());
+  at::Generator generator = at::detail::getDefaultCPUGenerator();  // a handle sharing the default generator
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  generator.set_state(state);
+}
+
+LanguageModelPtr loadModelFromCheckpoint(const fs::path& dir) {
+  auto config = readCheckpointConfig(dir);
+  auto model = buildModel(ModelConfig::fromJson(config.at("model")));
+  loadModelWeights(*model, dir);
+  return model;
+}
+
+}  // namespace mixerlab

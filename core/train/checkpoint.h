@@ -1,0 +1,56 @@
+// Checkpoints: checkpoints/step-<N>/ holds model.safetensors (research tensor names), optimizer.pt,
+// trainer_state.json (step, tokens, wall time, data position), rng.pt, config.json and a copy of
+// the tokenizer, so a checkpoint folder is self-contained for eval/score/export. A checkpoint is
+// written to a temporary folder and renamed into place, then checkpoints/latest.json is updated
+// atomically; a crash at any point leaves the previous checkpoint intact.
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/data/batching.h"
+#include "core/models/language_model.h"
+
+namespace torch::optim {
+class Optimizer;
+}
+
+namespace mixerlab {
+
+struct TrainerState {
+  int64_t step = 0;       // optimizer steps completed
+  int64_t tokens = 0;     // training tokens consumed
+  double wall_s = 0;      // training wall-clock so far
+  DataPosition data_position;  // where the next batch comes from
+  std::optional<double> best_eval_loss;
+  // Train-loss average in progress (steps since the last metrics record), so a resumed run logs
+  // exactly the records an uninterrupted run would.
+  double pending_loss_sum = 0;
+  int64_t pending_loss_steps = 0;
+  nlohmann::json toJson() const;
+  static TrainerState fromJson(const nlohmann::json& j);
+};
+
+// checkpoint_config: {"model": ModelConfig, "run": RunConfig, "project": ProjectConfig} (resolved).
+std::filesystem::path saveCheckpoint(const std::filesystem::path& checkpoints_dir, LanguageModel& model,
+                                     torch::optim::Optimizer& optimizer, const TrainerState& state,
+                                     const nlohmann::json& checkpoint_config,
+                                     const std::filesystem::path& tokenizer_model, int64_t keep_last);
+
+// The folder named by checkpoints/latest.json, falling back to the highest complete step-<N>.
+std::optional<std::filesystem::path> latestCheckpoint(const std::filesystem::path& checkpoints_dir);
+
+// Accepts a checkpoint folder, a run folder (uses its latest checkpoint) or a checkpoints/ folder.
+std::filesystem::path resolveCheckpointDir(const std::filesystem::path& path);
+
+nlohmann::json readCheckpointConfig(const std::filesystem::path& checkpoint_dir);
+TrainerState readTrainerState(const std::filesystem::path& checkpoint_dir);
+void loadModelWeights(LanguageModel& model, const std::filesystem::path& checkpoint_dir);
+void loadOptimizerState(torch::optim::Optimizer& optimizer, const std::filesystem::path& checkpoint_dir);
+void restoreRngState(const std::filesystem::path& checkpoint_dir);
+// Builds the model described by the checkpoint's config.json and loads its weights (CPU).
+LanguageModelPtr loadModelFromCheckpoint(const std::filesystem::path& checkpoint_dir);
+
+}  // namespace mixerlab

@@ -1,0 +1,36 @@
+// Device and thread selection (see device.h).
+#include "core/train/device.h"
+
+#include <thread>
+
+#include <torch/torch.h>
+
+#include "core/runs/run_directory.h"
+#include "core/util/error.h"
+
+namespace mixerlab {
+
+c10::Device selectDevice(const std::string& requested) {
+  if (requested == "cpu") return c10::Device(c10::kCPU);
+  const bool cuda = torch::cuda::is_available();
+  if (requested == "auto") return cuda ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
+  if (!cuda) {
+    throw MixerLabError("device \"" + requested + "\" requested but this LibTorch build sees no CUDA GPU",
+                        "set train.device to \"cpu\" or \"auto\", or build with a CUDA-enabled LibTorch");
+  }
+  return c10::Device(requested);
+}
+
+int configureCpuThreads(int64_t requested) {
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = requested > 0 ? static_cast<int>(requested) : cores;
+  at::set_num_threads(threads);
+  return threads;
+}
+
+std::string describeDevice(const c10::Device& device) {
+  if (device.is_cuda()) return device.str();
+  return "cpu (" + std::to_string(at::get_num_threads()) + " threads, BLAS " + loadedBlasLibrary() + ")";
+}
+
+}  // namespace mixerlab

@@ -1,0 +1,16 @@
+// Device and CPU-thread selection for training and inference.
+#pragma once
+#include <string>
+
+#include <c10/core/Device.h>
+
+namespace mixerlab {
+
+// "auto" picks CUDA when available, else CPU. Throws MixerLabError for "cuda" without a GPU.
+c10::Device selectDevice(const std::string& requested);
+// Sets LibTorch's intra-op threads explicitly (0 = all cores); returns the number used.
+int configureCpuThreads(int64_t requested);
+// "cpu (2 threads, BLAS /usr/lib/.../libblas.so.3)" or "cuda:0".
+std::string describeDevice(const c10::Device& device);
+
+}  // namespace mixerlab

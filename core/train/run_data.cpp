@@ -1,0 +1,63 @@
+// Corpus -> tokenizer -> token caches -> example sets for one run (see run_data.h).
+#include "core/train/run_data.h"
+
+#include "core/util/error.h"
+
+namespace mixerlab {
+
+BatchingSettings batchingFor(const RunConfig& run, const Tokenizer& tokenizer) {
+  BatchingSettings s;
+  s.context_length = run.model.context_length;
+  s.batch_size = run.train.batch_size;
+  s.mode = parseBatchMode(run.train.batch_mode);
+  s.padding_side = parsePaddingSide(run.train.padding_side);
+  s.pad_id = tokenizer.padId();
+  s.eos_id = tokenizer.eosId();
+  return s;
+}
+
+RunData prepareRunData(const ProjectConfig& project, const RunConfig& run, const LogFn& log) {
+  RunData data;
+  const auto cache_dir = project.cacheDirectory();
+  bool reused = false;
+  data.tokenizer_path = ensureTokenizer(project.corpus.train_path, project.corpus.format, project.tokenizer, cache_dir, &reused);
+  log((reused ? "tokenizer (cached): " : "tokenizer trained: ") + data.tokenizer_path.string());
+  data.tokenizer = std::make_unique<Tokenizer>(Tokenizer::load(data.tokenizer_path));
+  if (data.tokenizer->vocabSize() != run.model.vocab_size) {
+    throw MixerLabError("tokenizer " + data.tokenizer_path.string() + " has " + std::to_string(data.tokenizer->vocabSize()) +
+                            " tokens but run \"" + run.name + "\" expects vocab_size " + std::to_string(run.model.vocab_size),
+                        "delete " + cache_dir.string() + " to retrain the tokenizer");
+  }
+  const auto train_cache_path =
+      ensureTokenCache(project.corpus.train_path, project.corpus.format, *data.tokenizer, cache_dir, &reused);
+  log((reused ? "token cache (cached): " : "token cache built: ") + train_cache_path.string());
+  data.train_cache = std::make_unique<TokenCache>(TokenCache::open(train_cache_path));
+  const BatchingSettings batching = batchingFor(run, *data.tokenizer);
+
+  if (project.corpus.eval_path.empty()) {
+    auto [train_docs, eval_docs] =
+        splitDocuments(data.train_cache->numDocuments(), project.corpus.eval_fraction, project.corpus.split_seed);
+    if (eval_docs.empty()) {
+      throw MixerLabError(project.file.string() + ": corpus.eval_fraction leaves no evaluation documents",
+                          "raise corpus.eval_fraction or set corpus.eval to a separate file");
+    }
+    data.train_examples = std::make_unique<ExampleSet>(*data.train_cache, train_docs, batching);
+    data.eval_examples = std::make_unique<ExampleSet>(*data.train_cache, eval_docs, batching);
+  } else {
+    std::vector<size_t> all_train(data.train_cache->numDocuments());
+    for (size_t i = 0; i < all_train.size(); ++i) all_train[i] = i;
+    data.train_examples = std::make_unique<ExampleSet>(*data.train_cache, all_train, batching);
+    const auto eval_cache_path =
+        ensureTokenCache(project.corpus.eval_path, project.corpus.format, *data.tokenizer, cache_dir, &reused);
+    data.eval_cache = std::make_unique<TokenCache>(TokenCache::open(eval_cache_path));
+    std::vector<size_t> all_eval(data.eval_cache->numDocuments());
+    for (size_t i = 0; i < all_eval.size(); ++i) all_eval[i] = i;
+    data.eval_examples = std::make_unique<ExampleSet>(*data.eval_cache, all_eval, batching);
+  }
+  log("examples: " + std::to_string(data.train_examples->numExamples()) + " train, " +
+      std::to_string(data.eval_examples->numExamples()) + " eval, context " + std::to_string(batching.context_length) +
+      " (" + run.train.batch_mode + ")");
+  return data;
+}
+
+}  // namespace mixerlab

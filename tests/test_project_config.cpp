@@ -1,0 +1,110 @@
+// Project file tests: the demo project loads; malformed files give errors naming the file, the
+// field and the expected value.
+#include <QtTest/QtTest>
+
+#include "core/config/project_config.h"
+#include "tests/test_support.h"
+
+using namespace mixerlab;
+namespace fs = std::filesystem;
+
+namespace {
+const char* kValid = R"({
+  "corpus": {"train": "train.txt"},
+  "tokenizer": {"vocab_size": 512},
+  "defaults": {"train": {"max_steps": 10}},
+  "runs": [{"name": "m", "model": {"arch": "masked_mixer", "d_model": 32, "n_layers": 2, "context_length": 16}}]
+})";
+
+QString errorFor(const std::string& json) {
+  const fs::path dir = testing::makeScratchDir("project");
+  testing::writeText(dir / "train.txt", "Once upon a time.\n\nThe end.\n");
+  testing::writeText(dir / "project.json", json);
+  try {
+    loadProject(dir / "project.json");
+  } catch (const std::exception& e) {
+    return QString::fromStdString(e.what());
+  }
+  return {};
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  text.replace(text.find(from), from.size(), to);
+  return text;
+}
+}  // namespace
+
+class TestProjectConfig : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void demoProjectLoads() {
+    auto p = loadProject(testing::sourceDir() / "projects/demo/project.json");
+    QCOMPARE(p.runs.size(), size_t{2});
+    QCOMPARE(p.run("mixer").model.arch, std::string("masked_mixer"));
+    QCOMPARE(p.run("transformer").model.arch, std::string("llama"));
+    QCOMPARE(p.run("mixer").model.context_length, int64_t{128});  // from defaults
+    QVERIFY(fs::exists(p.corpus.train_path));
+    QVERIFY(fs::exists(p.corpus.eval_path));
+  }
+
+  void validMinimalProject() { QCOMPARE(errorFor(kValid), QString()); }
+
+  void errors_data() {
+    QTest::addColumn<QString>("json");
+    QTest::addColumn<QStringList>("mentions");
+    const std::string v = kValid;
+    QTest::newRow("malformed json") << QString::fromStdString(replaced(v, "\"runs\"", ", \"runs\""))
+                                    << QStringList{"project.json:", "malformed JSON"};
+    QTest::newRow("negative d_model") << QString::fromStdString(replaced(v, "\"d_model\": 32", "\"d_model\": -3"))
+                                      << QStringList{"runs[0].model.d_model", "between 1 and", "-3"};
+    QTest::newRow("string for integer")
+        << QString::fromStdString(replaced(v, "\"n_layers\": 2", "\"n_layers\": \"two\""))
+        << QStringList{"runs[0].model.n_layers", "expected an integer"};
+    QTest::newRow("unknown architecture")
+        << QString::fromStdString(replaced(v, "\"masked_mixer\"", "\"transfomer\""))
+        << QStringList{"runs[0].model.arch", "transfomer", "llama"};
+    QTest::newRow("unknown field") << QString::fromStdString(replaced(v, "\"d_model\"", "\"d_modle\""))
+                                   << QStringList{"runs[0].model.d_modle", "unknown field", "d_model"};
+    QTest::newRow("missing corpus file") << QString::fromStdString(replaced(v, "train.txt", "nope.txt"))
+                                         << QStringList{"corpus.train", "nope.txt", "does not exist"};
+    QTest::newRow("no runs") << QString::fromStdString(R"({"corpus": {"train": "train.txt"}, "runs": []})")
+                             << QStringList{"runs", "non-empty array"};
+    QTest::newRow("no budget") << QString::fromStdString(replaced(v, "\"max_steps\": 10", "\"seed\": 1"))
+                               << QStringList{"runs[0].train.max_steps", "no budget"};
+    QTest::newRow("bad schedule")
+        << QString::fromStdString(replaced(v, "\"max_steps\": 10", "\"max_steps\": 10, \"schedule\": \"exp\""))
+        << QStringList{"runs[0].train.schedule", "\"linear\"", "exp"};
+    QTest::newRow("heads do not divide")
+        << QString::fromStdString(replaced(v, "\"arch\": \"masked_mixer\"", "\"arch\": \"llama\", \"n_heads\": 5"))
+        << QStringList{"runs[0].model.n_heads", "divisible"};
+    QTest::newRow("vocab mismatch")
+        << QString::fromStdString(replaced(v, "\"d_model\": 32", "\"d_model\": 32, \"vocab_size\": 1000"))
+        << QStringList{"runs[0].model.vocab_size", "512"};
+    QTest::newRow("run not an object") << QString::fromStdString(R"({"corpus": {"train": "train.txt"}, "runs": [3]})")
+                                       << QStringList{"runs[0]", "expected a JSON object"};
+  }
+  void errors() {
+    QFETCH(QString, json);
+    QFETCH(QStringList, mentions);
+    const QString message = errorFor(json.toStdString());
+    QVERIFY2(!message.isEmpty(), "expected an error");
+    for (const auto& m : mentions) QVERIFY2(message.contains(m), qPrintable("'" + m + "' not in: " + message));
+  }
+
+  void missingProjectFile() {
+    QVERIFY_THROWS_EXCEPTION(std::exception, loadProject("/nonexistent/project.json"));
+  }
+
+  void unknownRunListsNames() {
+    auto p = loadProject(testing::sourceDir() / "projects/demo/project.json");
+    try {
+      p.run("mixr");
+      QFAIL("expected an error");
+    } catch (const std::exception& e) {
+      QVERIFY(QString(e.what()).contains("mixer, transformer"));
+    }
+  }
+};
+
+QTEST_APPLESS_MAIN(TestProjectConfig)
+#include "test_project_config.moc"
