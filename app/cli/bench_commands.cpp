@@ -1,0 +1,92 @@
+// `mixerlab bench train`: training throughput (tokens/s, ms/step) of a model on random tokens,
+// the same step the trainer runs (forward, shifted CE, backward, clip, AdamW). Speed targets are
+// checked with this command, never with timed unit tests.
+#include <chrono>
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+#include <torch/torch.h>
+
+#include "app/cli/cli_commands.h"
+#include "core/models/model_registry.h"
+#include "core/train/gradients.h"
+#include "core/runs/run_directory.h"
+#include "core/train/device.h"
+
+namespace mixerlab::cli {
+
+namespace {
+struct BenchOptions {
+  ModelConfig model;
+  int64_t batch = 16, steps = 30, warmup = 5, threads = 0;
+  std::string device = "cpu";
+};
+
+int benchTrain(const BenchOptions& o) {
+  const int threads = configureCpuThreads(o.threads);
+  const c10::Device device = selectDevice(o.device);
+  torch::manual_seed(0);
+  auto model = buildModel(o.model);
+  model->to(device);
+  model->train();
+  torch::optim::AdamW optimizer(model->parameters(), torch::optim::AdamWOptions(5e-4));
+  const int64_t T = o.model.context_length;
+  auto ids = torch::randint(0, o.model.vocab_size, {o.batch, T}, torch::TensorOptions().dtype(torch::kLong)).to(device);
+  auto step = [&]() {
+    clearGradients(model->parameters());
+    auto loss = model->loss(model->forward(ids), ids);
+    loss.backward();
+    torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0);
+    optimizer.step();
+    return loss.item<double>();
+  };
+  for (int64_t i = 0; i < o.warmup; ++i) step();
+  std::vector<double> step_ms;
+  for (int64_t i = 0; i < o.steps; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    step();
+    step_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(step_ms.begin(), step_ms.end());
+  double total_ms = 0;
+  for (double ms : step_ms) total_ms += ms;
+  const double mean_ms = total_ms / static_cast<double>(step_ms.size());
+  const double tokens_per_step = static_cast<double>(o.batch * T);
+  std::printf("bench train: %s D=%lld N=%lld T=%lld V=%lld batch %lld, %lld parameters\n", o.model.arch.c_str(),
+              static_cast<long long>(o.model.d_model), static_cast<long long>(o.model.n_layers),
+              static_cast<long long>(T), static_cast<long long>(o.model.vocab_size), static_cast<long long>(o.batch),
+              static_cast<long long>(model->parameterCount()));
+  std::printf("device %s, %d threads, BLAS %s\n", describeDevice(device).c_str(), threads, loadedBlasLibrary().c_str());
+  std::printf("steps %lld (after %lld warm-up): mean %.1f ms/step, median %.1f ms/step\n",
+              static_cast<long long>(o.steps), static_cast<long long>(o.warmup), mean_ms,
+              step_ms[step_ms.size() / 2]);
+  std::printf("tokens_per_s %.0f (mean), %.0f (median step)\n", tokens_per_step / (mean_ms / 1000.0),
+              tokens_per_step / (step_ms[step_ms.size() / 2] / 1000.0));
+  return 0;
+}
+}  // namespace
+
+void addBenchCommands(CLI::App& app, Action& action) {
+  auto o = std::make_shared<BenchOptions>();
+  o->model.d_model = 256;
+  o->model.n_layers = 4;
+  o->model.context_length = 128;
+  auto* bench = app.add_subcommand("bench", "Benchmarks that print measured figures");
+  bench->require_subcommand(1);
+  auto* train = bench->add_subcommand("train", "Training throughput on random tokens (tokens/s)");
+  train->add_option("--arch", o->model.arch, "Architecture (" + architectureNames() + ")");
+  train->add_option("--d-model", o->model.d_model, "Hidden size D");
+  train->add_option("--layers", o->model.n_layers, "Number of blocks N");
+  train->add_option("--context", o->model.context_length, "Context length T");
+  train->add_option("--heads", o->model.n_heads, "Attention heads (transformers)");
+  train->add_option("--kernel-size", o->model.kernel_size, "Token-mixing kernel size (mixers)");
+  train->add_option("--vocab", o->model.vocab_size, "Vocabulary size V");
+  train->add_option("--batch", o->batch, "Batch size");
+  train->add_option("--steps", o->steps, "Timed steps");
+  train->add_option("--warmup", o->warmup, "Untimed warm-up steps");
+  train->add_option("--threads", o->threads, "CPU threads (0 = all cores)");
+  train->add_option("--device", o->device, "cpu, cuda or auto");
+  train->callback([o, &action]() { action = [o]() { return benchTrain(*o); }; });
+}
+
+}  // namespace mixerlab::cli

@@ -1,0 +1,38 @@
+// Builds the CLI11 application and maps errors to clear messages and exit codes.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "app/cli/cli_commands.h"
+#include "core/runs/run_directory.h"
+#include "core/util/error.h"
+
+namespace mixerlab::cli {
+
+int runCli(int argc, char** argv) {
+  CLI::App app{"mixerlab: train, inspect and benchmark masked mixers and transformers (headless)"};
+  app.set_version_flag("--version", "mixerlab " + toolVersion() + (gitCommit().empty() ? "" : " (" + gitCommit() + ")"));
+  app.require_subcommand(1);
+  Action action;
+  addTrainCommands(app, action);
+  addInspectCommands(app, action);
+  addTokenizerCommands(app, action);
+  addBenchCommands(app, action);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    return action ? action() : 0;
+  } catch (const MixerLabError& e) {
+    std::cerr << "error: " << e.problem() << "\n";
+    if (!e.fix().empty()) std::cerr << "fix: " << e.fix() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace mixerlab::cli

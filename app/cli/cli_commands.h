@@ -1,0 +1,23 @@
+// The mixerlab command-line interface: one registration function per subcommand group, so the
+// program file stays a thin main and tests can drive commands in-process.
+#pragma once
+#include <functional>
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace mixerlab::cli {
+
+// Exit codes: 0 success (or a stopped run), 1 error, 2 usage error, 3 training failed (e.g. NaN).
+int runCli(int argc, char** argv);
+
+// Each adds its subcommands; the callback stored in `action` runs the chosen one and returns the exit code.
+using Action = std::function<int()>;
+void addTrainCommands(CLI::App& app, Action& action);
+void addInspectCommands(CLI::App& app, Action& action);  // info, eval, score, export, runs
+void addTokenizerCommands(CLI::App& app, Action& action);
+void addBenchCommands(CLI::App& app, Action& action);
+
+}  // namespace mixerlab::cli

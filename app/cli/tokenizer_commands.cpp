@@ -1,0 +1,53 @@
+// `mixerlab tokenizer train | encode`: train a sentencepiece BPE tokenizer on a corpus, inspect it.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "app/cli/cli_commands.h"
+#include "core/data/corpus_reader.h"
+#include "core/data/tokenizer.h"
+
+namespace mixerlab::cli {
+
+void addTokenizerCommands(CLI::App& app, Action& action) {
+  struct Options {
+    std::string corpus, format = "auto", out, model, text;
+    TokenizerSettings settings;
+  };
+  auto o = std::make_shared<Options>();
+  auto* tokenizer = app.add_subcommand("tokenizer", "Train or inspect sentencepiece tokenizers");
+  tokenizer->require_subcommand(1);
+
+  auto* train = tokenizer->add_subcommand("train", "Train a BPE tokenizer (byte fallback, newline token, pad id 3)");
+  train->add_option("--corpus", o->corpus, "Corpus file")->required()->check(CLI::ExistingFile);
+  train->add_option("--format", o->format, "auto, endoftext, blank_line or jsonl");
+  train->add_option("--vocab-size", o->settings.vocab_size, "Vocabulary size (default 4096)");
+  train->add_option("--model-type", o->settings.model_type, "bpe or unigram");
+  train->add_option("--out", o->out, "Output .model file")->required();
+  train->callback([o, &action]() {
+    action = [o]() {
+      const auto documents = readCorpus(o->corpus, parseCorpusFormat(o->format));
+      trainTokenizer(documents, o->settings, o->out);
+      const auto tok = Tokenizer::load(o->out);
+      std::cout << "wrote " << o->out << ": " << tok.vocabSize() << " tokens from " << documents.size()
+                << " documents (unk " << tok.unkId() << ", bos " << tok.bosId() << ", eos " << tok.eosId() << ", pad "
+                << tok.padId() << ")\n";
+      return 0;
+    };
+  });
+
+  auto* encode = tokenizer->add_subcommand("encode", "Print the token ids and pieces of a text (JSON)");
+  encode->add_option("--model", o->model, "Tokenizer .model file")->required()->check(CLI::ExistingFile);
+  encode->add_option("--text", o->text, "Text to encode")->required();
+  encode->callback([o, &action]() {
+    action = [o]() {
+      const auto tok = Tokenizer::load(o->model);
+      nlohmann::json out = nlohmann::json::array();
+      for (int id : tok.encode(o->text)) out.push_back({{"id", id}, {"piece", tok.piece(id)}});
+      std::cout << out.dump(2) << "\n";
+      return 0;
+    };
+  });
+}
+
+}  // namespace mixerlab::cli

@@ -1,0 +1,105 @@
+// `mixerlab train` and `mixerlab demo`: run the trainer as this process, with a progress display
+// and a graceful stop (checkpoint + status "stopped") on SIGINT/SIGTERM.
+#include <csignal>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "app/cli/cli_commands.h"
+#include "app/cli/progress_bar.h"
+#include "core/config/project_config.h"
+#include "core/train/trainer.h"
+
+namespace mixerlab::cli {
+namespace fs = std::filesystem;
+
+namespace {
+std::atomic<bool> g_stop_requested{false};
+
+void onStopSignal(int) {
+  g_stop_requested.store(true);
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+}
+
+struct TrainOptions {
+  std::string project;
+  std::string run;
+  std::string run_id;
+  std::string out;
+  int64_t max_steps = 0;
+  int64_t threads = -1;
+  std::string device;
+  bool resume = false;
+};
+
+int trainOne(const ProjectConfig& project, const TrainOptions& o) {
+  RunConfig run = project.run(o.run);
+  if (o.max_steps > 0) {
+    run.train.max_steps = o.max_steps;
+    run.train.max_tokens = 0;
+    run.train.max_wall_s = 0;
+  }
+  if (o.threads >= 0) run.train.threads = o.threads;
+  if (!o.device.empty()) run.train.device = o.device;
+  const fs::path runs_dir = o.out.empty() ? project.defaultRunsDirectory() : fs::path(o.out);
+  TrainRequest request;
+  request.project = &project;
+  request.run = run;
+  request.run_dir = runs_dir / (o.run_id.empty() ? o.run : o.run_id);
+  request.resume = o.resume;
+  ProgressDisplay display;
+  request.on_log = [&](const std::string& line) { display.line(line); };
+  request.on_progress = [&](const TrainProgress& p) { display.update(p); };
+  request.stop_requested = &g_stop_requested;
+  std::signal(SIGINT, onStopSignal);
+  std::signal(SIGTERM, onStopSignal);
+  display.line("run directory: " + request.run_dir.string());
+  const TrainOutcome outcome = trainRun(request);
+  display.finish();
+  if (outcome.state == RunState::Failed) {
+    std::cerr << "error: run failed: " << outcome.reason << "\n";
+    return 3;
+  }
+  return 0;
+}
+}  // namespace
+
+void addTrainCommands(CLI::App& app, Action& action) {
+  auto options = std::make_shared<TrainOptions>();
+  auto* train = app.add_subcommand("train", "Train one run of a project (as this process; writes runs/<run-id>/)");
+  train->add_option("project", options->project, "Project file (project.json)")->required()->check(CLI::ExistingFile);
+  train->add_option("--run", options->run, "Name of the run in the project")->required();
+  train->add_option("--run-id", options->run_id, "Folder name of the run directory (default: the run name)");
+  train->add_option("--out", options->out, "Folder that holds run directories (default: <project folder>/runs)");
+  train->add_option("--max-steps", options->max_steps, "Override the budget: stop after N optimizer steps")
+      ->check(CLI::PositiveNumber);
+  train->add_option("--threads", options->threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
+  train->add_option("--device", options->device, "cpu, cuda, cuda:N or auto");
+  train->add_flag("--resume", options->resume, "Continue from the run directory's latest checkpoint");
+  train->callback([options, &action]() {
+    action = [options]() { return trainOne(loadProject(options->project), *options); };
+  });
+
+  auto demo_options = std::make_shared<TrainOptions>();
+  auto* demo = app.add_subcommand("demo", "Train every run of a project one after another (default: the demo project)");
+  demo_options->project = "projects/demo/project.json";
+  demo->add_option("project", demo_options->project, "Project file")->check(CLI::ExistingFile);
+  demo->add_option("--max-steps", demo_options->max_steps, "Override each run's budget")->check(CLI::PositiveNumber);
+  demo->add_option("--out", demo_options->out, "Folder that holds run directories");
+  demo->callback([demo_options, &action]() {
+    action = [demo_options]() {
+      const ProjectConfig project = loadProject(demo_options->project);
+      for (const auto& run : project.runs) {
+        TrainOptions o = *demo_options;
+        o.run = run.name;
+        o.resume = true;  // rerunning the demo continues (or skips) finished work
+        std::cout << "== " << run.name << " (" << run.model.arch << ")\n";
+        if (const int code = trainOne(project, o); code != 0) return code;
+        if (g_stop_requested.load()) return 0;
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace mixerlab::cli
