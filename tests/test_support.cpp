@@ -10,7 +10,7 @@ namespace mixerlab::testing {
 namespace fs = std::filesystem;
 
 fs::path sourceDir() { return fs::path(MIXERLAB_SOURCE_DIR); }
-fs::path demoTrainCorpus() { return sourceDir() / "projects/demo/data/tinystories-train.txt"; }
+fs::path demoTrainCorpus() { return sourceDir() / "projects/demo/data/stories-a.txt"; }
 fs::path sharedDataDir() { return sourceDir() / "projects/demo/data"; }
 fs::path cliPath() { return fs::path(MIXERLAB_CLI_PATH); }
 

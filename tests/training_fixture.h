@@ -12,8 +12,8 @@ inline std::filesystem::path writeTinyProject(const std::filesystem::path& dir, 
                                               int64_t d_model = 32, int64_t context = 32) {
   const auto data = sourceDir() / "projects/demo/data";
   const std::string json = R"({
-    "corpus": {"train": ")" + (data / "tinystories-train.txt").string() + R"(", "eval": ")" +
-                           (data / "tinystories-valid.txt").string() + R"(", "format": "blank_line"},
+    "corpus": {"train": ")" + (data / "stories-b.txt").string() + R"(", "eval": ")" +
+                           (data / "stories-a.txt").string() + R"(", "format": "blank_line"},
     "tokenizer": {"vocab_size": 512},
     "defaults": {
       "model": {"d_model": )" + std::to_string(d_model) + R"(, "n_layers": 2, "context_length": )" +

@@ -1,0 +1,52 @@
+// Launching and stopping CLI training processes (see run_launcher.h).
+#include "app/gui/run_launcher.h"
+
+#include <signal.h>
+
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QProcess>
+#include <QStandardPaths>
+
+#include "core/runs/run_status.h"
+
+namespace mixerlab::gui {
+
+QString findCliExecutable() {
+  const QString overridden = qEnvironmentVariable("MIXERLAB_CLI");
+  if (!overridden.isEmpty() && QFileInfo(overridden).isExecutable()) return overridden;
+  const QString dir = QCoreApplication::applicationDirPath();
+  for (const QString& candidate : {dir + "/mixerlab", dir + "/../cli/mixerlab"}) {
+    if (QFileInfo(candidate).isExecutable()) return QFileInfo(candidate).canonicalFilePath();
+  }
+  return QStandardPaths::findExecutable("mixerlab");
+}
+
+QStringList trainArguments(const QString& project_file, const QString& run_name, bool resume) {
+  QStringList args{"train", project_file, "--run", run_name};
+  if (resume) args << "--resume";
+  return args;
+}
+
+QString LocalLaunchTarget::start(const QStringList& arguments, const QString& working_directory) {
+  if (cli_path_.isEmpty()) return "cannot find the mixerlab executable next to the GUI or on PATH";
+  qint64 pid = 0;
+  QProcess process;
+  process.setProgram(cli_path_);
+  process.setArguments(arguments);
+  process.setWorkingDirectory(working_directory);
+  process.setStandardOutputFile(QProcess::nullDevice());
+  process.setStandardErrorFile(QProcess::nullDevice());  // the run writes its own log.txt
+  if (!process.startDetached(&pid)) return "could not start " + cli_path_ + ": " + process.errorString();
+  return {};
+}
+
+QString requestStop(const QString& run_directory) {
+  const auto status = readRunStatus(run_directory.toStdString());
+  if (!status || status->resolvedForReader().state != RunState::Running) return "the run is not running";
+  if (status->host != hostName()) return "the run is on another host (" + QString::fromStdString(status->host) + ")";
+  if (::kill(static_cast<pid_t>(status->pid), SIGTERM) != 0) return "could not signal process " + QString::number(status->pid);
+  return {};
+}
+
+}  // namespace mixerlab::gui

@@ -1,0 +1,25 @@
+// What the GUI knows about one run directory at a moment: status plus the metrics that arrived
+// since the previous snapshot. Plain data passed from the monitor thread through queued signals.
+#pragma once
+#include <QMetaType>
+#include <QString>
+#include <QVector>
+
+#include "widgets/loss_series.h"
+
+namespace mixerlab::gui {
+
+struct RunSnapshot {
+  QString run;            // run-id (folder name)
+  QString state;          // pending, running, finished, failed, stopped
+  QString reason;
+  qint64 step = 0, tokens = 0;
+  double wall_s = 0, tokens_per_s = 0;
+  double best_eval_loss = -1;  // < 0: none yet
+  bool reset = false;          // the metrics log shrank (resume): drop earlier points first
+  QVector<widgets::LossPoint> new_train, new_eval;
+};
+
+}  // namespace mixerlab::gui
+
+Q_DECLARE_METATYPE(mixerlab::gui::RunSnapshot)

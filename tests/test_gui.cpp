@@ -1,0 +1,70 @@
+// GUI tests (offscreen): the loss series never overlaps after a resume; the real main window
+// launches a short run as a child process, sees it finish and draws its curve; closing and
+// reopening the window mid-run reattaches to the run.
+#include <QtTest/QtTest>
+
+#include <QTableWidget>
+
+#include "app/gui/main_window.h"
+#include "tests/training_fixture.h"
+#include "widgets/loss_plot_widget.h"
+
+using namespace mixerlab;
+namespace fs = std::filesystem;
+
+class TestGui : public QObject {
+  Q_OBJECT
+  fs::path dir_, project_;
+
+ private Q_SLOTS:
+  void initTestCase() {
+    qputenv("MIXERLAB_CLI", QByteArray::fromStdString(testing::cliPath().string()));
+    dir_ = testing::makeScratchDir("gui");
+    project_ = testing::writeTinyProject(dir_, R"(, "max_steps": 120, "schedule_steps": 120, "checkpoint_every": 20, "eval_every": 20)", 64, 64);
+  }
+
+  void resumedSeriesDrawsAsOneLine() {
+    widgets::LossSeries s;
+    for (int step = 1; step <= 10; ++step) s.appendTrain({double(step), 0, 0, 5.0 - step * 0.1});
+    // A resume from the checkpoint at step 6 re-logs steps 7..12.
+    for (int step = 7; step <= 12; ++step) s.appendTrain({double(step), 0, 0, 4.0});
+    QCOMPARE(s.train.size(), 12);
+    for (int i = 0; i < s.train.size(); ++i) QCOMPARE(s.train[i].step, double(i + 1));
+    widgets::LossPlotWidget plot;
+    plot.setSeries(s);
+    QCOMPARE(plot.graphCount(), 1);
+    QCOMPARE(plot.pointCount("", false), 12);
+  }
+
+  void launchRunFromTheWindowAndReattach() {
+    auto window = std::make_unique<gui::MainWindow>();
+    QCOMPARE(window->openProject(QString::fromStdString(project_.string())), QString());
+    QCOMPARE(window->runTable()->rowCount(), 2);
+    window->show();
+    QCOMPARE(window->launch("mixer", false), QString());
+    QTRY_COMPARE_WITH_TIMEOUT(window->runState("mixer"), QString("running"), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(window->lossPlot()->pointCount("mixer", false) > 0, 60000);
+    // Close the window while the run goes on; a new window reattaches and sees it finish.
+    window->close();
+    window.reset();
+    auto reopened = std::make_unique<gui::MainWindow>();
+    QCOMPARE(reopened->openProject(QString::fromStdString(project_.string())), QString());
+    reopened->show();
+    QTRY_COMPARE_WITH_TIMEOUT(reopened->runState("mixer"), QString("finished"), 240000);
+    QTRY_COMPARE_WITH_TIMEOUT(reopened->lossPlot()->pointCount("mixer", false), 120, 10000);
+    QVERIFY(reopened->lossPlot()->pointCount("mixer", true) >= 6);  // step 0 + every 20 steps
+    QVERIFY(reopened->lossPlot()->graphCount() >= 2);
+    const QString shot = QString::fromStdString((dir_ / "main-window.png").string());
+    QVERIFY(reopened->grab().save(shot));
+    QVERIFY(QFileInfo(shot).size() > 10000);
+  }
+
+  void badProjectShowsError() {
+    gui::MainWindow window;
+    const QString error = window.openProject("/nonexistent/project.json");
+    QVERIFY(error.contains("does not exist"));
+  }
+};
+
+QTEST_MAIN(TestGui)
+#include "test_gui.moc"

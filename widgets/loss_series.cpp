@@ -1,0 +1,20 @@
+// Loss series bookkeeping (see loss_series.h).
+#include "widgets/loss_series.h"
+
+namespace mixerlab::widgets {
+
+namespace {
+void appendMonotonic(QVector<LossPoint>& points, const LossPoint& p) {
+  while (!points.isEmpty() && points.back().step >= p.step) points.pop_back();
+  points.push_back(p);
+}
+}  // namespace
+
+void LossSeries::appendTrain(const LossPoint& p) { appendMonotonic(train, p); }
+void LossSeries::appendEval(const LossPoint& p) { appendMonotonic(eval, p); }
+void LossSeries::clear() {
+  train.clear();
+  eval.clear();
+}
+
+}  // namespace mixerlab::widgets
