@@ -11,13 +11,7 @@
 #include <torch/version.h>
 
 #include "core/runs/run_status.h"
-
-#ifndef MIXERLAB_VERSION
-#define MIXERLAB_VERSION "0.0.0"
-#endif
-#ifndef MIXERLAB_GIT_COMMIT
-#define MIXERLAB_GIT_COMMIT ""
-#endif
+#include "mixerlab_build_info.h"
 
 namespace mixerlab {
 
