@@ -9,7 +9,17 @@ at::Tensor causalMask(int64_t length, const at::TensorOptions& options) {
   return at::ones({length, length}, options).tril();
 }
 
-at::Tensor maskedTokenMix(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) {
+at::Tensor tokenMask(TokenMask mask, int64_t rows, int64_t cols, const at::TensorOptions& options) {
+  auto ones = at::ones({rows, cols}, options);
+  switch (mask) {
+    case TokenMask::kCausal: return ones.tril();
+    case TokenMask::kFutureSkipOne: return ones.triu(2);
+    case TokenMask::kNone: break;
+  }
+  return ones;
+}
+
+at::Tensor maskedTokenMix(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, TokenMask mask) {
   TORCH_CHECK(x.dim() == 3, "maskedTokenMix: x must be [B, L, D], got ", x.sizes());
   TORCH_CHECK(weight.dim() == 2 && weight.size(0) == weight.size(1), "maskedTokenMix: weight must be [T, T], got ",
               weight.sizes());
@@ -18,7 +28,11 @@ at::Tensor maskedTokenMix(const at::Tensor& x, const at::Tensor& weight, const a
               weight.size(0));
   const bool full = length == weight.size(0);  // skip no-op slices: their backward allocates and copies
   at::Tensor w = full ? weight : weight.narrow(0, 0, length).narrow(1, 0, length);
-  w = w * causalMask(length, w.options());
+  if (mask == TokenMask::kCausal) {
+    w = w * causalMask(length, w.options());
+  } else if (mask != TokenMask::kNone) {
+    w = w * tokenMask(mask, length, length, w.options());
+  }
   at::Tensor y = at::matmul(w, x);  // [L,L] x [B,L,D] -> [B,L,D]
   if (bias.defined()) y = y + (full ? bias : bias.narrow(0, 0, length)).unsqueeze(-1);
   return y;

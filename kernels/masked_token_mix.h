@@ -5,12 +5,23 @@
 
 namespace mixerlab::kernels {
 
+// Which entries W[i, j] (output token i, input token j) a token-mixing weight may use.
+enum class TokenMask {
+  kCausal,         // j <= i (tril): the causal mixers' forward stream
+  kFutureSkipOne,  // j >= i + 2 (triu, diagonal 2): the bidirectional mixer's reverse stream
+  kNone,           // every entry (the caller has already masked the weight's storage in place)
+};
+
 // x: [B, L, D]; weight: [T, T] with T >= L (the leading L x L block is used, which keeps outputs at
-// positions < L identical to a full-length run); bias: [T] or undefined. Returns [B, L, D].
-// The upper triangle of `weight` is masked inside the autograd graph, so its gradient is zero.
-at::Tensor maskedTokenMix(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias);
+// positions < L identical to a full-length run for the causal mask); bias: [T] or undefined.
+// Returns [B, L, D]. The mask is applied inside the autograd graph, so masked entries get zero gradient.
+at::Tensor maskedTokenMix(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias,
+                          TokenMask mask = TokenMask::kCausal);
 
 // Lower-triangular (j <= i) mask of shape [L, L] on the given options.
 at::Tensor causalMask(int64_t length, const at::TensorOptions& options);
+
+// 0/1 mask of shape [rows, cols] for the given kind (kNone: all ones).
+at::Tensor tokenMask(TokenMask mask, int64_t rows, int64_t cols, const at::TensorOptions& options);
 
 }  // namespace mixerlab::kernels

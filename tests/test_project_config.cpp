@@ -2,7 +2,10 @@
 // field and the expected value.
 #include <QtTest/QtTest>
 
+#include <set>
+
 #include "core/config/project_config.h"
+#include "core/models/model_registry.h"
 #include "tests/test_support.h"
 
 using namespace mixerlab;
@@ -47,6 +50,16 @@ class TestProjectConfig : public QObject {
     QVERIFY(fs::exists(p.corpus.eval_path));
   }
 
+  void zooProjectCoversEveryFamily() {
+    auto p = loadProject(testing::sourceDir() / "projects/zoo/project.json");
+    std::set<std::string> archs;
+    for (const auto& run : p.runs) {
+      archs.insert(run.model.arch);
+      QVERIFY2(buildModel(run.model)->parameterCount() > 0, run.name.c_str());
+    }
+    for (const auto& a : architectures()) QVERIFY2(archs.count(a.name), ("no zoo run for " + a.name).c_str());
+  }
+
   void validMinimalProject() { QCOMPARE(errorFor(kValid), QString()); }
 
   void errors_data() {
@@ -77,6 +90,12 @@ class TestProjectConfig : public QObject {
     QTest::newRow("heads do not divide")
         << QString::fromStdString(replaced(v, "\"arch\": \"masked_mixer\"", "\"arch\": \"llama\", \"n_heads\": 5"))
         << QStringList{"runs[0].model.n_heads", "divisible"};
+    QTest::newRow("bad family option")
+        << QString::fromStdString(replaced(v, "\"d_model\": 32", "\"d_model\": 32, \"options\": {\"mixing\": \"diagonal\"}"))
+        << QStringList{"runs[0].model.options.mixing", "diagonal", "expanded"};
+    QTest::newRow("unknown family option")
+        << QString::fromStdString(replaced(v, "\"d_model\": 32", "\"d_model\": 32, \"options\": {\"mixng\": \"flat\"}"))
+        << QStringList{"runs[0].model.options.mixng", "unknown field"};
     QTest::newRow("vocab mismatch")
         << QString::fromStdString(replaced(v, "\"d_model\": 32", "\"d_model\": 32, \"vocab_size\": 1000"))
         << QStringList{"runs[0].model.vocab_size", "512"};

@@ -12,6 +12,7 @@
 #include "core/train/gradients.h"
 #include "core/runs/run_directory.h"
 #include "core/train/device.h"
+#include "kernels/selective_scan.h"
 
 namespace mixerlab::cli {
 
@@ -64,6 +65,26 @@ int benchTrain(const BenchOptions& o) {
               tokens_per_step / (step_ms[step_ms.size() / 2] / 1000.0));
   return 0;
 }
+struct ScanBenchOptions {
+  int64_t batch = 8, length = 512, channels = 512, state = 16, chunk_size = 64, threads = 0;
+  int repeats = 3;
+  std::string mode = "all";
+};
+
+int benchScan(const ScanBenchOptions& o) {
+  const int threads = configureCpuThreads(o.threads);
+  std::vector<std::string> modes = {"sequential", "parallel", "chunked"};
+  if (o.mode != "all") modes = {o.mode};
+  std::printf("bench scan: selective scan forward, B=%lld L=%lld E=%lld N=%lld, %d threads, %d repeats\n",
+              static_cast<long long>(o.batch), static_cast<long long>(o.length), static_cast<long long>(o.channels),
+              static_cast<long long>(o.state), threads, o.repeats);
+  for (const auto& name : modes) {
+    const auto mode = kernels::parseScanMode(name);
+    const double ms = kernels::timeSelectiveScanMs(mode, o.batch, o.length, o.channels, o.state, o.repeats, o.chunk_size);
+    std::printf("%-10s %8.1f ms/call\n", name.c_str(), ms);
+  }
+  return 0;
+}
 }  // namespace
 
 void addBenchCommands(CLI::App& app, Action& action) {
@@ -87,6 +108,19 @@ void addBenchCommands(CLI::App& app, Action& action) {
   train->add_option("--threads", o->threads, "CPU threads (0 = all cores)");
   train->add_option("--device", o->device, "cpu, cuda or auto");
   train->callback([o, &action]() { action = [o]() { return benchTrain(*o); }; });
+
+  auto s = std::make_shared<ScanBenchOptions>();
+  auto* scan = bench->add_subcommand("scan", "Selective-scan (SSM recurrence) time per forward call, by scan mode");
+  scan->add_option("--batch", s->batch, "Batch B");
+  scan->add_option("--length", s->length, "Sequence length L");
+  scan->add_option("--channels", s->channels, "Inner channels E");
+  scan->add_option("--state", s->state, "State size N");
+  scan->add_option("--chunk-size", s->chunk_size, "Chunk size of the chunked scan");
+  scan->add_option("--repeats", s->repeats, "Timed calls per mode");
+  scan->add_option("--threads", s->threads, "CPU threads (0 = all cores)");
+  scan->add_option("--mode", s->mode, "all, sequential, parallel or chunked")
+      ->check(CLI::IsMember({"all", "sequential", "parallel", "chunked"}));
+  scan->callback([s, &action]() { action = [s]() { return benchScan(*s); }; });
 }
 
 }  // namespace mixerlab::cli

@@ -124,20 +124,26 @@ int scoreCommand(const std::string& checkpoint, const std::string& text) {
   torch::NoGradGuard no_grad;
   auto input = torch::tensor(std::vector<int64_t>(ids.begin(), ids.end()), torch::kLong).unsqueeze(0);
   auto log_probs = torch::log_softmax(model->forward(input), -1)[0];  // [L, V]
+  // Causal LMs score token t with the logits at t-1; bidirectional models and autoencoders with
+  // the logits at t (predictionOffset 0), so every token gets a score.
+  const int64_t offset = model->predictionOffset();
   nlohmann::json tokens = nlohmann::json::array();
   double total = 0;
+  int64_t scored_tokens = 0;
   for (size_t t = 0; t < ids.size(); ++t) {
     nlohmann::json entry = {{"position", t}, {"id", ids[t]}, {"piece", tokenizer.piece(ids[t])}};
-    if (t == 0) {
+    const int64_t source = static_cast<int64_t>(t) - offset;
+    if (source < 0) {
       entry["logprob"] = nullptr;  // nothing precedes the first token
     } else {
-      const double lp = log_probs[static_cast<int64_t>(t) - 1][ids[t]].item<double>();
+      const double lp = log_probs[source][ids[t]].item<double>();
       entry["logprob"] = lp;
       total += lp;
+      ++scored_tokens;
     }
     tokens.push_back(entry);
   }
-  const double scored = static_cast<double>(ids.size() - 1);
+  const double scored = static_cast<double>(scored_tokens);
   nlohmann::json out = {{"checkpoint", dir.string()},
                         {"tokens", tokens},
                         {"total_logprob", total},

@@ -6,6 +6,7 @@
 
 #include "core/config/json_fields.h"
 #include "core/models/model_registry.h"
+#include "core/models/objectives.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
@@ -40,12 +41,17 @@ ModelConfig parseModel(JsonFields f, int64_t vocab_size) {
   m.tie_weights = f.boolean("tie_weights", m.tie_weights);
   m.rope_theta = f.number("rope_theta", m.rope_theta, 1.0, 1e9);
   m.norm_eps = f.number("norm_eps", m.norm_eps, -1.0, 1.0);
+  m.objective = f.choice("objective", m.objective, {"next_token", "multi_token", "one_step_completion"});
+  m.mtp_tokens = f.integer("mtp_tokens", m.mtp_tokens, 2, 16);
   if (f.has("options")) m.options = f.object("options").raw();
   f.rejectUnknownKeys();
   std::vector<std::string> problems;
   findArchitecture(m.arch).validate(m, problems);
+  validateObjective(m, problems);
   if (!problems.empty()) {
-    const auto colon = problems.front().find(':');
+    // Problems read "field: what is wrong"; the field may be nested ("options.expansion").
+    const auto colon = problems.front().find(": ");
+    if (colon == std::string::npos) f.fail("arch", problems.front());
     f.fail(problems.front().substr(0, colon), problems.front().substr(colon + 2));
   }
   return m;

@@ -1,6 +1,8 @@
 // Validation and cost helpers shared by the family registry entries.
 #include "core/models/families.h"
 
+#include "core/util/error.h"
+
 namespace mixerlab {
 
 void validateCommonSizes(const ModelConfig& c, std::vector<std::string>& problems) {
@@ -13,6 +15,28 @@ void validateCommonSizes(const ModelConfig& c, std::vector<std::string>& problem
   positive("context_length", c.context_length);
   positive("ff_mult", c.ff_mult);
   if (c.context_length < 2) problems.push_back("context_length: must be at least 2 to predict a next token");
+}
+
+void validateAttentionHeads(const ModelConfig& c, bool rotary, std::vector<std::string>& problems) {
+  if (c.n_heads <= 0) {
+    problems.push_back("n_heads: must be a positive integer, got " + std::to_string(c.n_heads));
+  } else if (c.d_model % c.n_heads != 0 || (rotary && (c.d_model / c.n_heads) % 2 != 0)) {
+    problems.push_back("n_heads: d_model (" + std::to_string(c.d_model) + ") must be divisible by n_heads (" +
+                       std::to_string(c.n_heads) + ")" + (rotary ? " with an even head dimension for rotary positions" : ""));
+  }
+}
+
+void validateOptions(const ModelConfig& c, std::vector<std::string>& problems,
+                     const std::function<void(JsonFields&)>& read) {
+  try {
+    JsonFields fields(c.options.is_null() ? nlohmann::json::object() : c.options, "", "options");
+    read(fields);
+    fields.rejectUnknownKeys();
+  } catch (const std::exception& e) {
+    std::string message = e.what();
+    if (message.rfind(": ", 0) == 0) message = message.substr(2);  // no file name at this level
+    problems.push_back(message);
+  }
 }
 
 void finishCost(const ModelConfig& c, ModelCost& cost, int64_t head_parameters, const std::string& formula) {

@@ -1,14 +1,30 @@
 // Registry entries of the model families (one *_family.cpp each).
 #pragma once
+#include <functional>
+
+#include "core/config/json_fields.h"
 #include "core/models/model_registry.h"
 
 namespace mixerlab {
 
 ArchitectureInfo maskedMixerFamily();
 ArchitectureInfo llamaFamily();
+ArchitectureInfo bidirectionalMixerFamily();
+ArchitectureInfo mixerAutoencoderFamily();
+ArchitectureInfo transformerAutoencoderFamily();
+ArchitectureInfo mambaFamily();
+ArchitectureInfo gptFamily(); ArchitectureInfo transfixerFamily(); ArchitectureInfo bidirectionalTransformerFamily();
 
 // Checks shared by all families (positive sizes, vocabulary, context).
 void validateCommonSizes(const ModelConfig& c, std::vector<std::string>& problems);
+// n_heads must divide d_model; with rotary positions the head dimension must also be even.
+void validateAttentionHeads(const ModelConfig& c, bool rotary, std::vector<std::string>& problems);
+
+// Validates a family's `options` object: `read` reads every known key through JsonFields (which
+// also rejects unknown keys afterwards); the first error becomes "options.<key>: <problem>".
+void validateOptions(const ModelConfig& c, std::vector<std::string>& problems,
+                     const std::function<void(JsonFields&)>& read);
+
 // Adds the embedding, head and totals to a cost whose per-block layers are filled in.
 void finishCost(const ModelConfig& c, ModelCost& cost, int64_t head_parameters, const std::string& formula);
 

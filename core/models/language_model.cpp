@@ -20,6 +20,10 @@ at::Tensor LanguageModel::loss(const at::Tensor& logits, const at::Tensor& label
   return shiftedCrossEntropy(logits, labels);
 }
 
+int64_t LanguageModel::targetCount(const at::Tensor& labels) const {
+  return labels.narrow(1, 1, labels.size(1) - 1).ne(-100).sum().item<int64_t>();
+}
+
 std::map<std::string, at::Tensor> LanguageModel::exportTensors() {
   std::map<std::string, at::Tensor> out;
   for (const auto& item : named_parameters(/*recurse=*/true)) out[item.key()] = item.value().detach();

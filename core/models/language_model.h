@@ -1,6 +1,7 @@
 // The interface every model family implements: token ids in, next-token logits out, plus the loss
 // convention and the research-compatible tensor names used for safetensors import/export.
 #pragma once
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -23,11 +24,23 @@ class LanguageModel : public torch::nn::Module {
   virtual at::Tensor hiddenStates(const at::Tensor& input_ids) = 0;
 
   // Mean cross-entropy of the shifted prediction (logits at 0..L-2 vs labels 1..L-1), ignoring -100.
+  // Families with another objective (autoencoders, bidirectional, multi-token) override it.
   virtual at::Tensor loss(const at::Tensor& logits, const at::Tensor& labels) const;
+
+  // Number of targets loss() averages over for these labels (weights batches in evaluation).
+  virtual int64_t targetCount(const at::Tensor& labels) const;
+
+  // Which token the logits at position t score: t + 1 for causal LMs, t for models that see both
+  // sides or reconstruct their input (bidirectional transformer, autoencoders).
+  virtual int64_t predictionOffset() const { return 1; }
 
   // Tensors under the research code's names, in the form the PyTorch reference expects
   // (e.g. the mixer's token-mixing weights with their upper triangle zeroed).
   virtual std::map<std::string, at::Tensor> exportTensors();
+
+  // True when exportTensors() writes lm_head.weight as a copy of the input embedding (a tied
+  // head); loaders then drop that copy instead of looking for a parameter of that name.
+  virtual bool exportsTiedHead() const { return config_.tie_weights; }
 
   // Called after weights were loaded from disk (e.g. to re-apply masks).
   virtual void afterLoad() {}
@@ -35,8 +48,22 @@ class LanguageModel : public torch::nn::Module {
   const ModelConfig& config() const { return config_; }
   int64_t parameterCount() const;
 
+  // Optional function applied to the hidden state after each block (layer index from 0); families
+  // call applyLayerHook() in their block loops. Used by objectives that act between layers (the
+  // one-step completion model zeroes the second half after the middle layer).
+  using LayerHook = std::function<at::Tensor(int64_t layer, const at::Tensor& hidden)>;
+  void setLayerHook(LayerHook hook) { layer_hook_ = std::move(hook); }
+  bool supportsLayerHook() const { return supports_layer_hook_; }
+
  protected:
+  at::Tensor applyLayerHook(int64_t layer, const at::Tensor& hidden) const {
+    return layer_hook_ ? layer_hook_(layer, hidden) : hidden;
+  }
   ModelConfig config_;
+  bool supports_layer_hook_ = false;  // set by families whose block loop calls applyLayerHook()
+
+ private:
+  LayerHook layer_hook_;
 };
 
 using LanguageModelPtr = std::shared_ptr<LanguageModel>;

@@ -13,12 +13,7 @@ ArchitectureInfo llamaFamily() {
   info.build = [](const ModelConfig& c) { return std::make_shared<LlamaTransformer>(c); };
   info.validate = [](const ModelConfig& c, std::vector<std::string>& problems) {
     validateCommonSizes(c, problems);
-    if (c.n_heads <= 0) {
-      problems.push_back("n_heads: must be a positive integer, got " + std::to_string(c.n_heads));
-    } else if (c.d_model % c.n_heads != 0 || (c.d_model / c.n_heads) % 2 != 0) {
-      problems.push_back("n_heads: d_model (" + std::to_string(c.d_model) + ") must be divisible by n_heads (" +
-                         std::to_string(c.n_heads) + ") with an even head dimension for rotary positions");
-    }
+    validateAttentionHeads(c, /*rotary=*/true, problems);
   };
   info.cost = [](const ModelConfig& c, int64_t batch_size) {
     ModelCost cost;

@@ -107,11 +107,14 @@ LlamaTransformer::LlamaTransformer(const ModelConfig& c)
     : LanguageModel(c), rotary_(c.d_model / c.n_heads, c.rope_theta) {
   model = register_module("model", LlamaBody(c));
   if (!c.tie_weights) lm_head = register_module("lm_head", makeLinear(c.d_model, c.vocab_size));
+  supports_layer_hook_ = true;
 }
 
 at::Tensor LlamaTransformer::hiddenStates(const at::Tensor& input_ids) {
   auto x = model->embed_tokens->forward(input_ids);
-  for (const auto& layer : *model->layers) x = layer->as<LlamaDecoderLayer>()->forward(x, rotary_);
+  for (size_t i = 0; i < model->layers->size(); ++i) {
+    x = applyLayerHook(static_cast<int64_t>(i), model->layers[i]->as<LlamaDecoderLayer>()->forward(x, rotary_));
+  }
   return x;
 }
 

@@ -7,7 +7,8 @@ nlohmann::json ModelConfig::toJson() const {
   return {{"arch", arch},           {"vocab_size", vocab_size},   {"d_model", d_model},
           {"n_layers", n_layers},   {"context_length", context_length}, {"n_heads", n_heads},
           {"ff_mult", ff_mult},     {"kernel_size", kernel_size}, {"tie_weights", tie_weights},
-          {"rope_theta", rope_theta}, {"norm_eps", norm_eps},     {"options", options}};
+          {"rope_theta", rope_theta}, {"norm_eps", norm_eps},     {"objective", objective},
+          {"mtp_tokens", mtp_tokens}, {"options", options}};
 }
 
 ModelConfig ModelConfig::fromJson(const nlohmann::json& j) {
@@ -23,6 +24,8 @@ ModelConfig ModelConfig::fromJson(const nlohmann::json& j) {
   c.tie_weights = j.value("tie_weights", c.tie_weights);
   c.rope_theta = j.value("rope_theta", c.rope_theta);
   c.norm_eps = j.value("norm_eps", c.norm_eps);
+  c.objective = j.value("objective", c.objective);
+  c.mtp_tokens = j.value("mtp_tokens", c.mtp_tokens);
   if (j.contains("options")) c.options = j.at("options");
   return c;
 }

@@ -3,12 +3,17 @@
 #include "core/models/model_registry.h"
 
 #include "core/models/families.h"
+#include "core/models/objectives.h"
 #include "core/util/error.h"
 
 namespace mixerlab {
 
 const std::vector<ArchitectureInfo>& architectures() {
-  static const std::vector<ArchitectureInfo> all = {maskedMixerFamily(), llamaFamily()};
+  static const std::vector<ArchitectureInfo> all = {maskedMixerFamily(), llamaFamily(),
+      bidirectionalMixerFamily(),
+      mixerAutoencoderFamily(), transformerAutoencoderFamily(),
+      mambaFamily(),
+      gptFamily(), transfixerFamily(), bidirectionalTransformerFamily()};
   return all;
 }
 
@@ -29,16 +34,24 @@ LanguageModelPtr buildModel(const ModelConfig& config) {
   const auto& arch = findArchitecture(config.arch);
   std::vector<std::string> problems;
   arch.validate(config, problems);
+  validateObjective(config, problems);
   if (!problems.empty()) {
     std::string all;
     for (const auto& p : problems) all += (all.empty() ? "" : "; ") + p;
     throw MixerLabError("invalid " + config.arch + " model: " + all);
   }
-  return arch.build(config);
+  return applyObjective(arch.build(config));
 }
 
 ModelCost estimateCost(const ModelConfig& config, int64_t batch_size) {
-  return findArchitecture(config.arch).cost(config, batch_size);
+  ModelCost cost = findArchitecture(config.arch).cost(config, batch_size);
+  if (config.objective == "multi_token") {
+    // Every training step runs mtp_tokens forward passes (and their backward) through the model.
+    cost.training_flops_per_token *= static_cast<double>(config.mtp_tokens);
+    cost.activation_bytes *= static_cast<double>(config.mtp_tokens);
+    cost.formula += " multi_token: training FLOPs and activations x mtp_tokens (one pass per predicted token).";
+  }
+  return cost;
 }
 
 }  // namespace mixerlab

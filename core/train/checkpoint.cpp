@@ -136,11 +136,15 @@ TrainerState readTrainerState(const fs::path& dir) {
   }
 }
 
-void loadModelWeights(LanguageModel& model, const fs::path& dir) {
-  auto file = loadSafetensors(dir / "model.safetensors");
-  if (model.config().tie_weights) file.tensors.erase("lm_head.weight");  // exported copy of the shared matrix
-  loadIntoModule(model, file, (dir / "model.safetensors").string());
+void loadModelTensors(LanguageModel& model, SafetensorsFile file, const std::string& source_name) {
+  if (model.exportsTiedHead()) file.tensors.erase("lm_head.weight");  // exported copy of the shared matrix
+  loadIntoModule(model, file, source_name);
   model.afterLoad();
+}
+
+void loadModelWeights(LanguageModel& model, const fs::path& dir) {
+  const fs::path path = dir / "model.safetensors";
+  loadModelTensors(model, loadSafetensors(path), path.string());
 }
 
 void loadOptimizerState(torch::optim::Optimizer& optimizer, const fs::path& dir) {

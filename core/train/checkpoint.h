@@ -12,6 +12,7 @@
 
 #include "core/data/batching.h"
 #include "core/models/language_model.h"
+#include "core/models/safetensors.h"
 
 namespace torch::optim {
 class Optimizer;
@@ -48,6 +49,9 @@ std::filesystem::path resolveCheckpointDir(const std::filesystem::path& path);
 nlohmann::json readCheckpointConfig(const std::filesystem::path& checkpoint_dir);
 TrainerState readTrainerState(const std::filesystem::path& checkpoint_dir);
 void loadModelWeights(LanguageModel& model, const std::filesystem::path& checkpoint_dir);
+// Loads exported tensors (exportTensors() / a research safetensors file) into a model: drops the
+// tied head's lm_head.weight copy, checks names and shapes, re-applies masks.
+void loadModelTensors(LanguageModel& model, SafetensorsFile file, const std::string& source_name);
 void loadOptimizerState(torch::optim::Optimizer& optimizer, const std::filesystem::path& checkpoint_dir);
 void restoreRngState(const std::filesystem::path& checkpoint_dir);
 // Builds the model described by the checkpoint's config.json and loads its weights (CPU).

@@ -15,8 +15,7 @@ double evaluateLoss(LanguageModel& model, const std::vector<Batch>& batches, con
     auto ids = batch.input_ids.to(device);
     auto labels = batch.labels.to(device);
     auto logits = model.forward(ids);
-    // Shifted targets: labels 1..L-1; count the non-ignored ones to weight this batch's mean.
-    const double targets = labels.narrow(1, 1, labels.size(1) - 1).ne(-100).sum().item<double>();
+    const double targets = static_cast<double>(model.targetCount(labels));
     if (targets == 0) continue;
     loss_sum += model.loss(logits, labels).item<double>() * targets;
     target_count += targets;

@@ -1,0 +1,105 @@
+// Autoencoder tests: parameter counts, the unshifted reconstruction loss, the embedding is the
+// encoder's last-position state (every input token reaches every output through it), bottleneck,
+// safetensors round trip and a few training steps that reduce the loss.
+#include <QtTest/QtTest>
+#include <torch/torch.h>
+
+#include "core/models/autoencoders.h"
+#include "core/models/model_registry.h"
+#include "core/models/safetensors.h"
+#include "tests/test_support.h"
+
+using namespace mixerlab;
+
+namespace {
+ModelConfig config(const QString& arch, int64_t bottleneck = 0) {
+  ModelConfig c;
+  c.arch = arch.toStdString();
+  c.vocab_size = 50;
+  c.d_model = 16;
+  c.n_layers = 2;
+  c.n_heads = 2;
+  c.context_length = 10;
+  if (bottleneck) c.options = {{"bottleneck", bottleneck}};
+  return c;
+}
+}  // namespace
+
+class TestAutoencoders : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void families_data() {
+    QTest::addColumn<QString>("arch");
+    QTest::addColumn<qlonglong>("bottleneck");
+    QTest::newRow("mixer") << "mixer_autoencoder" << 0LL;
+    QTest::newRow("mixer bottleneck 4") << "mixer_autoencoder" << 4LL;
+    QTest::newRow("transformer") << "transformer_autoencoder" << 0LL;
+    QTest::newRow("transformer bottleneck 2") << "transformer_autoencoder" << 2LL;
+  }
+  void families() {
+    QFETCH(QString, arch);
+    QFETCH(qlonglong, bottleneck);
+    torch::manual_seed(4);
+    const ModelConfig c = config(arch, bottleneck);
+    auto model = buildModel(c);
+    QCOMPARE(model->parameterCount(), estimateCost(c, 1).parameters);
+    auto* ae = dynamic_cast<AutoencoderBase*>(model.get());
+    QVERIFY(ae != nullptr);
+    const auto names = model->exportTensors();
+    QVERIFY(names.count("wte.weight") && names.count("lm_head.weight"));
+    QCOMPARE(names.count("bottleneck.0.weight") > 0, bottleneck > 1);
+
+    auto ids = torch::randint(0, 50, {3, 10}, torch::kLong);
+    {
+      torch::NoGradGuard no_grad;
+      model->eval();
+      auto logits = model->forward(ids);
+      QCOMPARE(logits.sizes().vec(), (std::vector<int64_t>{3, 10, 50}));
+      // Unshifted: the loss scores output t against token t, over all positions.
+      auto expected = torch::nn::functional::cross_entropy(logits.reshape({-1, 50}), ids.reshape({-1}));
+      QVERIFY(std::abs(model->loss(logits, ids).item<double>() - expected.item<double>()) < 1e-6);
+      QCOMPARE(model->targetCount(ids), int64_t{30});
+      // The first token reaches the last output only through the repeated embedding.
+      auto changed = ids.clone();
+      changed[0][0] = (ids[0][0].item<int64_t>() + 1) % 50;
+      QVERIFY(!torch::allclose(model->forward(changed)[0][9], logits[0][9]));
+      QCOMPARE(ae->embed(ids).sizes().vec(), (std::vector<int64_t>{3, 16}));
+    }
+    // Round trip through safetensors.
+    const auto file = testing::makeScratchDir("ae") / "ae.safetensors";
+    saveSafetensors(file, model->exportTensors());
+    torch::manual_seed(99);
+    auto other = buildModel(c);
+    loadIntoModule(*other, loadSafetensors(file), file.string());
+    other->eval();
+    {
+      torch::NoGradGuard no_grad;
+      QVERIFY(torch::equal(other->forward(ids), model->forward(ids)));
+    }
+    // Training reduces the reconstruction loss.
+    model->train();
+    torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(3e-3));
+    double first = 0, last = 0;
+    for (int step = 0; step < 40; ++step) {
+      opt.zero_grad();
+      auto loss = model->loss(model->forward(ids), ids);
+      loss.backward();
+      opt.step();
+      (step == 0 ? first : last) = loss.item<double>();
+    }
+    QVERIFY2(last < first - 0.5, qPrintable(QString("%1 -> %2").arg(first).arg(last)));
+  }
+
+  void badBottleneckIsRejected() {
+    ModelConfig c = config("mixer_autoencoder", 3);  // 16 is not divisible by 3
+    try {
+      buildModel(c);
+      QFAIL("expected an error");
+    } catch (const std::exception& e) {
+      QVERIFY2(QString(e.what()).contains("options.bottleneck"), e.what());
+    }
+  }
+};
+
+QTEST_APPLESS_MAIN(TestAutoencoders)
+#include "test_autoencoders.moc"
