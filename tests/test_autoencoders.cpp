@@ -90,6 +90,32 @@ class TestAutoencoders : public QObject {
     QVERIFY2(last < first - 0.5, qPrintable(QString("%1 -> %2").arg(first).arg(last)));
   }
 
+  void dropoutOptionActsOnlyInTraining_data() {
+    QTest::addColumn<QString>("arch");
+    QTest::addColumn<QString>("key");
+    QTest::newRow("mixer ff_dropout") << "mixer_autoencoder" << "ff_dropout";
+    QTest::newRow("transformer dropout") << "transformer_autoencoder" << "dropout";
+  }
+  void dropoutOptionActsOnlyInTraining() {
+    QFETCH(QString, arch);
+    QFETCH(QString, key);
+    ModelConfig c = config(arch);
+    c.options = {{key.toStdString(), 0.3}};
+    auto model = buildModel(c);
+    auto ids = torch::randint(0, 50, {2, 10}, torch::kLong);
+    torch::NoGradGuard no_grad;
+    model->eval();
+    QVERIFY(torch::equal(model->forward(ids), model->forward(ids)));
+    model->train();
+    QVERIFY(!torch::equal(model->forward(ids), model->forward(ids)));
+    // Same tensor names as without dropout (the research's patch_ff.0 / patch_ff.2 layout).
+    ModelConfig plain = config(arch);
+    std::vector<std::string> a, b;
+    for (const auto& [name, t] : model->exportTensors()) a.push_back(name);
+    for (const auto& [name, t] : buildModel(plain)->exportTensors()) b.push_back(name);
+    QCOMPARE(a, b);
+  }
+
   void badBottleneckIsRejected() {
     ModelConfig c = config("mixer_autoencoder", 3);  // 16 is not divisible by 3
     try {

@@ -71,7 +71,10 @@ ArchitectureInfo transformerAutoencoderFamily() {
     ModelConfig layers = c;  // the Llama layer checks, without this family's own options
     layers.options = nlohmann::json::object();
     findArchitecture("llama").validate(layers, problems);
-    validateOptions(c, problems, [&](JsonFields& f) { readBottleneck(f, c); });
+    validateOptions(c, problems, [&](JsonFields& f) {
+      readBottleneck(f, c);
+      f.number("dropout", 0.0, 0.0, 0.9);
+    });
   };
   info.cost = [](const ModelConfig& c, int64_t batch_size) {
     ModelConfig llama = c;

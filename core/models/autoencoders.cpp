@@ -70,7 +70,9 @@ at::Tensor MixerAutoencoder::decode(const at::Tensor& x) {
 }
 
 TransformerAutoencoder::TransformerAutoencoder(const ModelConfig& c)
-    : AutoencoderBase(c), rotary_(c.d_model / c.n_heads, c.rope_theta) {
+    : AutoencoderBase(c),
+      rotary_(c.d_model / c.n_heads, c.rope_theta),
+      dropout_(c.options.is_object() ? c.options.value("dropout", 0.0) : 0.0) {
   {
     torch::NoGradGuard no_grad;  // Hugging Face Llama init for the embedding and head
     wte->weight.normal_(0.0, 0.02);
@@ -85,13 +87,13 @@ TransformerAutoencoder::TransformerAutoencoder(const ModelConfig& c)
 }
 
 at::Tensor TransformerAutoencoder::encode(const at::Tensor& x) {
-  at::Tensor h = x;
+  at::Tensor h = torch::dropout(x, dropout_, is_training());
   for (const auto& layer : *encoder) h = layer->as<LlamaDecoderLayer>()->forward(h, rotary_);
   return h;
 }
 
 at::Tensor TransformerAutoencoder::decode(const at::Tensor& x) {
-  at::Tensor h = x;
+  at::Tensor h = torch::dropout(x, dropout_, is_training());
   for (const auto& layer : *decoder) h = layer->as<LlamaDecoderLayer>()->forward(h, rotary_);
   return h;
 }

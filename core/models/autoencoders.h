@@ -45,6 +45,8 @@ class MixerAutoencoder : public AutoencoderBase {
   at::Tensor decode(const at::Tensor& x) override;
 };
 
+// options.dropout applies dropout to the token embeddings and to the repeated embedding that
+// feeds the decoder (training only).
 class TransformerAutoencoder : public AutoencoderBase {
  public:
   explicit TransformerAutoencoder(const ModelConfig& config);
@@ -56,6 +58,7 @@ class TransformerAutoencoder : public AutoencoderBase {
 
  private:
   RotaryTables rotary_;
+  double dropout_;
 };
 
 // Bottleneck divisor c from options ("bottleneck", 0 = none).

@@ -79,6 +79,8 @@ at::Tensor MaskedTokenConvImpl::forward(const at::Tensor& x) {
 MixerBlockImpl::MixerBlockImpl(const ModelConfig& c) {
   const MixerOptions o = mixerOptions(c);
   residual_ = o.residual;
+  ff_dropout_ = o.ff_dropout;
+  ff_gelu_ = o.feed_forward == "gelu";
   const double eps = c.norm_eps > 0 ? c.norm_eps : 1e-5;
   auto layerNorm = [&] { return torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.d_model}).eps(eps)); };
   if (o.layer_norms) seq_layernorm = register_module("seq_layernorm", layerNorm());
@@ -118,8 +120,18 @@ at::Tensor MixerBlockImpl::forward(const at::Tensor& x) {
   auto mixed = conv ? conv->forward(normed) : expanded ? expanded->forward(normed) : mixerhead->forward(normed);
   auto h = residual_ ? x + mixed : mixed;
   if (!patch_ff) return h;
-  auto ff = patch_ff->forward(patch_layernorm ? patch_layernorm->forward(h) : h);
+  auto ff = feedForward(patch_layernorm ? patch_layernorm->forward(h) : h);
   return residual_ ? h + ff : ff;
+}
+
+at::Tensor MixerBlockImpl::feedForward(const at::Tensor& x) {
+  if (ff_dropout_ <= 0.0) return patch_ff->forward(x);
+  // Linear -> Dropout -> GELU -> Linear, as the paper-era autoencoder blocks; applied here rather
+  // than as a module so the tensor names stay patch_ff.0 / patch_ff.2.
+  auto h = patch_ff[0]->as<torch::nn::LinearImpl>()->forward(x);
+  h = torch::dropout(h, ff_dropout_, is_training());
+  if (ff_gelu_) h = torch::gelu(h);
+  return patch_ff[2]->as<torch::nn::LinearImpl>()->forward(h);
 }
 
 MaskedMixer::MaskedMixer(const ModelConfig& c) : LanguageModel(c) {

@@ -57,7 +57,10 @@ class MixerBlockImpl : public torch::nn::Module {
   torch::nn::Sequential patch_ff{nullptr};
 
  private:
+  at::Tensor feedForward(const at::Tensor& x);
   bool residual_ = true;
+  double ff_dropout_ = 0.0;
+  bool ff_gelu_ = true;
 };
 TORCH_MODULE(MixerBlock);
 

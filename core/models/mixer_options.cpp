@@ -26,6 +26,7 @@ MixerOptions readMixerOptions(JsonFields& f) {
   o.feed_forward = f.choice("feed_forward", o.feed_forward, {"gelu", "linear", "none"});
   o.residual = f.boolean("residual", o.residual);
   o.head_activation = f.choice("head_activation", o.head_activation, {"none", "relu"});
+  o.ff_dropout = f.number("ff_dropout", o.ff_dropout, 0.0, 0.9);
   return o;
 }
 

@@ -38,6 +38,7 @@ struct MixerOptions {
   std::string feed_forward = "gelu";  // gelu | linear | none
   bool residual = true;
   std::string head_activation = "none";  // none | relu
+  double ff_dropout = 0.0;  // dropout after the first feed-forward Linear, before GELU (paper-era autoencoders: 0.05)
 
   TokenConvSettings tokenConv() const;
 };
