@@ -3,7 +3,12 @@
 // reopening the window mid-run reattaches to the run.
 #include <QtTest/QtTest>
 
+#include <QAction>
 #include <QTableWidget>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
 
 #include "app/gui/main_window.h"
 #include "tests/training_fixture.h"
@@ -57,6 +62,40 @@ class TestGui : public QObject {
     const QString shot = QString::fromStdString((dir_ / "main-window.png").string());
     QVERIFY(reopened->grab().save(shot));
     QVERIFY(QFileInfo(shot).size() > 10000);
+  }
+
+  // The demo project (copied, corpus paths made absolute, budget cut to 40 steps so CI stays fast):
+  // select the mixer run, press the real Train action, wait for "finished" and the curve.
+  void demoProjectTrainThroughTheToolbar() {
+    const fs::path dir = testing::makeScratchDir("gui-demo");
+    auto demo = nlohmann::json::parse(std::ifstream(testing::sourceDir() / "projects/demo/project.json"));
+    const fs::path data = testing::sourceDir() / "projects/demo/data";
+    demo["corpus"]["train"] = (data / "stories-b.txt").string();
+    demo["corpus"]["eval"] = (data / "stories-a.txt").string();
+    demo["defaults"]["train"]["max_steps"] = 40;
+    demo["defaults"]["train"]["eval_every"] = 20;
+    demo["defaults"]["train"]["checkpoint_every"] = 20;
+    testing::writeText(dir / "project.json", demo.dump(2));
+    gui::MainWindow window;
+    QCOMPARE(window.openProject(QString::fromStdString((dir / "project.json").string())), QString());
+    window.show();
+    window.runTable()->selectRow(0);
+    QAction* train = nullptr;
+    for (QAction* a : window.findChildren<QAction*>()) {
+      if (a->text() == "Train") train = a;
+    }
+    QVERIFY(train != nullptr);
+    train->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(window.runState("mixer"), QString("finished"), 300000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.lossPlot()->pointCount("mixer", true) >= 3, 10000);  // eval at 0, 20, 40
+    QVERIFY(window.lossPlot()->pointCount("mixer", false) >= 4);
+    // Unticking a run removes it from the plot; ticking it brings it back.
+    const int graphs = window.lossPlot()->graphCount();
+    window.runTable()->item(0, 0)->setCheckState(Qt::Unchecked);
+    QVERIFY(window.lossPlot()->graphCount() < graphs);
+    window.runTable()->item(0, 0)->setCheckState(Qt::Checked);
+    QCOMPARE(window.lossPlot()->graphCount(), graphs);
+    qInfo("event loop max latency while the demo run trained: %.1f ms", window.eventLoopMaxLatencyMs());
   }
 
   void badProjectShowsError() {

@@ -1,14 +1,25 @@
 // Live loss plot (QCustomPlot): train loss as solid lines and eval loss as dashed lines with
-// markers, one colour per run, x axis by step / tokens / wall-clock, optional log y, legend.
+// markers, one colour per run; x axis by step / tokens / wall-clock / FLOPs (equal compute), log x
+// and log y, optional smoothing (raw curve drawn faint behind), min/max downsampling for long
+// curves, a hover readout of the nearest point, legend, zoom/pan with reset, SVG/PNG/CSV export.
 #pragma once
 #include <QMap>
+#include <QPointF>
+#include <QVector>
 #include <QWidget>
+#include <array>
 
+#include "widgets/curve_processing.h"
 #include "widgets/loss_series.h"
 
 class QCustomPlot;
+class QCPGraph;
+class QCPItemText;
+class QCPItemTracer;
 class QComboBox;
 class QCheckBox;
+class QDoubleSpinBox;
+class QSpinBox;
 
 namespace mixerlab::widgets {
 
@@ -20,17 +31,66 @@ class LossPlotWidget : public QWidget {
   void removeRun(const QString& run);
   void setAxis(LossAxis axis);
   LossAxis axis() const { return axis_; }
+  void setLogX(bool on);  // points with x <= 0 are skipped on a log axis
+  void setLogY(bool on);
+  bool logX() const;
+  bool logY() const;
+  void setSmoothing(const Smoothing& smoothing);
+  Smoothing smoothing() const { return smoothing_; }
+  void resetView();  // forget zoom/pan; fit all data (live updates keep a user's zoom until then)
+
   int graphCount() const;
-  int pointCount(const QString& run, bool eval) const;
-  bool saveImage(const QString& path);  // PNG or PDF by extension
+  int pointCount(const QString& run, bool eval) const;      // points in the series
+  int drawnPointCount(const QString& run, bool eval) const;  // raw points drawn (after log filter, downsampling)
+  // "<run> train|eval[ (smoothed)]: <x axis> = x, loss = y" for the drawn point nearest to a pixel
+  // position in the inner QCustomPlot's coordinates; empty when nothing is drawn. The hover shows it.
+  QString readoutAt(double pixel_x, double pixel_y) const;
+  QPointF dataToPixel(double x, double y) const;  // plot pixel position of a data point (for tests)
+  void replotNow();                                // lay out and draw immediately (normally queued)
+
+  bool saveImage(const QString& path);  // PNG, PDF or SVG by extension
+  // Width/height 0: the plot's current size (960x600 when it has none yet).
+  bool exportSvg(const QString& path, int width_px = 0, int height_px = 0);
+  bool exportPng(const QString& path, int width_px = 0, int height_px = 0);
+  bool exportCsv(const QString& path) const;  // see lossTableCsv in plot_export.h
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
+  struct Curve {  // one drawn graph and its full (not downsampled) data, for the readout
+    QString run;
+    bool eval = false, smoothed = false;
+    QCPGraph* graph = nullptr;
+    QVector<double> xs, ys;
+  };
   void redraw();
+  void addCurve(const QString& run, bool eval, bool smoothed, const QColor& colour, QVector<double> xs,
+                QVector<double> ys);
+  void buildControls();
+  bool nearestPoint(double pixel_x, double pixel_y, const Curve** curve, int* index) const;
+  void showReadout(double pixel_x, double pixel_y);
+  QSize exportSize(int width_px, int height_px) const;
+  int pixelWidth() const;
+
   QCustomPlot* plot_;
-  QComboBox* axis_box_;
-  QCheckBox* log_y_;
+  QComboBox* axis_box_ = nullptr;
+  QCheckBox* log_x_ = nullptr;
+  QCheckBox* log_y_ = nullptr;
+  QComboBox* smoothing_box_ = nullptr;
+  QDoubleSpinBox* ema_weight_ = nullptr;
+  QSpinBox* window_ = nullptr;
+  QCheckBox* centred_ = nullptr;
+  QCPItemText* readout_ = nullptr;
+  QCPItemTracer* marker_ = nullptr;
   QMap<QString, LossSeries> series_;
+  QVector<Curve> curves_;
   LossAxis axis_ = LossAxis::Step;
+  Smoothing smoothing_;
+  std::array<double, 4> press_range_{};  // x lo, x hi, y lo, y hi at a mouse press: pan or click?
+  QPointF last_hover_{-1, -1};  // last pointer position over the plot, plot pixels
+  bool user_view_ = false;    // the user zoomed or panned: keep their range on live updates
+  bool downsampled_ = false;  // some curve was downsampled: redraw on resize / zoom
 };
 
 }  // namespace mixerlab::widgets

@@ -10,6 +10,16 @@ void appendMonotonic(QVector<LossPoint>& points, const LossPoint& p) {
 }
 }  // namespace
 
+QString lossAxisLabel(LossAxis axis) {
+  switch (axis) {
+    case LossAxis::Step: return QStringLiteral("step");
+    case LossAxis::Tokens: return QStringLiteral("tokens");
+    case LossAxis::WallSeconds: return QStringLiteral("wall-clock (s)");
+    case LossAxis::Flops: return QStringLiteral("FLOPs");
+  }
+  return QStringLiteral("step");
+}
+
 void LossSeries::appendTrain(const LossPoint& p) { appendMonotonic(train, p); }
 void LossSeries::appendEval(const LossPoint& p) { appendMonotonic(eval, p); }
 void LossSeries::clear() {

@@ -6,13 +6,27 @@
 
 namespace mixerlab::widgets {
 
-enum class LossAxis { Step, Tokens, WallSeconds };
+// The x axis the curves are drawn against. Flops compares runs at equal training compute.
+enum class LossAxis { Step, Tokens, WallSeconds, Flops };
 
 struct LossPoint {
+  // Field order is part of the API: callers aggregate-initialise {step, tokens, wall_s, loss}.
   double step = 0, tokens = 0, wall_s = 0;
   double loss = 0;
-  double x(LossAxis axis) const { return axis == LossAxis::Step ? step : axis == LossAxis::Tokens ? tokens : wall_s; }
+  double flops = 0;  // estimated training FLOPs so far (tokens x training FLOPs per token)
+  double x(LossAxis axis) const {
+    switch (axis) {
+      case LossAxis::Step: return step;
+      case LossAxis::Tokens: return tokens;
+      case LossAxis::WallSeconds: return wall_s;
+      case LossAxis::Flops: return flops;
+    }
+    return step;
+  }
 };
+
+// Human-readable axis name ("step", "tokens", "wall-clock (s)", "FLOPs").
+QString lossAxisLabel(LossAxis axis);
 
 struct LossSeries {
   QString run;

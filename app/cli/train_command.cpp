@@ -30,6 +30,7 @@ struct TrainOptions {
   int64_t threads = -1;
   std::string device;
   bool resume = false;
+  std::string fork_from;  // checkpoint folder to start a new run from
 };
 
 int trainOne(const ProjectConfig& project, const TrainOptions& o) {
@@ -47,6 +48,7 @@ int trainOne(const ProjectConfig& project, const TrainOptions& o) {
   request.run = run;
   request.run_dir = runs_dir / (o.run_id.empty() ? o.run : o.run_id);
   request.resume = o.resume;
+  request.fork_from = o.fork_from;
   ProgressDisplay display;
   request.on_log = [&](const std::string& line) { display.line(line); };
   request.on_progress = [&](const TrainProgress& p) { display.update(p); };
@@ -76,6 +78,11 @@ void addTrainCommands(CLI::App& app, Action& action) {
   train->add_option("--threads", options->threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
   train->add_option("--device", options->device, "cpu, cuda, cuda:N or auto");
   train->add_flag("--resume", options->resume, "Continue from the run directory's latest checkpoint");
+  train->add_option("--fork-from", options->fork_from,
+                    "Start a new run directory from this checkpoint (a checkpoints/step-N folder or a run folder); "
+                    "training settings may differ, the model must match")
+      ->check(CLI::ExistingDirectory)
+      ->excludes("--resume");
   train->callback([options, &action]() {
     action = [options]() { return trainOne(loadProject(options->project), *options); };
   });

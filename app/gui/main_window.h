@@ -2,6 +2,7 @@
 // a live loss plot of all runs, the selected run's log, and actions to train, resume and stop runs.
 // Runs are CLI child processes; a RunMonitor on an owned QThread feeds the views.
 #pragma once
+#include <QJsonObject>
 #include <QMainWindow>
 #include <QMap>
 #include <memory>
@@ -9,18 +10,24 @@
 #include "app/gui/run_snapshot.h"
 
 class QTableWidget;
+class QTableWidgetItem;
 class QPlainTextEdit;
 class QThread;
 class QLabel;
+class QMenu;
+class QComboBox;
 
 namespace mixerlab::widgets {
 class LossPlotWidget;
+class RunComparisonWidget;
 }
 
 namespace mixerlab::gui {
 
 class RunMonitor;
 class LaunchTarget;
+class RunQueue;
+class EventLoopLatency;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -36,6 +43,8 @@ class MainWindow : public QMainWindow {
   QString runState(const QString& run) const;
   QString launch(const QString& run, bool resume);  // error message, empty on success
   QString stop(const QString& run);
+  RunQueue* queue() const { return queue_; }
+  double eventLoopMaxLatencyMs() const;
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -43,6 +52,15 @@ class MainWindow : public QMainWindow {
  private Q_SLOTS:
   void onRunUpdated(const mixerlab::gui::RunSnapshot& snapshot);
   void onOpenProject();
+  void onNewProject();
+  void onNewRun();
+  void onDuplicateRun();
+  void onEditRun();
+  void onCompareConfigs();
+  void onQueueSelected();
+  void onForkSelected();
+  void refreshComparison();
+  void onOverlayToggled(QTableWidgetItem* item);
   void onTrainSelected();
   void onResumeSelected();
   void onStopSelected();
@@ -50,15 +68,26 @@ class MainWindow : public QMainWindow {
 
  private:
   void buildUi();
+  void rememberRecentProject(const QString& file);
+  void rebuildRecentMenu();
+  // Opens the run setup dialog; on OK writes the run into the project file and reloads it.
+  QString editRunInDialog(const QJsonObject& initial, const QString& replace_name);
   void stopMonitor();
   int rowFor(const QString& run, const QString& arch = {});
   QString selectedRun() const;
+  bool isOverlaid(const QString& run) const;
 
   QString project_file_, runs_dir_;
   QTableWidget* table_ = nullptr;
   widgets::LossPlotWidget* plot_ = nullptr;
   QPlainTextEdit* log_view_ = nullptr;
   QLabel* project_label_ = nullptr;
+  QMenu* recent_menu_ = nullptr;
+  QComboBox* target_box_ = nullptr;
+  RunQueue* queue_ = nullptr;
+  EventLoopLatency* latency_ = nullptr;
+  widgets::RunComparisonWidget* comparison_ = nullptr;
+  QMap<QString, QByteArray> run_configs_;
   QThread* monitor_thread_ = nullptr;
   RunMonitor* monitor_ = nullptr;
   std::unique_ptr<LaunchTarget> target_;

@@ -22,10 +22,20 @@ QString findCliExecutable() {
   return QStandardPaths::findExecutable("mixerlab");
 }
 
-QStringList trainArguments(const QString& project_file, const QString& run_name, bool resume) {
+QStringList trainArguments(const QString& project_file, const QString& run_name, bool resume, const QString& run_id,
+                           const QString& fork_from) {
   QStringList args{"train", project_file, "--run", run_name};
   if (resume) args << "--resume";
+  if (!run_id.isEmpty()) args << "--run-id" << run_id;
+  if (!fork_from.isEmpty()) args << "--fork-from" << fork_from;
   return args;
+}
+
+QStringList launchTargetNames() { return {"local"}; }
+
+std::unique_ptr<LaunchTarget> makeLaunchTarget(const QString& name) {
+  if (name == "local") return std::make_unique<LocalLaunchTarget>(findCliExecutable());
+  return nullptr;
 }
 
 QString LocalLaunchTarget::start(const QStringList& arguments, const QString& working_directory) {

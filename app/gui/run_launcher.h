@@ -4,6 +4,7 @@
 #pragma once
 #include <QString>
 #include <QStringList>
+#include <memory>
 
 namespace mixerlab::gui {
 
@@ -30,7 +31,18 @@ class LocalLaunchTarget : public LaunchTarget {
 // tree), else from PATH.
 QString findCliExecutable();
 
-QStringList trainArguments(const QString& project_file, const QString& run_name, bool resume);
+// `train PROJECT --run RUN [--resume] [--run-id ID] [--fork-from CHECKPOINT_DIR]`.
+QStringList trainArguments(const QString& project_file, const QString& run_name, bool resume,
+                           const QString& run_id = {}, const QString& fork_from = {});
+
+// The launch-target registry behind the GUI's target selector. Today only "local". To add a
+// target later ("multi-GPU node": a local process per GPU with CUDA_VISIBLE_DEVICES / torchrun-
+// style rank arguments; "remote host (SSH)": `ssh host mixerlab train ...` with the run directory
+// on a shared or synced folder), write a LaunchTarget subclass, append its name here and return
+// it from makeLaunchTarget(); callers only ever see the LaunchTarget interface.
+QStringList launchTargetNames();
+// A new target for a name from launchTargetNames(); nullptr for an unknown name.
+std::unique_ptr<LaunchTarget> makeLaunchTarget(const QString& name);
 
 // Asks a running run to stop (SIGTERM: it checkpoints and records "stopped"). Returns an error
 // message, empty on success.

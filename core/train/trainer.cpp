@@ -48,6 +48,30 @@ void checkResumableConfig(const RunPaths& paths, const RunConfig& run) {
   }
 }
 
+// Refuses to fork from a checkpoint whose model differs from the run's model config.
+void checkForkableConfig(const fs::path& checkpoint_dir, const RunConfig& run) {
+  const auto stored_model = readCheckpointConfig(checkpoint_dir).at("model");
+  if (stored_model != run.model.toJson()) {
+    throw MixerLabError("cannot fork run \"" + run.name + "\" from " + checkpoint_dir.string() +
+                            ": the checkpoint's model config " + stored_model.dump() +
+                            " differs from the run's model config " + run.model.toJson().dump(),
+                        "fork with a run whose model settings match the checkpoint; only training settings may differ");
+  }
+}
+
+// The parent's metrics up to `last_step` become the start of the fork's metrics log. The parent
+// run directory is the checkpoint's grandparent (runs/<id>/checkpoints/step-<N>).
+void copyParentMetrics(const fs::path& checkpoint_dir, const fs::path& metrics_path, int64_t last_step) {
+  const fs::path parent_metrics = checkpoint_dir.parent_path().parent_path() / "metrics.jsonl";
+  std::string text;
+  if (fs::exists(parent_metrics)) {
+    for (const auto& record : readMetrics(parent_metrics)) {
+      if (record.step <= last_step) text += record.toJsonLine() + "\n";
+    }
+  }
+  writeFileAtomic(metrics_path, text);
+}
+
 void setLearningRate(torch::optim::Optimizer& optimizer, double lr) {
   for (auto& group : optimizer.param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
 }
@@ -77,6 +101,13 @@ TrainOutcome trainRun(const TrainRequest& req) {
                         "pass --resume to continue it, or choose another --run-id or --out");
   }
   if (req.resume) checkResumableConfig(paths, run);
+  const bool forking = !req.fork_from.empty();
+  fs::path fork_dir;
+  if (forking) {
+    if (req.resume) throw MixerLabError("--fork-from and --resume cannot be combined", "fork into a new --run-id");
+    fork_dir = resolveCheckpointDir(req.fork_from);
+    checkForkableConfig(fork_dir, run);
+  }
   fs::create_directories(paths.checkpoints());
   RunLog log(paths.log(), req.on_log);
 
@@ -109,8 +140,16 @@ TrainOutcome trainRun(const TrainRequest& req) {
                                                            .betas({tc.beta1, tc.beta2})
                                                            .eps(tc.adam_eps)
                                                            .weight_decay(tc.weight_decay));
-    const auto latest = req.resume ? latestCheckpoint(paths.checkpoints()) : std::nullopt;
-    if (latest) {
+    const auto latest = forking ? std::optional<fs::path>(fork_dir)
+                        : req.resume ? latestCheckpoint(paths.checkpoints()) : std::nullopt;
+    if (forking) {
+      loadModelWeights(*model, fork_dir);
+      loadOptimizerState(optimizer, fork_dir);
+      restoreRngState(fork_dir);
+      state = readTrainerState(fork_dir);
+      copyParentMetrics(fork_dir, paths.metrics(), state.step);
+      log.info("forked from " + fork_dir.string() + " at step " + std::to_string(state.step));
+    } else if (latest) {
       loadModelWeights(*model, *latest);
       loadOptimizerState(optimizer, *latest);
       restoreRngState(*latest);
@@ -126,6 +165,7 @@ TrainOutcome trainRun(const TrainRequest& req) {
     run_json["environment"] = environmentInfo(device_text);
     run_json["seed"] = tc.seed;
     run_json["threads"] = threads;
+    if (forking) run_json["forked_from"] = {{"checkpoint", fs::absolute(fork_dir).string()}, {"step", state.step}};
     writeFileAtomic(paths.runJson(), run_json.dump(2) + "\n");
     setStatus(RunState::Running, "", state);
     log.info("run " + run.name + ": " + run.model.arch + ", " + std::to_string(model->parameterCount()) +

@@ -1,0 +1,34 @@
+// Where the run-setup form meets the core: the form's schema (from the architecture registry and
+// the core's config defaults), validation of one run through the real project parser
+// (mixerlab::parseProject), and the analytic cost preview (mixerlab::estimateCost).
+// Plain Qt types only, so moc and the widgets never see torch or core headers.
+#pragma once
+#include <QJsonObject>
+#include <QMap>
+#include <QString>
+#include <QVector>
+
+#include "widgets/config_form.h"
+
+namespace mixerlab::gui {
+
+// Every field of the run-setup form: name, architecture and family options, training, budget.
+QVector<widgets::FieldSpec> runSchema();
+
+// Validates `run` as the only run of the project in `project_file` (its corpus, tokenizer and
+// defaults). Returns {} when valid, else key -> message, e.g. {"model.d_model": "expected an integer
+// between 1 and 1048576, got -3"}; problems without a field of the run are under "".
+QMap<QString, QString> validateRun(const QJsonObject& run, const QString& project_file);
+
+// Multi-line text: parameters, forward/training FLOPs per token, activation memory for the run's
+// batch, and weights + gradients + AdamW memory. Explains itself when the run is invalid.
+QString costPreview(const QJsonObject& run, const QString& project_file);
+
+// `run` with the project's defaults.model / defaults.train merged under its own model / train.
+QJsonObject withProjectDefaults(const QJsonObject& run, const QString& project_file);
+// The fully resolved run (every default filled in, as the trainer sees it); {} and *error if invalid.
+QJsonObject resolvedRun(const QJsonObject& run, const QString& project_file, QString* error = nullptr);
+// The run object named `run_name` as written in the project file ({} if there is none).
+QJsonObject projectRun(const QString& project_file, const QString& run_name);
+
+}  // namespace mixerlab::gui

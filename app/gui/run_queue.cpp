@@ -1,0 +1,133 @@
+// The run queue (see run_queue.h).
+#include "app/gui/run_queue.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QTimer>
+
+#include "app/gui/run_launcher.h"
+#include "core/runs/run_status.h"
+
+namespace mixerlab::gui {
+
+namespace {
+constexpr int kPollIntervalMs = 500;
+
+// The status as a reader sees it (a dead "running" process reads as stopped); nullopt if none.
+std::optional<RunStatus> currentStatus(const QString& run_dir) {
+  auto status = readRunStatus(run_dir.toStdString());
+  if (!status) return std::nullopt;
+  return status->resolvedForReader();
+}
+}  // namespace
+
+RunQueue::RunQueue(std::unique_ptr<LaunchTarget> target, QString project_file, QString runs_directory, QObject* parent)
+    : QObject(parent),
+      target_(std::move(target)),
+      project_file_(std::move(project_file)),
+      runs_dir_(std::move(runs_directory)),
+      poll_timer_(new QTimer(this)) {
+  poll_timer_->setInterval(kPollIntervalMs);
+  connect(poll_timer_, &QTimer::timeout, this, &RunQueue::poll);
+}
+
+RunQueue::~RunQueue() = default;
+
+QString RunQueue::targetName() const { return target_ ? target_->name() : QString(); }
+
+QString RunQueue::runDirectory(const QString& run) const { return QDir(runs_dir_).filePath(run); }
+
+void RunQueue::enqueue(const QString& run, bool resume, const QString& run_id, const QString& fork_from) {
+  queue_.push_back({run, run_id.isEmpty() ? run : run_id, fork_from, resume});
+  Q_EMIT queueChanged();
+  if (current_.isEmpty()) startNext();
+}
+
+QStringList RunQueue::pending() const {
+  QStringList names;
+  for (const Entry& e : queue_) names << e.run_id;
+  return names;
+}
+
+bool RunQueue::remove(const QString& run_id) {
+  for (int i = 0; i < queue_.size(); ++i) {
+    if (queue_[i].run_id == run_id) {
+      queue_.removeAt(i);
+      Q_EMIT queueChanged();
+      return true;
+    }
+  }
+  return false;
+}
+
+void RunQueue::onRunStateChanged(const QString& run, const QString& state) {
+  if (run != current_) return;
+  if (state == "running") {
+    current_seen_running_ = true;
+  } else if (state == "finished" || state == "failed" || state == "stopped") {
+    finishCurrent();
+  }
+}
+
+void RunQueue::poll() {
+  if (current_.isEmpty()) {
+    poll_timer_->stop();
+    return;
+  }
+  const auto status = currentStatus(runDirectory(current_));
+  const bool fresh = status && QString::fromStdString(status->updated_at) != current_status_before_;
+  if (fresh && status->state == RunState::Running) {
+    current_seen_running_ = true;
+    return;
+  }
+  if (fresh && status->state != RunState::Pending) {
+    finishCurrent();
+    return;
+  }
+  // No status written since the launch: the process is still preparing data (a project's first
+  // run trains its tokenizer), or it died on bad arguments before writing one.
+  if (!current_seen_running_ && since_launch_.elapsed() > startup_timeout_ms_) {
+    const QString run = current_;
+    finishCurrent();
+    Q_EMIT launchFailed(run, "the run wrote no status within " + QString::number(startup_timeout_ms_ / 1000) + " s");
+  }
+}
+
+void RunQueue::finishCurrent() {
+  current_.clear();
+  current_seen_running_ = false;
+  startNext();
+}
+
+void RunQueue::startNext() {
+  while (current_.isEmpty() && !queue_.isEmpty()) {
+    const Entry next = queue_.takeFirst();
+    Q_EMIT queueChanged();
+    const QString dir = runDirectory(next.run_id);
+    if (!next.resume && QFileInfo::exists(QDir(dir).filePath("run.json"))) {
+      Q_EMIT launchFailed(next.run_id, "run directory " + dir + " already exists (queue it with resume)");
+      continue;
+    }
+    if (!next.fork_from.isEmpty() && !QFileInfo(next.fork_from).isDir()) {
+      Q_EMIT launchFailed(next.run_id, "no checkpoint folder " + next.fork_from);
+      continue;
+    }
+    const auto before = currentStatus(dir);
+    const QString run_id = next.run_id == next.run ? QString() : next.run_id;
+    const QStringList arguments = trainArguments(project_file_, next.run, next.resume, run_id, next.fork_from);
+    const QString error = target_ ? target_->start(arguments, QFileInfo(project_file_).absolutePath())
+                                  : QString("no launch target");
+    if (!error.isEmpty()) {
+      Q_EMIT launchFailed(next.run_id, error);
+      continue;
+    }
+    current_ = next.run_id;
+    current_status_before_ = before ? QString::fromStdString(before->updated_at) : QString();
+    current_seen_running_ = false;
+    since_launch_.start();
+    poll_timer_->start();
+    Q_EMIT started(next.run_id);
+  }
+}
+
+}  // namespace mixerlab::gui

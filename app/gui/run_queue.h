@@ -1,0 +1,68 @@
+// A queue of training runs for one launch target: runs wait their turn and the next one starts
+// when the run the queue started last is no longer running, so a machine trains one queued run at
+// a time. The queue learns about run states by polling status.json every 500 ms (tiny reads) and
+// also accepts notifications from the main window's run monitor (onRunStateChanged).
+#pragma once
+#include <QElapsedTimer>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+#include <memory>
+
+class QTimer;
+
+namespace mixerlab::gui {
+
+class LaunchTarget;
+
+class RunQueue : public QObject {
+  Q_OBJECT
+ public:
+  // Runs of `project_file` are launched on `target`; their directories are runs_directory/<run>.
+  RunQueue(std::unique_ptr<LaunchTarget> target, QString project_file, QString runs_directory,
+           QObject* parent = nullptr);
+  ~RunQueue() override;
+
+  // Adds a run (resume: continue its latest checkpoint; run_id: its folder name, default the run
+  // name; fork_from: a checkpoint folder to fork from, see trainArguments); starts it at once when
+  // nothing is running. Queue entries are named by run id.
+  void enqueue(const QString& run, bool resume, const QString& run_id = {}, const QString& fork_from = {});
+  QStringList pending() const;             // waiting run ids, next first
+  bool remove(const QString& run_id);      // drops a waiting run; false if it was not queued
+  QString current() const { return current_; }  // the run id the queue started that still runs, or empty
+  QString targetName() const;
+  // A launched run that writes no status within this time is taken as failed to start.
+  void setStartupTimeoutMs(int timeout_ms) { startup_timeout_ms_ = timeout_ms; }
+
+ public Q_SLOTS:
+  // From the run monitor (run = run id): state is a run_status name ("running", "finished", "failed", "stopped").
+  void onRunStateChanged(const QString& run, const QString& state);
+
+ Q_SIGNALS:
+  void started(const QString& run);
+  void launchFailed(const QString& run, const QString& error);
+  void queueChanged();
+
+ private:
+  struct Entry {
+    QString run, run_id, fork_from;
+    bool resume = false;
+  };
+  void poll();
+  void finishCurrent();
+  void startNext();
+  QString runDirectory(const QString& run) const;
+
+  std::unique_ptr<LaunchTarget> target_;
+  QString project_file_, runs_dir_;
+  QVector<Entry> queue_;
+  QString current_;
+  QString current_status_before_;  // status.json's updated_at before the launch ("" if none)
+  bool current_seen_running_ = false;
+  QElapsedTimer since_launch_;
+  int startup_timeout_ms_ = 300000;  // the first run of a project trains its tokenizer first
+  QTimer* poll_timer_ = nullptr;
+};
+
+}  // namespace mixerlab::gui

@@ -1,0 +1,68 @@
+// RunSetupDialog (see run_setup_dialog.h). Validation and the cost preview are pure config parsing
+// and arithmetic (no model is built), so they run synchronously on every edit.
+#include "app/gui/run_setup_dialog.h"
+
+#include <QDialogButtonBox>
+#include <QFileInfo>
+#include <QLabel>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QVBoxLayout>
+
+#include "app/gui/run_config_schema.h"
+#include "widgets/config_form.h"
+
+namespace mixerlab::gui {
+
+RunSetupDialog::RunSetupDialog(const QString& project_file, const QJsonObject& initial_run, QWidget* parent)
+    : QDialog(parent), project_file_(project_file) {
+  setWindowTitle(tr("Run setup — %1").arg(QFileInfo(project_file).fileName()));
+  auto* layout = new QVBoxLayout(this);
+  auto* intro = new QLabel(tr("Project: %1. Settings left at the project's defaults are shown filled in; "
+                              "hover a field for what it means.")
+                               .arg(project_file),
+                           this);
+  intro->setWordWrap(true);
+  layout->addWidget(intro);
+  form_ = new widgets::ConfigForm;
+  form_->setSchema(runSchema());
+  form_->setValues(withProjectDefaults(initial_run, project_file));
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setWidget(form_);
+  layout->addWidget(scroll, 1);
+  buttons_ = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+  layout->addWidget(buttons_);
+  connect(buttons_, &QDialogButtonBox::accepted, this, [this] {
+    if (isValid()) accept();
+  });
+  connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  connect(form_, &widgets::ConfigForm::valuesChanged, this, [this] { revalidate(); });
+  resize(1040, 860);
+  revalidate();
+}
+
+QJsonObject RunSetupDialog::run() const { return form_->values(); }
+
+QPushButton* RunSetupDialog::okButton() const { return buttons_->button(QDialogButtonBox::Ok); }
+
+void RunSetupDialog::setReservedNames(const QStringList& names) {
+  reserved_names_ = names;
+  revalidate();
+}
+
+void RunSetupDialog::revalidate() {
+  const QJsonObject current = run();
+  errors_ = validateRun(current, project_file_);
+  const QString name = current.value("name").toString();
+  if (errors_.isEmpty() && reserved_names_.contains(name)) {
+    errors_.insert("name", tr("the project already has a run named \"%1\"").arg(name));
+  }
+  form_->setFieldErrors(errors_);
+  form_->setPreviewText(costPreview(current, project_file_));
+  okButton()->setEnabled(errors_.isEmpty());
+}
+
+}  // namespace mixerlab::gui

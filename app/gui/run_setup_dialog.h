@@ -1,0 +1,46 @@
+// RunSetupDialog: create, duplicate or edit one run of a project. A ConfigForm built from
+// runSchema(), validated through the core's project parser on every edit (fields turn red with the
+// reason), a live analytic cost preview, and OK enabled only while the run is valid.
+#pragma once
+#include <QDialog>
+#include <QJsonObject>
+#include <QMap>
+#include <QStringList>
+
+class QDialogButtonBox;
+class QPushButton;
+
+namespace mixerlab::widgets {
+class ConfigForm;
+}
+
+namespace mixerlab::gui {
+
+class RunSetupDialog : public QDialog {
+  Q_OBJECT
+ public:
+  // `initial_run` is a run object as written in a project file ({"name", "model", "train"}); the
+  // project's defaults are shown for the keys it leaves out.
+  RunSetupDialog(const QString& project_file, const QJsonObject& initial_run, QWidget* parent = nullptr);
+
+  // The edited run: every shown field plus any keys of initial_run the form does not cover.
+  QJsonObject run() const;
+  // Names the run may not take (the project's other runs, for new and duplicated runs).
+  void setReservedNames(const QStringList& names);
+
+  bool isValid() const { return errors_.isEmpty(); }
+  QMap<QString, QString> errors() const { return errors_; }
+  widgets::ConfigForm* form() const { return form_; }
+  QPushButton* okButton() const;
+
+ private:
+  void revalidate();
+
+  QString project_file_;
+  QStringList reserved_names_;
+  QMap<QString, QString> errors_;
+  widgets::ConfigForm* form_ = nullptr;
+  QDialogButtonBox* buttons_ = nullptr;
+};
+
+}  // namespace mixerlab::gui

@@ -1,0 +1,300 @@
+// Loss plot widget tests: smoothing and downsampling arithmetic, resumed-run series from a growing
+// metrics file, x-axis switching (FLOPs included), log axes, hover readout and SVG/PNG/CSV exports.
+// Pure widget test: links mixerlab_widgets only (no torch, no core).
+#include <QtTest/QtTest>
+
+#include <QApplication>
+#include <QComboBox>
+#include <QFile>
+#include <QImage>
+#include <QPainter>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <cmath>
+#include <qcustomplot.h>
+
+#include "tests/loss_plot_fixture.h"
+#include "widgets/curve_processing.h"
+#include "widgets/loss_plot_widget.h"
+#include "widgets/plot_export.h"
+
+using namespace mixerlab::widgets;
+using namespace mixerlab::widgets::testing;
+
+namespace {
+QCustomPlot* innerPlot(LossPlotWidget& w) { return w.findChild<QCustomPlot*>(); }
+}  // namespace
+
+class TestLossPlot : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void emaIsBiasCorrected() {
+    const QVector<double> ys{4, 2, 3};
+    const QVector<double> s = emaSmooth(ys, 0.9);
+    QCOMPARE(s.size(), 3);
+    QCOMPARE(s[0], 4.0);  // bias correction: the first smoothed value is the first raw value
+    QVERIFY(std::abs(s[1] - (0.9 * 0.4 + 0.1 * 2) / (1 - 0.81)) < 1e-12);
+    QVERIFY(std::abs(s[2] - ((0.9 * 0.56 + 0.1 * 3) / (1 - 0.729))) < 1e-12);
+    QCOMPARE(emaSmooth(ys, 0.0), ys);  // b = 0 is no smoothing
+    const QVector<double> with_nan = emaSmooth({1, NAN, 3}, 0.5);
+    QVERIFY(std::isnan(with_nan[1]));
+    QVERIFY(std::abs(with_nan[2] - (0.5 * 0.5 + 0.5 * 3) / 0.75) < 1e-12);  // NaN did not disturb the state
+  }
+
+  void movingAverageValues() {
+    const QVector<double> ys{1, 2, 3, 4, 5};
+    QCOMPARE(movingAverage(ys, 3, true), (QVector<double>{1.5, 2, 3, 4, 4.5}));
+    QCOMPARE(movingAverage(ys, 3, false), (QVector<double>{1, 1.5, 2, 3, 4}));
+    QCOMPARE(movingAverage(ys, 4, true), (QVector<double>{1.5, 2, 2.5, 3.5, 4}));
+    QCOMPARE(movingAverage(ys, 1, true), ys);
+    Smoothing s;
+    s.kind = SmoothingKind::MovingAverage;
+    s.window_points = 3;
+    s.centred = false;
+    QCOMPARE(smoothed(ys, s), (QVector<double>{1, 1.5, 2, 3, 4}));
+  }
+
+  void downsamplingKeepsSpikesAndBoundsSize() {
+    const int n = 100000, buckets = 800;
+    QVector<double> xs(n), ys(n);
+    for (int i = 0; i < n; ++i) xs[i] = i, ys[i] = 3.0 + 0.1 * std::sin(i * 0.01);
+    ys[54321] = 50.0;  // a loss spike
+    ys[77777] = -3.0;  // and a dip
+    ys[99990] = 60.0;  // a spike late in the last bucket, after that bucket's minimum
+    const QVector<int> keep = minMaxDownsample(xs, ys, buckets);
+    QVERIFY(keep.size() <= 2 * buckets + 2);
+    QVERIFY(keep.size() > 3 * buckets / 2);  // both the min and the max of (almost) every bucket
+    for (int i = 1; i < keep.size(); ++i) QVERIFY(keep[i] > keep[i - 1]);  // x order, no duplicates
+    QVERIFY(keep.contains(54321));
+    QVERIFY(keep.contains(77777));
+    QVERIFY(keep.contains(99990));
+    // A visible sub-range: its own buckets plus one neighbour each side.
+    const QVector<int> part = minMaxDownsample(xs, ys, 100, 50000, 60000);
+    QVERIFY(part.size() <= 2 * 100 + 2);
+    QCOMPARE(part.front(), 49999);
+    QCOMPARE(part.back(), 60001);
+    QVERIFY(part.contains(54321));
+    QVERIFY(minMaxDownsample({}, {}, 10).isEmpty());
+  }
+
+  void widgetDownsamplesLongCurves() {
+    LossPlotWidget w;
+    w.resize(900, 500);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    LossSeries s;
+    s.run = "long";
+    for (int i = 1; i <= 100000; ++i) s.appendTrain({double(i), 0, 0, i == 54321 ? 50.0 : 3.0});
+    w.setSeries(s);
+    QCOMPARE(w.pointCount("long", false), 100000);
+    const int drawn = w.drawnPointCount("long", false);
+    QVERIFY2(drawn > 0 && drawn <= 2 * 900 + 2, qPrintable(QString::number(drawn)));
+    bool found = false;
+    QCPRange y = innerPlot(w)->graph(0)->getValueRange(found);
+    QVERIFY(found);
+    QCOMPARE(y.upper, 50.0);  // the spike is still drawn
+  }
+
+  void userViewSurvivesLiveUpdatesUntilReset() {
+    LossPlotWidget w;
+    w.resize(900, 500);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    LossSeries s = makeRun("mixer", 200, 4.0, 6e6, 1);
+    w.setSeries(s);
+    w.replotNow();
+    QCustomPlot* plot = innerPlot(w);
+    QCOMPARE(plot->xAxis->range().upper, 200.0);
+    const QPoint from = plot->axisRect()->center();
+    QTest::mouseClick(plot, Qt::LeftButton, Qt::NoModifier, from);  // a click is not a pan
+    QCOMPARE(plot->xAxis->range().upper, 200.0);
+    // Drag the plot 200 px to the left: the view moves right.
+    QTest::mousePress(plot, Qt::LeftButton, Qt::NoModifier, from);
+    QMouseEvent drag(QEvent::MouseMove, from - QPoint(200, 0), plot->mapToGlobal(from - QPoint(200, 0)), Qt::LeftButton,
+                     Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(plot, &drag);
+    QTest::mouseRelease(plot, Qt::LeftButton, Qt::NoModifier, from - QPoint(200, 0));
+    const double panned_upper = plot->xAxis->range().upper;
+    QVERIFY2(panned_upper > 200.0, qPrintable(QString::number(panned_upper)));
+    for (int step = 201; step <= 260; ++step) s.appendTrain({double(step), 0, 0, 4.0, 0});
+    w.setSeries(s);  // a live update keeps the user's view
+    QCOMPARE(plot->xAxis->range().upper, panned_upper);
+    w.resetView();
+    QCOMPARE(plot->xAxis->range().upper, 260.0);
+  }
+
+  void growingMetricsFileDrawsOneContinuousLine() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("metrics.jsonl");
+    LossSeries series;
+    series.run = "mixer";
+    Tail tail{path};
+    LossPlotWidget w;
+    // The writer is mid-way through the record of step 31 when the viewer polls.
+    const QByteArray line31 = metricsLine(31, 0);
+    appendLines(path, 1, 30, 0);
+    appendBytes(path, line31.left(20));
+    tail.poll(series);
+    QCOMPARE(series.train.size(), 30);
+    appendBytes(path, line31.mid(20));
+    appendLines(path, 32, 60, 0);
+    tail.poll(series);
+    QCOMPARE(series.train.size(), 60);
+    w.setSeries(series);
+    // The run dies and resumes from its checkpoint at step 40, re-logging 41..60 with other losses.
+    appendLines(path, 41, 80, 1.0);
+    tail.poll(series);
+    w.setSeries(series);
+    QCOMPARE(series.train.size(), 80);
+    for (int i = 0; i < series.train.size(); ++i) QCOMPARE(series.train[i].step, double(i + 1));
+    QCOMPARE(series.train[49].loss, 5.0 - 50 * 0.01 + 1.0);  // the re-logged value replaced the old one
+    QCOMPARE(w.graphCount(), 1);
+    QCOMPARE(w.drawnPointCount("mixer", false), 80);
+    QCOMPARE(innerPlot(w)->graph(0)->dataCount(), 80);
+  }
+
+  void axisSwitchingIncludesFlops() {
+    LossPlotWidget w;
+    w.resize(900, 500);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    LossSeries s = makeRun("mixer", 200, 4.0, 6e6, 1);
+    s.train.prepend({0, 0, 0, 8.0, 0});  // a step-0 point: skipped on a log x axis
+    w.setSeries(s);
+    const auto* combo = w.findChild<QComboBox*>();
+    QVERIFY(combo);
+    QCOMPARE(combo->count(), 4);
+    QCOMPARE(combo->itemText(3), QString("FLOPs"));
+    const LossPoint last = s.train.back();
+    const struct { LossAxis axis; double x; } cases[] = {
+        {LossAxis::Step, last.step}, {LossAxis::Tokens, last.tokens}, {LossAxis::WallSeconds, last.wall_s},
+        {LossAxis::Flops, last.flops}};
+    for (const auto& c : cases) {
+      w.setAxis(c.axis);
+      w.replotNow();
+      QCOMPARE(innerPlot(w)->xAxis->label(), lossAxisLabel(c.axis));
+      QCOMPARE(innerPlot(w)->xAxis->range().upper, c.x);
+      const QPointF px = w.dataToPixel(c.x, last.loss);
+      const QString text = w.readoutAt(px.x(), px.y());
+      QVERIFY2(text.startsWith("mixer train: " + lossAxisLabel(c.axis) + " = "), qPrintable(text));
+      QVERIFY2(text.endsWith(QString::number(last.loss, 'f', 4)), qPrintable(text));
+    }
+    QVERIFY(w.readoutAt(0, 0).contains("mixer"));  // always the nearest point
+    QCOMPARE(combo->currentIndex(), 3);
+    QCOMPARE(w.drawnPointCount("mixer", false), 201);
+    w.setLogX(true);
+    QCOMPARE(w.drawnPointCount("mixer", false), 200);  // x = 0 is skipped on a log axis
+    QCOMPARE(innerPlot(w)->xAxis->scaleType(), QCPAxis::stLogarithmic);
+    w.setLogY(true);
+    QCOMPARE(innerPlot(w)->yAxis->scaleType(), QCPAxis::stLogarithmic);
+    w.setLogX(false);
+    QCOMPARE(w.drawnPointCount("mixer", false), 201);
+  }
+
+  void smoothingDrawsFaintRawBehindSmoothed() {
+    LossPlotWidget w;
+    w.resize(900, 500);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.setSeries(makeRun("mixer", 300, 4.0, 6e6, 1));
+    QCOMPARE(w.graphCount(), 2);  // train + eval
+    Smoothing sm;
+    sm.kind = SmoothingKind::Ema;
+    sm.ema_weight = 0.95;
+    w.setSmoothing(sm);
+    QCOMPARE(w.graphCount(), 3);  // faint raw train + smoothed train + eval
+    QCustomPlot* plot = innerPlot(w);
+    QCOMPARE(plot->graph(0)->pen().color().alpha(), 60);
+    QCOMPARE(plot->graph(1)->pen().color().alpha(), 255);
+    QCOMPARE(plot->graph(1)->name(), QString("mixer train"));
+    QCOMPARE(plot->legend->itemCount(), 2);  // the faint raw curve stays out of the legend
+    w.replotNow();
+    const double y1 = plot->graph(1)->data()->at(150)->value, x1 = plot->graph(1)->data()->at(150)->key;
+    const QPointF px = w.dataToPixel(x1, y1);
+    QVERIFY2(w.readoutAt(px.x(), px.y()).contains("train (smoothed)"), qPrintable(w.readoutAt(px.x(), px.y())));
+    sm.kind = SmoothingKind::None;
+    w.setSmoothing(sm);
+    QCOMPARE(w.graphCount(), 2);
+  }
+
+  void exportsAndScreenshot() {
+    QDir().mkpath("/tmp/helperD");
+    QTemporaryDir dir;
+    LossPlotWidget w;
+    w.resize(1100, 650);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    const LossSeries a = makeRun("mixer", 300, 4.0, 6 * 3.2e6, 1), b = makeRun("transformer", 300, 4.3, 6 * 1.6e6, 2);
+    w.setSeries(a);
+    w.setSeries(b);
+    Smoothing sm;
+    sm.kind = SmoothingKind::Ema;
+    sm.ema_weight = 0.9;
+    w.setSmoothing(sm);
+    w.replotNow();
+    // Hover over the smoothed mixer curve at step 120.
+    QCustomPlot* plot = innerPlot(w);
+    const QPointF px = w.dataToPixel(120, plot->graph(1)->data()->at(119)->value);
+    QMouseEvent move(QEvent::MouseMove, px, plot->mapToGlobal(px), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(plot, &move);
+    w.replotNow();
+    QCOMPARE(plot->itemCount(), 2);  // the readout text and the marker on the hovered point
+    QVERIFY(plot->item(0)->visible() && plot->item(1)->visible());
+    QVERIFY(w.grab().save("/tmp/helperD/loss_plot.png"));
+
+    const QString csv_path = dir.filePath("loss.csv"), svg_path = dir.filePath("loss.svg"), png_path = dir.filePath("loss.png");
+    QVERIFY(w.exportCsv(csv_path));
+    QFile csv(csv_path);
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.front(), QString("run,series,step,tokens,wall_s,flops,loss,smoothed_loss"));
+    QCOMPARE(lines.size(), 1 + 2 * (300 + 6));
+    QVERIFY(lines[1].startsWith("mixer,train,1,2048,0.25,"));
+    QCOMPARE(lines[1].split(',')[6], lines[1].split(',')[7]);  // first smoothed value = first raw value
+    QVERIFY(lines.contains(QString("transformer,eval,300,614400,75,%1,%2,")
+                               .arg(QString::number(614400 * 6 * 1.6e6, 'g', 10))
+                               .arg(QString::number(b.eval.back().loss, 'g', 10))));
+    QVERIFY(!lossTableCsv({a}, Smoothing{}).contains("smoothed_loss"));
+
+    QVERIFY(w.exportSvg(svg_path, 900, 560));
+    QFile svg(svg_path);
+    QVERIFY(svg.open(QIODevice::ReadOnly));
+    const QByteArray svg_text = svg.readAll();
+    QVERIFY(svg_text.contains("<svg"));
+    QVERIFY(svg_text.contains("<polyline") || svg_text.contains("<path"));
+    QVERIFY(svg_text.contains("mixer train"));
+    QVERIFY(svg_text.contains("transformer eval"));
+    QVERIFY(svg_text.contains("cross-entropy loss"));
+    QVERIFY(w.exportPng(png_path, 800, 500));
+    QVERIFY(QFileInfo(png_path).size() > 10000);
+    QImage image(png_path);
+    QCOMPARE(image.size(), QSize(800, 500));
+    QVERIFY(w.exportPng("/tmp/helperD/loss_export.png"));
+    QVERIFY(w.exportSvg("/tmp/helperD/loss_export.svg"));
+    QVERIFY(w.saveImage(dir.filePath("legacy.png")));
+    // The SVG renders back to a picture (saved to look at).
+    QSvgRenderer renderer(svg_path);
+    QVERIFY(renderer.isValid());
+    QImage rendered(900, 560, QImage::Format_ARGB32);
+    rendered.fill(Qt::white);
+    QPainter painter(&rendered);
+    renderer.render(&painter);
+    painter.end();
+    QVERIFY(rendered.save("/tmp/helperD/svg_render.png"));
+
+    // Equal-compute view on log-log axes with a trailing moving average, saved to look at.
+    w.setAxis(LossAxis::Flops);
+    QVERIFY(!plot->item(0)->visible() && !plot->item(1)->visible());  // no stale readout after a redraw
+    w.setLogX(true);
+    w.setLogY(true);
+    sm.kind = SmoothingKind::MovingAverage;
+    sm.window_points = 20;
+    sm.centred = false;
+    w.setSmoothing(sm);
+    w.replotNow();
+    QVERIFY(w.grab().save("/tmp/helperD/loss_plot_flops_log.png"));
+  }
+};
+
+QTEST_MAIN(TestLossPlot)
+#include "test_loss_plot.moc"

@@ -1,0 +1,109 @@
+// Run comparison tests on made-up curves: final/best losses, eval loss interpolated at an equal
+// budget, the budget all runs reached, flattened config differences, and the widget's tables.
+#include <QtTest/QtTest>
+
+#include <QJsonArray>
+#include <QTableWidget>
+#include <cmath>
+
+#include "widgets/run_comparison.h"
+
+using namespace mixerlab::widgets;
+
+namespace {
+// Eval every 10 steps, train every step; tokens = 100 x step, wall = step x seconds_per_step.
+RunCurve makeCurve(const QString& run, int last_step, double start_loss, double seconds_per_step, double lr) {
+  RunCurve c;
+  c.run = run;
+  for (int step = 0; step <= last_step; ++step) {
+    CurvePoint p;
+    p.step = step;
+    p.tokens = 100.0 * step;
+    p.wall_s = seconds_per_step * step;
+    p.flops = 1e6 * step;
+    if (step > 0) p.train_loss = start_loss - 0.01 * step;
+    if (step % 10 == 0) p.eval_loss = start_loss - 0.02 * step;
+    c.points.push_back(p);
+  }
+  c.config = QJsonObject{{"model", QJsonObject{{"arch", "masked_mixer"}, {"d_model", 64}}},
+                         {"train", QJsonObject{{"learning_rate", lr}, {"batch_size", 4}, {"betas", QJsonArray{0.9, 0.95}}}}};
+  return c;
+}
+}  // namespace
+
+class TestRunComparison : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void finalAndBestLosses() {
+    const RunCurve c = makeCurve("a", 40, 8.0, 1.0, 1e-3);
+    QCOMPARE(finalTrainLoss(c), 8.0 - 0.4);
+    QCOMPARE(finalEvalLoss(c), 8.0 - 0.8);
+    QCOMPARE(bestEvalLoss(c), 8.0 - 0.8);
+    RunCurve empty;
+    QVERIFY(std::isnan(finalTrainLoss(empty)));
+    QVERIFY(std::isnan(bestEvalLoss(empty)));
+  }
+
+  void valueAtBudgetInterpolatesBetweenEvalPoints() {
+    const RunCurve c = makeCurve("a", 40, 8.0, 2.0, 1e-3);
+    QCOMPARE(valueAtBudget(c, Budget::Steps, 20), 8.0 - 0.4);  // an eval point
+    QVERIFY(std::abs(valueAtBudget(c, Budget::Steps, 25) - (8.0 - 0.5)) < 1e-12);
+    QVERIFY(std::abs(valueAtBudget(c, Budget::Tokens, 1500) - (8.0 - 0.3)) < 1e-12);  // step 15
+    QVERIFY(std::abs(valueAtBudget(c, Budget::WallSeconds, 70) - (8.0 - 0.7)) < 1e-12);  // step 35
+    QVERIFY(std::isnan(valueAtBudget(c, Budget::Steps, 41)));  // beyond the last eval
+    QVERIFY(std::isnan(valueAtBudget(c, Budget::Steps, -1)));
+  }
+
+  void commonBudgetIsTheSmallestReach() {
+    const QVector<RunCurve> runs{makeCurve("long", 60, 8.0, 1.0, 1e-3), makeCurve("short", 30, 7.5, 3.0, 1e-3)};
+    QCOMPARE(commonBudget(runs, Budget::Steps), 30.0);
+    QCOMPARE(commonBudget(runs, Budget::Tokens), 3000.0);
+    QCOMPARE(commonBudget(runs, Budget::WallSeconds), 60.0);  // "long" reached step 60 at 60 s
+    QCOMPARE(valueAtBudget(runs[0], Budget::WallSeconds, 60.0), 8.0 - 1.2);
+    QCOMPARE(valueAtBudget(runs[1], Budget::WallSeconds, 60.0), 7.5 - 0.4);  // step 20
+    QVERIFY(std::isnan(commonBudget({runs[0], RunCurve{}}, Budget::Steps)));
+  }
+
+  void configDifferencesAreFlattenedKeys() {
+    RunCurve a = makeCurve("a", 10, 8.0, 1.0, 1e-3);
+    RunCurve b = makeCurve("b", 10, 8.0, 1.0, 3e-3);
+    QJsonObject train = b.config["train"].toObject();
+    train["warmup_steps"] = 5;
+    b.config["train"] = train;
+    const auto flat = flattenConfig(a.config);
+    QCOMPARE(flat.value("model.d_model").toInt(), 64);
+    QVERIFY(flat.value("train.betas").isArray());
+    QCOMPARE(differingConfigKeys({a, b}), QStringList({"train.learning_rate", "train.warmup_steps"}));
+    QCOMPARE(differingConfigKeys({a, a}), QStringList());
+    QCOMPARE(configValueText(QJsonValue(QJsonValue::Undefined)), QString("—"));
+  }
+
+  void widgetShowsTables() {
+    RunCurve a = makeCurve("mixer", 60, 8.0, 1.0, 1e-3);
+    RunCurve b = makeCurve("llama", 30, 7.5, 3.0, 3e-3);
+    RunCurve c = makeCurve("mixer-lr", 50, 7.8, 1.5, 1e-3);
+    QJsonObject model = b.config["model"].toObject();
+    model["arch"] = "llama";
+    b.config["model"] = model;
+    RunComparisonWidget w;
+    w.resize(900, 420);
+    w.setRuns({a, b, c});
+    QCOMPARE(w.resultsTable()->rowCount(), 3);
+    QVERIFY(w.resultsTable()->horizontalHeaderItem(RunComparisonWidget::EvalAtBudget)->text().contains("step = 30"));
+    QCOMPARE(w.resultsTable()->item(0, RunComparisonWidget::EvalAtBudget)->text(), QString::number(8.0 - 0.6, 'f', 4));
+    QCOMPARE(w.resultsTable()->item(1, RunComparisonWidget::BestEval)->text(), QString::number(7.5 - 0.6, 'f', 4));
+    w.setBudget(Budget::WallSeconds);
+    QVERIFY(w.resultsTable()->horizontalHeaderItem(RunComparisonWidget::EvalAtBudget)->text().contains("wall-clock"));
+    QCOMPARE(w.configTable()->rowCount(), 2);  // model.arch, train.learning_rate
+    QCOMPARE(w.configTable()->columnCount(), 3);
+    // llama differs from the majority in both rows: its cells are highlighted, the others not.
+    QVERIFY(w.configTable()->item(0, 1)->background().style() != Qt::NoBrush);
+    QVERIFY(w.configTable()->item(0, 0)->background().style() == Qt::NoBrush);
+    QDir().mkpath("/tmp/helperF");
+    QVERIFY(w.grab().save("/tmp/helperF/run-comparison.png"));
+  }
+};
+
+QTEST_MAIN(TestRunComparison)
+#include "test_run_comparison.moc"

@@ -1,0 +1,132 @@
+// Run queue tests (offscreen): two tiny runs queued on the local target run one after the other
+// (the second starts only once the first has finished) while a main window shows the project,
+// and the event loop stays responsive meanwhile (measured with the latency probe). Also the
+// launch-target registry, the train arguments for --run-id / --fork-from, and a queued fork.
+#include <QtTest/QtTest>
+
+#include "app/gui/event_loop_latency.h"
+#include "app/gui/main_window.h"
+#include "app/gui/run_launcher.h"
+#include "app/gui/run_queue.h"
+#include "core/runs/run_status.h"
+#include "tests/training_fixture.h"
+
+using namespace mixerlab;
+namespace fs = std::filesystem;
+
+class TestRunQueue : public QObject {
+  Q_OBJECT
+  fs::path dir_, project_;
+
+ private Q_SLOTS:
+  void initTestCase() {
+    qputenv("MIXERLAB_CLI", QByteArray::fromStdString(testing::cliPath().string()));
+    dir_ = testing::makeScratchDir("run-queue");
+    project_ = testing::writeTinyProject(
+        dir_, R"(, "max_steps": 60, "schedule_steps": 60, "checkpoint_every": 20, "eval_every": 20)", 64, 64);
+  }
+
+  void registryAndArguments() {
+    QCOMPARE(gui::launchTargetNames(), QStringList({"local"}));
+    auto local = gui::makeLaunchTarget("local");
+    QVERIFY(local != nullptr);
+    QCOMPARE(local->name(), QString("local"));
+    QVERIFY(gui::makeLaunchTarget("remote host (SSH)") == nullptr);
+    QCOMPARE(gui::trainArguments("p.json", "mixer", false), QStringList({"train", "p.json", "--run", "mixer"}));
+    QCOMPARE(gui::trainArguments("p.json", "mixer", false, "mixer-lr", "/r/mixer/checkpoints/step-8"),
+             QStringList({"train", "p.json", "--run", "mixer", "--run-id", "mixer-lr", "--fork-from",
+                          "/r/mixer/checkpoints/step-8"}));
+  }
+
+  void removeDropsAWaitingRun() {
+    // A target that never runs anything: the first run stays "current", the rest wait.
+    struct NullTarget : gui::LaunchTarget {
+      QString name() const override { return "null"; }
+      QString start(const QStringList&, const QString&) override { return {}; }
+    };
+    gui::RunQueue queue(std::make_unique<NullTarget>(), "p.json", QString::fromStdString((dir_ / "null-runs").string()));
+    QSignalSpy changed(&queue, &gui::RunQueue::queueChanged);
+    queue.enqueue("a", false);
+    queue.enqueue("b", false);
+    queue.enqueue("c", true);
+    QCOMPARE(queue.current(), QString("a"));
+    QCOMPARE(queue.pending(), QStringList({"b", "c"}));
+    QVERIFY(queue.remove("b"));
+    QVERIFY(!queue.remove("b"));
+    QCOMPARE(queue.pending(), QStringList({"c"}));
+    QVERIFY(changed.count() >= 4);
+    queue.onRunStateChanged("a", "finished");  // a notification from the run monitor
+    QCOMPARE(queue.current(), QString("c"));
+    QVERIFY(queue.pending().isEmpty());
+  }
+
+  void queuedRunsRunOneAfterAnother() {
+    gui::MainWindow window;
+    QCOMPARE(window.openProject(QString::fromStdString(project_.string())), QString());
+    window.show();
+    const QString runs_dir = window.runsDirectory();
+    gui::RunQueue queue(gui::makeLaunchTarget("local"), QString::fromStdString(project_.string()), runs_dir);
+    QStringList started;
+    QString mixer_state_when_llama_started;
+    connect(&queue, &gui::RunQueue::started, this, [&](const QString& run) {
+      started << run;
+      if (run == "llama") {
+        const auto status = readRunStatus(fs::path(runs_dir.toStdString()) / "mixer");
+        mixer_state_when_llama_started =
+            status ? QString::fromStdString(runStateName(status->resolvedForReader().state)) : "none";
+      }
+    });
+    QSignalSpy failed(&queue, &gui::RunQueue::launchFailed);
+    queue.setStartupTimeoutMs(60000);
+
+    gui::EventLoopLatency probe;
+    probe.start();
+    queue.enqueue("mixer", false);
+    queue.enqueue("llama", false);
+    QCOMPARE(started, QStringList({"mixer"}));
+    QCOMPARE(queue.pending(), QStringList({"llama"}));
+    QTRY_COMPARE_WITH_TIMEOUT(window.runState("mixer"), QString("running"), 120000);
+    QCOMPARE(started.size(), 1);  // llama waits while mixer runs
+    QTRY_COMPARE_WITH_TIMEOUT(started.size(), 2, 240000);
+    QCOMPARE(mixer_state_when_llama_started, QString("finished"));
+    QTRY_COMPARE_WITH_TIMEOUT(window.runState("llama"), QString("finished"), 240000);
+    QTRY_VERIFY_WITH_TIMEOUT(queue.current().isEmpty(), 5000);
+    QCOMPARE(window.runState("mixer"), QString("finished"));
+    QCOMPARE(failed.count(), 0);
+
+    // A fork queued from the GUI side: a new run directory started from mixer's step-40 checkpoint.
+    const QString checkpoint = runs_dir + "/mixer/checkpoints/step-00000040";
+    queue.enqueue("mixer", false, "mixer-fork", checkpoint);
+    QCOMPARE(queue.current(), QString("mixer-fork"));
+    QTRY_VERIFY_WITH_TIMEOUT(queue.current().isEmpty(), 240000);
+    QCOMPARE(failed.count(), 0);
+    const fs::path fork_dir = fs::path(runs_dir.toStdString()) / "mixer-fork";
+    QCOMPARE(readRunStatus(fork_dir)->state, RunState::Finished);
+    QFile run_json(QString::fromStdString((fork_dir / "run.json").string()));
+    QVERIFY(run_json.open(QIODevice::ReadOnly));
+    QVERIFY(run_json.readAll().contains("\"forked_from\""));
+
+    qInfo("event loop latency while two runs trained and the window followed them: max %.1f ms, p99 %.1f ms "
+          "over %d ticks of %d ms",
+          probe.maxLatencyMs(), probe.p99LatencyMs(), probe.sampleCount(), gui::EventLoopLatency::kIntervalMs);
+    QVERIFY(probe.sampleCount() > 100);
+    QVERIFY2(probe.maxLatencyMs() < 200, qPrintable(QString::number(probe.maxLatencyMs())));
+    QDir().mkpath("/tmp/helperF");
+    QVERIFY(window.grab().save("/tmp/helperF/run-queue-window.png"));
+  }
+
+  void latencyProbeSeesABlockedLoop() {
+    gui::EventLoopLatency probe;
+    probe.start();
+    QTest::qWait(100);
+    QThread::msleep(120);  // block the GUI thread
+    QTest::qWait(50);
+    QVERIFY2(probe.maxLatencyMs() > 80, qPrintable(QString::number(probe.maxLatencyMs())));
+    probe.reset();
+    QCOMPARE(probe.sampleCount(), 0);
+    QCOMPARE(probe.maxLatencyMs(), 0.0);
+  }
+};
+
+QTEST_MAIN(TestRunQueue)
+#include "test_run_queue.moc"

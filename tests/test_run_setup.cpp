@@ -1,0 +1,221 @@
+// Run-setup tests (offscreen): the schema form is filled through its real editors and yields a run
+// the core's project parser accepts; invalid values turn their field red with the core's message;
+// changing the architecture shows and hides family fields; the cost preview of the demo mixer shows
+// its parameter count; the config diff view highlights exactly the differing keys.
+#include <QtTest/QtTest>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QTableWidget>
+
+#include "app/gui/run_config_schema.h"
+#include "app/gui/run_setup_dialog.h"
+#include "core/config/project_config.h"
+#include "tests/test_support.h"
+#include "widgets/config_diff_view.h"
+#include "widgets/config_form.h"
+
+using namespace mixerlab;
+
+namespace {
+QString demoProject() { return QString::fromStdString((testing::sourceDir() / "projects/demo/project.json").string()); }
+
+QString shotDir() {
+  const QString dir = QDir::tempPath() + "/helperE";
+  QDir().mkpath(dir);
+  return dir;
+}
+
+// Lets posted layout requests run so that screenshots show the settled layout.
+bool grabTo(QWidget& widget, const QString& file) {
+  for (int i = 0; i < 3; ++i) QCoreApplication::processEvents();
+  return widget.grab().save(shotDir() + "/" + file);
+}
+
+void typeInto(gui::RunSetupDialog& dialog, const QString& key, const QString& text) {
+  auto* edit = dialog.findChild<QLineEdit*>(key);
+  QVERIFY2(edit, qPrintable("no line edit " + key));
+  edit->selectAll();
+  QTest::keyClick(edit, Qt::Key_Backspace);
+  QTest::keyClicks(edit, text);
+}
+
+void choose(gui::RunSetupDialog& dialog, const QString& key, const QString& value) {
+  auto* combo = dialog.findChild<QComboBox*>(key);
+  QVERIFY2(combo, qPrintable("no combo box " + key));
+  const int index = combo->findText(value);
+  QVERIFY2(index >= 0, qPrintable(value));
+  combo->setCurrentIndex(index);
+}
+}  // namespace
+
+class TestRunSetup : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void filledFormIsAcceptedByTheCore() {
+    gui::RunSetupDialog dialog(demoProject(), QJsonObject{{"name", "new-run"}});
+    dialog.show();
+    typeInto(dialog, "name", "llama-small");
+    choose(dialog, "model.arch", "llama");
+    typeInto(dialog, "model.d_model", "192");
+    typeInto(dialog, "model.n_layers", "3");
+    typeInto(dialog, "model.n_heads", "6");
+    typeInto(dialog, "train.learning_rate", "0.001");
+    typeInto(dialog, "train.max_steps", "40");
+    dialog.findChild<QCheckBox*>("model.tie_weights")->setChecked(true);
+    QVERIFY2(dialog.isValid(), qPrintable(QStringList(dialog.errors().values()).join("; ")));
+    QVERIFY(dialog.okButton()->isEnabled());
+    const QJsonObject run = dialog.run();
+    // The real parser accepts the project with this run; the values are the ones typed.
+    QFile file(demoProject());
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    nlohmann::json document = nlohmann::json::parse(file.readAll().toStdString());
+    document["runs"] = nlohmann::json::array({nlohmann::json::parse(QJsonDocument(run).toJson().toStdString())});
+    const ProjectConfig project = parseProject(document, demoProject().toStdString());
+    const RunConfig& rc = project.run("llama-small");
+    QCOMPARE(rc.model.arch, std::string("llama"));
+    QCOMPARE(rc.model.d_model, int64_t(192));
+    QCOMPARE(rc.model.n_layers, int64_t(3));
+    QCOMPARE(rc.model.n_heads, int64_t(6));
+    QCOMPARE(rc.model.context_length, int64_t(128));  // the project's default, shown and kept
+    QVERIFY(rc.model.tie_weights);
+    QCOMPARE(rc.train.learning_rate, 0.001);
+    QCOMPARE(rc.train.max_steps, int64_t(40));
+    QVERIFY(!run.value("model").toObject().contains("options"));  // no mixer options on a llama run
+  }
+
+  void invalidValuesTurnTheFieldRed() {
+    gui::RunSetupDialog dialog(demoProject(), gui::projectRun(demoProject(), "mixer"));
+    dialog.show();
+    QVERIFY(dialog.isValid());
+    QVERIFY(grabTo(dialog, "run-setup-valid.png"));
+    typeInto(dialog, "model.d_model", "-3");
+    QVERIFY(!dialog.isValid());
+    QVERIFY(!dialog.okButton()->isEnabled());
+    QVERIFY(dialog.form()->hasFieldError("model.d_model"));
+    QVERIFY2(dialog.form()->fieldError("model.d_model").contains("expected an integer between 1 and 1048576, got -3"),
+             qPrintable(dialog.form()->fieldError("model.d_model")));
+    QVERIFY(dialog.findChild<QLineEdit*>("model.d_model")->styleSheet().contains("#ffe4e4"));
+    QVERIFY(dialog.findChild<QLabel*>("model.d_model.error")->isVisible());
+    QVERIFY(dialog.form()->previewText().startsWith("(no preview"));
+    QVERIFY(grabTo(dialog, "run-setup-error.png"));
+    typeInto(dialog, "model.d_model", "12x");  // not a number: the core names the text
+    QVERIFY(dialog.form()->fieldError("model.d_model").contains("got \"12x\""));
+    typeInto(dialog, "model.d_model", "256");  // fixed: the red goes away
+    QVERIFY(dialog.isValid());
+    QVERIFY(!dialog.form()->hasFieldError("model.d_model"));
+    QVERIFY(dialog.findChild<QLineEdit*>("model.d_model")->styleSheet().isEmpty());
+    QVERIFY(dialog.okButton()->isEnabled());
+
+    choose(dialog, "model.arch", "llama");
+    typeInto(dialog, "model.d_model", "128");
+    typeInto(dialog, "model.n_heads", "3");
+    QVERIFY(dialog.form()->fieldError("model.n_heads").contains("must be divisible by n_heads (3)"));
+    QVERIFY(!dialog.okButton()->isEnabled());
+    QVERIFY(grabTo(dialog, "run-setup-heads-error.png"));
+    typeInto(dialog, "model.n_heads", "4");
+    QVERIFY(dialog.isValid());
+
+    typeInto(dialog, "train.max_steps", "0");  // no budget: an error on a field of another group
+    QVERIFY(dialog.form()->fieldError("train.max_steps").contains("no budget set"));
+  }
+
+  void reservedNamesAreRejected() {
+    gui::RunSetupDialog dialog(demoProject(), gui::projectRun(demoProject(), "mixer"));
+    dialog.setReservedNames({"mixer", "transformer"});
+    QVERIFY(dialog.form()->fieldError("name").contains("already has a run named"));
+    typeInto(dialog, "name", "mixer-copy");
+    QVERIFY(dialog.isValid());
+  }
+
+  void errorsWithoutAShownFieldGoToTheGeneralLabel() {
+    widgets::ConfigForm form;
+    form.setSchema(gui::runSchema());
+    form.setValues(QJsonObject{{"name", "x"}, {"model", QJsonObject{{"arch", "llama"}}}});
+    form.setFieldErrors({{"", "corpus missing"}, {"model.options.mixing", "bad"}, {"model.d_model", "too big"}});
+    QVERIFY(form.generalError().contains("corpus missing"));
+    QVERIFY(form.generalError().contains("model.options.mixing: bad"));  // hidden for llama
+    QCOMPARE(form.fieldError("model.d_model"), QString("too big"));
+    form.setFieldErrors({});
+    QVERIFY(form.generalError().isEmpty());
+    QVERIFY(!form.hasFieldError("model.d_model"));
+  }
+
+  void architectureShowsAndHidesFamilyFields() {
+    gui::RunSetupDialog dialog(demoProject(), gui::projectRun(demoProject(), "mixer"));
+    dialog.show();
+    auto visible = [&](const QString& key) { return dialog.findChild<QWidget*>(key)->isVisible(); };
+    QVERIFY(visible("model.options.mixing"));
+    QVERIFY(visible("model.kernel_size"));
+    QVERIFY(!visible("model.n_heads"));
+    QVERIFY(!visible("model.options.dropout"));
+    choose(dialog, "model.arch", "gpt");
+    QVERIFY(!visible("model.options.mixing"));
+    QVERIFY(!visible("model.kernel_size"));
+    QVERIFY(visible("model.n_heads"));
+    QVERIFY(visible("model.options.dropout"));
+    QVERIFY(dialog.isValid());
+    const QJsonObject options = dialog.run().value("model").toObject().value("options").toObject();
+    QCOMPARE(options.keys(), QStringList{"dropout"});
+    choose(dialog, "model.arch", "mamba");
+    QVERIFY(visible("model.options.d_state"));
+    QVERIFY(!visible("model.ff_mult"));
+    QVERIFY(!visible("model.options.dropout"));
+    QVERIFY(dialog.isValid());
+    QVERIFY(grabTo(dialog, "run-setup-mamba.png"));
+  }
+
+  void costPreviewOfTheDemoMixer() {
+    const QJsonObject mixer = gui::projectRun(demoProject(), "mixer");
+    QCOMPARE(mixer.value("model").toObject().value("d_model").toInt(), 256);
+    const QString preview = gui::costPreview(mixer, demoProject());
+    QVERIFY2(preview.contains("3,220,992"), qPrintable(preview));
+    QVERIFY(preview.contains("FLOP / token"));
+    QVERIFY(preview.contains("AdamW"));
+    gui::RunSetupDialog dialog(demoProject(), mixer);
+    QVERIFY(dialog.form()->previewText().contains("3,220,992"));
+    QVERIFY(gui::validateRun(mixer, demoProject()).isEmpty());
+    // The project's defaults show under the run's own settings; the resolved form has them all.
+    const QJsonObject shown = gui::withProjectDefaults(mixer, demoProject());
+    QCOMPARE(shown.value("model").toObject().value("context_length").toInt(), 128);
+    QCOMPARE(shown.value("model").toObject().value("d_model").toInt(), 256);
+    QCOMPARE(shown.value("train").toObject().value("max_steps").toInt(), 300);
+    const QJsonObject resolved = gui::resolvedRun(mixer, demoProject());
+    QCOMPARE(resolved.value("train").toObject().value("eval_every").toInt(), 50);
+    QCOMPARE(resolved.value("model").toObject().value("vocab_size").toInt(), 2048);
+  }
+
+  void diffViewHighlightsExactlyTheDifferences() {
+    const QJsonObject left{{"name", "a"},
+                           {"model", QJsonObject{{"arch", "masked_mixer"}, {"d_model", 256}, {"n_layers", 4}}},
+                           {"train", QJsonObject{{"learning_rate", 5e-4}, {"batch_size", 16}}}};
+    const QJsonObject right{
+        {"name", "a"},
+        {"model", QJsonObject{{"arch", "masked_mixer"}, {"d_model", 512}, {"n_layers", 4}, {"kernel_size", 4}}},
+        {"train", QJsonObject{{"learning_rate", 1e-3}, {"batch_size", 16}}}};
+    widgets::ConfigDiffView view;
+    view.setConfigs(left, right, "mixer", "mixer-wide");
+    view.resize(640, 320);
+    const QStringList expected{"model.d_model", "model.kernel_size", "train.learning_rate"};
+    QCOMPARE(view.differingKeys(), expected);
+    QCOMPARE(view.table()->rowCount(), 7);
+    for (int row = 0; row < view.table()->rowCount(); ++row) {
+      const QString key = view.table()->item(row, 0)->text();
+      QCOMPARE(view.isRowHighlighted(key), expected.contains(key));
+    }
+    QVERIFY(grabTo(view, "config-diff.png"));
+    view.setHideEqual(true);
+    QCOMPARE(view.table()->rowCount(), 3);
+    QCOMPARE(view.table()->item(1, 2)->text(), QString("4"));
+    QCOMPARE(view.table()->item(1, 1)->text(), QString("(absent)"));
+    QCOMPARE(view.table()->item(2, 1)->text(), QString("0.0005"));
+  }
+};
+
+QTEST_MAIN(TestRunSetup)
+#include "test_run_setup.moc"

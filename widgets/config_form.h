@@ -1,0 +1,81 @@
+// ConfigForm: a generic settings form built from a plain schema (FieldSpec list). It edits a run
+// object {"name", "model": {...}, "train": {...}} addressed by dotted keys, reports every edit as it
+// is typed, shows per-field error messages (red) and a free-text preview. No core types here.
+#pragma once
+#include <QJsonObject>
+#include <QMap>
+#include <QStringList>
+#include <QVariant>
+#include <QVector>
+#include <QWidget>
+
+class QLabel;
+class QVBoxLayout;
+
+namespace mixerlab::widgets {
+
+struct FieldSpec {
+  QString key;  // dotted JSON path, e.g. "model.d_model" or "model.options.mixing"
+  QString label;
+  enum Type { Integer, Number, Boolean, Choice, Text } type = Text;
+  QVariant default_value;
+  double min = 0, max = 0;  // shown in the tooltip; the validator decides
+  QStringList choices;
+  QString help;
+  QString group;                  // "Run", "Architecture", "Training", "Budget", ...
+  QStringList visible_for_arch;   // empty = every architecture (matched against "model.arch")
+};
+
+class ConfigForm : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ConfigForm(QWidget* parent = nullptr);
+
+  void setSchema(const QVector<FieldSpec>& schema);
+  // Fields missing from `run` show their default; keys the schema does not know are kept as they are.
+  void setValues(const QJsonObject& run);
+  // The run object: the kept keys plus every visible field; fields hidden for the current arch are removed.
+  QJsonObject values() const;
+  // Per-field messages (key -> message); keys that are not visible fields (or "") go to the general label.
+  void setFieldErrors(const QMap<QString, QString>& errors_by_key);
+  void setPreviewText(const QString& text);
+
+  QWidget* editor(const QString& key) const;   // also findable by objectName == key
+  bool isFieldVisible(const QString& key) const;
+  bool hasFieldError(const QString& key) const;
+  QString fieldError(const QString& key) const;
+  QString generalError() const;
+  QString previewText() const;
+
+  static QJsonValue valueAt(const QJsonObject& object, const QString& dotted_key);
+  static void setValueAt(QJsonObject& object, const QString& dotted_key, const QJsonValue& value);
+  static void removeValueAt(QJsonObject& object, const QString& dotted_key);
+
+ Q_SIGNALS:
+  void valuesChanged(const QJsonObject& run);
+
+ private:
+  struct Field {
+    FieldSpec spec;
+    QWidget* editor = nullptr;
+    QWidget* row = nullptr;      // editor + error label
+    QLabel* label = nullptr;
+    QLabel* error = nullptr;
+    QWidget* group_box = nullptr;
+  };
+  QWidget* makeEditor(const FieldSpec& spec);
+  QJsonValue editorValue(const Field& f) const;
+  void setEditorValue(Field& f, const QJsonValue& v);
+  void updateVisibility();
+  void onEdited();
+
+  QVector<Field> fields_;
+  QJsonObject base_;
+  QVBoxLayout* columns_host_ = nullptr;
+  QWidget* fields_host_ = nullptr;
+  QLabel* general_error_ = nullptr;
+  QLabel* preview_ = nullptr;
+  bool loading_ = false;
+};
+
+}  // namespace mixerlab::widgets

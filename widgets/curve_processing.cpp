@@ -1,0 +1,90 @@
+// Curve smoothing and min/max downsampling (see curve_processing.h).
+#include "widgets/curve_processing.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace mixerlab::widgets {
+
+QVector<double> emaSmooth(const QVector<double>& ys, double weight) {
+  const double b = std::clamp(weight, 0.0, 0.999);
+  QVector<double> out(ys.size());
+  double state = 0, b_pow_t = 1;  // s_t and b^t
+  for (int i = 0; i < ys.size(); ++i) {
+    const double y = ys[i];
+    if (!std::isfinite(y)) {
+      out[i] = y;
+      continue;
+    }
+    state = b * state + (1 - b) * y;
+    b_pow_t *= b;
+    out[i] = state / (1 - b_pow_t);
+  }
+  return out;
+}
+
+QVector<double> movingAverage(const QVector<double>& ys, int window_points, bool centred) {
+  const int n = ys.size();
+  const int w = std::max(1, window_points);
+  QVector<double> sum(n + 1, 0.0);  // prefix sums over finite values
+  QVector<int> count(n + 1, 0);
+  for (int i = 0; i < n; ++i) {
+    const bool ok = std::isfinite(ys[i]);
+    sum[i + 1] = sum[i] + (ok ? ys[i] : 0.0);
+    count[i + 1] = count[i] + (ok ? 1 : 0);
+  }
+  QVector<double> out(n);
+  for (int i = 0; i < n; ++i) {
+    const int lo = std::max(0, centred ? i - w / 2 : i - w + 1);
+    const int hi = std::min(n - 1, centred ? i - w / 2 + w - 1 : i);
+    const int c = count[hi + 1] - count[lo];
+    out[i] = c > 0 ? (sum[hi + 1] - sum[lo]) / c : std::numeric_limits<double>::quiet_NaN();
+  }
+  return out;
+}
+
+QVector<double> smoothed(const QVector<double>& ys, const Smoothing& smoothing) {
+  switch (smoothing.kind) {
+    case SmoothingKind::None: return ys;
+    case SmoothingKind::Ema: return emaSmooth(ys, smoothing.ema_weight);
+    case SmoothingKind::MovingAverage: return movingAverage(ys, smoothing.window_points, smoothing.centred);
+  }
+  return ys;
+}
+
+QVector<int> minMaxDownsample(const QVector<double>& keys, const QVector<double>& values, int buckets, double key_lo,
+                              double key_hi) {
+  QVector<int> out;
+  const int n = std::min(keys.size(), values.size());
+  if (n == 0) return out;
+  buckets = std::max(1, buckets);
+  const int first = int(std::lower_bound(keys.begin(), keys.begin() + n, key_lo) - keys.begin());
+  const int end = int(std::upper_bound(keys.begin(), keys.begin() + n, key_hi) - keys.begin());
+  if (first > 0) out.push_back(first - 1);  // neighbour left of the range
+  const double span = key_hi - key_lo;
+  int i = first;
+  while (i < end) {
+    const int bucket = span > 0 ? std::min(buckets - 1, int((keys[i] - key_lo) / span * buckets)) : 0;
+    int lo_index = -1, hi_index = -1;
+    for (; i < end; ++i) {
+      const int b = span > 0 ? std::min(buckets - 1, int((keys[i] - key_lo) / span * buckets)) : 0;
+      if (b != bucket) break;
+      if (!std::isfinite(values[i])) continue;
+      if (lo_index < 0 || values[i] < values[lo_index]) lo_index = i;
+      if (hi_index < 0 || values[i] > values[hi_index]) hi_index = i;
+    }
+    if (lo_index < 0) continue;  // a bucket of non-finite values only
+    out.push_back(std::min(lo_index, hi_index));
+    if (lo_index != hi_index) out.push_back(std::max(lo_index, hi_index));
+  }
+  if (end < n) out.push_back(end);  // neighbour right of the range
+  return out;
+}
+
+QVector<int> minMaxDownsample(const QVector<double>& keys, const QVector<double>& values, int buckets) {
+  if (keys.isEmpty()) return {};
+  return minMaxDownsample(keys, values, buckets, keys.front(), keys.back());
+}
+
+}  // namespace mixerlab::widgets

@@ -1,0 +1,42 @@
+// Pure curve arithmetic for the loss plot: smoothing (bias-corrected EMA, moving average) and
+// min/max downsampling for drawing. No widgets, no QCustomPlot, so each piece is unit-testable.
+#pragma once
+#include <QVector>
+
+namespace mixerlab::widgets {
+
+enum class SmoothingKind { None, Ema, MovingAverage };
+
+struct Smoothing {
+  SmoothingKind kind = SmoothingKind::None;
+  double ema_weight = 0.9;  // b in [0, 0.999]
+  int window_points = 10;   // moving-average window, in points (>= 1)
+  bool centred = true;      // moving average centred on each point, else trailing
+  bool enabled() const { return kind != SmoothingKind::None; }
+};
+
+// Bias-corrected exponential moving average: s_t = b*s_{t-1} + (1-b)*y_t with s_0 = 0, reported as
+// s_t / (1 - b^t). The first output equals the first input. Non-finite inputs are passed through
+// unchanged and do not disturb the running state. b is clamped to [0, 0.999].
+QVector<double> emaSmooth(const QVector<double>& ys, double weight);
+
+// Moving average over w = window_points points: centred (points i - w/2 .. i - w/2 + w - 1) or
+// trailing (points i - w + 1 .. i); windows are clipped at the ends of the curve. Only finite values
+// are averaged (a window with none gives NaN). O(n) via prefix sums.
+QVector<double> movingAverage(const QVector<double>& ys, int window_points, bool centred);
+
+// Applies the chosen smoothing; returns ys unchanged for SmoothingKind::None.
+QVector<double> smoothed(const QVector<double>& ys, const Smoothing& smoothing);
+
+// Draw-time downsampling that keeps spikes: keys must be sorted ascending. The key range
+// [key_lo, key_hi] is cut into `buckets` equal buckets; for each bucket the indices of its minimum
+// and maximum value are emitted in index order (once if they coincide). Points outside the range
+// contribute only the nearest neighbour on each side, so lines still run to the plot edges.
+// Returns ascending indices into keys/values; size <= 2 * buckets + 2. Non-finite values are
+// never chosen as a bucket's min or max.
+QVector<int> minMaxDownsample(const QVector<double>& keys, const QVector<double>& values, int buckets, double key_lo,
+                              double key_hi);
+// Same over the full key range.
+QVector<int> minMaxDownsample(const QVector<double>& keys, const QVector<double>& values, int buckets);
+
+}  // namespace mixerlab::widgets

@@ -1,0 +1,78 @@
+// Run comparison: a table of several runs' final, best and equal-budget eval losses, and a table
+// of the config keys whose values differ between them. Plain data in (curves + config JSON), so
+// it is filled from run directories by the app and from made-up data by tests.
+#pragma once
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QMap>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+#include <QWidget>
+#include <limits>
+
+class QComboBox;
+class QLabel;
+class QTableWidget;
+
+namespace mixerlab::widgets {
+
+constexpr double kNoLoss = std::numeric_limits<double>::quiet_NaN();
+
+struct CurvePoint {
+  double step = 0, tokens = 0, wall_s = 0, flops = 0;
+  double train_loss = kNoLoss;  // NaN when this record has no train loss
+  double eval_loss = kNoLoss;   // NaN when this record has no eval loss
+};
+
+struct RunCurve {
+  QString run;
+  QVector<CurvePoint> points;  // in step order
+  QJsonObject config;          // the run's resolved config (run.json's "run" object, say)
+};
+
+// The budget runs are compared at: optimizer steps, training tokens, wall-clock seconds, FLOPs.
+enum class Budget { Steps, Tokens, WallSeconds, Flops };
+QString budgetLabel(Budget budget);  // "step", "tokens", "wall-clock (s)", "FLOPs"
+double budgetOf(const CurvePoint& point, Budget budget);
+
+double finalTrainLoss(const RunCurve& curve);  // the last point with a train loss; NaN if none
+double finalEvalLoss(const RunCurve& curve);
+double bestEvalLoss(const RunCurve& curve);
+// Eval loss at budget x, linearly interpolated between the two eval points around x; NaN when x
+// lies outside the run's evaluated range or the run has no eval point.
+double valueAtBudget(const RunCurve& curve, Budget budget, double x);
+// The largest budget every run reached at an eval point (the min over runs of their last eval
+// point's budget), so valueAtBudget() is defined for all of them there; NaN if a run has no eval.
+double commonBudget(const QVector<RunCurve>& curves, Budget budget);
+
+// {"a": {"b": 1}} -> {"a.b": 1}; arrays are leaves.
+QMap<QString, QJsonValue> flattenConfig(const QJsonObject& config);
+// Dotted keys whose values differ between the runs (a key missing from some run differs), sorted.
+QStringList differingConfigKeys(const QVector<RunCurve>& curves);
+QString configValueText(const QJsonValue& value);  // "—" for a missing key
+
+class RunComparisonWidget : public QWidget {
+  Q_OBJECT
+ public:
+  explicit RunComparisonWidget(QWidget* parent = nullptr);
+  void setRuns(const QVector<RunCurve>& curves);
+  void setBudget(Budget budget);
+  Budget budget() const { return budget_; }
+  QTableWidget* resultsTable() const { return results_; }
+  QTableWidget* configTable() const { return config_; }
+  // The results table's columns.
+  enum Column { FinalTrain, FinalEval, BestEval, EvalAtBudget, ColumnCount };
+
+ private:
+  void refresh();
+
+  QVector<RunCurve> curves_;
+  Budget budget_ = Budget::Steps;
+  QComboBox* budget_box_ = nullptr;
+  QTableWidget* results_ = nullptr;
+  QTableWidget* config_ = nullptr;
+  QLabel* config_label_ = nullptr;
+};
+
+}  // namespace mixerlab::widgets
