@@ -7,6 +7,8 @@
 #include <QSettings>
 #include <QTimer>
 
+#include <cstdio>
+
 #include "app/gui/main_window.h"
 
 int main(int argc, char** argv) {
@@ -18,6 +20,10 @@ int main(int argc, char** argv) {
   parser.addPositionalArgument("project", "Project file (default: the most recent, else projects/demo/project.json)");
   QCommandLineOption screenshot("screenshot", "Save a PNG of the window after loading, then exit.", "file");
   parser.addOption(screenshot);
+  QCommandLineOption latency("report-latency",
+                             "Watch the project for SECONDS, then print the event loop's worst and p99 delay and exit.",
+                             "seconds");
+  parser.addOption(latency);
   parser.process(app);
 
   mixerlab::gui::MainWindow window;
@@ -29,6 +35,13 @@ int main(int argc, char** argv) {
   if (parser.isSet(screenshot)) {
     QTimer::singleShot(2500, &window, [&]() {
       window.grab().save(parser.value(screenshot));
+      app.quit();
+    });
+  }
+  if (parser.isSet(latency)) {
+    QTimer::singleShot(static_cast<int>(parser.value(latency).toDouble() * 1000), &window, [&]() {
+      std::printf("event loop latency over %s s: max %.1f ms, p99 %.1f ms\n", qPrintable(parser.value(latency)),
+                  window.eventLoopMaxLatencyMs(), window.eventLoopP99LatencyMs());
       app.quit();
     });
   }

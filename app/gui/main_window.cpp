@@ -430,6 +430,7 @@ void MainWindow::onOverlayToggled(QTableWidgetItem* item) {
 }
 
 double MainWindow::eventLoopMaxLatencyMs() const { return latency_ ? latency_->maxLatencyMs() : 0; }
+double MainWindow::eventLoopP99LatencyMs() const { return latency_ ? latency_->p99LatencyMs() : 0; }
 
 void MainWindow::onOpenProject() {
   const QString file = QFileDialog::getOpenFileName(this, "Open project", QString(), "Project files (*.json)");

@@ -45,6 +45,7 @@ class MainWindow : public QMainWindow {
   QString stop(const QString& run);
   RunQueue* queue() const { return queue_; }
   double eventLoopMaxLatencyMs() const;
+  double eventLoopP99LatencyMs() const;
 
  protected:
   void closeEvent(QCloseEvent* event) override;
