@@ -218,7 +218,7 @@ class TestLossPlot : public QObject {
   }
 
   void exportsAndScreenshot() {
-    QDir().mkpath("/tmp/helperD");
+    QDir().mkpath(QDir::tempPath() + "/mixerlab-test-loss-plot");
     QTemporaryDir dir;
     LossPlotWidget w;
     w.resize(1100, 650);
@@ -240,7 +240,7 @@ class TestLossPlot : public QObject {
     w.replotNow();
     QCOMPARE(plot->itemCount(), 2);  // the readout text and the marker on the hovered point
     QVERIFY(plot->item(0)->visible() && plot->item(1)->visible());
-    QVERIFY(w.grab().save("/tmp/helperD/loss_plot.png"));
+    QVERIFY(w.grab().save(QDir::tempPath() + "/mixerlab-test-loss-plot/loss_plot.png"));
 
     const QString csv_path = dir.filePath("loss.csv"), svg_path = dir.filePath("loss.svg"), png_path = dir.filePath("loss.png");
     QVERIFY(w.exportCsv(csv_path));
@@ -269,8 +269,9 @@ class TestLossPlot : public QObject {
     QVERIFY(QFileInfo(png_path).size() > 10000);
     QImage image(png_path);
     QCOMPARE(image.size(), QSize(800, 500));
-    QVERIFY(w.exportPng("/tmp/helperD/loss_export.png"));
-    QVERIFY(w.exportSvg("/tmp/helperD/loss_export.svg"));
+    QDir().mkpath(QDir::tempPath() + "/mixerlab-test-loss-plot");
+    QVERIFY(w.exportPng(QDir::tempPath() + "/mixerlab-test-loss-plot/loss_export.png"));
+    QVERIFY(w.exportSvg(QDir::tempPath() + "/mixerlab-test-loss-plot/loss_export.svg"));
     QVERIFY(w.saveImage(dir.filePath("legacy.png")));
     // The SVG renders back to a picture (saved to look at).
     QSvgRenderer renderer(svg_path);
@@ -280,7 +281,7 @@ class TestLossPlot : public QObject {
     QPainter painter(&rendered);
     renderer.render(&painter);
     painter.end();
-    QVERIFY(rendered.save("/tmp/helperD/svg_render.png"));
+    QVERIFY(rendered.save(QDir::tempPath() + "/mixerlab-test-loss-plot/svg_render.png"));
 
     // Equal-compute view on log-log axes with a trailing moving average, saved to look at.
     w.setAxis(LossAxis::Flops);
@@ -292,7 +293,8 @@ class TestLossPlot : public QObject {
     sm.centred = false;
     w.setSmoothing(sm);
     w.replotNow();
-    QVERIFY(w.grab().save("/tmp/helperD/loss_plot_flops_log.png"));
+    QDir().mkpath(QDir::tempPath() + "/mixerlab-test-loss-plot");
+    QVERIFY(w.grab().save(QDir::tempPath() + "/mixerlab-test-loss-plot/loss_plot_flops_log.png"));
   }
 };
 

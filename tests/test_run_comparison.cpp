@@ -100,8 +100,8 @@ class TestRunComparison : public QObject {
     // llama differs from the majority in both rows: its cells are highlighted, the others not.
     QVERIFY(w.configTable()->item(0, 1)->background().style() != Qt::NoBrush);
     QVERIFY(w.configTable()->item(0, 0)->background().style() == Qt::NoBrush);
-    QDir().mkpath("/tmp/helperF");
-    QVERIFY(w.grab().save("/tmp/helperF/run-comparison.png"));
+    QDir().mkpath(QDir::tempPath() + "/mixerlab-test-run-comparison");
+    QVERIFY(w.grab().save(QDir::tempPath() + "/mixerlab-test-run-comparison/run-comparison.png"));
   }
 };
 
