@@ -47,7 +47,8 @@ class TestGui : public QObject {
     QCOMPARE(window->runTable()->rowCount(), 2);
     window->show();
     QCOMPARE(window->launch("mixer", false), QString());
-    QTRY_COMPARE_WITH_TIMEOUT(window->runState("mixer"), QString("running"), 60000);
+    // A tiny run may already be done by the monitor's next poll: either state shows it started.
+    QTRY_VERIFY_WITH_TIMEOUT(window->runState("mixer") == "running" || window->runState("mixer") == "finished", 60000);
     QTRY_VERIFY_WITH_TIMEOUT(window->lossPlot()->pointCount("mixer", false) > 0, 60000);
     // Close the window while the run goes on; a new window reattaches and sees it finish.
     window->close();
