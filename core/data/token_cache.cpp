@@ -206,7 +206,11 @@ void buildTokenCache(const std::vector<std::string>& documents, const Tokenizer&
 
 fs::path ensureTokenCache(const fs::path& corpus_path, CorpusFormat format, const Tokenizer& tokenizer,
                           const fs::path& cache_dir, bool* reused) {
-  const CorpusFile corpus = loadCorpusFile(corpus_path, format);
+  return ensureTokenCache(loadCorpusFile(corpus_path, format), tokenizer, cache_dir, reused);
+}
+
+fs::path ensureTokenCache(const CorpusFile& corpus, const Tokenizer& tokenizer, const fs::path& cache_dir,
+                          bool* reused) {
   const fs::path path = cache_dir / ("tokens-" + hashHex(corpus.cacheKey()) + "-" + tokenizer.hash() + ".bin");
   std::error_code ec;
   if (fs::is_regular_file(path, ec)) {

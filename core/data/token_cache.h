@@ -60,5 +60,8 @@ void buildTokenCache(const std::vector<std::string>& documents, const Tokenizer&
 std::filesystem::path ensureTokenCache(const std::filesystem::path& corpus_path, CorpusFormat format,
                                        const Tokenizer& tokenizer, const std::filesystem::path& cache_dir,
                                        bool* reused = nullptr);
+// The same for a corpus the caller already read.
+std::filesystem::path ensureTokenCache(const CorpusFile& corpus, const Tokenizer& tokenizer,
+                                       const std::filesystem::path& cache_dir, bool* reused = nullptr);
 
 }  // namespace mixerlab

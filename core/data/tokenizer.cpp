@@ -166,8 +166,13 @@ void trainTokenizer(const std::vector<std::string>& documents, const TokenizerSe
 
 fs::path ensureTokenizer(const fs::path& corpus_path, CorpusFormat format, const TokenizerSettings& settings,
                          const fs::path& cache_dir, bool* reused) {
+  return ensureTokenizer(loadCorpusFile(corpus_path, format), settings, cache_dir, reused);
+}
+
+fs::path ensureTokenizer(const CorpusFile& corpus, const TokenizerSettings& settings, const fs::path& cache_dir,
+                         bool* reused) {
   validate(settings);
-  const CorpusFile corpus = loadCorpusFile(corpus_path, format);
+  const fs::path& corpus_path = corpus.path;
   const fs::path model_path = cache_dir / ("tokenizer-" + hashHex(corpus.cacheKey() + "|" + settings.cacheKey()) +
                                            ".model");
   std::error_code ec;

@@ -67,5 +67,8 @@ void trainTokenizer(const std::vector<std::string>& documents, const TokenizerSe
 std::filesystem::path ensureTokenizer(const std::filesystem::path& corpus_path, CorpusFormat format,
                                       const TokenizerSettings& settings, const std::filesystem::path& cache_dir,
                                       bool* reused = nullptr);
+// The same for a corpus the caller already read (run preparation reads and hashes it only once).
+std::filesystem::path ensureTokenizer(const CorpusFile& corpus, const TokenizerSettings& settings,
+                                      const std::filesystem::path& cache_dir, bool* reused = nullptr);
 
 }  // namespace mixerlab

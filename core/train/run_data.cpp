@@ -20,18 +20,21 @@ RunData prepareRunData(const ProjectConfig& project, const RunConfig& run, const
   RunData data;
   const auto cache_dir = project.cacheDirectory();
   bool reused = false;
-  data.tokenizer_path = ensureTokenizer(project.corpus.train_path, project.corpus.format, project.tokenizer, cache_dir, &reused);
-  log((reused ? "tokenizer (cached): " : "tokenizer trained: ") + data.tokenizer_path.string());
-  data.tokenizer = std::make_unique<Tokenizer>(Tokenizer::load(data.tokenizer_path));
+  {
+    // Read and hash the training corpus once for both caches (it can be gigabytes).
+    const CorpusFile train_corpus = loadCorpusFile(project.corpus.train_path, project.corpus.format);
+    data.tokenizer_path = ensureTokenizer(train_corpus, project.tokenizer, cache_dir, &reused);
+    log((reused ? "tokenizer (cached): " : "tokenizer trained: ") + data.tokenizer_path.string());
+    data.tokenizer = std::make_unique<Tokenizer>(Tokenizer::load(data.tokenizer_path));
+    data.train_cache_path = ensureTokenCache(train_corpus, *data.tokenizer, cache_dir, &reused);
+    log((reused ? "token cache (cached): " : "token cache built: ") + data.train_cache_path.string());
+  }
   if (data.tokenizer->vocabSize() != run.model.vocab_size) {
     throw MixerLabError("tokenizer " + data.tokenizer_path.string() + " has " + std::to_string(data.tokenizer->vocabSize()) +
                             " tokens but run \"" + run.name + "\" expects vocab_size " + std::to_string(run.model.vocab_size),
                         "delete " + cache_dir.string() + " to retrain the tokenizer");
   }
-  const auto train_cache_path =
-      ensureTokenCache(project.corpus.train_path, project.corpus.format, *data.tokenizer, cache_dir, &reused);
-  log((reused ? "token cache (cached): " : "token cache built: ") + train_cache_path.string());
-  data.train_cache = std::make_unique<TokenCache>(TokenCache::open(train_cache_path));
+  data.train_cache = std::make_unique<TokenCache>(TokenCache::open(data.train_cache_path));
   const BatchingSettings batching = batchingFor(run, *data.tokenizer);
 
   if (project.corpus.eval_path.empty()) {

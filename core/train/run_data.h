@@ -14,7 +14,7 @@
 namespace mixerlab {
 
 struct RunData {
-  std::filesystem::path tokenizer_path;
+  std::filesystem::path tokenizer_path, train_cache_path;
   std::unique_ptr<Tokenizer> tokenizer;
   std::unique_ptr<TokenCache> train_cache, eval_cache;  // eval_cache null when split from train
   std::unique_ptr<ExampleSet> train_examples, eval_examples;
