@@ -34,13 +34,7 @@ BidirectionalMixer::BidirectionalMixer(const ModelConfig& c) : LanguageModel(c) 
   wte = register_module("wte", torch::nn::Embedding(c.vocab_size, c.d_model));
   mixerblocks = register_module("mixerblocks", torch::nn::ModuleList());
   for (int64_t i = 0; i < c.n_layers; ++i) mixerblocks->push_back(DoubleMixerBlock(c));
-  if (!c.tie_weights) {
-    lm_head = register_module("lm_head", torch::nn::Linear(torch::nn::LinearOptions(c.d_model, c.vocab_size).bias(false)));
-  } else {
-    torch::NoGradGuard no_grad;
-    const double bound = 1.0 / std::sqrt(static_cast<double>(c.d_model));
-    wte->weight.uniform_(-bound, bound);
-  }
+  lm_head = registerMixerHead(*this, c, wte);
 }
 
 at::Tensor BidirectionalMixer::hiddenStates(const at::Tensor& input_ids) {

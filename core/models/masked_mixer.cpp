@@ -134,19 +134,23 @@ at::Tensor MixerBlockImpl::feedForward(const at::Tensor& x) {
   return patch_ff[2]->as<torch::nn::LinearImpl>()->forward(h);
 }
 
+torch::nn::Linear registerMixerHead(torch::nn::Module& owner, const ModelConfig& c, torch::nn::Embedding& wte) {
+  if (!c.tie_weights) {
+    return owner.register_module("lm_head",
+                                 torch::nn::Linear(torch::nn::LinearOptions(c.d_model, c.vocab_size).bias(false)));
+  }
+  torch::NoGradGuard no_grad;
+  const double bound = 1.0 / std::sqrt(static_cast<double>(c.d_model));
+  wte->weight.uniform_(-bound, bound);
+  return torch::nn::Linear(nullptr);
+}
+
 MaskedMixer::MaskedMixer(const ModelConfig& c) : LanguageModel(c) {
   relu_head_ = mixerOptions(c).head_activation == "relu";
   wte = register_module("wte", torch::nn::Embedding(c.vocab_size, c.d_model));  // N(0,1) init, as PyTorch
   mixerblocks = register_module("mixerblocks", torch::nn::ModuleList());
   for (int64_t i = 0; i < c.n_layers; ++i) mixerblocks->push_back(MixerBlock(c));
-  if (!c.tie_weights) {
-    lm_head = register_module("lm_head", torch::nn::Linear(torch::nn::LinearOptions(c.d_model, c.vocab_size).bias(false)));
-  } else {
-    // The research code ties by pointing wte at the head's matrix, so the shared matrix has Linear init.
-    torch::NoGradGuard no_grad;
-    const double bound = 1.0 / std::sqrt(static_cast<double>(c.d_model));
-    wte->weight.uniform_(-bound, bound);
-  }
+  lm_head = registerMixerHead(*this, c, wte);
   supports_layer_hook_ = true;
 }
 

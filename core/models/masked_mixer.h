@@ -64,6 +64,10 @@ class MixerBlockImpl : public torch::nn::Module {
 };
 TORCH_MODULE(MixerBlock);
 
+// Registers the mixers' `lm_head` (Linear D -> V, no bias) on `owner`, or, with tie_weights, returns
+// a null head and gives `wte` the Linear init (the research ties by pointing wte at the head's matrix).
+torch::nn::Linear registerMixerHead(torch::nn::Module& owner, const ModelConfig& config, torch::nn::Embedding& wte);
+
 class MaskedMixer : public LanguageModel {
  public:
   explicit MaskedMixer(const ModelConfig& config);
