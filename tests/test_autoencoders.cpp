@@ -4,7 +4,7 @@
 #include <QtTest/QtTest>
 #include <torch/torch.h>
 
-#include "core/models/autoencoders.h"
+#include "core/models/composite/autoencoders.h"
 #include "core/models/model_registry.h"
 #include "core/models/safetensors.h"
 #include "tests/test_support.h"

@@ -5,7 +5,7 @@
 #include <QtTest/QtTest>
 #include <torch/torch.h>
 
-#include "core/models/bidirectional_mixer.h"
+#include "core/models/mixers/bidirectional_mixer.h"
 #include "core/models/model_registry.h"
 #include "core/models/safetensors.h"
 #include "tests/test_support.h"

@@ -6,7 +6,7 @@
 
 #include "tests/model_checks.h"
 
-#include "core/models/mamba.h"
+#include "core/models/state_space/mamba.h"
 #include "core/models/model_registry.h"
 #include "core/models/safetensors.h"
 #include "tests/test_support.h"

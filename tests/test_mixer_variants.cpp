@@ -5,9 +5,9 @@
 #include <QtTest/QtTest>
 #include <torch/torch.h>
 
-#include "core/models/masked_mixer.h"
-#include "core/models/mixer_expanded.h"
-#include "core/models/mixer_head.h"
+#include "core/models/mixers/masked_mixer.h"
+#include "core/models/mixers/mixer_expanded.h"
+#include "core/models/mixers/mixer_head.h"
 #include "core/models/model_registry.h"
 #include "core/models/safetensors.h"
 #include "tests/test_support.h"

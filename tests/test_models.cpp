@@ -5,7 +5,7 @@
 
 #include "tests/model_checks.h"
 
-#include "core/models/masked_mixer.h"
+#include "core/models/mixers/masked_mixer.h"
 #include "core/models/model_registry.h"
 
 using namespace mixerlab;

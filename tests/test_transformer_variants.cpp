@@ -8,7 +8,7 @@
 #include "tests/model_checks.h"
 
 #include "core/config/project_config.h"
-#include "core/models/gpt_transformer.h"
+#include "core/models/transformers/gpt_transformer.h"
 #include "core/models/model_registry.h"
 #include "core/models/safetensors.h"
 #include "core/runs/metrics_log.h"

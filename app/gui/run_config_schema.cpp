@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "core/config/project_config.h"
-#include "core/models/mamba.h"
-#include "core/models/mixer_options.h"
+#include "core/models/state_space/mamba.h"
+#include "core/models/mixers/mixer_options.h"
 #include "core/models/model_registry.h"
 #include "core/util/error.h"
 

@@ -4,7 +4,7 @@
 #include <limits>
 #include <set>
 
-#include "core/config/json_fields.h"
+#include "core/util/json_fields.h"
 #include "core/models/model_registry.h"
 #include "core/models/objectives.h"
 #include "core/util/atomic_file.h"

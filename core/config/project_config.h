@@ -11,7 +11,7 @@
 #include "core/data/corpus_reader.h"
 #include "core/data/tokenizer.h"
 #include "core/models/model_config.h"
-#include "core/train/train_config.h"
+#include "core/config/train_config.h"
 
 namespace mixerlab {
 

@@ -2,7 +2,7 @@
 #pragma once
 #include <functional>
 
-#include "core/config/json_fields.h"
+#include "core/util/json_fields.h"
 #include "core/models/model_registry.h"
 
 namespace mixerlab {

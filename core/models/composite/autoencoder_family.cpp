@@ -1,0 +1,102 @@
+// Registry entries of the mixer and transformer autoencoders: builders, validation, costs.
+#include <string>
+
+#include "core/models/composite/autoencoders.h"
+#include "core/models/families.h"
+#include "core/models/mixers/mixer_options.h"
+
+namespace mixerlab {
+
+namespace {
+// Bottleneck layers' parameters and FLOPs/token (applied once per sequence, but counted per
+// token as an upper bound of 2*D*(D/c)*2 because the repeat happens after it).
+void addBottleneck(const ModelConfig& c, ModelCost& cost, double tokens) {
+  const int64_t divisor = autoencoderBottleneck(c);
+  if (divisor <= 1) return;
+  const int64_t narrow = c.d_model / divisor;
+  LayerCost b{"bottleneck", 2 * c.d_model * narrow + narrow + c.d_model, 4.0 * c.d_model * narrow / c.context_length,
+              static_cast<double>(tokens) / c.context_length * (narrow + c.d_model) * 4.0};
+  cost.layers.push_back(b);
+}
+
+void readBottleneck(JsonFields& f, const ModelConfig& c) {
+  const int64_t divisor = f.integer("bottleneck", 0, 0, c.d_model);
+  if (divisor > 1 && c.d_model % divisor != 0) f.fail("bottleneck", "d_model must be divisible by it");
+}
+}  // namespace
+
+ArchitectureInfo mixerAutoencoderFamily() {
+  ArchitectureInfo info;
+  info.name = "mixer_autoencoder";
+  info.description = "Mixer autoencoder: N causal mixer blocks encode, the last token's state is repeated, N decode";
+  info.build = [](const ModelConfig& c) { return std::make_shared<MixerAutoencoder>(c); };
+  info.validate = [](const ModelConfig& c, std::vector<std::string>& problems) {
+    validateCommonSizes(c, problems);
+    MixerOptions options;
+    validateOptions(c, problems, [&](JsonFields& f) {
+      readBottleneck(f, c);
+      options = readMixerOptions(f);
+    });
+    if (problems.empty()) checkMixerOptionCombinations(autoencoderBlockConfig(c), options, problems);
+  };
+  info.cost = [](const ModelConfig& c, int64_t batch_size) {
+    // Encoder and decoder blocks cost what the same mixer's blocks cost.
+    ModelConfig mixer = autoencoderBlockConfig(c);
+    mixer.arch = "masked_mixer";
+    const ModelCost blocks = findArchitecture("masked_mixer").cost(mixer, batch_size);
+    ModelCost cost;
+    cost.batch_size = batch_size;
+    for (const char* stack : {"encoderblocks", "decoderblocks"}) {
+      for (const auto& l : blocks.layers) {
+        if (l.name.rfind("mixerblocks.", 0) != 0) continue;
+        LayerCost copy = l;
+        copy.name = stack + l.name.substr(std::string("mixerblocks").size());
+        cost.layers.push_back(copy);
+      }
+    }
+    addBottleneck(c, cost, static_cast<double>(batch_size) * c.context_length);
+    finishCost(c, cost, c.vocab_size * c.d_model,
+               "Autoencoder: encoder + decoder mixer blocks, each as the masked mixer's block.");
+    return cost;
+  };
+  return info;
+}
+
+ArchitectureInfo transformerAutoencoderFamily() {
+  ArchitectureInfo info;
+  info.name = "transformer_autoencoder";
+  info.description = "Transformer autoencoder: N causal Llama layers encode, last state repeated, N Llama layers decode";
+  info.build = [](const ModelConfig& c) { return std::make_shared<TransformerAutoencoder>(c); };
+  info.validate = [](const ModelConfig& c, std::vector<std::string>& problems) {
+    ModelConfig layers = c;  // the Llama layer checks, without this family's own options
+    layers.options = nlohmann::json::object();
+    findArchitecture("llama").validate(layers, problems);
+    validateOptions(c, problems, [&](JsonFields& f) {
+      readBottleneck(f, c);
+      f.number("dropout", 0.0, 0.0, 0.9);
+    });
+  };
+  info.cost = [](const ModelConfig& c, int64_t batch_size) {
+    ModelConfig llama = c;
+    llama.arch = "llama";
+    llama.options = nlohmann::json::object();
+    const ModelCost layers = findArchitecture("llama").cost(llama, batch_size);
+    ModelCost cost;
+    cost.batch_size = batch_size;
+    for (const char* stack : {"encoder", "decoder"}) {
+      for (const auto& l : layers.layers) {
+        if (l.name.rfind("model.layers.", 0) != 0) continue;
+        LayerCost copy = l;
+        copy.name = stack + l.name.substr(std::string("model.layers").size());
+        cost.layers.push_back(copy);
+      }
+    }
+    addBottleneck(c, cost, static_cast<double>(batch_size) * c.context_length);
+    finishCost(c, cost, c.vocab_size * c.d_model,
+               "Autoencoder: encoder + decoder Llama layers (no final norm), each as the llama family's layer.");
+    return cost;
+  };
+  return info;
+}
+
+}  // namespace mixerlab

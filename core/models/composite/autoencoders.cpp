@@ -1,0 +1,101 @@
+// Mixer and transformer autoencoders (see autoencoders.h).
+#include "core/models/composite/autoencoders.h"
+
+#include <torch/torch.h>
+
+#include "core/models/mixers/masked_mixer.h"
+
+namespace mixerlab {
+namespace F = torch::nn::functional;
+
+int64_t autoencoderBottleneck(const ModelConfig& c) {
+  return c.options.is_object() ? c.options.value("bottleneck", int64_t{0}) : 0;
+}
+
+AutoencoderBase::AutoencoderBase(const ModelConfig& c) : LanguageModel(c) {
+  wte = register_module("wte", torch::nn::Embedding(c.vocab_size, c.d_model));
+  if (const int64_t divisor = autoencoderBottleneck(c); divisor > 1) {
+    bottleneck = register_module("bottleneck", torch::nn::Sequential(torch::nn::Linear(c.d_model, c.d_model / divisor),
+                                                                     torch::nn::Linear(c.d_model / divisor, c.d_model)));
+  }
+  lm_head = register_module("lm_head", torch::nn::Linear(torch::nn::LinearOptions(c.d_model, c.vocab_size).bias(false)));
+}
+
+at::Tensor AutoencoderBase::embed(const at::Tensor& input_ids) {
+  auto encoded = encode(wte->forward(input_ids));
+  return encoded.select(1, encoded.size(1) - 1);
+}
+
+at::Tensor AutoencoderBase::hiddenStates(const at::Tensor& input_ids) {
+  auto e = embed(input_ids);
+  if (bottleneck) e = bottleneck->forward(e);
+  return decode(e.unsqueeze(1).expand({-1, input_ids.size(1), -1}).contiguous());
+}
+
+at::Tensor AutoencoderBase::forward(const at::Tensor& input_ids) { return lm_head->forward(hiddenStates(input_ids)); }
+
+at::Tensor AutoencoderBase::loss(const at::Tensor& logits, const at::Tensor& labels) const {
+  return F::cross_entropy(logits.reshape({-1, logits.size(2)}), labels.reshape({-1}),
+                          F::CrossEntropyFuncOptions().ignore_index(-100));
+}
+
+int64_t AutoencoderBase::targetCount(const at::Tensor& labels) const { return labels.ne(-100).sum().item<int64_t>(); }
+
+ModelConfig autoencoderBlockConfig(const ModelConfig& c) {
+  ModelConfig blocks = c;
+  if (blocks.options.is_object()) blocks.options.erase("bottleneck");  // the rest are mixer block options
+  return blocks;
+}
+
+MixerAutoencoder::MixerAutoencoder(const ModelConfig& c) : AutoencoderBase(c) {
+  const ModelConfig blocks = autoencoderBlockConfig(c);
+  encoderblocks = register_module("encoderblocks", torch::nn::ModuleList());
+  decoderblocks = register_module("decoderblocks", torch::nn::ModuleList());
+  for (int64_t i = 0; i < c.n_layers; ++i) {
+    encoderblocks->push_back(MixerBlock(blocks));
+    decoderblocks->push_back(MixerBlock(blocks));
+  }
+}
+
+at::Tensor MixerAutoencoder::encode(const at::Tensor& x) {
+  at::Tensor h = x;
+  for (const auto& block : *encoderblocks) h = block->as<MixerBlock>()->forward(h);
+  return h;
+}
+
+at::Tensor MixerAutoencoder::decode(const at::Tensor& x) {
+  at::Tensor h = x;
+  for (const auto& block : *decoderblocks) h = block->as<MixerBlock>()->forward(h);
+  return h;
+}
+
+TransformerAutoencoder::TransformerAutoencoder(const ModelConfig& c)
+    : AutoencoderBase(c),
+      rotary_(c.d_model / c.n_heads, c.rope_theta),
+      dropout_(c.options.is_object() ? c.options.value("dropout", 0.0) : 0.0) {
+  {
+    torch::NoGradGuard no_grad;  // Hugging Face Llama init for the embedding and head
+    wte->weight.normal_(0.0, 0.02);
+    lm_head->weight.normal_(0.0, 0.02);
+  }
+  encoder = register_module("encoder", torch::nn::ModuleList());
+  decoder = register_module("decoder", torch::nn::ModuleList());
+  for (int64_t i = 0; i < c.n_layers; ++i) {
+    encoder->push_back(LlamaDecoderLayer(c));
+    decoder->push_back(LlamaDecoderLayer(c));
+  }
+}
+
+at::Tensor TransformerAutoencoder::encode(const at::Tensor& x) {
+  at::Tensor h = torch::dropout(x, dropout_, is_training());
+  for (const auto& layer : *encoder) h = layer->as<LlamaDecoderLayer>()->forward(h, rotary_);
+  return h;
+}
+
+at::Tensor TransformerAutoencoder::decode(const at::Tensor& x) {
+  at::Tensor h = torch::dropout(x, dropout_, is_training());
+  for (const auto& layer : *decoder) h = layer->as<LlamaDecoderLayer>()->forward(h, rotary_);
+  return h;
+}
+
+}  // namespace mixerlab

@@ -1,0 +1,69 @@
+// Autoencoders (spec section 4): an encoder stack reads the tokens, the last position's hidden
+// state is repeated over the whole context (optionally through a bottleneck D -> D/c -> D), a
+// decoder stack with its own parameters reconstructs every token, and the loss is the UNSHIFTED
+// cross-entropy (output t reconstructs token t). The repeated vector is the text's embedding
+// (used later for retrieval). Two families: mixer blocks or Llama decoder layers.
+#pragma once
+#include <torch/nn/modules/container/modulelist.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/embedding.h>
+#include <torch/nn/modules/linear.h>
+
+#include "core/models/language_model.h"
+#include "core/models/transformers/llama_transformer.h"
+
+namespace mixerlab {
+
+// Shared by both: bottleneck, repetition and the unshifted loss.
+class AutoencoderBase : public LanguageModel {
+ public:
+  explicit AutoencoderBase(const ModelConfig& config);
+  at::Tensor forward(const at::Tensor& input_ids) override;
+  at::Tensor hiddenStates(const at::Tensor& input_ids) override;  // decoder output [B, L, D]
+  // The text embedding: the encoder's hidden state at the last position, [B, D].
+  at::Tensor embed(const at::Tensor& input_ids);
+  at::Tensor loss(const at::Tensor& logits, const at::Tensor& labels) const override;
+  int64_t targetCount(const at::Tensor& labels) const override;
+  int64_t predictionOffset() const override { return 0; }
+
+  torch::nn::Embedding wte{nullptr};
+  torch::nn::Sequential bottleneck{nullptr};  // null without a bottleneck
+  torch::nn::Linear lm_head{nullptr};
+
+ protected:
+  virtual at::Tensor encode(const at::Tensor& x) = 0;  // [B, L, D] -> [B, L, D]
+  virtual at::Tensor decode(const at::Tensor& x) = 0;
+};
+
+class MixerAutoencoder : public AutoencoderBase {
+ public:
+  explicit MixerAutoencoder(const ModelConfig& config);
+  torch::nn::ModuleList encoderblocks{nullptr}, decoderblocks{nullptr};
+
+ protected:
+  at::Tensor encode(const at::Tensor& x) override;
+  at::Tensor decode(const at::Tensor& x) override;
+};
+
+// options.dropout applies dropout to the token embeddings and to the repeated embedding that
+// feeds the decoder (training only).
+class TransformerAutoencoder : public AutoencoderBase {
+ public:
+  explicit TransformerAutoencoder(const ModelConfig& config);
+  torch::nn::ModuleList encoder{nullptr}, decoder{nullptr};  // Llama decoder layers (causal), no final norm
+
+ protected:
+  at::Tensor encode(const at::Tensor& x) override;
+  at::Tensor decode(const at::Tensor& x) override;
+
+ private:
+  RotaryTables rotary_;
+  double dropout_;
+};
+
+// Bottleneck divisor c from options ("bottleneck", 0 = none).
+int64_t autoencoderBottleneck(const ModelConfig& config);
+// The config the mixer autoencoder's blocks are built from (its own keys removed from options).
+ModelConfig autoencoderBlockConfig(const ModelConfig& config);
+
+}  // namespace mixerlab

@@ -1,0 +1,96 @@
+// Transfixer: Llama layers with a masked token-mixing conv (see transfixer.h).
+#include "core/models/composite/transfixer.h"
+
+#include <torch/torch.h>
+
+namespace mixerlab {
+
+namespace {
+double rmsEps(const ModelConfig& c) { return c.norm_eps > 0 ? c.norm_eps : 1e-6; }
+}  // namespace
+
+TransfixerOptions TransfixerOptions::fromConfig(const ModelConfig& c) {
+  TransfixerOptions o;
+  if (!c.options.is_object()) return o;
+  const std::string placement = c.options.value("conv_placement", std::string("after_attention"));
+  if (placement == "parallel") o.placement = ConvPlacement::Parallel;
+  if (placement == "before_attention") o.placement = ConvPlacement::BeforeAttention;
+  o.kernel_size = c.options.value("conv_kernel_size", int64_t{1});
+  return o;
+}
+
+TransfixerLayerImpl::TransfixerLayerImpl(const ModelConfig& c, const TransfixerOptions& o) : placement_(o.placement) {
+  self_attn = register_module("self_attn", LlamaAttention(c));
+  mlp = register_module("mlp", LlamaMlp(c));
+  input_layernorm = register_module("input_layernorm", RMSNorm(c.d_model, rmsEps(c)));
+  post_attention_layernorm = register_module("post_attention_layernorm", RMSNorm(c.d_model, rmsEps(c)));
+  if (placement_ == ConvPlacement::BeforeAttention) {
+    conv_layernorm = register_module("conv_layernorm", RMSNorm(c.d_model, rmsEps(c)));
+  }
+  conv = register_module("conv", MaskedTokenConv(c.context_length, o.kernel_size));  // PyTorch default init
+}
+
+at::Tensor TransfixerLayerImpl::forward(const at::Tensor& x, RotaryTables& rotary) {
+  at::Tensor h;
+  switch (placement_) {
+    case ConvPlacement::AfterAttention: {
+      auto a = self_attn->forward(input_layernorm->forward(x), rotary);
+      h = x + a + conv->forward(a);
+      break;
+    }
+    case ConvPlacement::Parallel: {
+      auto n = input_layernorm->forward(x);
+      h = x + self_attn->forward(n, rotary) + conv->forward(n);
+      break;
+    }
+    case ConvPlacement::BeforeAttention: {
+      auto h1 = x + conv->forward(conv_layernorm->forward(x));
+      h = h1 + self_attn->forward(input_layernorm->forward(h1), rotary);
+      break;
+    }
+  }
+  return h + mlp->forward(post_attention_layernorm->forward(h));
+}
+
+TransfixerBodyImpl::TransfixerBodyImpl(const ModelConfig& c, const TransfixerOptions& o) {
+  embed_tokens = register_module("embed_tokens", torch::nn::Embedding(c.vocab_size, c.d_model));
+  {
+    torch::NoGradGuard no_grad;
+    embed_tokens->weight.normal_(0.0, 0.02);  // HF Llama init
+  }
+  layers = register_module("layers", torch::nn::ModuleList());
+  for (int64_t i = 0; i < c.n_layers; ++i) layers->push_back(TransfixerLayer(c, o));
+  norm = register_module("norm", RMSNorm(c.d_model, rmsEps(c)));
+}
+
+Transfixer::Transfixer(const ModelConfig& c) : LanguageModel(c), rotary_(c.d_model / c.n_heads, c.rope_theta) {
+  model = register_module("model", TransfixerBody(c, TransfixerOptions::fromConfig(c)));
+  lm_head = register_module("lm_head", torch::nn::Linear(torch::nn::LinearOptions(c.d_model, c.vocab_size).bias(false)));
+  torch::NoGradGuard no_grad;
+  lm_head->weight.normal_(0.0, 0.02);
+}
+
+at::Tensor Transfixer::hiddenStates(const at::Tensor& input_ids) {
+  auto x = model->embed_tokens->forward(input_ids);
+  for (const auto& layer : *model->layers) x = layer->as<TransfixerLayer>()->forward(x, rotary_);
+  return x;
+}
+
+at::Tensor Transfixer::forward(const at::Tensor& input_ids) {
+  return lm_head->forward(model->norm->forward(hiddenStates(input_ids)));
+}
+
+std::map<std::string, at::Tensor> Transfixer::exportTensors() {
+  auto out = LanguageModel::exportTensors();
+  for (size_t i = 0; i < model->layers->size(); ++i) {
+    out["model.layers." + std::to_string(i) + ".conv.weight"] =
+        model->layers[i]->as<TransfixerLayer>()->conv->maskedWeight().detach();
+  }
+  return out;
+}
+
+void Transfixer::afterLoad() {
+  for (const auto& layer : *model->layers) layer->as<TransfixerLayer>()->conv->zeroMaskedEntries();
+}
+
+}  // namespace mixerlab

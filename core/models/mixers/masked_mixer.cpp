@@ -1,0 +1,203 @@
+// Flat masked mixer and its option variants (see masked_mixer.h, mixer_options.h).
+#include "core/models/mixers/masked_mixer.h"
+
+#include <cmath>
+
+#include <torch/torch.h>
+
+#include "core/models/mixers/mixer_expanded.h"
+#include "core/models/mixers/mixer_head.h"
+#include "kernels/masked_token_mix.h"
+
+namespace mixerlab {
+namespace F = torch::nn::functional;
+
+MaskedTokenConvImpl::MaskedTokenConvImpl(int64_t context_length, int64_t kernel_size, TokenConvSettings settings)
+    : context_length_(context_length), kernel_size_(kernel_size), settings_(settings) {
+  // PyTorch's Conv1d default init: U(+-1/sqrt(fan_in)) with fan_in = in_channels * kernel_size.
+  const double bound = 1.0 / std::sqrt(static_cast<double>(context_length * kernel_size));
+  weight = register_parameter("weight", torch::empty({context_length, context_length, kernel_size}).uniform_(-bound, bound));
+  bias = register_parameter("bias", torch::empty({context_length}).uniform_(-bound, bound));
+  zeroMaskedEntries();
+}
+
+at::Tensor MaskedTokenConvImpl::maskedWeight() const {
+  auto mask = kernels::tokenMask(settings_.mask, context_length_, context_length_, weight.options()).unsqueeze(-1);
+  return weight * mask;
+}
+
+void MaskedTokenConvImpl::zeroMaskedEntries() {
+  torch::NoGradGuard no_grad;
+  weight.copy_(maskedWeight());
+}
+
+void MaskedTokenConvImpl::applySoftmaxCompat() {
+  // Research coding (1): tril, softmax over the output-token axis (each column j normalised over
+  // all T rows, the masked zeros contributing exp(0) = 1), tril again, stored in the parameter.
+  // It is applied to the already-transformed weights at every forward (train and eval alike).
+  torch::NoGradGuard no_grad;
+  weight.select(2, 0).copy_(torch::softmax(weight.select(2, 0).tril(), 0).tril());
+}
+
+at::Tensor MaskedTokenConvImpl::forward(const at::Tensor& x) {
+  at::Tensor w;
+  kernels::TokenMask mask = settings_.mask;
+  if (settings_.weights == MixWeights::kSoftmaxCompat) {
+    applySoftmaxCompat();
+    w = weight;  // plain product on the stored weights: every entry gets a gradient, as in the research run
+    mask = kernels::TokenMask::kNone;
+  } else if (settings_.weights == MixWeights::kSoftmax) {
+    // Row i: softmax over j <= i only; the -inf entries get exactly zero weight and zero gradient.
+    auto keep = kernels::tokenMask(kernels::TokenMask::kCausal, context_length_, context_length_, weight.options());
+    w = torch::softmax(weight.select(2, 0).masked_fill(keep.eq(0), -INFINITY), 1).unsqueeze(-1);
+  } else if (settings_.inplace_mask) {
+    // Research mechanics (spec section 0): overwrite the storage with the masked weight, then run
+    // the plain product, so masked entries receive gradients. Only rewrites when something is
+    // unmasked, so repeated forwards between optimizer steps leave the version counter alone.
+    const auto unmasked = weight - maskedWeight();
+    if (unmasked.abs().max().item<double>() > 0) zeroMaskedEntries();
+    w = weight;
+    mask = kernels::TokenMask::kNone;
+  } else {
+    w = weight;
+  }
+  if (kernel_size_ == 1) return kernels::maskedTokenMix(x, w.select(2, 0), bias, mask);
+  // k > 1: each tap t mixes hidden feature f + t - left of earlier tokens ('same' padding on D,
+  // left = floor((k-1)/2), right = the rest, as PyTorch's padding='same').
+  const int64_t length = x.size(1), width = x.size(2);
+  const int64_t left = (kernel_size_ - 1) / 2, right = kernel_size_ - 1 - left;
+  auto padded = F::pad(x, F::PadFuncOptions({left, right}));
+  at::Tensor y;
+  for (int64_t t = 0; t < kernel_size_; ++t) {
+    auto shifted = padded.narrow(2, t, width);
+    auto part = kernels::maskedTokenMix(shifted, w.select(2, t), at::Tensor(), mask);
+    y = y.defined() ? y + part : part;
+  }
+  return y + bias.narrow(0, 0, length).unsqueeze(-1);
+}
+
+MixerBlockImpl::MixerBlockImpl(const ModelConfig& c) {
+  const MixerOptions o = mixerOptions(c);
+  residual_ = o.residual;
+  ff_dropout_ = o.ff_dropout;
+  ff_gelu_ = o.feed_forward == "gelu";
+  const double eps = c.norm_eps > 0 ? c.norm_eps : 1e-5;
+  auto layerNorm = [&] { return torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.d_model}).eps(eps)); };
+  if (o.layer_norms) seq_layernorm = register_module("seq_layernorm", layerNorm());
+  if (o.layer_norms && o.feed_forward != "none") patch_layernorm = register_module("patch_layernorm", layerNorm());
+  if (o.mixing == "expanded") {
+    expanded = register_module(
+        "conv", std::make_shared<ExpandedTokenMixImpl>(c.context_length, o.expansion, o.expanded_bias,
+                                                       o.tokenConv().inplace_mask));
+  } else if (o.mixing == "multi_head") {
+    mixerhead = register_module("mixerhead", std::make_shared<MixerHeadImpl>(c, o.mixing_heads, o.tokenConv()));
+  } else {
+    conv = register_module("conv", MaskedTokenConv(c.context_length, c.kernel_size, o.tokenConv()));
+  }
+  const int64_t inner = c.ff_mult * c.d_model;
+  if (o.feed_forward == "gelu") {
+    patch_ff = register_module("patch_ff", torch::nn::Sequential(torch::nn::Linear(c.d_model, inner), torch::nn::GELU(),
+                                                                 torch::nn::Linear(inner, c.d_model)));
+  } else if (o.feed_forward == "linear") {
+    // Identity in the GELU's slot keeps the tensor names patch_ff.0.* / patch_ff.2.*.
+    patch_ff = register_module("patch_ff", torch::nn::Sequential(torch::nn::Linear(c.d_model, inner),
+                                                                 torch::nn::Identity(),
+                                                                 torch::nn::Linear(inner, c.d_model)));
+  }
+}
+
+std::vector<MaskedTokenConvImpl*> MixerBlockImpl::squareConvs() {
+  std::vector<MaskedTokenConvImpl*> out;
+  if (conv) out.push_back(conv.get());
+  if (mixerhead) {
+    for (const auto& m : *mixerhead->convs) out.push_back(m->as<MaskedTokenConv>());
+  }
+  return out;
+}
+
+at::Tensor MixerBlockImpl::forward(const at::Tensor& x) {
+  auto normed = seq_layernorm ? seq_layernorm->forward(x) : x;
+  auto mixed = conv ? conv->forward(normed) : expanded ? expanded->forward(normed) : mixerhead->forward(normed);
+  auto h = residual_ ? x + mixed : mixed;
+  if (!patch_ff) return h;
+  auto ff = feedForward(patch_layernorm ? patch_layernorm->forward(h) : h);
+  return residual_ ? h + ff : ff;
+}
+
+at::Tensor MixerBlockImpl::feedForward(const at::Tensor& x) {
+  if (ff_dropout_ <= 0.0) return patch_ff->forward(x);
+  // Linear -> Dropout -> GELU -> Linear, as the paper-era autoencoder blocks; applied here rather
+  // than as a module so the tensor names stay patch_ff.0 / patch_ff.2.
+  auto h = patch_ff[0]->as<torch::nn::LinearImpl>()->forward(x);
+  h = torch::dropout(h, ff_dropout_, is_training());
+  if (ff_gelu_) h = torch::gelu(h);
+  return patch_ff[2]->as<torch::nn::LinearImpl>()->forward(h);
+}
+
+torch::nn::Linear registerMixerHead(torch::nn::Module& owner, const ModelConfig& c, torch::nn::Embedding& wte) {
+  if (!c.tie_weights) {
+    return owner.register_module("lm_head",
+                                 torch::nn::Linear(torch::nn::LinearOptions(c.d_model, c.vocab_size).bias(false)));
+  }
+  torch::NoGradGuard no_grad;
+  const double bound = 1.0 / std::sqrt(static_cast<double>(c.d_model));
+  wte->weight.uniform_(-bound, bound);
+  return torch::nn::Linear(nullptr);
+}
+
+MaskedMixer::MaskedMixer(const ModelConfig& c) : LanguageModel(c) {
+  relu_head_ = mixerOptions(c).head_activation == "relu";
+  wte = register_module("wte", torch::nn::Embedding(c.vocab_size, c.d_model));  // N(0,1) init, as PyTorch
+  mixerblocks = register_module("mixerblocks", torch::nn::ModuleList());
+  for (int64_t i = 0; i < c.n_layers; ++i) mixerblocks->push_back(MixerBlock(c));
+  lm_head = registerMixerHead(*this, c, wte);
+  supports_layer_hook_ = true;
+}
+
+at::Tensor MaskedMixer::hiddenStates(const at::Tensor& input_ids) {
+  auto x = wte->forward(input_ids);
+  for (size_t i = 0; i < mixerblocks->size(); ++i) {
+    x = applyLayerHook(static_cast<int64_t>(i), mixerblocks[i]->as<MixerBlock>()->forward(x));
+  }
+  return x;
+}
+
+at::Tensor MaskedMixer::forward(const at::Tensor& input_ids) {
+  auto x = hiddenStates(input_ids);
+  if (relu_head_) x = torch::relu(x);
+  return lm_head ? lm_head->forward(x) : F::linear(x, wte->weight);
+}
+
+std::map<std::string, at::Tensor> MaskedMixer::exportTensors() {
+  auto out = LanguageModel::exportTensors();
+  for (size_t i = 0; i < mixerblocks->size(); ++i) {
+    auto* block = mixerblocks[i]->as<MixerBlock>();
+    const std::string prefix = "mixerblocks." + std::to_string(i);
+    if (block->conv) out[prefix + ".conv.weight"] = block->conv->maskedWeight().detach();
+    if (block->expanded) {
+      out[prefix + ".conv.0.weight"] = block->expanded->conv0->maskedWeight().detach();
+      out[prefix + ".conv.2.weight"] = block->expanded->conv2->maskedWeight().detach();
+    }
+    if (block->mixerhead) {
+      for (size_t h = 0; h < block->mixerhead->convs->size(); ++h) {
+        out[prefix + ".mixerhead.convs." + std::to_string(h) + ".weight"] =
+            block->mixerhead->convs[h]->as<MaskedTokenConv>()->maskedWeight().detach();
+      }
+    }
+  }
+  if (!lm_head) out["lm_head.weight"] = wte->weight.detach();
+  return out;
+}
+
+void MaskedMixer::afterLoad() {
+  for (const auto& item : *mixerblocks) {
+    auto* block = item->as<MixerBlock>();
+    for (auto* conv : block->squareConvs()) conv->zeroMaskedEntries();
+    if (block->expanded) {
+      block->expanded->conv0->zeroMaskedEntries();
+      block->expanded->conv2->zeroMaskedEntries();
+    }
+  }
+}
+
+}  // namespace mixerlab

@@ -1,0 +1,87 @@
+// The flat masked mixer (spec section 1): attention replaced by a causally masked token-mixing
+// Conv1d(T, T, k) over the token axis, two LayerNorms, a 4x GELU feed-forward, no positional
+// encoding, no final norm, untied head without bias. Submodule names follow the research code so
+// named_parameters() are the safetensors names (wte, mixerblocks.N.*, lm_head).
+// Variants (ModelConfig::options, see mixer_options.h): expanded / multi-head token mixing,
+// softmax weights, in-place masking compat, and the linear / near-linear ablations.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include <torch/nn/modules/container/modulelist.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/embedding.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/normalization.h>
+
+#include "core/models/language_model.h"
+#include "core/models/mixers/mixer_options.h"
+
+namespace mixerlab {
+
+// Token-mixing convolution with a per-tap lower-triangular mask. Weight [T, T, k], bias [T].
+// By default the mask is applied inside the graph (masked entries get zero gradient) and the stored
+// upper triangle is zeroed at construction and after loading, so saved weights are lower-triangular.
+// `settings` select another mask kind (the bidirectional reverse stream), softmax weights or the
+// research code's in-place masking (see TokenConvSettings).
+class MaskedTokenConvImpl : public torch::nn::Module {
+ public:
+  MaskedTokenConvImpl(int64_t context_length, int64_t kernel_size, TokenConvSettings settings = {});
+  at::Tensor forward(const at::Tensor& x);  // [B, L, D] -> [B, L, D]
+  void zeroMaskedEntries();
+  at::Tensor maskedWeight() const;  // [T, T, k] with the masked entries of every tap zeroed
+  // softmax_compat: W <- tril(softmax over output tokens (dim 0) of tril(W)), written into the parameter.
+  void applySoftmaxCompat();
+  at::Tensor weight, bias;
+
+ private:
+  int64_t context_length_, kernel_size_;
+  TokenConvSettings settings_;
+};
+TORCH_MODULE(MaskedTokenConv);
+
+class ExpandedTokenMixImpl;
+class MixerHeadImpl;
+
+// Pre-norm block x + mix(LN(x)); x + FF(LN(x)). Exactly one token-mixing module is set (per
+// options.mixing); norms / FF are null when the options remove them.
+class MixerBlockImpl : public torch::nn::Module {
+ public:
+  explicit MixerBlockImpl(const ModelConfig& config);
+  at::Tensor forward(const at::Tensor& x);
+  std::vector<MaskedTokenConvImpl*> squareConvs();  // the flat conv or every head's conv
+  torch::nn::LayerNorm seq_layernorm{nullptr}, patch_layernorm{nullptr};
+  MaskedTokenConv conv{nullptr};                        // mixing "flat": conv.weight [T,T,k]
+  std::shared_ptr<ExpandedTokenMixImpl> expanded;       // mixing "expanded": conv.0.*, conv.2.*
+  std::shared_ptr<MixerHeadImpl> mixerhead;             // mixing "multi_head": mixerhead.*
+  torch::nn::Sequential patch_ff{nullptr};
+
+ private:
+  at::Tensor feedForward(const at::Tensor& x);
+  bool residual_ = true;
+  double ff_dropout_ = 0.0;
+  bool ff_gelu_ = true;
+};
+TORCH_MODULE(MixerBlock);
+
+// Registers the mixers' `lm_head` (Linear D -> V, no bias) on `owner`, or, with tie_weights, returns
+// a null head and gives `wte` the Linear init (the research ties by pointing wte at the head's matrix).
+torch::nn::Linear registerMixerHead(torch::nn::Module& owner, const ModelConfig& config, torch::nn::Embedding& wte);
+
+class MaskedMixer : public LanguageModel {
+ public:
+  explicit MaskedMixer(const ModelConfig& config);
+  at::Tensor forward(const at::Tensor& input_ids) override;
+  at::Tensor hiddenStates(const at::Tensor& input_ids) override;
+  std::map<std::string, at::Tensor> exportTensors() override;
+  void afterLoad() override;
+
+  torch::nn::Embedding wte{nullptr};
+  torch::nn::ModuleList mixerblocks{nullptr};
+  torch::nn::Linear lm_head{nullptr};  // null when tie_weights (the head reuses wte.weight)
+
+ private:
+  bool relu_head_ = false;  // options.head_activation "relu" (LinearMixer)
+};
+
+}  // namespace mixerlab

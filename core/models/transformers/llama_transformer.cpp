@@ -1,0 +1,132 @@
+// Llama-style transformer (see llama_transformer.h).
+#include "core/models/transformers/llama_transformer.h"
+
+#include <cmath>
+#include <limits>
+
+#include <torch/torch.h>
+#include <torch/version.h>
+
+namespace mixerlab {
+namespace F = torch::nn::functional;
+
+namespace {
+torch::nn::Linear makeLinear(int64_t in, int64_t out) {
+  torch::nn::Linear linear(torch::nn::LinearOptions(in, out).bias(false));
+  torch::NoGradGuard no_grad;
+  linear->weight.normal_(0.0, 0.02);  // Hugging Face Llama init
+  return linear;
+}
+double rmsEps(const ModelConfig& c) { return c.norm_eps > 0 ? c.norm_eps : 1e-6; }
+}  // namespace
+
+RMSNormImpl::RMSNormImpl(int64_t dim, double eps) : eps_(eps) {
+  weight = register_parameter("weight", torch::ones({dim}));
+}
+
+at::Tensor RMSNormImpl::forward(const at::Tensor& x) {
+  auto variance = x.pow(2).mean(-1, /*keepdim=*/true);
+  return weight * (x * torch::rsqrt(variance + eps_));
+}
+
+at::Tensor RotaryTables::apply(const at::Tensor& x) {
+  const int64_t length = x.size(2);
+  if (!cos_.defined() || cos_.size(0) < length || cos_.device() != x.device() || cos_.scalar_type() != x.scalar_type()) {
+    auto opts = torch::TensorOptions().dtype(torch::kFloat64);
+    auto inv_freq = torch::pow(theta_, -torch::arange(0, head_dim_, 2, opts) / static_cast<double>(head_dim_));
+    auto positions = torch::arange(length, opts);
+    auto freqs = torch::outer(positions, inv_freq);  // [L, hd/2]
+    auto angles = torch::cat({freqs, freqs}, -1);    // rotate-half pairing: dim i with i + hd/2
+    cos_ = angles.cos().to(x.options());
+    sin_ = angles.sin().to(x.options());
+  }
+  auto cos = cos_.narrow(0, 0, length), sin = sin_.narrow(0, 0, length);
+  const int64_t half = head_dim_ / 2;
+  auto rotated_half = torch::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
+  return x * cos + rotated_half * sin;
+}
+
+LlamaAttentionImpl::LlamaAttentionImpl(const ModelConfig& c) : n_heads_(c.n_heads), head_dim_(c.d_model / c.n_heads) {
+  q_proj = register_module("q_proj", makeLinear(c.d_model, c.d_model));
+  k_proj = register_module("k_proj", makeLinear(c.d_model, c.d_model));
+  v_proj = register_module("v_proj", makeLinear(c.d_model, c.d_model));
+  o_proj = register_module("o_proj", makeLinear(c.d_model, c.d_model));
+}
+
+at::Tensor LlamaAttentionImpl::forward(const at::Tensor& x, RotaryTables& rotary) {
+  const int64_t batch = x.size(0), length = x.size(1);
+  auto heads = [&](const at::Tensor& t) { return t.view({batch, length, n_heads_, head_dim_}).transpose(1, 2); };
+  auto q = rotary.apply(heads(q_proj->forward(x)));
+  auto k = rotary.apply(heads(k_proj->forward(x)));
+  auto v = heads(v_proj->forward(x));
+#if TORCH_VERSION_MAJOR >= 2
+  auto attended = at::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true);
+#else
+  auto scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(head_dim_));
+  auto future = torch::ones({length, length}, torch::TensorOptions().dtype(torch::kBool).device(x.device())).triu(1);
+  scores = scores.masked_fill(future, -std::numeric_limits<float>::infinity());
+  auto attended = torch::matmul(torch::softmax(scores, -1), v);
+#endif
+  return o_proj->forward(attended.transpose(1, 2).reshape({batch, length, n_heads_ * head_dim_}));
+}
+
+LlamaMlpImpl::LlamaMlpImpl(const ModelConfig& c) {
+  gate_proj = register_module("gate_proj", makeLinear(c.d_model, c.ff_mult * c.d_model));
+  up_proj = register_module("up_proj", makeLinear(c.d_model, c.ff_mult * c.d_model));
+  down_proj = register_module("down_proj", makeLinear(c.ff_mult * c.d_model, c.d_model));
+}
+
+at::Tensor LlamaMlpImpl::forward(const at::Tensor& x) {
+  return down_proj->forward(F::silu(gate_proj->forward(x)) * up_proj->forward(x));
+}
+
+LlamaDecoderLayerImpl::LlamaDecoderLayerImpl(const ModelConfig& c) {
+  self_attn = register_module("self_attn", LlamaAttention(c));
+  mlp = register_module("mlp", LlamaMlp(c));
+  input_layernorm = register_module("input_layernorm", RMSNorm(c.d_model, rmsEps(c)));
+  post_attention_layernorm = register_module("post_attention_layernorm", RMSNorm(c.d_model, rmsEps(c)));
+}
+
+at::Tensor LlamaDecoderLayerImpl::forward(const at::Tensor& x, RotaryTables& rotary) {
+  auto h = x + self_attn->forward(input_layernorm->forward(x), rotary);
+  return h + mlp->forward(post_attention_layernorm->forward(h));
+}
+
+LlamaBodyImpl::LlamaBodyImpl(const ModelConfig& c) {
+  embed_tokens = register_module("embed_tokens", torch::nn::Embedding(c.vocab_size, c.d_model));
+  {
+    torch::NoGradGuard no_grad;
+    embed_tokens->weight.normal_(0.0, 0.02);
+  }
+  layers = register_module("layers", torch::nn::ModuleList());
+  for (int64_t i = 0; i < c.n_layers; ++i) layers->push_back(LlamaDecoderLayer(c));
+  norm = register_module("norm", RMSNorm(c.d_model, rmsEps(c)));
+}
+
+LlamaTransformer::LlamaTransformer(const ModelConfig& c)
+    : LanguageModel(c), rotary_(c.d_model / c.n_heads, c.rope_theta) {
+  model = register_module("model", LlamaBody(c));
+  if (!c.tie_weights) lm_head = register_module("lm_head", makeLinear(c.d_model, c.vocab_size));
+  supports_layer_hook_ = true;
+}
+
+at::Tensor LlamaTransformer::hiddenStates(const at::Tensor& input_ids) {
+  auto x = model->embed_tokens->forward(input_ids);
+  for (size_t i = 0; i < model->layers->size(); ++i) {
+    x = applyLayerHook(static_cast<int64_t>(i), model->layers[i]->as<LlamaDecoderLayer>()->forward(x, rotary_));
+  }
+  return x;
+}
+
+at::Tensor LlamaTransformer::forward(const at::Tensor& input_ids) {
+  auto x = model->norm->forward(hiddenStates(input_ids));
+  return lm_head ? lm_head->forward(x) : F::linear(x, model->embed_tokens->weight);
+}
+
+std::map<std::string, at::Tensor> LlamaTransformer::exportTensors() {
+  auto out = LanguageModel::exportTensors();
+  if (!lm_head) out["lm_head.weight"] = model->embed_tokens->weight.detach();
+  return out;
+}
+
+}  // namespace mixerlab
