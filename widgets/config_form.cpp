@@ -192,6 +192,8 @@ QJsonValue ConfigForm::editorValue(const Field& f) const {
   if (auto* box = qobject_cast<QCheckBox*>(f.editor)) return box->isChecked();
   if (auto* combo = qobject_cast<QComboBox*>(f.editor)) return combo->currentText();
   const QString text = static_cast<QLineEdit*>(f.editor)->text().trimmed();
+  // A field without a fixed default (it follows another setting) is left out while empty.
+  if (text.isEmpty() && !f.spec.default_value.isValid()) return QJsonValue(QJsonValue::Undefined);
   bool ok = false;
   if (f.spec.type == FieldSpec::Integer) {
     const qint64 i = text.toLongLong(&ok);
@@ -207,29 +209,60 @@ QJsonValue ConfigForm::editorValue(const Field& f) const {
 void ConfigForm::setValues(const QJsonObject& run) {
   loading_ = true;
   base_ = run;
+  QString arch = valueAt(run, "model.arch").toString();
+  for (const auto& f : fields_) {
+    if (f.spec.key == "model.arch" && arch.isEmpty()) arch = f.spec.default_value.toString();
+  }
   for (auto& f : fields_) {
     const QJsonValue v = valueAt(run, f.spec.key);
-    setEditorValue(f, v.isUndefined() || v.isNull() ? QJsonValue::fromVariant(f.spec.default_value) : v);
+    setEditorValue(f, v.isUndefined() || v.isNull() ? QJsonValue::fromVariant(f.spec.defaultFor(arch)) : v);
   }
+  shown_arch_ = arch;
   loading_ = false;
   updateVisibility();
 }
 
-bool ConfigForm::isFieldVisible(const QString& key) const {
+QString ConfigForm::currentArch() const {
   QString arch = valueAt(base_, "model.arch").toString();
   for (const auto& f : fields_) {
     if (f.spec.key == "model.arch") arch = editorValue(f).toString();
   }
+  return arch;
+}
+
+bool ConfigForm::shownFor(const Field& f, const QString& arch) {
+  return f.spec.visible_for_arch.isEmpty() || f.spec.visible_for_arch.contains(arch);
+}
+
+const ConfigForm::Field* ConfigForm::fieldFor(const QString& key) const {
   for (const auto& f : fields_) {
-    if (f.spec.key == key) return f.spec.visible_for_arch.isEmpty() || f.spec.visible_for_arch.contains(arch);
+    if (f.spec.key == key) return &f;
   }
-  return false;
+  return nullptr;
+}
+
+void ConfigForm::applyArchDefaults(const QString& from_arch, const QString& to_arch) {
+  const bool was_loading = loading_;
+  loading_ = true;
+  for (auto& f : fields_) {
+    if (f.spec.default_for_arch.isEmpty()) continue;
+    if (editorValue(f) == QJsonValue::fromVariant(f.spec.defaultFor(from_arch))) {
+      setEditorValue(f, QJsonValue::fromVariant(f.spec.defaultFor(to_arch)));
+    }
+  }
+  loading_ = was_loading;
+}
+
+bool ConfigForm::isFieldVisible(const QString& key) const {
+  const Field* f = fieldFor(key);
+  return f && shownFor(*f, currentArch());
 }
 
 void ConfigForm::updateVisibility() {
   QMap<QWidget*, bool> any_visible;
+  const QString arch = currentArch();
   for (auto& f : fields_) {
-    const bool visible = isFieldVisible(f.spec.key);
+    const bool visible = shownFor(f, arch);
     auto* form = static_cast<QFormLayout*>(f.group_box->layout());
     form->setRowVisible(f.row, visible);
     any_visible[f.group_box] = any_visible.value(f.group_box) || visible;
@@ -239,11 +272,13 @@ void ConfigForm::updateVisibility() {
 
 QJsonObject ConfigForm::values() const {
   QJsonObject out = base_;
+  const QString arch = currentArch();
   for (const auto& f : fields_) {
-    if (isFieldVisible(f.spec.key)) {
-      setValueAt(out, f.spec.key, editorValue(f));
-    } else {
+    const QJsonValue v = shownFor(f, arch) ? editorValue(f) : QJsonValue(QJsonValue::Undefined);
+    if (v.isUndefined()) {
       removeValueAt(out, f.spec.key);
+    } else {
+      setValueAt(out, f.spec.key, v);
     }
   }
   return out;
@@ -251,6 +286,11 @@ QJsonObject ConfigForm::values() const {
 
 void ConfigForm::onEdited() {
   if (loading_) return;
+  const QString arch = currentArch();
+  if (arch != shown_arch_) {
+    applyArchDefaults(shown_arch_, arch);
+    shown_arch_ = arch;
+  }
   updateVisibility();
   Q_EMIT valuesChanged(values());
 }
@@ -262,8 +302,9 @@ void ConfigForm::setFieldErrors(const QMap<QString, QString>& errors_by_key) {
     for (const auto& f : fields_) shown = shown || (f.spec.key == it.key() && isFieldVisible(f.spec.key));
     if (!shown) general << (it.key().isEmpty() ? it.value() : it.key() + ": " + it.value());
   }
+  const QString arch = currentArch();
   for (auto& f : fields_) {
-    const QString message = isFieldVisible(f.spec.key) ? errors_by_key.value(f.spec.key) : QString();
+    const QString message = shownFor(f, arch) ? errors_by_key.value(f.spec.key) : QString();
     f.error->setText(message);
     f.error->setVisible(!message.isEmpty());
     const bool is_check = qobject_cast<QCheckBox*>(f.editor) != nullptr;
@@ -276,19 +317,15 @@ void ConfigForm::setFieldErrors(const QMap<QString, QString>& errors_by_key) {
 void ConfigForm::setPreviewText(const QString& text) { preview_->setText(text); }
 
 QWidget* ConfigForm::editor(const QString& key) const {
-  for (const auto& f : fields_) {
-    if (f.spec.key == key) return f.editor;
-  }
-  return nullptr;
+  const Field* f = fieldFor(key);
+  return f ? f->editor : nullptr;
 }
 
 bool ConfigForm::hasFieldError(const QString& key) const { return !fieldError(key).isEmpty(); }
 
 QString ConfigForm::fieldError(const QString& key) const {
-  for (const auto& f : fields_) {
-    if (f.spec.key == key) return f.error->isHidden() ? QString() : f.error->text();
-  }
-  return {};
+  const Field* f = fieldFor(key);
+  return !f || f->error->isHidden() ? QString() : f->error->text();
 }
 
 QString ConfigForm::generalError() const { return general_error_->isHidden() ? QString() : general_error_->text(); }

@@ -18,12 +18,16 @@ struct FieldSpec {
   QString key;  // dotted JSON path, e.g. "model.d_model" or "model.options.mixing"
   QString label;
   enum Type { Integer, Number, Boolean, Choice, Text } type = Text;
-  QVariant default_value;
+  QVariant default_value;  // invalid: no fixed default (left out of the run while empty)
   double min = 0, max = 0;  // shown in the tooltip; the validator decides
   QStringList choices;
   QString help;
   QString group;                  // "Run", "Architecture", "Training", "Budget", ...
   QStringList visible_for_arch;   // empty = every architecture (matched against "model.arch")
+  // Architectures whose default differs from default_value (a key that two families declare with
+  // different defaults, e.g. dropout). On a change of architecture an unedited value follows.
+  QMap<QString, QVariant> default_for_arch;
+  QVariant defaultFor(const QString& arch) const { return default_for_arch.value(arch, default_value); }
 };
 
 class ConfigForm : public QWidget {
@@ -64,6 +68,10 @@ class ConfigForm : public QWidget {
     QWidget* group_box = nullptr;
   };
   QWidget* makeEditor(const FieldSpec& spec);
+  QString currentArch() const;
+  static bool shownFor(const Field& f, const QString& arch);
+  const Field* fieldFor(const QString& key) const;
+  void applyArchDefaults(const QString& from_arch, const QString& to_arch);
   QJsonValue editorValue(const Field& f) const;
   void setEditorValue(Field& f, const QJsonValue& v);
   void updateVisibility();
@@ -76,6 +84,7 @@ class ConfigForm : public QWidget {
   QLabel* general_error_ = nullptr;
   QLabel* preview_ = nullptr;
   bool loading_ = false;
+  QString shown_arch_;  // the architecture the editors' defaults were set for
 };
 
 }  // namespace mixerlab::widgets

@@ -18,6 +18,7 @@ int runCli(int argc, char** argv) {
   addInspectCommands(app, action);
   addTokenizerCommands(app, action);
   addBenchCommands(app, action);
+  addConfigCommands(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

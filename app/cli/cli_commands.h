@@ -19,5 +19,6 @@ void addTrainCommands(CLI::App& app, Action& action);
 void addInspectCommands(CLI::App& app, Action& action);  // info, eval, score, export, runs
 void addTokenizerCommands(CLI::App& app, Action& action);
 void addBenchCommands(CLI::App& app, Action& action);
+void addConfigCommands(CLI::App& app, Action& action);  // config schema
 
 }  // namespace mixerlab::cli

@@ -1,16 +1,17 @@
 // Run-setup schema, validation and cost preview over the core (see run_config_schema.h).
 #include "app/gui/run_config_schema.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
-#include <QLocale>
 #include <QStringList>
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
 
+#include "core/analysis/format.h"
+#include "core/config/config_schema.h"
 #include "core/config/project_config.h"
-#include "core/models/state_space/mamba.h"
-#include "core/models/mixers/mixer_options.h"
 #include "core/models/model_registry.h"
 #include "core/util/error.h"
 
@@ -20,32 +21,32 @@ using widgets::FieldSpec;
 
 namespace {
 
-QStringList knownArchs(const QStringList& wanted) {
-  QStringList out;
-  for (const auto& a : architectures()) {
-    if (wanted.contains(QString::fromStdString(a.name))) out << QString::fromStdString(a.name);
-  }
-  return out;
-}
+QString str(const std::string& s) { return QString::fromStdString(s); }
 
-FieldSpec field(const QString& key, const QString& label, FieldSpec::Type type, const QVariant& def,
-                const QString& group, const QString& help, double min = 0, double max = 0,
-                const QStringList& choices = {}, const QStringList& archs = {}) {
+// A core field description as the form's plain FieldSpec (the widgets never see core types).
+FieldSpec formField(const mixerlab::FieldSpec& spec) {
+  static const QMap<FieldType, FieldSpec::Type> kTypes = {{FieldType::Integer, FieldSpec::Integer},
+                                                          {FieldType::Number, FieldSpec::Number},
+                                                          {FieldType::Boolean, FieldSpec::Boolean},
+                                                          {FieldType::Choice, FieldSpec::Choice},
+                                                          {FieldType::Text, FieldSpec::Text}};
   FieldSpec f;
-  f.key = key;
-  f.label = label;
-  f.type = type;
-  f.default_value = def;
-  f.group = group;
-  f.help = help;
-  f.min = min;
-  f.max = max;
-  f.choices = choices;
-  f.visible_for_arch = archs;
+  f.key = str(spec.key);
+  f.label = str(spec.label);
+  f.type = kTypes.value(spec.type);
+  f.default_value = spec.default_value.is_null() ? QVariant() : QJsonDocument::fromJson(
+      QByteArray::fromStdString("[" + spec.default_value.dump() + "]")).array().at(0).toVariant();
+  f.group = str(spec.key.rfind("model.options.", 0) == 0 ? "Family options: " + spec.group : spec.group);
+  f.help = str(spec.help + (spec.unit.empty() ? "" : " (" + spec.unit + ")") +
+               (spec.default_text.empty() ? "" : "; default: " + spec.default_text));
+  if (spec.hasBounds()) {
+    f.min = spec.min;
+    f.max = spec.max;
+  }
+  for (const auto& c : spec.choices) f.choices << str(c);
+  for (const auto& family : spec.families) f.visible_for_arch << str(family);
   return f;
 }
-
-QString str(const std::string& s) { return QString::fromStdString(s); }
 
 nlohmann::json toNlohmann(const QJsonObject& o) {
   return nlohmann::json::parse(QJsonDocument(o).toJson(QJsonDocument::Compact).toStdString());
@@ -114,100 +115,32 @@ QJsonObject mergePatch(QJsonObject target, const QJsonObject& patch) {
   return target;
 }
 
-QString count(double n) { return QLocale(QLocale::English).toString(static_cast<qlonglong>(std::llround(n))); }
-
-// Three significant digits in fixed notation ("5.51 MFLOP", "130 MiB", "0.986 GiB").
-QString scaled(double v, const QStringList& units, double step) {
-  int i = 0;
-  while (std::fabs(v) >= 1000.0 && i + 1 < units.size()) {
-    v /= step;
-    ++i;
-  }
-  const double a = std::fabs(v);
-  const int decimals = i == 0 && std::floor(v) == v ? 0 : a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
-  return (QString::number(v, 'f', decimals) + " " + units[i]).trimmed();
-}
-
-QString flops(double v) { return scaled(v, {"FLOP", "KFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP", "EFLOP"}, 1000.0); }
-QString bytes(double v) { return scaled(v, {"B", "KiB", "MiB", "GiB", "TiB"}, 1024.0); }
+QString count(double n) { return str(formatCount(n)); }
+QString flops(double v) { return str(formatFlops(v)); }
+QString bytes(double v) { return str(formatBytes(v)); }
 
 }  // namespace
 
 QVector<FieldSpec> runSchema() {
-  const ModelConfig m;
-  const TrainConfig t;
-  const MixerOptions mo;
-  const MambaOptions mb;
-  QStringList archs;
-  for (const auto& a : architectures()) archs << str(a.name);
-  const QStringList transformers =
-      knownArchs({"llama", "gpt", "transfixer", "transformer_autoencoder", "bidirectional_transformer"});
-  const QStringList mixers = knownArchs({"masked_mixer", "mixer_autoencoder", "bidirectional_mixer"});
-  const QStringList mixer_blocks = knownArchs({"masked_mixer", "mixer_autoencoder"});
-  const QStringList causal = knownArchs({"masked_mixer", "llama", "gpt", "transfixer", "mamba"});
-  const QStringList autoencoders = knownArchs({"mixer_autoencoder", "transformer_autoencoder"});
-  QStringList not_mamba = archs;
-  not_mamba.removeAll("mamba");
-  const auto I = FieldSpec::Integer, N = FieldSpec::Number, B = FieldSpec::Boolean, C = FieldSpec::Choice,
-             X = FieldSpec::Text;
-  const QString A = "Architecture", O = "Family options", T = "Training", G = "Budget";
-  const double big = 9.2e18;
-  return {
-      field("name", "Run name", X, "", "Run", "letters, digits, '-', '_' and '.' (it names the run's folder)"),
-      field("model.arch", "Architecture", C, str(m.arch), A, "the model family (docs/architectures.md)", 0, 0, archs),
-      field("model.d_model", "d_model (D)", I, qint64(m.d_model), A, "hidden size", 1, 1 << 20),
-      field("model.n_layers", "Layers (N)", I, qint64(m.n_layers), A, "blocks (per stack for autoencoders)", 1, 4096),
-      field("model.n_heads", "Attention heads", I, qint64(m.n_heads), A, "must divide d_model", 1, 4096, {}, transformers),
-      field("model.context_length", "Context length (T)", I, qint64(m.context_length), A,
-            "tokens per sequence; the mixer's mixing weights are [T, T, k]", 2, 1 << 20),
-      field("model.ff_mult", "Feed-forward multiplier", I, qint64(m.ff_mult), A, "feed-forward width = ff_mult x D",
-            1, 64, {}, not_mamba),
-      field("model.kernel_size", "Mixing kernel size (k)", I, qint64(m.kernel_size), A, "token-mixing conv kernel", 1,
-            64, {}, mixers),
-      field("model.tie_weights", "Tie embedding and head", B, m.tie_weights, A, "share the embedding with the LM head"),
-      field("model.objective", "Objective", C, str(m.objective), A, "training objective (spec section 6)", 0, 0,
-            {"next_token", "multi_token", "one_step_completion"}, causal),
-      field("model.mtp_tokens", "Multi-token passes", I, qint64(m.mtp_tokens), A, "passes for multi_token", 2, 16, {},
-            causal),
-      field("model.options.mixing", "Token mixing", C, str(mo.mixing), O, "flat, expanded or multi_head", 0, 0,
-            {"flat", "expanded", "multi_head"}, mixer_blocks),
-      field("model.options.expansion", "Expansion (e)", I, qint64(mo.expansion), O, "for mixing = expanded", 1, 16, {},
-            mixer_blocks),
-      field("model.options.mixing_heads", "Mixing heads", I, qint64(mo.mixing_heads), O,
-            "for mixing = multi_head; must divide d_model", 1, 1024, {}, mixer_blocks),
-      field("model.options.mixing_weights", "Mixing weights", C, str(mo.mixing_weights), O,
-            "masked, softmax or softmax_compat", 0, 0, {"masked", "softmax", "softmax_compat"}, mixer_blocks),
-      field("model.options.dropout", "Dropout", N, 0.1, O, "embedding, attention and residual dropout", 0, 0.9, {},
-            knownArchs({"gpt"})),
-      field("model.options.conv_placement", "Conv placement", C, "after_attention", O,
-            "where the masked conv sits in each layer", 0, 0, {"after_attention", "parallel", "before_attention"},
-            knownArchs({"transfixer"})),
-      field("model.options.conv_kernel_size", "Conv kernel size", I, 1, O, "k of the masked conv", 1, 64, {},
-            knownArchs({"transfixer"})),
-      field("model.options.d_state", "State size (N)", I, qint64(mb.d_state), O, "SSM state per channel", 1, 1024, {},
-            knownArchs({"mamba"})),
-      field("model.options.d_conv", "Conv kernel (time)", I, qint64(mb.d_conv), O, "causal depthwise conv kernel", 1,
-            64, {}, knownArchs({"mamba"})),
-      field("model.options.expand", "Inner expansion", I, qint64(mb.expand), O, "inner width = expand x D", 1, 16, {},
-            knownArchs({"mamba"})),
-      field("model.options.scan", "Scan", C, str(mb.scan), O, "selective-scan implementation", 0, 0,
-            {"parallel", "chunked", "sequential"}, knownArchs({"mamba"})),
-      field("model.options.bottleneck", "Bottleneck divisor", I, 0, O, "c > 1 compresses the embedding to D/c", 0,
-            1 << 20, {}, autoencoders),
-      field("train.batch_size", "Batch size", I, qint64(t.batch_size), T, "sequences per micro-batch", 1, 1 << 20),
-      field("train.learning_rate", "Learning rate", N, t.learning_rate, T, "peak AdamW learning rate", 0, 10),
-      field("train.schedule", "Schedule", C, str(t.schedule), T, "decay after warm-up", 0, 0,
-            {"linear", "cosine", "constant"}),
-      field("train.warmup_steps", "Warm-up steps", I, qint64(t.warmup_steps), T, "linear warm-up", 0, big),
-      field("train.seed", "Seed", I, qint64(t.seed), T, "initialisation and data order", 0, big),
-      field("train.device", "Device", X, str(t.device), T, "auto, cpu, cuda or cuda:N"),
-      field("train.batch_mode", "Batch mode", C, str(t.batch_mode), T, "padded: one document per row; packed", 0, 0,
-            {"padded", "packed"}),
-      field("train.padding_side", "Padding side", C, str(t.padding_side), T, "padded mode", 0, 0, {"left", "right"}),
-      field("train.max_steps", "Max steps", I, qint64(t.max_steps), G, "0 = no step budget", 0, big),
-      field("train.max_tokens", "Max tokens", I, qint64(t.max_tokens), G, "0 = no token budget", 0, big),
-      field("train.max_wall_s", "Max wall time (s)", N, t.max_wall_s, G, "0 = no time budget", 0, 1e9),
-  };
+  QVector<FieldSpec> out;
+  for (const auto& spec : runFieldSpecs()) {
+    FieldSpec f = formField(spec);
+    // A key that families declare differently (gpt's dropout 0.1, transformer_autoencoder's 0.0)
+    // is one field with a default per family.
+    auto same = std::find_if(out.begin(), out.end(), [&](const FieldSpec& o) { return o.key == f.key; });
+    if (same == out.end()) {
+      out.push_back(f);
+      continue;
+    }
+    for (const auto& arch : f.visible_for_arch) {
+      same->visible_for_arch << arch;
+      if (f.default_value != same->default_value) same->default_for_arch.insert(arch, f.default_value);
+    }
+    same->help += "; " + f.visible_for_arch.join(", ") + ": " + f.help;
+    same->min = std::min(same->min, f.min);
+    same->max = std::max(same->max, f.max);
+  }
+  return out;
 }
 
 QMap<QString, QString> validateRun(const QJsonObject& run, const QString& project_file) {
@@ -235,7 +168,7 @@ QString costPreview(const QJsonObject& run, const QString& project_file) {
   const double state = c.weight_bytes + c.gradient_bytes + c.optimizer_bytes;
   QStringList lines;
   auto line = [&](const QString& label, const QString& value) { lines << label.leftJustified(20) + value; };
-  line("Parameters", count(c.parameters) + " (" + scaled(c.parameters, {"", "K", "M", "G", "T"}, 1000.0) + ")");
+  line("Parameters", count(c.parameters) + " (" + str(formatMetric(c.parameters)) + ")");
   line("Forward FLOPs", flops(c.forward_flops_per_token) + " / token");
   line("Training FLOPs", flops(c.training_flops_per_token) + " / token, " +
                              flops(c.training_flops_per_token * tokens_per_step) + " / step (" + count(tokens_per_step) +

@@ -4,6 +4,8 @@
 #include <limits>
 #include <set>
 
+#include "core/config/project_fields.h"
+#include "core/models/model_fields.h"
 #include "core/util/json_fields.h"
 #include "core/models/model_registry.h"
 #include "core/models/objectives.h"
@@ -14,7 +16,6 @@ namespace mixerlab {
 namespace fs = std::filesystem;
 
 namespace {
-constexpr int64_t kMaxInt = std::numeric_limits<int64_t>::max();
 
 fs::path resolvePath(const fs::path& base, const std::string& value) {
   fs::path p(value);
@@ -23,26 +24,13 @@ fs::path resolvePath(const fs::path& base, const std::string& value) {
 
 ModelConfig parseModel(JsonFields f, int64_t vocab_size) {
   ModelConfig m;
-  std::vector<std::string> arch_names;
-  for (const auto& a : architectures()) arch_names.push_back(a.name);
-  m.arch = f.choice("arch", m.arch, arch_names);
-  m.vocab_size = f.integer("vocab_size", vocab_size, 2, 1 << 24);
+  m.vocab_size = vocab_size;  // follows the tokenizer unless given
+  modelFields().readInto(f, m);
   if (m.vocab_size != vocab_size) {
     f.fail("vocab_size", "is " + std::to_string(m.vocab_size) + " but the tokenizer's vocab_size is " +
                              std::to_string(vocab_size),
            "omit model.vocab_size (it follows the tokenizer) or make them equal");
   }
-  m.d_model = f.integer("d_model", m.d_model, 1, 1 << 20);
-  m.n_layers = f.integer("n_layers", m.n_layers, 1, 4096);
-  m.context_length = f.integer("context_length", m.context_length, 2, 1 << 20);
-  m.n_heads = f.integer("n_heads", m.n_heads, 1, 4096);
-  m.ff_mult = f.integer("ff_mult", m.ff_mult, 1, 64);
-  m.kernel_size = f.integer("kernel_size", m.kernel_size, 1, 64);
-  m.tie_weights = f.boolean("tie_weights", m.tie_weights);
-  m.rope_theta = f.number("rope_theta", m.rope_theta, 1.0, 1e9);
-  m.norm_eps = f.number("norm_eps", m.norm_eps, -1.0, 1.0);
-  m.objective = f.choice("objective", m.objective, {"next_token", "multi_token", "one_step_completion"});
-  m.mtp_tokens = f.integer("mtp_tokens", m.mtp_tokens, 2, 16);
   if (f.has("options")) m.options = f.object("options").raw();
   f.rejectUnknownKeys();
   std::vector<std::string> problems;
@@ -59,34 +47,10 @@ ModelConfig parseModel(JsonFields f, int64_t vocab_size) {
 
 TrainConfig parseTrain(JsonFields f) {
   TrainConfig t;
-  t.batch_size = f.integer("batch_size", t.batch_size, 1, 1 << 20);
-  t.grad_accum_steps = f.integer("grad_accum_steps", t.grad_accum_steps, 1, 1 << 20);
-  t.learning_rate = f.number("learning_rate", t.learning_rate, 0.0, 10.0);
-  t.weight_decay = f.number("weight_decay", t.weight_decay, 0.0, 10.0);
-  t.beta1 = f.number("beta1", t.beta1, 0.0, 0.999999);
-  t.beta2 = f.number("beta2", t.beta2, 0.0, 0.999999999);
-  t.adam_eps = f.number("adam_eps", t.adam_eps, 0.0, 1.0);
-  t.warmup_steps = f.integer("warmup_steps", t.warmup_steps, 0, kMaxInt);
-  t.schedule = f.choice("schedule", t.schedule, {"linear", "cosine", "constant"});
-  t.min_lr_ratio = f.number("min_lr_ratio", t.min_lr_ratio, 0.0, 1.0);
-  t.grad_clip_norm = f.number("grad_clip_norm", t.grad_clip_norm, 0.0, 1e9);
-  t.max_steps = f.integer("max_steps", t.max_steps, 0, kMaxInt);
-  t.max_tokens = f.integer("max_tokens", t.max_tokens, 0, kMaxInt);
-  t.max_wall_s = f.number("max_wall_s", t.max_wall_s, 0.0, 1e9);
-  t.schedule_steps = f.integer("schedule_steps", t.schedule_steps, 0, kMaxInt);
-  t.eval_every = f.integer("eval_every", t.eval_every, 0, kMaxInt);
-  t.eval_batches = f.integer("eval_batches", t.eval_batches, 0, kMaxInt);
-  t.log_every = f.integer("log_every", t.log_every, 1, kMaxInt);
-  t.checkpoint_every = f.integer("checkpoint_every", t.checkpoint_every, 0, kMaxInt);
-  t.keep_checkpoints = f.integer("keep_checkpoints", t.keep_checkpoints, 1, 1000);
-  t.seed = static_cast<uint64_t>(f.integer("seed", static_cast<int64_t>(t.seed), 0, kMaxInt));
-  t.device = f.string("device", t.device);
+  trainFields().readInto(f, t);
   if (t.device != "auto" && t.device != "cpu" && t.device.rfind("cuda", 0) != 0) {
     f.fail("device", "expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\", got \"" + t.device + "\"");
   }
-  t.threads = f.integer("threads", t.threads, 0, 1024);
-  t.batch_mode = f.choice("batch_mode", t.batch_mode, {"padded", "packed"});
-  t.padding_side = f.choice("padding_side", t.padding_side, {"left", "right"});
   f.rejectUnknownKeys();
   if (t.max_steps == 0 && t.max_tokens == 0 && t.max_wall_s == 0) {
     f.fail("max_steps", "no budget set", "set max_steps, max_tokens or max_wall_s (or pass --max-steps)");
@@ -104,7 +68,12 @@ nlohmann::json mergedSection(const nlohmann::json& defaults, const nlohmann::jso
 }
 }  // namespace
 
-nlohmann::json RunConfig::toJson() const { return {{"name", name}, {"model", model.toJson()}, {"train", train.toJson()}}; }
+nlohmann::json RunConfig::toJson() const {
+  nlohmann::json j = runFields().write(*this);
+  j["model"] = model.toJson();
+  j["train"] = train.toJson();
+  return j;
+}
 
 const RunConfig& ProjectConfig::run(const std::string& run_name) const {
   std::string names;
@@ -118,21 +87,10 @@ const RunConfig& ProjectConfig::run(const std::string& run_name) const {
 nlohmann::json ProjectConfig::toJson() const {
   nlohmann::json run_list = nlohmann::json::array();
   for (const auto& r : runs) run_list.push_back(r.toJson());
-  nlohmann::json j = {{"name", name},
-          {"description", description},
-          {"corpus",
-           {{"train", corpus.train_path.string()},
-            {"format", corpusFormatName(corpus.format)},
-            {"eval_fraction", corpus.eval_fraction},
-            {"split_seed", corpus.split_seed}}},
-          {"tokenizer",
-           {{"vocab_size", tokenizer.vocab_size},
-            {"model_type", tokenizer.model_type},
-            {"byte_fallback", tokenizer.byte_fallback},
-            {"character_coverage", tokenizer.character_coverage},
-            {"max_training_documents", tokenizer.max_training_documents}}},
-          {"runs", run_list}};
-  if (!corpus.eval_path.empty()) j["corpus"]["eval"] = corpus.eval_path.string();
+  nlohmann::json j = projectFields().write(*this);
+  j["corpus"] = corpusFields().write(corpus);
+  j["tokenizer"] = tokenizerFields().write(tokenizer);
+  j["runs"] = run_list;
   return j;
 }
 
@@ -147,18 +105,15 @@ ProjectConfig parseProject(const nlohmann::json& document, const fs::path& path)
   p.file = fs::absolute(path);
   const std::string source = path.string();
   JsonFields top(document, source, "");
-  p.name = top.string("name", p.file.parent_path().filename().string());
-  p.description = top.string("description", "");
+  p.name = p.file.parent_path().filename().string();
+  projectFields().readInto(top, p);
 
   JsonFields corpus = top.object("corpus");
   const fs::path base = p.directory();
-  p.corpus.train_path = resolvePath(base, corpus.requiredString("train"));
-  if (corpus.has("eval")) p.corpus.eval_path = resolvePath(base, corpus.string("eval", ""));
-  const std::string format = corpus.choice("format", "auto", {"auto", "endoftext", "blank_line", "jsonl"});
-  p.corpus.format = parseCorpusFormat(format);
-  p.corpus.eval_fraction = corpus.number("eval_fraction", p.corpus.eval_fraction, 0.0, 0.9);
-  p.corpus.split_seed = static_cast<uint64_t>(corpus.integer("split_seed", 1234, 0, kMaxInt));
+  corpusFields().readInto(corpus, p.corpus);
   corpus.rejectUnknownKeys();
+  p.corpus.train_path = resolvePath(base, p.corpus.train_path.string());
+  if (!p.corpus.eval_path.empty()) p.corpus.eval_path = resolvePath(base, p.corpus.eval_path.string());
   if (!fs::exists(p.corpus.train_path)) {
     corpus.fail("train", "file " + p.corpus.train_path.string() + " does not exist",
                 "relative paths are resolved against " + base.string());
@@ -169,12 +124,7 @@ ProjectConfig parseProject(const nlohmann::json& document, const fs::path& path)
   }
 
   JsonFields tok = top.object("tokenizer");
-  p.tokenizer.vocab_size = static_cast<int>(tok.integer("vocab_size", p.tokenizer.vocab_size, 64, 1 << 20));
-  p.tokenizer.model_type = tok.choice("model_type", p.tokenizer.model_type, {"bpe", "unigram"});
-  p.tokenizer.byte_fallback = tok.boolean("byte_fallback", p.tokenizer.byte_fallback);
-  p.tokenizer.character_coverage = tok.number("character_coverage", p.tokenizer.character_coverage, 0.9, 1.0);
-  p.tokenizer.max_training_documents =
-      tok.integer("max_training_documents", p.tokenizer.max_training_documents, 1, kMaxInt);
+  tokenizerFields().readInto(tok, p.tokenizer);
   tok.rejectUnknownKeys();
 
   JsonFields defaults = top.object("defaults");
@@ -193,7 +143,7 @@ ProjectConfig parseProject(const nlohmann::json& document, const fs::path& path)
     const std::string run_path = "runs[" + std::to_string(i) + "]";
     JsonFields run(run_array[i], source, run_path);
     RunConfig rc;
-    rc.name = run.requiredString("name");
+    runFields().readInto(run, rc);
     for (char c : rc.name) {
       if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
         run.fail("name", "\"" + rc.name + "\" may only contain letters, digits, '-', '_' and '.' (it names a folder)");

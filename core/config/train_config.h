@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/util/field_set.h"
+
 namespace mixerlab {
 
 struct TrainConfig {
@@ -36,9 +38,13 @@ struct TrainConfig {
   std::string padding_side = "right";
 
   nlohmann::json toJson() const;
-  static TrainConfig fromJson(const nlohmann::json& j);  // no validation: see config/
+  static TrainConfig fromJson(const nlohmann::json& j);  // stored form: unknown keys ignored
   // Optimizer steps the LR schedule spans, given tokens per step.
   int64_t scheduleHorizon(int64_t tokens_per_step) const;
 };
+
+// The fields of TrainConfig (run.train): the one declaration behind the parser, run.json, the
+// schema, the run form and the docs. Defaults are the member initialisers above.
+const FieldSet<TrainConfig>& trainFields();
 
 }  // namespace mixerlab

@@ -8,12 +8,19 @@
 
 #include "core/models/language_model.h"
 #include "core/models/model_cost.h"
+#include "core/util/field_spec.h"
 
 namespace mixerlab {
 
 struct ArchitectureInfo {
   std::string name;
   std::string description;
+  // ModelConfig keys this family reads beyond the ones every family reads (model_fields.h marks
+  // those keys familySpecific); the form shows such a key only for the families that list it.
+  std::vector<std::string> model_keys;
+  // The keys of run.model.options, from the family's FieldSet: the parser, `mixerlab config
+  // schema`, the run form and the docs all list these.
+  std::vector<FieldSpec> options;
   std::function<LanguageModelPtr(const ModelConfig&)> build;
   // Appends "field: problem (expected ...)" messages for invalid settings.
   std::function<void(const ModelConfig&, std::vector<std::string>& problems)> validate;

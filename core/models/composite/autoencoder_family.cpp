@@ -19,9 +19,22 @@ void addBottleneck(const ModelConfig& c, ModelCost& cost, double tokens) {
   cost.layers.push_back(b);
 }
 
-void readBottleneck(JsonFields& f, const ModelConfig& c) {
-  const int64_t divisor = f.integer("bottleneck", 0, 0, c.d_model);
-  if (divisor > 1 && c.d_model % divisor != 0) f.fail("bottleneck", "d_model must be divisible by it");
+// Reads the autoencoder's own keys through `fields` and checks the bottleneck against d_model.
+void readAutoencoderOptions(JsonFields& f, const ModelConfig& c, const FieldSet<AutoencoderOptions>& fields) {
+  AutoencoderOptions o;
+  fields.readInto(f, o);
+  if (o.bottleneck > c.d_model) {
+    f.fail("bottleneck", "expected an integer between 0 and d_model (" + std::to_string(c.d_model) + "), got " +
+                             std::to_string(o.bottleneck));
+  }
+  if (o.bottleneck > 1 && c.d_model % o.bottleneck != 0) f.fail("bottleneck", "d_model must be divisible by it");
+}
+
+// The mixer autoencoder's option specs: its own keys, then every masked mixer option for its blocks.
+std::vector<FieldSpec> mixerAutoencoderOptionSpecs() {
+  std::vector<FieldSpec> specs = mixerAutoencoderOptionFields().specs();
+  for (const auto& spec : mixerOptionFields().specs()) specs.push_back(spec);
+  return specs;
 }
 }  // namespace
 
@@ -29,12 +42,14 @@ ArchitectureInfo mixerAutoencoderFamily() {
   ArchitectureInfo info;
   info.name = "mixer_autoencoder";
   info.description = "Mixer autoencoder: N causal mixer blocks encode, the last token's state is repeated, N decode";
+  info.model_keys = {"ff_mult", "kernel_size"};
+  info.options = mixerAutoencoderOptionSpecs();
   info.build = [](const ModelConfig& c) { return std::make_shared<MixerAutoencoder>(c); };
   info.validate = [](const ModelConfig& c, std::vector<std::string>& problems) {
     validateCommonSizes(c, problems);
     MixerOptions options;
     validateOptions(c, problems, [&](JsonFields& f) {
-      readBottleneck(f, c);
+      readAutoencoderOptions(f, c, mixerAutoencoderOptionFields());
       options = readMixerOptions(f);
     });
     if (problems.empty()) checkMixerOptionCombinations(autoencoderBlockConfig(c), options, problems);
@@ -66,14 +81,15 @@ ArchitectureInfo transformerAutoencoderFamily() {
   ArchitectureInfo info;
   info.name = "transformer_autoencoder";
   info.description = "Transformer autoencoder: N causal Llama layers encode, last state repeated, N Llama layers decode";
+  info.model_keys = {"n_heads", "ff_mult", "rope_theta"};
+  info.options = transformerAutoencoderOptionFields().specs();
   info.build = [](const ModelConfig& c) { return std::make_shared<TransformerAutoencoder>(c); };
   info.validate = [](const ModelConfig& c, std::vector<std::string>& problems) {
     ModelConfig layers = c;  // the Llama layer checks, without this family's own options
     layers.options = nlohmann::json::object();
     findArchitecture("llama").validate(layers, problems);
     validateOptions(c, problems, [&](JsonFields& f) {
-      readBottleneck(f, c);
-      f.number("dropout", 0.0, 0.0, 0.9);
+      readAutoencoderOptions(f, c, transformerAutoencoderOptionFields());
     });
   };
   info.cost = [](const ModelConfig& c, int64_t batch_size) {

@@ -8,6 +8,27 @@
 namespace mixerlab {
 namespace F = torch::nn::functional;
 
+namespace {
+FieldSet<AutoencoderOptions> bottleneckField() {
+  return FieldSet<AutoencoderOptions>().group("Autoencoder").integer(
+      "bottleneck", &AutoencoderOptions::bottleneck, 0, 1 << 20, "Bottleneck divisor",
+      "c > 1 inserts Linear(D -> D/c) -> Linear(D/c -> D) (bottleneck.0, bottleneck.1) on the repeated embedding; "
+      "d_model must be divisible by c");
+}
+}  // namespace
+
+const FieldSet<AutoencoderOptions>& mixerAutoencoderOptionFields() {
+  static const auto fields = bottleneckField();
+  return fields;
+}
+
+const FieldSet<AutoencoderOptions>& transformerAutoencoderOptionFields() {
+  static const auto fields = bottleneckField().number(
+      "dropout", &AutoencoderOptions::dropout, 0.0, 0.9, "Dropout",
+      "dropout on the token embeddings and on the repeated embedding fed to the decoder (training only)");
+  return fields;
+}
+
 int64_t autoencoderBottleneck(const ModelConfig& c) {
   return c.options.is_object() ? c.options.value("bottleneck", int64_t{0}) : 0;
 }
@@ -72,7 +93,7 @@ at::Tensor MixerAutoencoder::decode(const at::Tensor& x) {
 TransformerAutoencoder::TransformerAutoencoder(const ModelConfig& c)
     : AutoencoderBase(c),
       rotary_(c.d_model / c.n_heads, c.rope_theta),
-      dropout_(c.options.is_object() ? c.options.value("dropout", 0.0) : 0.0) {
+      dropout_(transformerAutoencoderOptionFields().read(c.options, "", "options").dropout) {
   {
     torch::NoGradGuard no_grad;  // Hugging Face Llama init for the embedding and head
     wte->weight.normal_(0.0, 0.02);

@@ -11,6 +11,7 @@
 
 #include "core/models/language_model.h"
 #include "core/models/transformers/llama_transformer.h"
+#include "core/util/field_set.h"
 
 namespace mixerlab {
 
@@ -60,6 +61,15 @@ class TransformerAutoencoder : public AutoencoderBase {
   RotaryTables rotary_;
   double dropout_;
 };
+
+// The autoencoders' own options. The mixer autoencoder reads `bottleneck` and passes every other
+// key to its masked mixer blocks; the transformer autoencoder reads `bottleneck` and `dropout`.
+struct AutoencoderOptions {
+  int64_t bottleneck = 0;  // c > 1: Linear(D -> D/c) -> Linear(D/c -> D) on the repeated embedding
+  double dropout = 0.0;    // transformer: on the token embeddings and the repeated embedding
+};
+const FieldSet<AutoencoderOptions>& mixerAutoencoderOptionFields();        // bottleneck
+const FieldSet<AutoencoderOptions>& transformerAutoencoderOptionFields();  // bottleneck, dropout
 
 // Bottleneck divisor c from options ("bottleneck", 0 = none).
 int64_t autoencoderBottleneck(const ModelConfig& config);

@@ -9,17 +9,31 @@ namespace {
 double rmsEps(const ModelConfig& c) { return c.norm_eps > 0 ? c.norm_eps : 1e-6; }
 }  // namespace
 
-TransfixerOptions TransfixerOptions::fromConfig(const ModelConfig& c) {
-  TransfixerOptions o;
-  if (!c.options.is_object()) return o;
-  const std::string placement = c.options.value("conv_placement", std::string("after_attention"));
-  if (placement == "parallel") o.placement = ConvPlacement::Parallel;
-  if (placement == "before_attention") o.placement = ConvPlacement::BeforeAttention;
-  o.kernel_size = c.options.value("conv_kernel_size", int64_t{1});
-  return o;
+const FieldSet<TransfixerOptions>& transfixerOptionFields() {
+  static const auto fields =
+      FieldSet<TransfixerOptions>()
+          .group("Transfixer")
+          .choice("conv_placement", &TransfixerOptions::conv_placement, {"after_attention", "parallel", "before_attention"},
+                  "Conv placement",
+                  "after_attention: h = x + a + Conv(a), a = o_proj(Attn(RMSNorm(x))) (the research code); parallel: "
+                  "h = x + Attn(N(x)) + Conv(N(x)); before_attention: h1 = x + Conv(N_c(x)) with its own RMSNorm "
+                  "conv_layernorm, then h = h1 + Attn(N(h1)); the last two are MixerLab's readings of spec 3")
+          .integer("conv_kernel_size", &TransfixerOptions::conv_kernel_size, 1, 64, "Conv kernel size",
+                   "k of the masked Conv1d(T,T,k) (bias, per-tap causal mask, 'same' padding along D; spec 0, 3)");
+  return fields;
 }
 
-TransfixerLayerImpl::TransfixerLayerImpl(const ModelConfig& c, const TransfixerOptions& o) : placement_(o.placement) {
+ConvPlacement TransfixerOptions::placement() const {
+  if (conv_placement == "parallel") return ConvPlacement::Parallel;
+  if (conv_placement == "before_attention") return ConvPlacement::BeforeAttention;
+  return ConvPlacement::AfterAttention;
+}
+
+TransfixerOptions TransfixerOptions::fromConfig(const ModelConfig& c) {
+  return transfixerOptionFields().read(c.options, "", "options");
+}
+
+TransfixerLayerImpl::TransfixerLayerImpl(const ModelConfig& c, const TransfixerOptions& o) : placement_(o.placement()) {
   self_attn = register_module("self_attn", LlamaAttention(c));
   mlp = register_module("mlp", LlamaMlp(c));
   input_layernorm = register_module("input_layernorm", RMSNorm(c.d_model, rmsEps(c)));
@@ -27,7 +41,7 @@ TransfixerLayerImpl::TransfixerLayerImpl(const ModelConfig& c, const TransfixerO
   if (placement_ == ConvPlacement::BeforeAttention) {
     conv_layernorm = register_module("conv_layernorm", RMSNorm(c.d_model, rmsEps(c)));
   }
-  conv = register_module("conv", MaskedTokenConv(c.context_length, o.kernel_size));  // PyTorch default init
+  conv = register_module("conv", MaskedTokenConv(c.context_length, o.conv_kernel_size));  // PyTorch default init
 }
 
 at::Tensor TransfixerLayerImpl::forward(const at::Tensor& x, RotaryTables& rotary) {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/models/transformers/llama_transformer.h"
+#include "core/util/field_set.h"
 #include "core/models/mixers/masked_mixer.h"
 
 namespace mixerlab {
@@ -18,10 +19,13 @@ namespace mixerlab {
 enum class ConvPlacement { AfterAttention, Parallel, BeforeAttention };
 
 struct TransfixerOptions {
-  ConvPlacement placement = ConvPlacement::AfterAttention;
-  int64_t kernel_size = 1;
-  static TransfixerOptions fromConfig(const ModelConfig& config);  // assumes validated options
+  std::string conv_placement = "after_attention";  // after_attention | parallel | before_attention
+  int64_t conv_kernel_size = 1;
+  ConvPlacement placement() const;
+  static TransfixerOptions fromConfig(const ModelConfig& config);  // throws MixerLabError on bad options
 };
+// The option fields (the one declaration behind parser, schema, form and docs).
+const FieldSet<TransfixerOptions>& transfixerOptionFields();
 
 class TransfixerLayerImpl : public torch::nn::Module {
  public:

@@ -10,14 +10,16 @@ ArchitectureInfo transfixerFamily() {
   ArchitectureInfo info;
   info.name = "transfixer";
   info.description = "Transfixer: Llama layers plus a causally masked token-mixing Conv1d(T,T,k) per layer";
+  info.model_keys = {"n_heads", "ff_mult", "rope_theta", "objective", "mtp_tokens"};
+  info.options = transfixerOptionFields().specs();
   info.build = [](const ModelConfig& c) { return std::make_shared<Transfixer>(c); };
   info.validate = [](const ModelConfig& c, std::vector<std::string>& problems) {
     validateCommonSizes(c, problems);
     validateAttentionHeads(c, /*rotary=*/true, problems);
     if (c.tie_weights) problems.push_back("tie_weights: the transfixer's head is untied (as HF Llama); set it to false");
     validateOptions(c, problems, [](JsonFields& f) {
-      f.choice("conv_placement", "after_attention", {"after_attention", "parallel", "before_attention"});
-      f.integer("conv_kernel_size", 1, 1, 64);
+      TransfixerOptions o;
+      transfixerOptionFields().readInto(f, o);
     });
   };
   info.cost = [](const ModelConfig& c, int64_t batch_size) {
@@ -25,14 +27,14 @@ ArchitectureInfo transfixerFamily() {
     cost.batch_size = batch_size;
     const auto o = TransfixerOptions::fromConfig(c);
     const int64_t d = c.d_model, t = c.context_length;
-    const double D = d, T = t, m = c.ff_mult, H = c.n_heads, k = o.kernel_size;
+    const double D = d, T = t, m = c.ff_mult, H = c.n_heads, k = o.conv_kernel_size;
     const double tokens = static_cast<double>(batch_size) * T;
     for (int64_t i = 0; i < c.n_layers; ++i) {
       LayerCost layer;
       layer.name = "model.layers." + std::to_string(i);
       // Llama layer (q,k,v,o, SwiGLU, two RMSNorms) + conv weight T*T*k and bias T (+ conv_layernorm D).
-      layer.parameters = 4 * d * d + 3 * c.ff_mult * d * d + 2 * d + t * t * o.kernel_size + t +
-                         (o.placement == ConvPlacement::BeforeAttention ? d : 0);
+      layer.parameters = 4 * d * d + 3 * c.ff_mult * d * d + 2 * d + t * t * o.conv_kernel_size + t +
+                         (o.placement() == ConvPlacement::BeforeAttention ? d : 0);
       layer.forward_flops_per_token = 8.0 * D * D + 4.0 * T * D + 6.0 * m * D * D + 2.0 * T * D * k;
       layer.activation_bytes = tokens * (12.0 * D + 4.0 * m * D + 2.0 * H * T) * 4.0;
       cost.layers.push_back(layer);

@@ -14,19 +14,43 @@ TokenConvSettings MixerOptions::tokenConv() const {
   return s;
 }
 
+const FieldSet<MixerOptions>& mixerOptionFields() {
+  static const auto fields =
+      FieldSet<MixerOptions>()
+          .group("Token mixing")
+          .choice("mixing", &MixerOptions::mixing, {"flat", "expanded", "multi_head"}, "Token mixing",
+                  "flat: one masked Conv1d(T,T,k); expanded: Conv1d(T,eT,1) -> GELU -> Conv1d(eT,T,1), each "
+                  "tril-masked; multi_head: per-head projection, masked conv, concat, output projection (spec 1, 2)")
+          .integer("expansion", &MixerOptions::expansion, 1, 16, "Expansion (e)",
+                   "intermediate token channels e x T for mixing = expanded (spec 1, Table S2)")
+          .boolean("expanded_bias", &MixerOptions::expanded_bias, "Expanded conv biases",
+                   "biases on the expanded convs (the research src/ variant has none)")
+          .integer("mixing_heads", &MixerOptions::mixing_heads, 1, 1024, "Mixing heads",
+                   "heads for mixing = multi_head; must divide d_model (spec 2)")
+          .choice("mixing_weights", &MixerOptions::mixing_weights, {"masked", "softmax", "softmax_compat"},
+                  "Mixing weights",
+                  "softmax: row i is a softmax over j <= i (in the graph); softmax_compat: the paper run's in-place "
+                  "W <- tril(softmax(tril(W))) every forward (spec 2, 13.2)")
+          .choice("mask_mode", &MixerOptions::mask_mode, {"graph", "inplace_compat"}, "Mask mode",
+                  "inplace_compat: overwrite the stored weight with its masked form each forward, so masked entries "
+                  "get gradients that count in clipping (spec 0, 13.9)")
+          .group("Ablations")
+          .boolean("layer_norms", &MixerOptions::layer_norms, "LayerNorms", "false: no LayerNorms (NearLinearMixer, spec 6)")
+          .choice("feed_forward", &MixerOptions::feed_forward, {"gelu", "linear", "none"}, "Feed-forward",
+                  "linear: two Linears without GELU; none: no feed-forward sublayer (spec 6)")
+          .boolean("residual", &MixerOptions::residual, "Residual adds",
+                   "false drops the residual adds; with no norms, no feed-forward and N=1 the model is "
+                   "lm_head(conv(wte[x])) (spec 6)")
+          .choice("head_activation", &MixerOptions::head_activation, {"none", "relu"}, "Head activation",
+                  "relu: ReLU before the head (LinearMixer, spec 6)")
+          .number("ff_dropout", &MixerOptions::ff_dropout, 0.0, 0.9, "Feed-forward dropout",
+                  "dropout after the first feed-forward Linear, before GELU; paper-era autoencoders used 0.05 (spec 4)");
+  return fields;
+}
+
 MixerOptions readMixerOptions(JsonFields& f) {
   MixerOptions o;
-  o.mixing = f.choice("mixing", o.mixing, {"flat", "expanded", "multi_head"});
-  o.expansion = f.integer("expansion", o.expansion, 1, 16);
-  o.expanded_bias = f.boolean("expanded_bias", o.expanded_bias);
-  o.mixing_heads = f.integer("mixing_heads", o.mixing_heads, 1, 1024);
-  o.mixing_weights = f.choice("mixing_weights", o.mixing_weights, {"masked", "softmax", "softmax_compat"});
-  o.mask_mode = f.choice("mask_mode", o.mask_mode, {"graph", "inplace_compat"});
-  o.layer_norms = f.boolean("layer_norms", o.layer_norms);
-  o.feed_forward = f.choice("feed_forward", o.feed_forward, {"gelu", "linear", "none"});
-  o.residual = f.boolean("residual", o.residual);
-  o.head_activation = f.choice("head_activation", o.head_activation, {"none", "relu"});
-  o.ff_dropout = f.number("ff_dropout", o.ff_dropout, 0.0, 0.9);
+  mixerOptionFields().readInto(f, o);
   return o;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/util/field_set.h"
 #include "core/util/json_fields.h"
 #include "core/models/model_config.h"
 #include "kernels/masked_token_mix.h"
@@ -43,6 +44,9 @@ struct MixerOptions {
   TokenConvSettings tokenConv() const;
 };
 
+// The option fields (key, bounds or choices, help): the one declaration behind the parser, the
+// schema, the GUI form and the docs. Defaults are MixerOptions' member initialisers.
+const FieldSet<MixerOptions>& mixerOptionFields();
 // Reads every key through `f` (unknown keys are rejected by the caller).
 MixerOptions readMixerOptions(JsonFields& f);
 // The options of a (validated) config; throws MixerLabError on bad options.

@@ -18,14 +18,25 @@ torch::nn::Linear makeLinear(int64_t in, int64_t out, bool bias = false) {
 }
 }  // namespace
 
+const FieldSet<MambaOptions>& mambaOptionFields() {
+  static const auto fields =
+      FieldSet<MambaOptions>()
+          .group("Selective SSM")
+          .integer("d_state", &MambaOptions::d_state, 1, 1024, "State size (N)", "SSM state size per channel")
+          .integer("d_conv", &MambaOptions::d_conv, 1, 64, "Conv kernel (time)", "kernel of the causal depthwise conv over time")
+          .integer("expand", &MambaOptions::expand, 1, 64, "Inner expansion", "inner width E = expand x D")
+          .integer("dt_rank", &MambaOptions::dt_rank, 0, 1 << 20, "Step-size rank", "rank of the step-size projection; 0 = ceil(D/16)")
+          .choice("scan", &MambaOptions::scan, {"parallel", "chunked", "sequential"}, "Scan",
+                  "parallel (log-depth odd/even scan), chunked (parallel within chunks, sequential carry) or "
+                  "sequential (the reference loop); all three agree to 1e-5")
+          .integer("chunk_size", &MambaOptions::chunk_size, 1, 1 << 20, "Scan chunk", "chunk length of the chunked scan")
+          .unit("positions");
+  return fields;
+}
+
 MambaOptions readMambaOptions(JsonFields& f) {
   MambaOptions o;
-  o.d_state = f.integer("d_state", o.d_state, 1, 1024);
-  o.d_conv = f.integer("d_conv", o.d_conv, 1, 64);
-  o.expand = f.integer("expand", o.expand, 1, 64);
-  o.dt_rank = f.integer("dt_rank", o.dt_rank, 0, 1 << 20);
-  o.scan = f.choice("scan", o.scan, {"parallel", "chunked", "sequential"});
-  o.chunk_size = f.integer("chunk_size", o.chunk_size, 1, 1 << 20);
+  mambaOptionFields().readInto(f, o);
   return o;
 }
 

@@ -12,6 +12,7 @@
 #include <torch/nn/modules/embedding.h>
 #include <torch/nn/modules/linear.h>
 
+#include "core/util/field_set.h"
 #include "core/util/json_fields.h"
 #include "core/models/language_model.h"
 #include "core/models/transformers/llama_transformer.h"  // RMSNorm
@@ -28,6 +29,8 @@ struct MambaOptions {
   std::string scan = "parallel";
   int64_t chunk_size = 64;   // positions per chunk for scan = "chunked"
 };
+// The option fields (the one declaration behind parser, schema, form and docs).
+const FieldSet<MambaOptions>& mambaOptionFields();
 // Reads (and range-checks) every option key through `fields`.
 MambaOptions readMambaOptions(JsonFields& fields);
 // The options of a config, with dt_rank resolved (> 0). Throws on invalid options.

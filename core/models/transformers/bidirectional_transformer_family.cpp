@@ -10,6 +10,7 @@ ArchitectureInfo bidirectionalTransformerFamily() {
   ArchitectureInfo info;
   info.name = "bidirectional_transformer";
   info.description = "Bidirectional transformer: forward + reverse causal Llama stacks, token t predicted from t-1 and t+1";
+  info.model_keys = {"n_heads", "ff_mult", "rope_theta"};
   info.build = [](const ModelConfig& c) { return std::make_shared<BidirectionalTransformer>(c); };
   info.validate = [](const ModelConfig& c, std::vector<std::string>& problems) {
     validateCommonSizes(c, problems);

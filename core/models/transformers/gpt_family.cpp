@@ -10,11 +10,16 @@ ArchitectureInfo gptFamily() {
   ArchitectureInfo info;
   info.name = "gpt";
   info.description = "GPT baseline (HF OpenAIGPT): learned positions, post-LN, fused QKV, GELU(tanh), dropout, tied head";
+  info.model_keys = {"n_heads", "ff_mult", "objective", "mtp_tokens"};
+  info.options = gptOptionFields().specs();
   info.build = [](const ModelConfig& c) { return std::make_shared<GptTransformer>(c); };
   info.validate = [](const ModelConfig& c, std::vector<std::string>& problems) {
     validateCommonSizes(c, problems);
     validateAttentionHeads(c, /*rotary=*/false, problems);
-    validateOptions(c, problems, [](JsonFields& f) { f.number("dropout", 0.1, 0.0, 0.9); });
+    validateOptions(c, problems, [](JsonFields& f) {
+      GptOptions o;
+      gptOptionFields().readInto(f, o);
+    });
   };
   info.cost = [](const ModelConfig& c, int64_t batch_size) {
     ModelCost cost;

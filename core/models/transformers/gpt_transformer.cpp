@@ -87,14 +87,17 @@ GptBodyImpl::GptBodyImpl(const ModelConfig& c, double dropout) {
 }
 
 
-double GptTransformer::dropoutOption(const ModelConfig& c) {
-  if (c.options.is_object() && c.options.contains("dropout") && c.options["dropout"].is_number()) {
-    return c.options["dropout"].get<double>();
-  }
-  return 0.1;
+const FieldSet<GptOptions>& gptOptionFields() {
+  static const auto fields = FieldSet<GptOptions>().group("GPT").number(
+      "dropout", &GptOptions::dropout, 0.0, 0.9, "Dropout",
+      "embedding, attention-probability and residual dropout (HF embd_pdrop, attn_pdrop, resid_pdrop); off in "
+      "evaluation; the RNG state is checkpointed so resume stays exact (spec 3)");
+  return fields;
 }
 
-GptTransformer::GptTransformer(const ModelConfig& c) : LanguageModel(c), dropout_(dropoutOption(c)) {
+GptOptions gptOptions(const ModelConfig& c) { return gptOptionFields().read(c.options, "", "options"); }
+
+GptTransformer::GptTransformer(const ModelConfig& c) : LanguageModel(c), dropout_(gptOptions(c).dropout) {
   transformer = register_module("transformer", GptBody(c, dropout_));
 }
 

@@ -9,8 +9,16 @@
 #include <torch/nn/modules/normalization.h>
 
 #include "core/models/language_model.h"
+#include "core/util/field_set.h"
 
 namespace mixerlab {
+
+// The family's options (run.model.options of arch "gpt").
+struct GptOptions {
+  double dropout = 0.1;  // HF embd_pdrop = attn_pdrop = resid_pdrop
+};
+const FieldSet<GptOptions>& gptOptionFields();
+GptOptions gptOptions(const ModelConfig& config);  // throws MixerLabError on bad options
 
 // HF's Conv1D: y = x W + b with W stored [in, out]. Init N(0, 0.02), bias 0.
 class GptConv1DImpl : public torch::nn::Module {
@@ -72,7 +80,6 @@ class GptTransformer : public LanguageModel {
   bool exportsTiedHead() const override { return true; }
 
   // options.dropout (HF embd_pdrop = attn_pdrop = resid_pdrop), default 0.1.
-  static double dropoutOption(const ModelConfig& config);
 
   GptBody transformer{nullptr};
 
