@@ -5,18 +5,9 @@
 
 #include <cstdio>
 
-namespace mixerlab::cli {
+#include "core/analysis/format.h"
 
-std::string formatDuration(double seconds) {
-  const long s = static_cast<long>(seconds + 0.5);
-  char buf[32];
-  if (s >= 3600) {
-    std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
-  } else {
-    std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
-  }
-  return buf;
-}
+namespace mixerlab::cli {
 
 ProgressDisplay::ProgressDisplay() : terminal_(::isatty(STDOUT_FILENO) == 1) {}
 

@@ -18,6 +18,4 @@ class ProgressDisplay {
   bool bar_visible_ = false;
 };
 
-std::string formatDuration(double seconds);
-
 }  // namespace mixerlab::cli

@@ -36,6 +36,7 @@
 #include "widgets/config_diff_view.h"
 #include "app/gui/run_monitor.h"
 #include "core/config/project_config.h"
+#include "core/runs/run_directory.h"
 #include "widgets/loss_plot_widget.h"
 
 namespace mixerlab::gui {
@@ -258,7 +259,7 @@ void MainWindow::onRunUpdated(const RunSnapshot& s) {
 void MainWindow::showSelectedLog() {
   const QString run = selectedRun();
   if (run.isEmpty() || runs_dir_.isEmpty()) return;
-  QFile file(runs_dir_ + "/" + run + "/log.txt");
+  QFile file(QString::fromStdString(RunPaths{(runs_dir_ + "/" + run).toStdString()}.log().string()));
   if (!file.open(QIODevice::ReadOnly)) {
     log_view_->setPlainText("(no log yet: the run has not started)");
     return;
@@ -375,7 +376,7 @@ void MainWindow::onCompareConfigs() {
 
 void MainWindow::onQueueSelected() {
   if (!queue_ || selectedRun().isEmpty()) return;
-  const bool resume = QFileInfo::exists(runs_dir_ + "/" + selectedRun() + "/run.json");
+  const bool resume = RunPaths{(runs_dir_ + "/" + selectedRun()).toStdString()}.hasRunInfo();
   queue_->enqueue(selectedRun(), resume);
   statusBar()->showMessage("queued " + selectedRun() + " (" + QString::number(queue_->pending().size()) + " waiting)", 5000);
 }

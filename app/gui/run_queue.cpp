@@ -6,6 +6,7 @@
 #include <QTimer>
 
 #include "app/gui/run_launcher.h"
+#include "core/runs/run_directory.h"
 #include "core/runs/run_status.h"
 
 namespace mixerlab::gui {
@@ -104,7 +105,7 @@ void RunQueue::startNext() {
     const Entry next = queue_.takeFirst();
     Q_EMIT queueChanged();
     const QString dir = runDirectory(next.run_id);
-    if (!next.resume && QFileInfo::exists(QDir(dir).filePath("run.json"))) {
+    if (!next.resume && RunPaths{dir.toStdString()}.hasRunInfo()) {
       Q_EMIT launchFailed(next.run_id, "run directory " + dir + " already exists (queue it with resume)");
       continue;
     }

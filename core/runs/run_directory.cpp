@@ -3,6 +3,7 @@
 
 #include <link.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <thread>
@@ -14,6 +15,25 @@
 #include "mixerlab_build_info.h"
 
 namespace mixerlab {
+
+namespace fs = std::filesystem;
+
+bool RunPaths::hasRunInfo() const { return fs::exists(runJson()); }
+
+RunPaths RunPaths::ofCheckpoint(const fs::path& checkpoint_dir) {
+  return RunPaths{checkpoint_dir.parent_path().parent_path()};
+}
+
+std::vector<fs::path> listRunDirectories(const fs::path& runs_dir) {
+  std::vector<fs::path> dirs;
+  std::error_code ec;
+  if (!fs::is_directory(runs_dir, ec)) return dirs;
+  for (const auto& entry : fs::directory_iterator(runs_dir, ec)) {
+    if (entry.is_directory(ec)) dirs.push_back(entry.path());
+  }
+  std::sort(dirs.begin(), dirs.end());
+  return dirs;
+}
 
 std::string toolVersion() { return MIXERLAB_VERSION; }
 std::string gitCommit() { return MIXERLAB_GIT_COMMIT; }

@@ -4,9 +4,11 @@
 //   log.txt         human-readable log
 //   status.json     running / finished / failed (reason) / stopped (run_status.h)
 //   checkpoints/    step-<N>/ folders and latest.json (train/checkpoint.h)
+// RunPaths is the one place that spells these names; everything else asks it for a path.
 #pragma once
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -17,8 +19,16 @@ struct RunPaths {
   std::filesystem::path runJson() const { return root / "run.json"; }
   std::filesystem::path metrics() const { return root / "metrics.jsonl"; }
   std::filesystem::path log() const { return root / "log.txt"; }
+  std::filesystem::path status() const { return root / "status.json"; }
   std::filesystem::path checkpoints() const { return root / "checkpoints"; }
+  // True once the run has recorded its run.json (a started run, not just an empty folder).
+  bool hasRunInfo() const;
+  // The run directory that holds a checkpoint folder (runs/<id>/checkpoints/step-<N>).
+  static RunPaths ofCheckpoint(const std::filesystem::path& checkpoint_dir);
 };
+
+// The run directories under a project's runs/ folder, sorted by name; empty when it does not exist.
+std::vector<std::filesystem::path> listRunDirectories(const std::filesystem::path& runs_dir);
 
 // Provenance recorded in run.json and checkpoints.
 nlohmann::json environmentInfo(const std::string& device_description);

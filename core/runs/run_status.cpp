@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/runs/run_directory.h"
 #include "core/util/atomic_file.h"
 
 namespace mixerlab {
@@ -62,12 +63,26 @@ void writeRunStatus(const std::filesystem::path& run_dir, const RunStatus& statu
   nlohmann::json j = {{"state", runStateName(status.state)}, {"reason", status.reason}, {"step", status.step},
                       {"tokens", status.tokens},              {"pid", status.pid},       {"host", status.host},
                       {"updated_at", status.updated_at.empty() ? utcTimestamp() : status.updated_at}};
-  writeFileAtomic(run_dir / "status.json", j.dump(2) + "\n");
+  writeFileAtomic(RunPaths{run_dir}.status(), j.dump(2) + "\n");
+}
+
+RunStatusRecorder::RunStatusRecorder(std::filesystem::path run_dir) : run_dir_(std::move(run_dir)) {
+  status_.pid = ::getpid();
+  status_.host = hostName();
+}
+
+void RunStatusRecorder::set(RunState state, const std::string& reason, int64_t step, int64_t tokens) {
+  status_.state = state;
+  status_.reason = reason;
+  status_.step = step;
+  status_.tokens = tokens;
+  status_.updated_at.clear();
+  writeRunStatus(run_dir_, status_);
 }
 
 std::optional<RunStatus> readRunStatus(const std::filesystem::path& run_dir) {
   try {
-    auto j = nlohmann::json::parse(readFile(run_dir / "status.json"));
+    auto j = nlohmann::json::parse(readFile(RunPaths{run_dir}.status()));
     RunStatus s;
     s.state = parseRunState(j.value("state", "pending"));
     s.reason = j.value("reason", "");

@@ -29,6 +29,17 @@ struct RunStatus {
 void writeRunStatus(const std::filesystem::path& run_dir, const RunStatus& status);  // atomic
 std::optional<RunStatus> readRunStatus(const std::filesystem::path& run_dir);
 
+// The status writer of the process that owns a run: stamps its pid and host on every record.
+class RunStatusRecorder {
+ public:
+  explicit RunStatusRecorder(std::filesystem::path run_dir);
+  void set(RunState state, const std::string& reason, int64_t step, int64_t tokens);  // atomic write
+
+ private:
+  std::filesystem::path run_dir_;
+  RunStatus status_;
+};
+
 std::string hostName();
 std::string utcTimestamp();
 

@@ -9,6 +9,7 @@
 
 #include "core/models/model_registry.h"
 #include "core/models/safetensors.h"
+#include "core/runs/run_directory.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
@@ -113,7 +114,7 @@ std::optional<fs::path> latestCheckpoint(const fs::path& checkpoints_dir) {
 
 fs::path resolveCheckpointDir(const fs::path& path) {
   if (fs::exists(path / "trainer_state.json")) return path;
-  for (const fs::path& candidate : {path / "checkpoints", path}) {
+  for (const fs::path& candidate : {RunPaths{path}.checkpoints(), path}) {
     if (auto latest = latestCheckpoint(candidate)) return *latest;
   }
   throw MixerLabError("no checkpoint found at " + path.string(),

@@ -35,7 +35,7 @@ struct TrainRequest {
   // config must match the checkpoint's. run.json records "forked_from": {"checkpoint", "step"}.
   std::filesystem::path fork_from;
   std::function<void(const std::string&)> on_log;        // human-readable lines (also in log.txt)
-  std::function<void(const TrainProgress&)> on_progress;  // after every optimizer step
+  std::function<void(const TrainProgress&)> on_progress;  // after every metrics record
   const std::atomic<bool>* stop_requested = nullptr;      // set by a signal handler or the GUI
 };
 

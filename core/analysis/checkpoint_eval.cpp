@@ -1,0 +1,41 @@
+// Checkpoint evaluation (see checkpoint_eval.h).
+#include "core/analysis/checkpoint_eval.h"
+
+#include <torch/torch.h>
+
+#include "core/train/checkpoint.h"
+#include "core/train/device.h"
+#include "core/train/evaluator.h"
+#include "core/train/run_data.h"
+
+namespace mixerlab {
+namespace fs = std::filesystem;
+
+ProjectConfig checkpointProject(const fs::path& dir, const nlohmann::json& config) {
+  fs::path source = dir / "config.json";
+  if (config.contains("project_file") && fs::exists(fs::path(config.at("project_file").get<std::string>()).parent_path())) {
+    source = config.at("project_file").get<std::string>();
+  }
+  return projectFromCheckpointConfig(config, source);
+}
+
+CheckpointEval evaluateCheckpoint(const fs::path& checkpoint, int64_t max_batches,
+                                  const std::function<void(const std::string&)>& log) {
+  const fs::path dir = resolveCheckpointDir(checkpoint);
+  const ProjectConfig project = checkpointProject(dir, readCheckpointConfig(dir));
+  configureCpuThreads(0);
+  auto model = loadModelFromCheckpoint(dir);
+  const RunConfig& run = project.runs.front();
+  RunData data = prepareRunData(project, run, [&](const std::string& line) {
+    if (log) log(line);
+  });
+  const auto batches = makeEvalBatches(*data.eval_examples, run.train.batch_size, max_batches);
+  CheckpointEval result;
+  result.checkpoint = dir;
+  result.eval_loss = evaluateLoss(*model, batches, c10::Device(c10::kCPU));
+  result.step = readTrainerState(dir).step;
+  result.eval_batches = static_cast<int64_t>(batches.size());
+  return result;
+}
+
+}  // namespace mixerlab

@@ -1,0 +1,122 @@
+// Run start policy, device set-up and run.json (see run_start.h).
+#include "core/train/run_start.h"
+
+#include <torch/torch.h>
+
+#include "core/models/model_registry.h"
+#include "core/runs/metrics_log.h"
+#include "core/runs/run_info.h"
+#include "core/train/device.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+
+namespace mixerlab {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Refuses to resume a run whose stored model differs from the one requested now.
+void checkResumableConfig(const RunPaths& paths, const RunConfig& run) {
+  if (!paths.hasRunInfo()) return;
+  const nlohmann::json stored_model = readRunInfo(paths.root).run.model.toJson();
+  if (stored_model != run.model.toJson()) {
+    throw MixerLabError("cannot resume " + paths.root.string() + ": its model config differs from run \"" + run.name +
+                            "\" in the project (stored: " + stored_model.dump() + ")",
+                        "restore the project's model settings or start a new run with another --run-id");
+  }
+}
+
+// Refuses to fork from a checkpoint whose model differs from the run's model config.
+void checkForkableConfig(const fs::path& checkpoint_dir, const RunConfig& run) {
+  const auto stored_model = readCheckpointConfig(checkpoint_dir).at("model");
+  if (stored_model != run.model.toJson()) {
+    throw MixerLabError("cannot fork run \"" + run.name + "\" from " + checkpoint_dir.string() +
+                            ": the checkpoint's model config " + stored_model.dump() +
+                            " differs from the run's model config " + run.model.toJson().dump(),
+                        "fork with a run whose model settings match the checkpoint; only training settings may differ");
+  }
+}
+
+// The parent's metrics up to `last_step` become the start of the fork's metrics log.
+void copyParentMetrics(const fs::path& checkpoint_dir, const fs::path& metrics_path, int64_t last_step) {
+  const fs::path parent_metrics = RunPaths::ofCheckpoint(checkpoint_dir).metrics();
+  std::string text;
+  if (fs::exists(parent_metrics)) {
+    for (const auto& record : readMetrics(parent_metrics)) {
+      if (record.step <= last_step) text += record.toJsonLine() + "\n";
+    }
+  }
+  writeFileAtomic(metrics_path, text);
+}
+
+TrainerState restoreFrom(const fs::path& checkpoint, LanguageModel& model, torch::optim::Optimizer& optimizer) {
+  loadModelWeights(model, checkpoint);
+  loadOptimizerState(optimizer, checkpoint);
+  restoreRngState(checkpoint);
+  return readTrainerState(checkpoint);
+}
+
+}  // namespace
+
+StartPlan planRunStart(const TrainRequest& req) {
+  const RunPaths paths{req.run_dir};
+  if (paths.hasRunInfo() && !req.resume) {
+    throw MixerLabError("run directory " + paths.root.string() + " already exists",
+                        "pass --resume to continue it, or choose another --run-id or --out");
+  }
+  if (req.resume) checkResumableConfig(paths, req.run);
+  StartPlan plan;
+  plan.kind = req.resume ? StartKind::Resume : StartKind::New;
+  if (!req.fork_from.empty()) {
+    if (req.resume) throw MixerLabError("--fork-from and --resume cannot be combined", "fork into a new --run-id");
+    plan.kind = StartKind::Fork;
+    plan.fork_checkpoint = resolveCheckpointDir(req.fork_from);
+    checkForkableConfig(plan.fork_checkpoint, req.run);
+  }
+  return plan;
+}
+
+TrainDevice setUpTrainDevice(const TrainConfig& train, RunLog& log) {
+  TrainDevice d;
+  d.threads = configureCpuThreads(train.threads);
+  d.device = selectDevice(train.device);
+  d.description = describeDevice(d.device);
+  if (d.device.is_cpu() && isReferenceBlas(loadedBlasLibrary())) {
+    log.warn("LibTorch is using the slow reference BLAS (" + loadedBlasLibrary() +
+             "); install libopenblas0-pthread for ~20x faster CPU training");
+  }
+  return d;
+}
+
+TrainerState restoreRunStart(const StartPlan& plan, const RunPaths& paths, LanguageModel& model,
+                             torch::optim::Optimizer& optimizer, RunLog& log) {
+  if (plan.kind == StartKind::Fork) {
+    TrainerState state = restoreFrom(plan.fork_checkpoint, model, optimizer);
+    copyParentMetrics(plan.fork_checkpoint, paths.metrics(), state.step);
+    log.info("forked from " + plan.fork_checkpoint.string() + " at step " + std::to_string(state.step));
+    return state;
+  }
+  const auto latest = plan.kind == StartKind::Resume ? latestCheckpoint(paths.checkpoints()) : std::nullopt;
+  if (latest) {
+    TrainerState state = restoreFrom(*latest, model, optimizer);
+    truncateMetricsAfterStep(paths.metrics(), state.step);
+    log.info("resumed from " + latest->string() + " at step " + std::to_string(state.step));
+    return state;
+  }
+  if (plan.kind == StartKind::Resume) log.info("no checkpoint to resume from; starting from step 0");
+  truncateMetricsAfterStep(paths.metrics(), -1);
+  return TrainerState{};
+}
+
+void recordRunStart(const TrainRequest& req, const StartPlan& plan, const RunPaths& paths, const TrainDevice& device,
+                    const LanguageModel& model, const TrainerState& state) {
+  RunInfo info = runInfoFor(*req.project, req.run);
+  info.environment = environmentInfo(device.description);
+  info.threads = device.threads;
+  info.parameters = model.parameterCount();
+  info.training_flops_per_token = estimateCost(req.run.model, req.run.train.batch_size).training_flops_per_token;
+  if (plan.kind == StartKind::Fork) info.forked_from = ForkOrigin{fs::absolute(plan.fork_checkpoint).string(), state.step};
+  writeRunInfo(paths.root, info);
+}
+
+}  // namespace mixerlab

@@ -1,0 +1,52 @@
+// The optimizer step (see train_step.h). The order of operations is part of exact resume: keep it.
+#include "core/train/train_step.h"
+
+#include <cmath>
+
+#include <torch/torch.h>
+
+#include "core/train/gradients.h"
+
+namespace mixerlab {
+namespace {
+
+void setLearningRate(torch::optim::Optimizer& optimizer, double lr) {
+  for (auto& group : optimizer.param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+}
+
+}  // namespace
+
+StepOutcome runTrainStep(LanguageModel& model, torch::optim::Optimizer& optimizer, PrefetchingLoader& loader,
+                         const TrainConfig& train, const c10::Device& device, double learning_rate,
+                         TrainerState& state) {
+  StepOutcome outcome;
+  setLearningRate(optimizer, learning_rate);
+  clearGradients(model.parameters());
+  const double micro_batches = static_cast<double>(train.grad_accum_steps);
+  for (int64_t micro = 0; micro < train.grad_accum_steps; ++micro) {
+    auto [batch, next_position] = loader.next();
+    auto logits = model.forward(batch.input_ids.to(device));
+    auto loss = model.loss(logits, batch.labels.to(device));
+    const double value = loss.item<double>();
+    if (!std::isfinite(value)) {
+      outcome.non_finite_loss = value;
+      return outcome;
+    }
+    // Mixed precision (seam): scale the loss here before backward (loss_scaler.scale(loss)).
+    (loss / micro_batches).backward();
+    outcome.loss += value / micro_batches;
+    outcome.tokens += batch.num_tokens;
+    state.data_position = next_position;
+    state.tokens += batch.num_tokens;
+  }
+  // Data parallel (seam): all-reduce (average) the accumulated gradients across ranks here, after
+  // the last backward and before clipping, so every rank clips and steps on the same gradients.
+
+  // Mixed precision (seam): unscale the gradients here (and skip the step on inf/NaN gradients)
+  // before clipping, so the clip norm applies to the true gradients.
+  if (train.grad_clip_norm > 0) torch::nn::utils::clip_grad_norm_(model.parameters(), train.grad_clip_norm);
+  optimizer.step();
+  return outcome;
+}
+
+}  // namespace mixerlab
