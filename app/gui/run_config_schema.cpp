@@ -8,7 +8,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "app/gui/json_bridge.h"
+#include "app/gui/project_file.h"
 #include "core/config/project_config.h"
+#include "core/config/run_defaults.h"
 #include "core/models/state_space/mamba.h"
 #include "core/models/mixers/mixer_options.h"
 #include "core/models/model_registry.h"
@@ -47,33 +50,10 @@ FieldSpec field(const QString& key, const QString& label, FieldSpec::Type type, 
 
 QString str(const std::string& s) { return QString::fromStdString(s); }
 
-nlohmann::json toNlohmann(const QJsonObject& o) {
-  return nlohmann::json::parse(QJsonDocument(o).toJson(QJsonDocument::Compact).toStdString());
-}
-
-QJsonObject toQt(const nlohmann::json& j) { return QJsonDocument::fromJson(QByteArray::fromStdString(j.dump())).object(); }
-
-// The project document, or an error message.
-nlohmann::json readProject(const QString& project_file, QString* error) {
-  std::ifstream in(project_file.toStdString());
-  if (!in) {
-    *error = "cannot read project file " + project_file;
-    return {};
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  try {
-    return nlohmann::json::parse(text.str());
-  } catch (const std::exception& e) {
-    *error = "project file " + project_file + " is not valid JSON: " + e.what();
-    return {};
-  }
-}
-
 // Parses the project with `run` as its only run; throws what parseProject throws.
 ProjectConfig parseWithRun(const QJsonObject& run, const QString& project_file) {
   QString error;
-  nlohmann::json document = readProject(project_file, &error);
+  nlohmann::json document = readProjectJson(project_file, &error);
   if (!error.isEmpty()) throw MixerLabError(error.toStdString());
   document["runs"] = nlohmann::json::array({toNlohmann(run)});
   return parseProject(document, project_file.toStdString());
@@ -97,21 +77,6 @@ QPair<QString, QString> splitError(const MixerLabError& e, const QString& projec
   }
   if (!fix.isEmpty()) problem += " (fix: " + fix + ")";
   return {key, problem};
-}
-
-// JSON merge patch (RFC 7396), as the core merges defaults under a run: objects merge
-// recursively, null removes a key.
-QJsonObject mergePatch(QJsonObject target, const QJsonObject& patch) {
-  for (auto it = patch.begin(); it != patch.end(); ++it) {
-    if (it.value().isNull()) {
-      target.remove(it.key());
-    } else if (it.value().isObject()) {
-      target.insert(it.key(), mergePatch(target.value(it.key()).toObject(), it.value().toObject()));
-    } else {
-      target.insert(it.key(), it.value());
-    }
-  }
-  return target;
 }
 
 QString count(double n) { return QLocale(QLocale::English).toString(static_cast<qlonglong>(std::llround(n))); }
@@ -255,13 +220,14 @@ QString costPreview(const QJsonObject& run, const QString& project_file) {
 
 QJsonObject withProjectDefaults(const QJsonObject& run, const QString& project_file) {
   QString error;
-  const nlohmann::json document = readProject(project_file, &error);
+  const nlohmann::json document = readProjectJson(project_file, &error);
   if (!error.isEmpty() || !document.contains("defaults") || !document.at("defaults").is_object()) return run;
-  const QJsonObject defaults = toQt(document.at("defaults"));
+  const nlohmann::json run_json = toNlohmann(run);
   QJsonObject out = run;
   for (const QString section : {"model", "train"}) {
     if (run.contains(section) && !run.value(section).isObject()) continue;  // the validator reports it
-    const QJsonObject merged = mergePatch(defaults.value(section).toObject(), run.value(section).toObject());
+    const QJsonObject merged =
+        toQtObject(runSectionWithDefaults(document.at("defaults"), run_json, section.toStdString()));
     if (!merged.isEmpty()) out.insert(section, merged);
   }
   return out;
@@ -269,7 +235,7 @@ QJsonObject withProjectDefaults(const QJsonObject& run, const QString& project_f
 
 QJsonObject resolvedRun(const QJsonObject& run, const QString& project_file, QString* error) {
   try {
-    return toQt(parseWithRun(run, project_file).runs.at(0).toJson());
+    return toQtObject(parseWithRun(run, project_file).runs.at(0).toJson());
   } catch (const std::exception& e) {
     if (error) *error = QString::fromStdString(e.what());
     return {};
@@ -278,10 +244,10 @@ QJsonObject resolvedRun(const QJsonObject& run, const QString& project_file, QSt
 
 QJsonObject projectRun(const QString& project_file, const QString& run_name) {
   QString error;
-  const nlohmann::json document = readProject(project_file, &error);
+  const nlohmann::json document = readProjectJson(project_file, &error);
   if (!error.isEmpty() || !document.contains("runs") || !document.at("runs").is_array()) return {};
   for (const auto& r : document.at("runs")) {
-    if (r.is_object() && r.value("name", std::string()) == run_name.toStdString()) return toQt(r);
+    if (r.is_object() && r.value("name", std::string()) == run_name.toStdString()) return toQtObject(r);
   }
   return {};
 }
