@@ -283,7 +283,7 @@ void MainWindow::onNewProject() {
 QString MainWindow::editRunInDialog(const QJsonObject& initial, const QString& replace_name) {
   if (!document_->isOpen()) return "open a project first";
   RunSetupDialog dialog(document_->filePath(), initial, this);
-  QStringList reserved = document_->runNames();
+  QStringList reserved = runs_->runNames();  // the project's runs and any other run directory (forks)
   reserved.removeAll(replace_name);
   dialog.setReservedNames(reserved);
   if (dialog.exec() != QDialog::Accepted) return "cancelled";
