@@ -183,8 +183,17 @@ class TestRunListModel : public QObject {
     model.setProjectRuns({{"mixer", "masked_mixer"}, {"llama", "llama"}, {"gpt", "gpt"}});
     model.applySnapshot(runningLlama());
     model.syncProjectRuns({{"mixer", "masked_mixer"}, {"mamba", "mamba"}});
-    QCOMPARE(model.runNames(), QStringList({"mixer", "llama", "mamba"}));  // llama has a run directory
+    QCOMPARE(model.runNames(), QStringList({"mixer", "mamba", "llama"}));  // llama has a run directory
     QCOMPARE(model.state("llama"), QString("running"));
+    // A renamed run keeps its place in the project's order; a kept index follows its run.
+    QPersistentModelIndex llama(model.index(2, RunListModel::Run));
+    model.syncProjectRuns({{"mixer-renamed", "masked_mixer"}, {"mamba", "mamba"}});
+    QCOMPARE(model.runNames(), QStringList({"mixer-renamed", "mamba", "llama"}));
+    QCOMPARE(llama.row(), 2);
+    model.syncProjectRuns({{"mamba", "mamba"}, {"llama", "llama"}, {"mixer-renamed", "masked_mixer"}});
+    QCOMPARE(model.runNames(), QStringList({"mamba", "llama", "mixer-renamed"}));
+    QCOMPARE(llama.row(), 1);
+    QCOMPARE(llama.data().toString(), QString("llama"));
   }
 
   void addUndoRedoRestoreTheFile() {

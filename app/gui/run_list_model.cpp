@@ -116,6 +116,28 @@ void RunListModel::syncProjectRuns(const QVector<ProjectRunSummary>& runs) {
       Q_EMIT dataChanged(index(r, Architecture), index(r, Architecture));
     }
   }
+  orderLikeProject(names);
+}
+
+void RunListModel::orderLikeProject(const QStringList& project_runs) {
+  QVector<RunRow> ordered;
+  for (const QString& name : project_runs) {
+    const int r = rowOf(name);
+    if (r >= 0) ordered.push_back(rows_[r]);
+  }
+  for (const RunRow& row : rows_) {
+    if (!project_runs.contains(row.run)) ordered.push_back(row);
+  }
+  QStringList order;
+  for (const RunRow& row : ordered) order << row.run;
+  if (order == runNames()) return;
+  Q_EMIT layoutAboutToBeChanged();
+  const QModelIndexList before = persistentIndexList();  // the view's selection, say
+  QModelIndexList after;
+  for (const QModelIndex& old_index : before) after << index(order.indexOf(rows_[old_index.row()].run), old_index.column());
+  rows_ = ordered;
+  changePersistentIndexList(before, after);
+  Q_EMIT layoutChanged();
 }
 
 int RunListModel::ensureRow(const QString& run, const QString& arch, bool in_project) {

@@ -34,8 +34,9 @@ class RunListModel : public QAbstractTableModel {
 
   // Replaces every row by the project's runs: not started, overlaid, no points.
   void setProjectRuns(const QVector<ProjectRunSummary>& runs);
-  // After an edit of the project: adds its new runs, updates architectures, and drops rows of runs
-  // it no longer has unless the monitor has reported their run directory.
+  // After an edit of the project: adds its new runs, updates architectures, drops rows of runs it
+  // no longer has unless the monitor has reported their run directory, and orders the rows as a
+  // fresh open would (the project's runs in project order, then other run directories).
   void syncProjectRuns(const QVector<ProjectRunSummary>& runs);
   // Folds one monitor snapshot in (adding a row for a run directory not seen before).
   void applySnapshot(const RunSnapshot& snapshot);
@@ -70,6 +71,7 @@ class RunListModel : public QAbstractTableModel {
     QByteArray config_json;
   };
   int ensureRow(const QString& run, const QString& arch, bool in_project);
+  void orderLikeProject(const QStringList& project_runs);
   QVariant displayText(const RunRow& row, int column) const;
 
   QVector<RunRow> rows_;
