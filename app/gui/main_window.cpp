@@ -80,7 +80,7 @@ void MainWindow::buildUi() {
   log_dock->setWidget(log_view_);
   addDockWidget(Qt::BottomDockWidgetArea, log_dock);
   connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &MainWindow::showSelectedLog);
-  buildMenus();
+  buildMenusAndToolbar();
 
   comparison_ = new widgets::RunComparisonWidget(this);
   auto* comparison_dock = new QDockWidget("Comparison", this);
@@ -108,7 +108,7 @@ void MainWindow::buildUi() {
   statusBar()->addPermanentWidget(project_label_);
 }
 
-void MainWindow::buildMenus() {
+void MainWindow::buildMenusAndToolbar() {
   auto* file_menu = menuBar()->addMenu("&File");
   file_menu->addAction("&New project...", this, &MainWindow::onNewProject)->setShortcut(QKeySequence::New);
   auto* open = file_menu->addAction("&Open project...", this, &MainWindow::onOpenProject);

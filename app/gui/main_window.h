@@ -76,7 +76,7 @@ class MainWindow : public QMainWindow {
 
  private:
   void buildUi();
-  void buildMenus();
+  void buildMenusAndToolbar();
   void rebuildRecentMenu();
   // Opens the run setup dialog; on OK adds the run (or replaces `replace_name`) through the document.
   QString editRunInDialog(const QJsonObject& initial, const QString& replace_name);
