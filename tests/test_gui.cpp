@@ -4,7 +4,7 @@
 #include <QtTest/QtTest>
 
 #include <QAction>
-#include <QTableWidget>
+#include <QTableView>
 
 #include <fstream>
 
@@ -44,7 +44,7 @@ class TestGui : public QObject {
   void launchRunFromTheWindowAndReattach() {
     auto window = std::make_unique<gui::MainWindow>();
     QCOMPARE(window->openProject(QString::fromStdString(project_.string())), QString());
-    QCOMPARE(window->runTable()->rowCount(), 2);
+    QCOMPARE(window->runTable()->model()->rowCount(), 2);
     window->show();
     QCOMPARE(window->launch("mixer", false), QString());
     // A tiny run may already be done by the monitor's next poll: either state shows it started.
@@ -92,9 +92,10 @@ class TestGui : public QObject {
     QVERIFY(window.lossPlot()->pointCount("mixer", false) >= 4);
     // Unticking a run removes it from the plot; ticking it brings it back.
     const int graphs = window.lossPlot()->graphCount();
-    window.runTable()->item(0, 0)->setCheckState(Qt::Unchecked);
+    QAbstractItemModel* runs = window.runTable()->model();
+    QVERIFY(runs->setData(runs->index(0, 0), Qt::Unchecked, Qt::CheckStateRole));
     QVERIFY(window.lossPlot()->graphCount() < graphs);
-    window.runTable()->item(0, 0)->setCheckState(Qt::Checked);
+    QVERIFY(runs->setData(runs->index(0, 0), Qt::Checked, Qt::CheckStateRole));
     QCOMPARE(window.lossPlot()->graphCount(), graphs);
     qInfo("event loop max latency while the demo run trained: %.1f ms", window.eventLoopMaxLatencyMs());
   }

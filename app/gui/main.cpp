@@ -4,11 +4,11 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
-#include <QSettings>
 #include <QTimer>
 
 #include <cstdio>
 
+#include "app/gui/app_settings.h"
 #include "app/gui/main_window.h"
 
 int main(int argc, char** argv) {
@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
 
   mixerlab::gui::MainWindow window;
   QString project = parser.positionalArguments().value(0);
-  if (project.isEmpty()) project = QSettings("MixerLab", "mixerlab-gui").value("recent/project").toString();
+  if (project.isEmpty()) project = mixerlab::gui::AppSettings().lastProject();
   if (project.isEmpty() || !QFileInfo::exists(project)) project = "projects/demo/project.json";
   window.openProject(project);
   window.show();

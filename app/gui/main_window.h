@@ -1,16 +1,16 @@
 // The MixerLab main window: a project's runs (status, step, tokens, best eval loss, throughput),
 // a live loss plot of all runs, the selected run's log, and actions to train, resume and stop runs.
-// Runs are CLI child processes; a RunMonitor on an owned QThread feeds the views.
+// Runs are CLI child processes; a RunMonitor on an owned QThread feeds a RunListModel, which the
+// runs table, the plot and the comparison dock read. The project is held once by a ProjectDocument,
+// whose edits are undoable (Edit menu).
 #pragma once
 #include <QJsonObject>
 #include <QMainWindow>
-#include <QMap>
 #include <memory>
 
 #include "app/gui/run_snapshot.h"
 
-class QTableWidget;
-class QTableWidgetItem;
+class QTableView;
 class QPlainTextEdit;
 class QThread;
 class QLabel;
@@ -28,6 +28,8 @@ class RunMonitor;
 class LaunchTarget;
 class RunQueue;
 class EventLoopLatency;
+class ProjectDocument;
+class RunListModel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -37,9 +39,11 @@ class MainWindow : public QMainWindow {
 
   // Loads a project file; returns an error message (also shown in the status bar), empty on success.
   QString openProject(const QString& project_file);
-  QString runsDirectory() const { return runs_dir_; }
+  QString runsDirectory() const;
   widgets::LossPlotWidget* lossPlot() const { return plot_; }
-  QTableWidget* runTable() const { return table_; }
+  QTableView* runTable() const { return table_; }
+  RunListModel* runModel() const { return runs_; }
+  ProjectDocument* project() const { return document_; }
   QString runState(const QString& run) const;
   QString launch(const QString& run, bool resume);  // error message, empty on success
   QString stop(const QString& run);
@@ -57,11 +61,14 @@ class MainWindow : public QMainWindow {
   void onNewRun();
   void onDuplicateRun();
   void onEditRun();
+  void onRemoveRun();
   void onCompareConfigs();
   void onQueueSelected();
   void onForkSelected();
   void refreshComparison();
-  void onOverlayToggled(QTableWidgetItem* item);
+  void onOverlayToggled(const QString& run, bool overlaid);
+  void onSeriesChanged(const QString& run);
+  void onProjectEdited();
   void onTrainSelected();
   void onResumeSelected();
   void onStopSelected();
@@ -69,17 +76,17 @@ class MainWindow : public QMainWindow {
 
  private:
   void buildUi();
-  void rememberRecentProject(const QString& file);
+  void buildMenusAndToolbar();
   void rebuildRecentMenu();
-  // Opens the run setup dialog; on OK writes the run into the project file and reloads it.
+  // Opens the run setup dialog; on OK adds the run (or replaces `replace_name`) through the document.
   QString editRunInDialog(const QJsonObject& initial, const QString& replace_name);
+  void startMonitor();
   void stopMonitor();
-  int rowFor(const QString& run, const QString& arch = {});
   QString selectedRun() const;
-  bool isOverlaid(const QString& run) const;
 
-  QString project_file_, runs_dir_;
-  QTableWidget* table_ = nullptr;
+  ProjectDocument* document_ = nullptr;
+  RunListModel* runs_ = nullptr;
+  QTableView* table_ = nullptr;
   widgets::LossPlotWidget* plot_ = nullptr;
   QPlainTextEdit* log_view_ = nullptr;
   QLabel* project_label_ = nullptr;
@@ -88,12 +95,9 @@ class MainWindow : public QMainWindow {
   RunQueue* queue_ = nullptr;
   EventLoopLatency* latency_ = nullptr;
   widgets::RunComparisonWidget* comparison_ = nullptr;
-  QMap<QString, QByteArray> run_configs_;
   QThread* monitor_thread_ = nullptr;
   RunMonitor* monitor_ = nullptr;
   std::unique_ptr<LaunchTarget> target_;
-  QMap<QString, widgets::LossSeries> series_;
-  QMap<QString, QString> states_;
 };
 
 }  // namespace mixerlab::gui

@@ -1,17 +1,16 @@
 // Run-setup schema, validation and cost preview over the core (see run_config_schema.h).
 #include "app/gui/run_config_schema.h"
 
-#include <QJsonArray>
-#include <QJsonDocument>
 #include <QStringList>
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
+#include "app/gui/json_bridge.h"
+#include "app/gui/project_file.h"
 #include "core/analysis/format.h"
 #include "core/config/config_schema.h"
 #include "core/config/project_config.h"
+#include "core/config/run_defaults.h"
 #include "core/models/model_registry.h"
 #include "core/util/error.h"
 
@@ -34,8 +33,7 @@ FieldSpec formField(const mixerlab::FieldSpec& spec) {
   f.key = str(spec.key);
   f.label = str(spec.label);
   f.type = kTypes.value(spec.type);
-  f.default_value = spec.default_value.is_null() ? QVariant() : QJsonDocument::fromJson(
-      QByteArray::fromStdString("[" + spec.default_value.dump() + "]")).array().at(0).toVariant();
+  f.default_value = spec.default_value.is_null() ? QVariant() : toQtValue(spec.default_value).toVariant();
   f.group = str(spec.key.rfind("model.options.", 0) == 0 ? "Family options: " + spec.group : spec.group);
   f.help = str(spec.help + (spec.unit.empty() ? "" : " (" + spec.unit + ")") +
                (spec.default_text.empty() ? "" : "; default: " + spec.default_text));
@@ -48,33 +46,11 @@ FieldSpec formField(const mixerlab::FieldSpec& spec) {
   return f;
 }
 
-nlohmann::json toNlohmann(const QJsonObject& o) {
-  return nlohmann::json::parse(QJsonDocument(o).toJson(QJsonDocument::Compact).toStdString());
-}
-
-QJsonObject toQt(const nlohmann::json& j) { return QJsonDocument::fromJson(QByteArray::fromStdString(j.dump())).object(); }
-
-// The project document, or an error message.
-nlohmann::json readProject(const QString& project_file, QString* error) {
-  std::ifstream in(project_file.toStdString());
-  if (!in) {
-    *error = "cannot read project file " + project_file;
-    return {};
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  try {
-    return nlohmann::json::parse(text.str());
-  } catch (const std::exception& e) {
-    *error = "project file " + project_file + " is not valid JSON: " + e.what();
-    return {};
-  }
-}
 
 // Parses the project with `run` as its only run; throws what parseProject throws.
 ProjectConfig parseWithRun(const QJsonObject& run, const QString& project_file) {
   QString error;
-  nlohmann::json document = readProject(project_file, &error);
+  nlohmann::json document = readProjectJson(project_file, &error);
   if (!error.isEmpty()) throw MixerLabError(error.toStdString());
   document["runs"] = nlohmann::json::array({toNlohmann(run)});
   return parseProject(document, project_file.toStdString());
@@ -98,21 +74,6 @@ QPair<QString, QString> splitError(const MixerLabError& e, const QString& projec
   }
   if (!fix.isEmpty()) problem += " (fix: " + fix + ")";
   return {key, problem};
-}
-
-// JSON merge patch (RFC 7396), as the core merges defaults under a run: objects merge
-// recursively, null removes a key.
-QJsonObject mergePatch(QJsonObject target, const QJsonObject& patch) {
-  for (auto it = patch.begin(); it != patch.end(); ++it) {
-    if (it.value().isNull()) {
-      target.remove(it.key());
-    } else if (it.value().isObject()) {
-      target.insert(it.key(), mergePatch(target.value(it.key()).toObject(), it.value().toObject()));
-    } else {
-      target.insert(it.key(), it.value());
-    }
-  }
-  return target;
 }
 
 QString count(double n) { return str(formatCount(n)); }
@@ -188,13 +149,14 @@ QString costPreview(const QJsonObject& run, const QString& project_file) {
 
 QJsonObject withProjectDefaults(const QJsonObject& run, const QString& project_file) {
   QString error;
-  const nlohmann::json document = readProject(project_file, &error);
+  const nlohmann::json document = readProjectJson(project_file, &error);
   if (!error.isEmpty() || !document.contains("defaults") || !document.at("defaults").is_object()) return run;
-  const QJsonObject defaults = toQt(document.at("defaults"));
+  const nlohmann::json run_json = toNlohmann(run);
   QJsonObject out = run;
   for (const QString section : {"model", "train"}) {
     if (run.contains(section) && !run.value(section).isObject()) continue;  // the validator reports it
-    const QJsonObject merged = mergePatch(defaults.value(section).toObject(), run.value(section).toObject());
+    const QJsonObject merged =
+        toQtObject(runSectionWithDefaults(document.at("defaults"), run_json, section.toStdString()));
     if (!merged.isEmpty()) out.insert(section, merged);
   }
   return out;
@@ -202,7 +164,7 @@ QJsonObject withProjectDefaults(const QJsonObject& run, const QString& project_f
 
 QJsonObject resolvedRun(const QJsonObject& run, const QString& project_file, QString* error) {
   try {
-    return toQt(parseWithRun(run, project_file).runs.at(0).toJson());
+    return toQtObject(parseWithRun(run, project_file).runs.at(0).toJson());
   } catch (const std::exception& e) {
     if (error) *error = QString::fromStdString(e.what());
     return {};
@@ -211,10 +173,10 @@ QJsonObject resolvedRun(const QJsonObject& run, const QString& project_file, QSt
 
 QJsonObject projectRun(const QString& project_file, const QString& run_name) {
   QString error;
-  const nlohmann::json document = readProject(project_file, &error);
+  const nlohmann::json document = readProjectJson(project_file, &error);
   if (!error.isEmpty() || !document.contains("runs") || !document.at("runs").is_array()) return {};
   for (const auto& r : document.at("runs")) {
-    if (r.is_object() && r.value("name", std::string()) == run_name.toStdString()) return toQt(r);
+    if (r.is_object() && r.value("name", std::string()) == run_name.toStdString()) return toQtObject(r);
   }
   return {};
 }

@@ -6,6 +6,7 @@
 
 #include "core/config/project_fields.h"
 #include "core/models/model_fields.h"
+#include "core/config/run_defaults.h"
 #include "core/util/json_fields.h"
 #include "core/models/model_registry.h"
 #include "core/models/objectives.h"
@@ -58,14 +59,6 @@ TrainConfig parseTrain(JsonFields f) {
   return t;
 }
 
-nlohmann::json mergedSection(const nlohmann::json& defaults, const nlohmann::json& run, const char* key) {
-  nlohmann::json merged = defaults.contains(key) && defaults.at(key).is_object() ? defaults.at(key) : nlohmann::json::object();
-  if (run.contains(key)) {
-    if (!run.at(key).is_object()) return run.at(key);  // let the field reader report the type error
-    merged.merge_patch(run.at(key));
-  }
-  return merged;
-}
 }  // namespace
 
 nlohmann::json RunConfig::toJson() const {
@@ -154,9 +147,9 @@ ProjectConfig parseProject(const nlohmann::json& document, const fs::path& path)
     run.accept("train");
     run.rejectUnknownKeys();
     const nlohmann::json& raw_defaults = defaults.raw();
-    rc.model = parseModel(JsonFields(mergedSection(raw_defaults, run_array[i], "model"), source, run_path + ".model"),
+    rc.model = parseModel(JsonFields(runSectionWithDefaults(raw_defaults, run_array[i], "model"), source, run_path + ".model"),
                           p.tokenizer.vocab_size);
-    rc.train = parseTrain(JsonFields(mergedSection(raw_defaults, run_array[i], "train"), source, run_path + ".train"));
+    rc.train = parseTrain(JsonFields(runSectionWithDefaults(raw_defaults, run_array[i], "train"), source, run_path + ".train"));
     p.runs.push_back(rc);
   }
   return p;

@@ -1,0 +1,33 @@
+// Typed GUI settings (see app_settings.h). The keys below are the only place they are spelled.
+#include "app/gui/app_settings.h"
+
+namespace mixerlab::gui {
+
+namespace {
+const char* const kGeometryKey = "window/geometry";
+const char* const kStateKey = "window/state";
+const char* const kLastProjectKey = "recent/project";
+const char* const kRecentProjectsKey = "recent/projects";
+}  // namespace
+
+AppSettings::AppSettings() : settings_("MixerLab", "mixerlab-gui") {}
+
+QByteArray AppSettings::windowGeometry() const { return settings_.value(kGeometryKey).toByteArray(); }
+void AppSettings::setWindowGeometry(const QByteArray& geometry) { settings_.setValue(kGeometryKey, geometry); }
+QByteArray AppSettings::windowState() const { return settings_.value(kStateKey).toByteArray(); }
+void AppSettings::setWindowState(const QByteArray& state) { settings_.setValue(kStateKey, state); }
+
+QString AppSettings::lastProject() const { return settings_.value(kLastProjectKey).toString(); }
+
+QStringList AppSettings::recentProjects() const { return settings_.value(kRecentProjectsKey).toStringList(); }
+
+void AppSettings::rememberProject(const QString& project_file) {
+  settings_.setValue(kLastProjectKey, project_file);
+  QStringList recent = recentProjects();
+  recent.removeAll(project_file);
+  recent.prepend(project_file);
+  while (recent.size() > kMaxRecentProjects) recent.removeLast();
+  settings_.setValue(kRecentProjectsKey, recent);
+}
+
+}  // namespace mixerlab::gui

@@ -1,0 +1,34 @@
+// AppSettings: the GUI's persistent preferences (QSettings "MixerLab" / "mixerlab-gui") behind
+// typed accessors, so no other file spells a settings key: the main window's geometry and dock
+// layout, the last opened project and the recent-projects list.
+#pragma once
+#include <QByteArray>
+#include <QSettings>
+#include <QString>
+#include <QStringList>
+
+namespace mixerlab::gui {
+
+class AppSettings {
+ public:
+  static constexpr int kMaxRecentProjects = 8;
+
+  AppSettings();
+
+  QByteArray windowGeometry() const;
+  void setWindowGeometry(const QByteArray& geometry);
+  QByteArray windowState() const;  // docks and toolbars (QMainWindow::saveState)
+  void setWindowState(const QByteArray& state);
+
+  // The project opened last (empty if none): opened at start when none is given.
+  QString lastProject() const;
+  // Most recent first, at most kMaxRecentProjects, no duplicates.
+  QStringList recentProjects() const;
+  // Makes `project_file` the last project and moves it to the front of the recent list.
+  void rememberProject(const QString& project_file);
+
+ private:
+  QSettings settings_;
+};
+
+}  // namespace mixerlab::gui

@@ -1,0 +1,154 @@
+// The open project, its validated view and its undoable edits (see project_document.h).
+#include "app/gui/project_document.h"
+
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QUndoStack>
+
+#include "app/gui/json_bridge.h"
+#include "app/gui/project_edit_command.h"
+#include "app/gui/project_file.h"
+#include "core/config/project_config.h"
+#include "core/util/atomic_file.h"
+
+namespace mixerlab::gui {
+
+ProjectDocument::ProjectDocument(QObject* parent) : QObject(parent), undo_stack_(new QUndoStack(this)) {}
+
+ProjectDocument::~ProjectDocument() = default;
+
+QString ProjectDocument::open(const QString& project_file) {
+  const QString path = QFileInfo(project_file).absoluteFilePath();
+  ProjectSnapshot loaded;
+  try {
+    loaded.parsed = std::make_shared<const ProjectConfig>(loadProject(path.toStdString()));
+    const std::string text = readFile(path.toStdString());
+    loaded.file_text = QByteArray::fromStdString(text);
+    loaded.json = toQtObject(nlohmann::json::parse(text));
+  } catch (const std::exception& e) {
+    return QString::fromStdString(e.what());
+  }
+  file_path_ = path;
+  current_ = loaded;
+  undo_stack_->clear();
+  Q_EMIT opened();
+  return {};
+}
+
+QString ProjectDocument::name() const { return isOpen() ? QString::fromStdString(parsed()->name) : QString(); }
+
+QString ProjectDocument::runsDirectory() const {
+  return isOpen() ? QString::fromStdString(parsed()->defaultRunsDirectory().string()) : QString();
+}
+
+QVector<ProjectRunSummary> ProjectDocument::runs() const {
+  QVector<ProjectRunSummary> out;
+  if (!isOpen()) return out;
+  for (const auto& run : parsed()->runs) out.push_back({QString::fromStdString(run.name), QString::fromStdString(run.model.arch)});
+  return out;
+}
+
+QStringList ProjectDocument::runNames() const {
+  QStringList names;
+  for (const auto& run : runs()) names << run.name;
+  return names;
+}
+
+int ProjectDocument::runIndex(const QString& run_name) const {
+  const QJsonArray runs = current_.json.value("runs").toArray();
+  for (int i = 0; i < runs.size(); ++i) {
+    if (runs[i].toObject().value("name").toString() == run_name) return i;
+  }
+  return -1;
+}
+
+QJsonObject ProjectDocument::run(const QString& run_name) const {
+  const int index = runIndex(run_name);
+  return index < 0 ? QJsonObject() : current_.json.value("runs").toArray().at(index).toObject();
+}
+
+QJsonObject ProjectDocument::resolvedRun(const QString& run_name, QString* error) const {
+  if (!isOpen()) {
+    if (error) *error = "no project is open";
+    return {};
+  }
+  try {
+    return toQtObject(parsed()->run(run_name.toStdString()).toJson());
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromStdString(e.what());
+    return {};
+  }
+}
+
+QString ProjectDocument::prepare(const QJsonObject& json, ProjectSnapshot* snapshot) const {
+  const nlohmann::json document = toNlohmann(json);
+  try {
+    snapshot->parsed = std::make_shared<const ProjectConfig>(parseProject(document, file_path_.toStdString()));
+  } catch (const std::exception& e) {
+    return QString::fromStdString(e.what());
+  }
+  snapshot->json = json;
+  snapshot->file_text = QByteArray::fromStdString(projectFileText(document));
+  return {};
+}
+
+QString ProjectDocument::edit(const QJsonObject& json, const QString& undo_text) {
+  if (!isOpen()) return "open a project first";
+  ProjectSnapshot after;
+  QString error = prepare(json, &after);
+  if (error.isEmpty()) error = writeProjectFile(file_path_, after.file_text.toStdString());
+  if (!error.isEmpty()) return error;
+  ProjectSnapshot before = current_;
+  current_ = after;
+  undo_stack_->push(new ProjectEditCommand(this, std::move(before), std::move(after), undo_text));
+  Q_EMIT edited();
+  return {};
+}
+
+void ProjectDocument::restore(const ProjectSnapshot& snapshot) {
+  const QString error = writeProjectFile(file_path_, snapshot.file_text.toStdString());
+  if (!error.isEmpty()) {
+    Q_EMIT writeFailed(error);
+    return;
+  }
+  current_ = snapshot;
+  Q_EMIT edited();
+}
+
+QString ProjectDocument::addRun(const QJsonObject& run, const QString& undo_text) {
+  QJsonObject json = current_.json;
+  QJsonArray runs = json.value("runs").toArray();
+  runs.append(run);
+  json["runs"] = runs;
+  return edit(json, undo_text.isEmpty() ? "add run " + run.value("name").toString() : undo_text);
+}
+
+QString ProjectDocument::replaceRun(const QString& run_name, const QJsonObject& run) {
+  const int index = runIndex(run_name);
+  if (index < 0) return "the project has no run named \"" + run_name + "\"";
+  QJsonObject json = current_.json;
+  QJsonArray runs = json.value("runs").toArray();
+  runs[index] = run;
+  json["runs"] = runs;
+  return edit(json, "edit run " + run_name);
+}
+
+QString ProjectDocument::duplicateRun(const QString& run_name, const QString& new_name) {
+  const int index = runIndex(run_name);
+  if (index < 0) return "the project has no run named \"" + run_name + "\"";
+  QJsonObject copy = run(run_name);
+  copy["name"] = new_name;
+  return addRun(copy, "duplicate run " + run_name + " as " + new_name);
+}
+
+QString ProjectDocument::removeRun(const QString& run_name) {
+  const int index = runIndex(run_name);
+  if (index < 0) return "the project has no run named \"" + run_name + "\"";
+  QJsonObject json = current_.json;
+  QJsonArray runs = json.value("runs").toArray();
+  runs.removeAt(index);
+  json["runs"] = runs;
+  return edit(json, "remove run " + run_name);
+}
+
+}  // namespace mixerlab::gui

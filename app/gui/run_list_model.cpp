@@ -1,0 +1,234 @@
+// Per-run state behind the runs table, the plot and the comparison (see run_list_model.h).
+#include "app/gui/run_list_model.h"
+
+#include <QJsonDocument>
+#include <algorithm>
+
+namespace mixerlab::gui {
+
+namespace {
+// "cpu (2 threads, BLAS /usr/lib/...)" -> "cpu (2 threads)": the BLAS path is in run.json.
+QString shortDevice(const QString& device) {
+  const int blas = device.indexOf(", BLAS");
+  return blas < 0 ? device : device.left(blas) + ")";
+}
+
+// 125.7 s -> "2:05".
+QString elapsedText(double seconds) {
+  const int s = static_cast<int>(seconds);
+  return QString("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
+}
+
+widgets::RunCurve curveOf(const widgets::LossSeries& series, const QByteArray& config_json) {
+  widgets::RunCurve curve;
+  curve.run = series.run;
+  curve.config = QJsonDocument::fromJson(config_json).object();
+  for (const auto& p : series.train) curve.points.push_back({p.step, p.tokens, p.wall_s, p.flops, p.loss, widgets::kNoLoss});
+  for (const auto& p : series.eval) curve.points.push_back({p.step, p.tokens, p.wall_s, p.flops, widgets::kNoLoss, p.loss});
+  std::sort(curve.points.begin(), curve.points.end(),
+            [](const widgets::CurvePoint& a, const widgets::CurvePoint& b) { return a.step < b.step; });
+  return curve;
+}
+}  // namespace
+
+RunListModel::RunListModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+int RunListModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : rows_.size(); }
+
+int RunListModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant RunListModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  static const QStringList kLabels = {"run",      "architecture", "status",  "step",  "tokens",
+                                      "best eval", "tokens/s",     "elapsed", "device"};
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, orientation, role);
+  return kLabels.value(section);
+}
+
+Qt::ItemFlags RunListModel::flags(const QModelIndex& index) const {
+  if (!index.isValid()) return Qt::NoItemFlags;
+  const Qt::ItemFlags base = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
+  return index.column() == Run ? base | Qt::ItemIsUserCheckable : base;
+}
+
+QVariant RunListModel::displayText(const RunRow& row, int column) const {
+  switch (column) {
+    case Run: return row.run;
+    case Architecture: return row.arch;
+    case Status:
+      if (row.state.isEmpty()) return QString("not started");
+      return row.reason.isEmpty() ? row.state : row.state + ": " + row.reason;
+    case Step: return row.reported ? QString::number(row.step) : QString();
+    case Tokens: return row.reported ? QString::number(row.tokens) : QString();
+    case BestEval: return row.best_eval_loss >= 0 ? QString::number(row.best_eval_loss, 'f', 4) : QString();
+    case TokensPerS: return row.tokens_per_s > 0 ? QString::number(row.tokens_per_s, 'f', 0) : QString();
+    case Elapsed: return row.reported ? elapsedText(row.wall_s) : QString();
+    case Device: return shortDevice(row.device);
+  }
+  return {};
+}
+
+QVariant RunListModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rows_.size()) return {};
+  const RunRow& row = rows_[index.row()];
+  if (role == Qt::DisplayRole) return displayText(row, index.column());
+  if (role == Qt::CheckStateRole && index.column() == Run) return row.overlaid ? Qt::Checked : Qt::Unchecked;
+  if (role == Qt::ToolTipRole) {
+    if (index.column() == Run) return QString("untick to hide this run from the plot and the comparison");
+    if (index.column() == Status) return row.reason;
+    if (index.column() == Device) return row.device;
+  }
+  return {};
+}
+
+bool RunListModel::setData(const QModelIndex& index, const QVariant& value, int role) {
+  if (!index.isValid() || index.column() != Run || role != Qt::CheckStateRole || index.row() >= rows_.size()) return false;
+  setOverlaid(rows_[index.row()].run, value.toInt() == Qt::Checked);
+  return true;
+}
+
+void RunListModel::setProjectRuns(const QVector<ProjectRunSummary>& runs) {
+  beginResetModel();
+  rows_.clear();
+  for (const auto& run : runs) {
+    if (rowOf(run.name) >= 0) continue;
+    RunRow row;
+    row.run = row.series.run = run.name;
+    row.arch = run.arch;
+    rows_.push_back(row);
+  }
+  endResetModel();
+}
+
+void RunListModel::syncProjectRuns(const QVector<ProjectRunSummary>& runs) {
+  QStringList names;
+  for (const auto& run : runs) names << run.name;
+  for (int r = rows_.size() - 1; r >= 0; --r) {
+    if (names.contains(rows_[r].run) || !rows_[r].in_project || rows_[r].reported) continue;
+    beginRemoveRows({}, r, r);
+    rows_.removeAt(r);
+    endRemoveRows();
+  }
+  for (const auto& run : runs) {
+    const int r = ensureRow(run.name, run.arch, true);
+    rows_[r].in_project = true;
+    if (!rows_[r].reported && rows_[r].arch != run.arch) {  // once reported, run.json's architecture wins
+      rows_[r].arch = run.arch;
+      Q_EMIT dataChanged(index(r, Architecture), index(r, Architecture));
+    }
+  }
+  orderLikeProject(names);
+}
+
+void RunListModel::orderLikeProject(const QStringList& project_runs) {
+  QVector<RunRow> ordered;
+  for (const QString& name : project_runs) {
+    const int r = rowOf(name);
+    if (r >= 0) ordered.push_back(rows_[r]);
+  }
+  for (const RunRow& row : rows_) {
+    if (!project_runs.contains(row.run)) ordered.push_back(row);
+  }
+  QStringList order;
+  for (const RunRow& row : ordered) order << row.run;
+  if (order == runNames()) return;
+  Q_EMIT layoutAboutToBeChanged();
+  const QModelIndexList before = persistentIndexList();  // the view's selection, say
+  QModelIndexList after;
+  for (const QModelIndex& old_index : before) after << index(order.indexOf(rows_[old_index.row()].run), old_index.column());
+  rows_ = ordered;
+  changePersistentIndexList(before, after);
+  Q_EMIT layoutChanged();
+}
+
+int RunListModel::ensureRow(const QString& run, const QString& arch, bool in_project) {
+  const int existing = rowOf(run);
+  if (existing >= 0) return existing;
+  RunRow row;
+  row.run = row.series.run = run;
+  row.arch = arch;
+  row.in_project = in_project;
+  beginInsertRows({}, rows_.size(), rows_.size());
+  rows_.push_back(row);
+  endInsertRows();
+  return rows_.size() - 1;
+}
+
+void RunListModel::applySnapshot(const RunSnapshot& s) {
+  const int r = ensureRow(s.run, s.arch, false);
+  RunRow& row = rows_[r];
+  row.reported = true;
+  row.state = s.state;
+  row.reason = s.reason;
+  row.step = s.step;
+  row.tokens = s.tokens;
+  row.best_eval_loss = s.best_eval_loss;
+  row.tokens_per_s = s.tokens_per_s;
+  row.wall_s = s.wall_s;
+  if (!s.arch.isEmpty()) row.arch = s.arch;
+  row.device = s.device;
+  if (!s.run_config_json.isEmpty()) row.config_json = s.run_config_json;
+  if (s.reset) row.series.clear();
+  for (const auto& p : s.new_train) row.series.appendTrain(p);
+  for (const auto& p : s.new_eval) row.series.appendEval(p);
+  Q_EMIT dataChanged(index(r, 0), index(r, ColumnCount - 1), {Qt::DisplayRole, Qt::ToolTipRole});
+  if (!s.new_train.isEmpty() || !s.new_eval.isEmpty() || s.reset) Q_EMIT seriesChanged(s.run);
+}
+
+int RunListModel::rowOf(const QString& run) const {
+  for (int r = 0; r < rows_.size(); ++r) {
+    if (rows_[r].run == run) return r;
+  }
+  return -1;
+}
+
+QString RunListModel::runAt(int row) const { return row >= 0 && row < rows_.size() ? rows_[row].run : QString(); }
+
+QStringList RunListModel::runNames() const {
+  QStringList names;
+  for (const auto& row : rows_) names << row.run;
+  return names;
+}
+
+QString RunListModel::state(const QString& run) const {
+  const int r = rowOf(run);
+  return r < 0 ? QString() : rows_[r].state;
+}
+
+bool RunListModel::isOverlaid(const QString& run) const {
+  const int r = rowOf(run);
+  return r < 0 || rows_[r].overlaid;
+}
+
+void RunListModel::setOverlaid(const QString& run, bool overlaid) {
+  const int r = rowOf(run);
+  if (r < 0 || rows_[r].overlaid == overlaid) return;
+  rows_[r].overlaid = overlaid;
+  Q_EMIT dataChanged(index(r, Run), index(r, Run), {Qt::CheckStateRole});
+  Q_EMIT overlayChanged(run, overlaid);
+}
+
+const widgets::LossSeries* RunListModel::series(const QString& run) const {
+  const int r = rowOf(run);
+  return r >= 0 && rows_[r].reported ? &rows_[r].series : nullptr;
+}
+
+QByteArray RunListModel::runConfigJson(const QString& run) const {
+  const int r = rowOf(run);
+  return r < 0 ? QByteArray() : rows_[r].config_json;
+}
+
+QVector<widgets::RunCurve> RunListModel::overlaidCurves() const {
+  QVector<const RunRow*> shown;
+  for (const auto& row : rows_) {
+    if (row.overlaid && row.reported) shown.push_back(&row);
+  }
+  std::sort(shown.begin(), shown.end(), [](const RunRow* a, const RunRow* b) { return a->run < b->run; });
+  QVector<widgets::RunCurve> curves;
+  for (const RunRow* row : shown) {
+    widgets::RunCurve curve = curveOf(row->series, row->config_json);
+    if (!curve.points.isEmpty()) curves.push_back(curve);
+  }
+  return curves;
+}
+
+}  // namespace mixerlab::gui
