@@ -1,6 +1,8 @@
 // Per-run state behind the runs table, the plot and the comparison (see run_list_model.h).
 #include "app/gui/run_list_model.h"
 
+#include "core/analysis/format.h"
+
 #include <QJsonDocument>
 #include <algorithm>
 
@@ -13,11 +15,8 @@ QString shortDevice(const QString& device) {
   return blas < 0 ? device : device.left(blas) + ")";
 }
 
-// 125.7 s -> "2:05".
-QString elapsedText(double seconds) {
-  const int s = static_cast<int>(seconds);
-  return QString("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
-}
+// The shared formatter: 125.7 s -> "2:06", 3725 s -> "1:02:05".
+QString elapsedText(double seconds) { return QString::fromStdString(formatDuration(seconds)); }
 
 widgets::RunCurve curveOf(const widgets::LossSeries& series, const QByteArray& config_json) {
   widgets::RunCurve curve;
@@ -59,7 +58,7 @@ QVariant RunListModel::displayText(const RunRow& row, int column) const {
       return row.reason.isEmpty() ? row.state : row.state + ": " + row.reason;
     case Step: return row.reported ? QString::number(row.step) : QString();
     case Tokens: return row.reported ? QString::number(row.tokens) : QString();
-    case BestEval: return row.best_eval_loss >= 0 ? QString::number(row.best_eval_loss, 'f', 4) : QString();
+    case BestEval: return row.best_eval_loss >= 0 ? QString::fromStdString(formatLoss(row.best_eval_loss)) : QString();
     case TokensPerS: return row.tokens_per_s > 0 ? QString::number(row.tokens_per_s, 'f', 0) : QString();
     case Elapsed: return row.reported ? elapsedText(row.wall_s) : QString();
     case Device: return shortDevice(row.device);
