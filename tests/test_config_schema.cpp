@@ -6,6 +6,7 @@
 #include <QtTest/QtTest>
 
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "app/gui/run_config_schema.h"
@@ -187,10 +188,23 @@ class TestConfigSchema : public QObject {
       if (r.spec.hasBounds()) bad.push_back(r.spec.type == FieldType::Integer ? nlohmann::json(static_cast<int64_t>(r.spec.min) - 1) : nlohmann::json(r.spec.min - 1));
       if (!r.spec.choices.empty()) bad.push_back("no_such_choice");
       if (r.spec.type == FieldType::Boolean) bad.push_back("yes");
+      // The message names the field and states the declared bounds or choices, so the parser
+      // checks exactly what is declared (not a copy that could drift).
+      std::string expected = "expected";
+      if (r.spec.hasBounds()) {
+        auto text = [&](double v) {
+          if (r.spec.type != FieldType::Integer) return nlohmann::json(v).dump();
+          return v >= 9.2e18 ? std::to_string(std::numeric_limits<int64_t>::max()) : std::to_string(static_cast<long long>(v));
+        };
+        expected = "between " + text(r.spec.min) + " and " + text(r.spec.max);
+      } else if (!r.spec.choices.empty()) {
+        expected = "\"" + r.spec.choices.back() + "\", got \"no_such_choice\"";
+      }
       for (const auto& value : bad) {
         const QString error = errorWith(r.key, value, arch);
-        QVERIFY2(error.contains(QString::fromStdString(where)),
-                 qPrintable(QString::fromStdString(r.key + " = " + value.dump() + " (" + arch + "): ") + error));
+        QVERIFY2(error.contains(QString::fromStdString(where)) && error.contains(QString::fromStdString(expected)),
+                 qPrintable(QString::fromStdString(r.key + " = " + value.dump() + " (" + arch + "), expected \"" +
+                                                   expected + "\": ") + error));
       }
     }
   }
