@@ -12,9 +12,12 @@ at::Tensor causalMask(int64_t length, const at::TensorOptions& options) {
 at::Tensor tokenMask(TokenMask mask, int64_t rows, int64_t cols, const at::TensorOptions& options) {
   auto ones = at::ones({rows, cols}, options);
   switch (mask) {
-    case TokenMask::kCausal: return ones.tril();
-    case TokenMask::kFutureSkipOne: return ones.triu(2);
-    case TokenMask::kNone: break;
+    case TokenMask::kCausal:
+      return ones.tril();
+    case TokenMask::kFutureSkipOne:
+      return ones.triu(2);
+    case TokenMask::kNone:
+      break;
   }
   return ones;
 }

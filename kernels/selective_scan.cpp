@@ -120,16 +120,21 @@ ScanMode parseScanMode(const std::string& name) {
 
 std::string scanModeName(ScanMode mode) {
   switch (mode) {
-    case ScanMode::Sequential: return "sequential";
-    case ScanMode::Parallel: return "parallel";
-    case ScanMode::Chunked: return "chunked";
+    case ScanMode::Sequential:
+      return "sequential";
+    case ScanMode::Parallel:
+      return "parallel";
+    case ScanMode::Chunked:
+      return "chunked";
   }
   return "?";
 }
 
 at::Tensor linearRecurrence(const at::Tensor& log_a, const at::Tensor& b, ScanMode mode, int64_t chunk_size) {
-  TORCH_CHECK(log_a.dim() >= 2 && log_a.sizes() == b.sizes(), "linearRecurrence: log_a and b must both be [B, L, ...]"
-              ", got ", log_a.sizes(), " and ", b.sizes());
+  TORCH_CHECK(log_a.dim() >= 2 && log_a.sizes() == b.sizes(),
+              "linearRecurrence: log_a and b must both be [B, L, ...]"
+              ", got ",
+              log_a.sizes(), " and ", b.sizes());
   TORCH_CHECK(log_a.size(1) >= 1, "linearRecurrence: the sequence is empty");
   TORCH_CHECK(chunk_size >= 1, "linearRecurrence: chunk_size must be >= 1, got ", chunk_size);
   const auto shape = log_a.sizes().vec();
@@ -137,9 +142,15 @@ at::Tensor linearRecurrence(const at::Tensor& log_a, const at::Tensor& b, ScanMo
   const at::Tensor bb = b.reshape({shape[0], shape[1], -1});
   at::Tensor h;
   switch (mode) {
-    case ScanMode::Sequential: h = sequentialScan(la, bb); break;
-    case ScanMode::Parallel: h = oddEvenScan(la, bb); break;
-    case ScanMode::Chunked: h = chunkedScan(la, bb, chunk_size); break;
+    case ScanMode::Sequential:
+      h = sequentialScan(la, bb);
+      break;
+    case ScanMode::Parallel:
+      h = oddEvenScan(la, bb);
+      break;
+    case ScanMode::Chunked:
+      h = chunkedScan(la, bb, chunk_size);
+      break;
   }
   return h.reshape(shape);
 }
@@ -153,11 +164,11 @@ at::Tensor selectiveScan(const at::Tensor& u, const at::Tensor& delta, const at:
               A.sizes());
   const int64_t state = A.size(1);
   const std::vector<int64_t> bc_shape{batch, length, state};
-  TORCH_CHECK(B.sizes() == bc_shape && C.sizes() == bc_shape, "selectiveScan: B and C must be [B, L, N] = ",
-              at::IntArrayRef(bc_shape), ", got ", B.sizes(), " and ", C.sizes());
-  TORCH_CHECK(!D.defined() || (D.dim() == 1 && D.size(0) == channels), "selectiveScan: D must be [E], got ",
-              D.sizes());
-  const at::Tensor delta_a = delta.unsqueeze(-1) * A;                        // [B, L, E, N], log A_bar
+  TORCH_CHECK(B.sizes() == bc_shape && C.sizes() == bc_shape,
+              "selectiveScan: B and C must be [B, L, N] = ", at::IntArrayRef(bc_shape), ", got ", B.sizes(), " and ",
+              C.sizes());
+  TORCH_CHECK(!D.defined() || (D.dim() == 1 && D.size(0) == channels), "selectiveScan: D must be [E], got ", D.sizes());
+  const at::Tensor delta_a = delta.unsqueeze(-1) * A;                       // [B, L, E, N], log A_bar
   const at::Tensor delta_b_u = (delta * u).unsqueeze(-1) * B.unsqueeze(2);  // [B, L, E, N]
   const at::Tensor h = linearRecurrence(delta_a, delta_b_u, mode, chunk_size);
   at::Tensor y = at::matmul(h, C.unsqueeze(-1)).squeeze(-1);  // C_t . h_t -> [B, L, E]
@@ -165,8 +176,8 @@ at::Tensor selectiveScan(const at::Tensor& u, const at::Tensor& delta, const at:
   return y;
 }
 
-double timeSelectiveScanMs(ScanMode mode, int64_t batch, int64_t length, int64_t channels, int64_t state,
-                           int repeats, int64_t chunk_size) {
+double timeSelectiveScanMs(ScanMode mode, int64_t batch, int64_t length, int64_t channels, int64_t state, int repeats,
+                           int64_t chunk_size) {
   at::NoGradGuard no_grad;
   const auto opts = at::TensorOptions().dtype(at::kFloat);
   const at::Tensor u = at::randn({batch, length, channels}, opts);

@@ -36,7 +36,7 @@ at::Tensor selectiveScan(const at::Tensor& u, const at::Tensor& delta, const at:
 // Mean wall-clock milliseconds of one forward selectiveScan call (no autograd) on random fp32 CPU
 // inputs of batch B, length L, channels E, state size N, after one warm-up call. For `mixerlab
 // bench scan` and the MIXERLAB_BENCH_SCAN=1 mode of tests/test_selective_scan.
-double timeSelectiveScanMs(ScanMode mode, int64_t batch, int64_t length, int64_t channels, int64_t state,
-                           int repeats, int64_t chunk_size = 64);
+double timeSelectiveScanMs(ScanMode mode, int64_t batch, int64_t length, int64_t channels, int64_t state, int repeats,
+                           int64_t chunk_size = 64);
 
 }  // namespace mixerlab::kernels

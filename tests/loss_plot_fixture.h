@@ -23,8 +23,9 @@ inline LossSeries makeRun(const QString& name, int steps, double floor_loss, dou
     const double noise = (std::rand() / double(RAND_MAX) - 0.5) * 0.6;
     const double loss = floor_loss + 4.0 * std::exp(-step / 60.0) + noise;
     s.appendTrain({double(step), tokens, step * 0.25, loss, tokens * flops_per_token});
-    if (step % 50 == 0) s.appendEval({double(step), tokens, step * 0.25, floor_loss + 4.0 * std::exp(-step / 60.0) + 0.1,
-                                      tokens * flops_per_token});
+    if (step % 50 == 0)
+      s.appendEval({double(step), tokens, step * 0.25, floor_loss + 4.0 * std::exp(-step / 60.0) + 0.1,
+                    tokens * flops_per_token});
   }
   return s;
 }
@@ -44,7 +45,8 @@ struct Tail {
     for (const QByteArray& line : bytes.left(end).split('\n')) {
       if (line.isEmpty()) continue;
       const QJsonObject o = QJsonDocument::fromJson(line).object();
-      LossPoint p{o["step"].toDouble(), o["tokens"].toDouble(), o["wall_s"].toDouble(), 0, o["tokens"].toDouble() * 6e6};
+      LossPoint p{o["step"].toDouble(), o["tokens"].toDouble(), o["wall_s"].toDouble(), 0,
+                  o["tokens"].toDouble() * 6e6};
       if (o.contains("train_loss")) p.loss = o["train_loss"].toDouble(), series.appendTrain(p);
       if (o.contains("eval_loss")) p.loss = o["eval_loss"].toDouble(), series.appendEval(p);
     }
@@ -53,7 +55,11 @@ struct Tail {
 
 inline QByteArray metricsLine(int step, double loss_offset) {
   return QStringLiteral("{\"step\":%1,\"tokens\":%2,\"wall_s\":%3,\"train_loss\":%4}\n")
-      .arg(step).arg(step * 1024).arg(step * 0.1).arg(5.0 - step * 0.01 + loss_offset).toUtf8();
+      .arg(step)
+      .arg(step * 1024)
+      .arg(step * 0.1)
+      .arg(5.0 - step * 0.01 + loss_offset)
+      .toUtf8();
 }
 
 inline void appendBytes(const QString& path, const QByteArray& bytes) {

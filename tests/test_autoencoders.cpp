@@ -1,8 +1,8 @@
 // Autoencoder tests: parameter counts, the unshifted reconstruction loss, the embedding is the
 // encoder's last-position state (every input token reaches every output through it), bottleneck,
 // safetensors round trip and a few training steps that reduce the loss.
-#include <QtTest/QtTest>
 #include <torch/torch.h>
+#include <QtTest/QtTest>
 
 #include "core/models/composite/autoencoders.h"
 #include "core/models/model_registry.h"
@@ -93,8 +93,10 @@ class TestAutoencoders : public QObject {
   void dropoutOptionActsOnlyInTraining_data() {
     QTest::addColumn<QString>("arch");
     QTest::addColumn<QString>("key");
-    QTest::newRow("mixer ff_dropout") << "mixer_autoencoder" << "ff_dropout";
-    QTest::newRow("transformer dropout") << "transformer_autoencoder" << "dropout";
+    QTest::newRow("mixer ff_dropout") << "mixer_autoencoder"
+                                      << "ff_dropout";
+    QTest::newRow("transformer dropout") << "transformer_autoencoder"
+                                         << "dropout";
   }
   void dropoutOptionActsOnlyInTraining() {
     QFETCH(QString, arch);

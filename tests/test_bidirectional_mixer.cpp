@@ -2,8 +2,8 @@
 // does see tokens <= i and >= i+2; a naive variant that combines the streams after every block
 // leaks token i+1 (the blog's collapsed-loss bug); parameter counts, research tensor names,
 // safetensors round trip and training steps.
-#include <QtTest/QtTest>
 #include <torch/torch.h>
+#include <QtTest/QtTest>
 
 #include "core/models/mixers/bidirectional_mixer.h"
 #include "core/models/model_registry.h"
@@ -76,9 +76,8 @@ class TestBidirectionalMixer : public QObject {
       for (int64_t j = 0; j < T; ++j) {
         if (j != i + 1) expected.push_back(j);  // <= i from the forward stream, >= i+2 from the reverse one
       }
-      QVERIFY2(seen == expected, qPrintable(QString("output %1: token %2 must be the only one it cannot see")
-                                                .arg(i)
-                                                .arg(i + 1)));
+      QVERIFY2(seen == expected,
+               qPrintable(QString("output %1: token %2 must be the only one it cannot see").arg(i).arg(i + 1)));
     }
   }
 
@@ -110,10 +109,10 @@ class TestBidirectionalMixer : public QObject {
     c.vocab_size = 4096;
     QCOMPARE(estimateCost(c, 1).parameters, 4096LL * 256 * 2 + 8LL * (1536 + 2 * 262656 + 525568));
     auto tensors = buildModel(bimixer())->exportTensors();
-    for (const char* name : {"wte.weight", "lm_head.weight", "mixerblocks.1.seq_layernormf.weight",
-                             "mixerblocks.1.seq_layernormr.bias", "mixerblocks.0.convf.weight", "mixerblocks.0.convr.bias",
-                             "mixerblocks.0.patch_layernorm.weight", "mixerblocks.0.patch_ff.0.weight",
-                             "mixerblocks.0.patch_ff.2.bias"}) {
+    for (const char* name :
+         {"wte.weight", "lm_head.weight", "mixerblocks.1.seq_layernormf.weight", "mixerblocks.1.seq_layernormr.bias",
+          "mixerblocks.0.convf.weight", "mixerblocks.0.convr.bias", "mixerblocks.0.patch_layernorm.weight",
+          "mixerblocks.0.patch_ff.0.weight", "mixerblocks.0.patch_ff.2.bias"}) {
       QVERIFY2(tensors.count(name), name);
     }
     // Exported conv weights carry their masks: convf lower-triangular, convr only j >= i+2.

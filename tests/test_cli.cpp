@@ -1,7 +1,7 @@
 // End-to-end tests of the mixerlab executable as a real child process: SIGKILL mid-run and
 // --resume continues with no duplicated or missing steps; info, score and export work on the result.
-#include <QtTest/QtTest>
 #include <torch/torch.h>
+#include <QtTest/QtTest>
 
 #include <csignal>
 #include <fstream>
@@ -48,7 +48,8 @@ class TestCli : public QObject {
   void initTestCase() {
     dir_ = testing::makeScratchDir("cli");
     project_ = testing::writeTinyProject(
-        dir_, R"(, "max_steps": 150, "schedule_steps": 150, "checkpoint_every": 15, "eval_every": 50, "keep_checkpoints": 2)",
+        dir_,
+        R"(, "max_steps": 150, "schedule_steps": 150, "checkpoint_every": 15, "eval_every": 50, "keep_checkpoints": 2)",
         64, 64);
   }
 
@@ -82,7 +83,8 @@ class TestCli : public QObject {
     QCOMPARE(readRunStatus(run_dir)->state, RunState::Finished);
     QCOMPARE(latestCheckpointStep(run_dir), int64_t{150});
     int kept = 0;
-    for (const auto& e : fs::directory_iterator(run_dir / "checkpoints")) kept += e.path().filename().string().rfind("step-", 0) == 0;
+    for (const auto& e : fs::directory_iterator(run_dir / "checkpoints"))
+      kept += e.path().filename().string().rfind("step-", 0) == 0;
     QCOMPARE(kept, 2);
     QVERIFY(*records.back().eval_loss < *records.front().eval_loss - 1.0);
     // run.json records provenance.
@@ -94,7 +96,8 @@ class TestCli : public QObject {
 
   void scoreExportAndEval() {
     const fs::path run_dir = dir_ / "runs" / "mixer";
-    auto score = runCli({"score", "--checkpoint", QString::fromStdString(run_dir.string()), "--text", "Once upon a time, there was a cat."});
+    auto score = runCli({"score", "--checkpoint", QString::fromStdString(run_dir.string()), "--text",
+                         "Once upon a time, there was a cat."});
     QVERIFY2(score.exit_code == 0, qPrintable(score.err));
     auto j = nlohmann::json::parse(score.out.toStdString());
     QVERIFY(j.at("tokens").size() > 3);
@@ -102,7 +105,8 @@ class TestCli : public QObject {
     for (size_t i = 1; i < j.at("tokens").size(); ++i) QVERIFY(j.at("tokens")[i].at("logprob").get<double>() <= 0.0);
 
     const fs::path out = dir_ / "export.safetensors";
-    auto exp = runCli({"export", "--checkpoint", QString::fromStdString(run_dir.string()), "--out", QString::fromStdString(out.string())});
+    auto exp = runCli({"export", "--checkpoint", QString::fromStdString(run_dir.string()), "--out",
+                       QString::fromStdString(out.string())});
     QVERIFY2(exp.exit_code == 0, qPrintable(exp.err));
     auto file = loadSafetensors(out);
     auto conv = file.tensors.at("mixerblocks.0.conv.weight");
@@ -115,7 +119,8 @@ class TestCli : public QObject {
   }
 
   void infoAndErrors() {
-    auto info = runCli({"info", QString::fromStdString((testing::sourceDir() / "projects/demo/project.json").string()), "--run", "mixer"});
+    auto info = runCli({"info", QString::fromStdString((testing::sourceDir() / "projects/demo/project.json").string()),
+                        "--run", "mixer"});
     QVERIFY2(info.exit_code == 0, qPrintable(info.err));
     QVERIFY(info.out.contains("mixerblocks.3"));
     QVERIFY(info.out.contains("FLOPs"));

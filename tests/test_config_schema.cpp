@@ -10,11 +10,11 @@
 #include <sstream>
 
 #include "app/gui/run_config_schema.h"
-#include "widgets/config_form.h"
 #include "core/config/config_schema.h"
 #include "core/config/project_config.h"
 #include "core/models/model_registry.h"
 #include "tests/test_support.h"
+#include "widgets/config_form.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;
@@ -106,12 +106,14 @@ class TestConfigSchema : public QObject {
                                                 : f.visible_for_arch.contains(QString::fromStdString(r.family));
         const QVariant form_default = f.defaultFor(QString::fromStdString(r.family));
         if (f.key == key && family_ok &&
-            QJsonValue::fromVariant(form_default) == (r.spec.default_value.is_null() ? QJsonValue() : qtValue(r.spec.default_value))) {
+            QJsonValue::fromVariant(form_default) ==
+                (r.spec.default_value.is_null() ? QJsonValue() : qtValue(r.spec.default_value))) {
           found = &f;
           break;
         }
       }
-      QVERIFY2(found, qPrintable(key + " (" + QString::fromStdString(r.family) + ") missing from the run form, or its default differs"));
+      QVERIFY2(found, qPrintable(key + " (" + QString::fromStdString(r.family) +
+                                 ") missing from the run form, or its default differs"));
       if (r.spec.hasBounds()) {
         QVERIFY2(found->min <= r.spec.min && found->max >= r.spec.max, qPrintable(key + ": bounds differ"));
         if (r.family.empty()) {
@@ -181,11 +183,16 @@ class TestConfigSchema : public QObject {
     QVERIFY2(errorWith("train.max_steps", 10, "masked_mixer").isEmpty(), "the base project must load");
     for (const auto& r : registeredRunFields()) {
       if (r.key == "name" || r.key == "model.arch" || r.key == "model.vocab_size") continue;
-      const std::string arch = r.family.empty() ? (r.spec.families.empty() ? "masked_mixer" : r.spec.families.front()) : r.family;
+      const std::string arch =
+          r.family.empty() ? (r.spec.families.empty() ? "masked_mixer" : r.spec.families.front()) : r.family;
       const std::string where = r.key.rfind("model.options.", 0) == 0 ? r.key.substr(6) : r.key;
       std::vector<nlohmann::json> bad;
-      if (r.spec.hasBounds() && r.spec.max < 9e18) bad.push_back(r.spec.type == FieldType::Integer ? nlohmann::json(static_cast<int64_t>(r.spec.max) + 1) : nlohmann::json(r.spec.max * 2 + 1));
-      if (r.spec.hasBounds()) bad.push_back(r.spec.type == FieldType::Integer ? nlohmann::json(static_cast<int64_t>(r.spec.min) - 1) : nlohmann::json(r.spec.min - 1));
+      if (r.spec.hasBounds() && r.spec.max < 9e18)
+        bad.push_back(r.spec.type == FieldType::Integer ? nlohmann::json(static_cast<int64_t>(r.spec.max) + 1)
+                                                        : nlohmann::json(r.spec.max * 2 + 1));
+      if (r.spec.hasBounds())
+        bad.push_back(r.spec.type == FieldType::Integer ? nlohmann::json(static_cast<int64_t>(r.spec.min) - 1)
+                                                        : nlohmann::json(r.spec.min - 1));
       if (!r.spec.choices.empty()) bad.push_back("no_such_choice");
       if (r.spec.type == FieldType::Boolean) bad.push_back("yes");
       // The message names the field and states the declared bounds or choices, so the parser
@@ -194,7 +201,8 @@ class TestConfigSchema : public QObject {
       if (r.spec.hasBounds()) {
         auto text = [&](double v) {
           if (r.spec.type != FieldType::Integer) return nlohmann::json(v).dump();
-          return v >= 9.2e18 ? std::to_string(std::numeric_limits<int64_t>::max()) : std::to_string(static_cast<long long>(v));
+          return v >= 9.2e18 ? std::to_string(std::numeric_limits<int64_t>::max())
+                             : std::to_string(static_cast<long long>(v));
         };
         expected = "between " + text(r.spec.min) + " and " + text(r.spec.max);
       } else if (!r.spec.choices.empty()) {
@@ -204,7 +212,8 @@ class TestConfigSchema : public QObject {
         const QString error = errorWith(r.key, value, arch);
         QVERIFY2(error.contains(QString::fromStdString(where)) && error.contains(QString::fromStdString(expected)),
                  qPrintable(QString::fromStdString(r.key + " = " + value.dump() + " (" + arch + "), expected \"" +
-                                                   expected + "\": ") + error));
+                                                   expected + "\": ") +
+                            error));
       }
     }
   }
@@ -214,7 +223,8 @@ class TestConfigSchema : public QObject {
                                     {"architectures", "docs/architectures.md"}}) {
       const std::string page = readText(testing::sourceDir() / file);
       QVERIFY2(generatedBlock(page) == "\n" + configSchemaMarkdown(doc),
-               (file + " is out of date: regenerate its block with `mixerlab config schema --markdown " + doc + "`").c_str());
+               (file + " is out of date: regenerate its block with `mixerlab config schema --markdown " + doc + "`")
+                   .c_str());
     }
   }
 };

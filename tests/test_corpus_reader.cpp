@@ -103,7 +103,10 @@ class TestCorpusReader : public QObject {
     QCOMPARE(splitCorpusText(cr, CorpusFormat::BlankLine, "cr"), expected);
     QCOMPARE(splitCorpusText("A\r\nB\r\n<|endoftext|>\r\nC\r\n", CorpusFormat::EndOfText, "e"), (Docs{"A\nB", "C"}));
     // A UTF-8 byte-order mark is not part of the first document.
-    QCOMPARE(splitCorpusText("\xEF\xBB\xBF" "A\n\nB", CorpusFormat::BlankLine, "bom"), (Docs{"A", "B"}));
+    QCOMPARE(splitCorpusText("\xEF\xBB\xBF"
+                             "A\n\nB",
+                             CorpusFormat::BlankLine, "bom"),
+             (Docs{"A", "B"}));
   }
 
   void jsonLinesValid() {
@@ -122,7 +125,8 @@ class TestCorpusReader : public QObject {
     QVERIFY2(message.find(file.string() + ":2") != std::string::npos, message.c_str());
     QVERIFY2(message.find("malformed") != std::string::npos, message.c_str());
 
-    message = errorOf([] { splitCorpusText("{\"text\": \"a\"}\n\n{\"body\": \"b\"}\n", CorpusFormat::JsonLines, "x"); });
+    message =
+        errorOf([] { splitCorpusText("{\"text\": \"a\"}\n\n{\"body\": \"b\"}\n", CorpusFormat::JsonLines, "x"); });
     QVERIFY2(message.find("x:3") != std::string::npos, message.c_str());
     QVERIFY2(message.find("\"text\"") != std::string::npos, message.c_str());
 

@@ -70,7 +70,8 @@ class TestFork : public QObject {
     const auto run_json = nlohmann::json::parse(readFile(fork / "run.json"));
     QVERIFY(run_json.contains("forked_from"));
     QCOMPARE(run_json["forked_from"]["step"].get<int64_t>(), int64_t{8});
-    QCOMPARE(fs::path(run_json["forked_from"]["checkpoint"].get<std::string>()).filename().string(), std::string("step-00000008"));
+    QCOMPARE(fs::path(run_json["forked_from"]["checkpoint"].get<std::string>()).filename().string(),
+             std::string("step-00000008"));
     QCOMPARE(readTrainerState(*latestCheckpoint(fork / "checkpoints")).step, int64_t{12});
   }
 

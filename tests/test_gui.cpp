@@ -25,7 +25,8 @@ class TestGui : public QObject {
   void initTestCase() {
     qputenv("MIXERLAB_CLI", QByteArray::fromStdString(testing::cliPath().string()));
     dir_ = testing::makeScratchDir("gui");
-    project_ = testing::writeTinyProject(dir_, R"(, "max_steps": 120, "schedule_steps": 120, "checkpoint_every": 20, "eval_every": 20)", 64, 64);
+    project_ = testing::writeTinyProject(
+        dir_, R"(, "max_steps": 120, "schedule_steps": 120, "checkpoint_every": 20, "eval_every": 20)", 64, 64);
   }
 
   void resumedSeriesDrawsAsOneLine() {

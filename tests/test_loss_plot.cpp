@@ -3,6 +3,7 @@
 // Pure widget test: links mixerlab_widgets only (no torch, no core).
 #include <QtTest/QtTest>
 
+#include <qcustomplot.h>
 #include <QApplication>
 #include <QComboBox>
 #include <QFile>
@@ -11,7 +12,6 @@
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <cmath>
-#include <qcustomplot.h>
 
 #include "tests/loss_plot_fixture.h"
 #include "widgets/curve_processing.h"
@@ -166,9 +166,13 @@ class TestLossPlot : public QObject {
     QCOMPARE(combo->count(), 4);
     QCOMPARE(combo->itemText(3), QString("FLOPs"));
     const LossPoint last = s.train.back();
-    const struct { LossAxis axis; double x; } cases[] = {
-        {LossAxis::Step, last.step}, {LossAxis::Tokens, last.tokens}, {LossAxis::WallSeconds, last.wall_s},
-        {LossAxis::Flops, last.flops}};
+    const struct {
+      LossAxis axis;
+      double x;
+    } cases[] = {{LossAxis::Step, last.step},
+                 {LossAxis::Tokens, last.tokens},
+                 {LossAxis::WallSeconds, last.wall_s},
+                 {LossAxis::Flops, last.flops}};
     for (const auto& c : cases) {
       w.setAxis(c.axis);
       w.replotNow();
@@ -242,7 +246,8 @@ class TestLossPlot : public QObject {
     QVERIFY(plot->item(0)->visible() && plot->item(1)->visible());
     QVERIFY(w.grab().save(QDir::tempPath() + "/mixerlab-test-loss-plot/loss_plot.png"));
 
-    const QString csv_path = dir.filePath("loss.csv"), svg_path = dir.filePath("loss.svg"), png_path = dir.filePath("loss.png");
+    const QString csv_path = dir.filePath("loss.csv"), svg_path = dir.filePath("loss.svg"),
+                  png_path = dir.filePath("loss.png");
     QVERIFY(w.exportCsv(csv_path));
     QFile csv(csv_path);
     QVERIFY(csv.open(QIODevice::ReadOnly));

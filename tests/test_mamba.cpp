@@ -1,14 +1,14 @@
 // Mamba family tests: causality, analytic == built parameter counts (and a hand-computed count),
 // identical outputs for every scan mode, option validation, HF tensor names, a safetensors round
 // trip, and that a few AdamW steps reduce the loss.
-#include <QtTest/QtTest>
 #include <torch/torch.h>
+#include <QtTest/QtTest>
 
 #include "tests/model_checks.h"
 
-#include "core/models/state_space/mamba.h"
 #include "core/models/model_registry.h"
 #include "core/models/safetensors.h"
+#include "core/models/state_space/mamba.h"
 #include "tests/test_support.h"
 
 using namespace mixerlab;
@@ -117,8 +117,8 @@ class TestMamba : public QObject {
   }
 
   void invalidOptionsAreRejected() {
-    for (const auto& options : {nlohmann::json{{"scan", "blelloch"}}, nlohmann::json{{"d_state", 0}},
-                                nlohmann::json{{"dstate", 16}}}) {
+    for (const auto& options :
+         {nlohmann::json{{"scan", "blelloch"}}, nlohmann::json{{"d_state", 0}}, nlohmann::json{{"dstate", 16}}}) {
       try {
         buildModel(mambaConfig(32, 1, 16, options));
         QFAIL(qPrintable(QString("accepted ") + options.dump().c_str()));

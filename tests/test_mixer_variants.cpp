@@ -2,8 +2,8 @@
 // softmax weights (clean and research-compat), in-place masking compat, linear / near-linear
 // ablations. Causality, analytic == built parameter counts (spec numbers for expanded),
 // safetensors round trips, training steps, validation messages.
-#include <QtTest/QtTest>
 #include <torch/torch.h>
+#include <QtTest/QtTest>
 
 #include "core/models/mixers/masked_mixer.h"
 #include "core/models/mixers/mixer_expanded.h"
@@ -47,8 +47,7 @@ std::vector<Named> variants() {
       {"near-linear", {{"layer_norms", false}}, 1},
       {"linear ff", {{"feed_forward", "linear"}}, 1},
       {"linear mixer relu", {{"feed_forward", "none"}, {"head_activation", "relu"}}, 1},
-      {"fully linear",
-       {{"layer_norms", false}, {"feed_forward", "none"}, {"residual", false}}, 1},
+      {"fully linear", {{"layer_norms", false}, {"feed_forward", "none"}, {"residual", false}}, 1},
   };
 }
 
@@ -110,9 +109,10 @@ class TestMixerVariants : public QObject {
 
   void defaultOptionsAreTheFlatMixer() {
     // Spelling out every default gives the same tensors and outputs as no options at all.
-    nlohmann::json defaults = {{"mixing", "flat"},       {"mixing_weights", "masked"}, {"mask_mode", "graph"},
-                               {"layer_norms", true},    {"feed_forward", "gelu"},     {"residual", true},
-                               {"head_activation", "none"}, {"expansion", 2},          {"mixing_heads", 4}};
+    nlohmann::json defaults = {
+        {"mixing", "flat"},       {"mixing_weights", "masked"}, {"mask_mode", "graph"},      {"layer_norms", true},
+        {"feed_forward", "gelu"}, {"residual", true},           {"head_activation", "none"}, {"expansion", 2},
+        {"mixing_heads", 4}};
     torch::manual_seed(4);
     auto a = buildModel(variant(nlohmann::json::object()));
     torch::manual_seed(4);

@@ -1,7 +1,7 @@
 // Model tests: parameter counts equal the spec's checks, causality of both families, the mixer's
 // token-mixing weights stay lower-triangular through training, and k>1 padding matches kSame.
-#include <QtTest/QtTest>
 #include <torch/torch.h>
+#include <QtTest/QtTest>
 
 #include "tests/model_checks.h"
 

@@ -1,7 +1,7 @@
 // Objective tests: multi-token prediction sums its passes in training and reports next-token CE in
 // evaluation; the one-step completion model predicts the second half from the first half only.
-#include <QtTest/QtTest>
 #include <torch/torch.h>
+#include <QtTest/QtTest>
 
 #include "core/models/model_registry.h"
 #include "core/models/objectives.h"
@@ -87,8 +87,8 @@ class TestObjectives : public QObject {
     QVERIFY(!torch::allclose(model->forward(first_half_changed).narrow(1, 6, 6), base.narrow(1, 6, 6)));
     // Unshifted loss over the second half only.
     QCOMPARE(model->targetCount(ids), int64_t{12});
-    auto expected = torch::nn::functional::cross_entropy(base.narrow(1, 6, 6).reshape({-1, 40}),
-                                                         ids.narrow(1, 6, 6).reshape({-1}));
+    auto expected =
+        torch::nn::functional::cross_entropy(base.narrow(1, 6, 6).reshape({-1, 40}), ids.narrow(1, 6, 6).reshape({-1}));
     QVERIFY(std::abs(model->loss(base, ids).item<double>() - expected.item<double>()) < 1e-6);
   }
 

@@ -70,12 +70,11 @@ class TestProjectConfig : public QObject {
                                     << QStringList{"project.json:", "malformed JSON"};
     QTest::newRow("negative d_model") << QString::fromStdString(replaced(v, "\"d_model\": 32", "\"d_model\": -3"))
                                       << QStringList{"runs[0].model.d_model", "between 1 and", "-3"};
-    QTest::newRow("string for integer")
-        << QString::fromStdString(replaced(v, "\"n_layers\": 2", "\"n_layers\": \"two\""))
-        << QStringList{"runs[0].model.n_layers", "expected an integer"};
-    QTest::newRow("unknown architecture")
-        << QString::fromStdString(replaced(v, "\"masked_mixer\"", "\"transfomer\""))
-        << QStringList{"runs[0].model.arch", "transfomer", "llama"};
+    QTest::newRow("string for integer") << QString::fromStdString(
+                                               replaced(v, "\"n_layers\": 2", "\"n_layers\": \"two\""))
+                                        << QStringList{"runs[0].model.n_layers", "expected an integer"};
+    QTest::newRow("unknown architecture") << QString::fromStdString(replaced(v, "\"masked_mixer\"", "\"transfomer\""))
+                                          << QStringList{"runs[0].model.arch", "transfomer", "llama"};
     QTest::newRow("unknown field") << QString::fromStdString(replaced(v, "\"d_model\"", "\"d_modle\""))
                                    << QStringList{"runs[0].model.d_modle", "unknown field", "d_model"};
     QTest::newRow("missing corpus file") << QString::fromStdString(replaced(v, "train.txt", "nope.txt"))
@@ -84,21 +83,22 @@ class TestProjectConfig : public QObject {
                              << QStringList{"runs", "non-empty array"};
     QTest::newRow("no budget") << QString::fromStdString(replaced(v, "\"max_steps\": 10", "\"seed\": 1"))
                                << QStringList{"runs[0].train.max_steps", "no budget"};
-    QTest::newRow("bad schedule")
-        << QString::fromStdString(replaced(v, "\"max_steps\": 10", "\"max_steps\": 10, \"schedule\": \"exp\""))
-        << QStringList{"runs[0].train.schedule", "\"linear\"", "exp"};
-    QTest::newRow("heads do not divide")
-        << QString::fromStdString(replaced(v, "\"arch\": \"masked_mixer\"", "\"arch\": \"llama\", \"n_heads\": 5"))
-        << QStringList{"runs[0].model.n_heads", "divisible"};
-    QTest::newRow("bad family option")
-        << QString::fromStdString(replaced(v, "\"d_model\": 32", "\"d_model\": 32, \"options\": {\"mixing\": \"diagonal\"}"))
-        << QStringList{"runs[0].model.options.mixing", "diagonal", "expanded"};
+    QTest::newRow("bad schedule") << QString::fromStdString(
+                                         replaced(v, "\"max_steps\": 10", "\"max_steps\": 10, \"schedule\": \"exp\""))
+                                  << QStringList{"runs[0].train.schedule", "\"linear\"", "exp"};
+    QTest::newRow("heads do not divide") << QString::fromStdString(replaced(v, "\"arch\": \"masked_mixer\"",
+                                                                            "\"arch\": \"llama\", \"n_heads\": 5"))
+                                         << QStringList{"runs[0].model.n_heads", "divisible"};
+    QTest::newRow("bad family option") << QString::fromStdString(
+                                              replaced(v, "\"d_model\": 32",
+                                                       "\"d_model\": 32, \"options\": {\"mixing\": \"diagonal\"}"))
+                                       << QStringList{"runs[0].model.options.mixing", "diagonal", "expanded"};
     QTest::newRow("unknown family option")
         << QString::fromStdString(replaced(v, "\"d_model\": 32", "\"d_model\": 32, \"options\": {\"mixng\": \"flat\"}"))
         << QStringList{"runs[0].model.options.mixng", "unknown field"};
-    QTest::newRow("vocab mismatch")
-        << QString::fromStdString(replaced(v, "\"d_model\": 32", "\"d_model\": 32, \"vocab_size\": 1000"))
-        << QStringList{"runs[0].model.vocab_size", "512"};
+    QTest::newRow("vocab mismatch") << QString::fromStdString(
+                                           replaced(v, "\"d_model\": 32", "\"d_model\": 32, \"vocab_size\": 1000"))
+                                    << QStringList{"runs[0].model.vocab_size", "512"};
     QTest::newRow("run not an object") << QString::fromStdString(R"({"corpus": {"train": "train.txt"}, "runs": [3]})")
                                        << QStringList{"runs[0]", "expected a JSON object"};
   }
@@ -110,9 +110,7 @@ class TestProjectConfig : public QObject {
     for (const auto& m : mentions) QVERIFY2(message.contains(m), qPrintable("'" + m + "' not in: " + message));
   }
 
-  void missingProjectFile() {
-    QVERIFY_THROWS_EXCEPTION(std::exception, loadProject("/nonexistent/project.json"));
-  }
+  void missingProjectFile() { QVERIFY_THROWS_EXCEPTION(std::exception, loadProject("/nonexistent/project.json")); }
 
   void unknownRunListsNames() {
     auto p = loadProject(testing::sourceDir() / "projects/demo/project.json");

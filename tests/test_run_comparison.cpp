@@ -25,8 +25,9 @@ RunCurve makeCurve(const QString& run, int last_step, double start_loss, double 
     if (step % 10 == 0) p.eval_loss = start_loss - 0.02 * step;
     c.points.push_back(p);
   }
-  c.config = QJsonObject{{"model", QJsonObject{{"arch", "masked_mixer"}, {"d_model", 64}}},
-                         {"train", QJsonObject{{"learning_rate", lr}, {"batch_size", 4}, {"betas", QJsonArray{0.9, 0.95}}}}};
+  c.config =
+      QJsonObject{{"model", QJsonObject{{"arch", "masked_mixer"}, {"d_model", 64}}},
+                  {"train", QJsonObject{{"learning_rate", lr}, {"batch_size", 4}, {"betas", QJsonArray{0.9, 0.95}}}}};
   return c;
 }
 }  // namespace
@@ -49,9 +50,9 @@ class TestRunComparison : public QObject {
     const RunCurve c = makeCurve("a", 40, 8.0, 2.0, 1e-3);
     QCOMPARE(valueAtBudget(c, Budget::Steps, 20), 8.0 - 0.4);  // an eval point
     QVERIFY(std::abs(valueAtBudget(c, Budget::Steps, 25) - (8.0 - 0.5)) < 1e-12);
-    QVERIFY(std::abs(valueAtBudget(c, Budget::Tokens, 1500) - (8.0 - 0.3)) < 1e-12);  // step 15
+    QVERIFY(std::abs(valueAtBudget(c, Budget::Tokens, 1500) - (8.0 - 0.3)) < 1e-12);     // step 15
     QVERIFY(std::abs(valueAtBudget(c, Budget::WallSeconds, 70) - (8.0 - 0.7)) < 1e-12);  // step 35
-    QVERIFY(std::isnan(valueAtBudget(c, Budget::Steps, 41)));  // beyond the last eval
+    QVERIFY(std::isnan(valueAtBudget(c, Budget::Steps, 41)));                            // beyond the last eval
     QVERIFY(std::isnan(valueAtBudget(c, Budget::Steps, -1)));
   }
 

@@ -152,8 +152,7 @@ class TestRunInfo : public QObject {
       MetricsWriter w(RunPaths{dir}.metrics());
       for (int64_t step = 0; step <= 12; ++step) {
         const std::optional<double> eval = step % 3 == 0 ? std::optional<double>(eval_losses[step / 3]) : std::nullopt;
-        w.append(record(step, step > 0 ? std::optional<double>(5.0 - 0.1 * step) : std::nullopt, eval,
-                        100.0 * step));
+        w.append(record(step, step > 0 ? std::optional<double>(5.0 - 0.1 * step) : std::nullopt, eval, 100.0 * step));
         if (step % 4 == 0) {
           for (const auto& r : tail.poll()) live.add(r);
         }

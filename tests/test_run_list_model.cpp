@@ -99,7 +99,8 @@ class TestRunListModel : public QObject {
     QCOMPARE(cell(model, 1, RunListModel::TokensPerS), QString("1234"));
     QCOMPARE(cell(model, 1, RunListModel::Elapsed), QString("2:06"));  // 125.7 s, rounded by formatDuration
     QCOMPARE(cell(model, 1, RunListModel::Device), QString("cpu (2 threads)"));
-    QCOMPARE(cell(model, 1, RunListModel::Device, Qt::ToolTipRole), QString("cpu (2 threads, BLAS /usr/lib/libopenblas.so)"));
+    QCOMPARE(cell(model, 1, RunListModel::Device, Qt::ToolTipRole),
+             QString("cpu (2 threads, BLAS /usr/lib/libopenblas.so)"));
     QCOMPARE(series_changed.count(), 1);
     QCOMPARE(series_changed.at(0).at(0).toString(), QString("llama"));
     QCOMPARE(model.series("llama")->train.size(), 2);

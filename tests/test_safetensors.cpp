@@ -1,6 +1,6 @@
 // safetensors tests: model round trips per family, research tensor names, dtypes, bad files.
-#include <QtTest/QtTest>
 #include <torch/torch.h>
+#include <QtTest/QtTest>
 
 #include <fstream>
 

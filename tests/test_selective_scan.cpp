@@ -1,8 +1,8 @@
 // Selective-scan op tests: the parallel and chunked scans equal the sequential reference loop (values
 // and gradients, odd lengths, L = 1, strong decays), plus a timing mode run only with
 // MIXERLAB_BENCH_SCAN=1 (ms per forward call of each mode at B=8, L=512, E=512, N=16).
-#include <QtTest/QtTest>
 #include <torch/torch.h>
+#include <QtTest/QtTest>
 
 #include <cstdlib>
 #include <cstring>
@@ -108,8 +108,9 @@ class TestSelectiveScan : public QObject {
       auto g = gradients(in, mode, chunk, w);
       for (size_t i = 0; i < g.size(); ++i) {
         const double err = relativeError(g[i], g_ref[i]);
-        QVERIFY2(err < 1e-5, qPrintable(QString("%1: d/d%2 relative error %3")
-                                            .arg(scanModeName(mode).c_str()).arg(names[i]).arg(err)));
+        QVERIFY2(
+            err < 1e-5,
+            qPrintable(QString("%1: d/d%2 relative error %3").arg(scanModeName(mode).c_str()).arg(names[i]).arg(err)));
       }
     }
   }

@@ -5,10 +5,10 @@
 
 namespace mixerlab::testing {
 
-std::filesystem::path sourceDir();           // repository root
-std::filesystem::path sharedDataDir();       // ../shared/data/tinystories beside the repo, or the demo copy
-std::filesystem::path demoTrainCorpus();     // projects/demo/data/stories-a.txt
-std::filesystem::path cliPath();             // the built mixerlab executable
+std::filesystem::path sourceDir();        // repository root
+std::filesystem::path sharedDataDir();    // ../shared/data/tinystories beside the repo, or the demo copy
+std::filesystem::path demoTrainCorpus();  // projects/demo/data/stories-a.txt
+std::filesystem::path cliPath();          // the built mixerlab executable
 std::filesystem::path makeScratchDir(const std::string& tag);  // fresh empty folder under the temp dir
 void writeText(const std::filesystem::path& path, const std::string& text);
 

@@ -28,7 +28,8 @@ class TestTokenizer : public QObject {
     scratch_ = testing::makeScratchDir("tokenizer");
     settings_.vocab_size = 1024;
     bool reused = true;
-    model_path_ = ensureTokenizer(testing::demoTrainCorpus(), CorpusFormat::Auto, settings_, scratch_ / "cache", &reused);
+    model_path_ =
+        ensureTokenizer(testing::demoTrainCorpus(), CorpusFormat::Auto, settings_, scratch_ / "cache", &reused);
     QVERIFY(!reused);
     QVERIFY(fs::is_regular_file(model_path_));
     QCOMPARE(model_path_.parent_path(), scratch_ / "cache");

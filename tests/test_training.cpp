@@ -1,7 +1,7 @@
 // Trainer tests on the real demo corpus: loss falls, a stopped-and-resumed run reproduces the
 // uninterrupted run's metrics exactly, NaN loss fails the run and keeps the last checkpoint.
-#include <QtTest/QtTest>
 #include <torch/torch.h>
+#include <QtTest/QtTest>
 
 #include "core/config/project_config.h"
 #include "core/models/safetensors.h"
@@ -68,13 +68,15 @@ class TestTraining : public QObject {
       QCOMPARE(b[i].tokens, a[i].tokens);
       QCOMPARE(b[i].learning_rate, a[i].learning_rate);
       QCOMPARE(b[i].train_loss.has_value(), a[i].train_loss.has_value());
-      if (a[i].train_loss) QVERIFY2(std::abs(*a[i].train_loss - *b[i].train_loss) < 1e-6, qPrintable(QString::number(i)));
+      if (a[i].train_loss)
+        QVERIFY2(std::abs(*a[i].train_loss - *b[i].train_loss) < 1e-6, qPrintable(QString::number(i)));
       if (a[i].eval_loss) QVERIFY(std::abs(*a[i].eval_loss - *b[i].eval_loss) < 1e-6);
     }
     // Same final weights.
     auto wa = loadSafetensors(*latestCheckpoint(whole / "checkpoints") / "model.safetensors");
     auto wb = loadSafetensors(*latestCheckpoint(split / "checkpoints") / "model.safetensors");
-    for (const auto& [name, t] : wa.tensors) QVERIFY2(torch::allclose(t, wb.tensors.at(name), 1e-5, 1e-6), name.c_str());
+    for (const auto& [name, t] : wa.tensors)
+      QVERIFY2(torch::allclose(t, wb.tensors.at(name), 1e-5, 1e-6), name.c_str());
     // The loss went down from the random-init value (ln 512 ~ 6.24).
     QVERIFY(*a.front().eval_loss > 5.5);
     QVERIFY2(*a.back().eval_loss < *a.front().eval_loss - 0.2,

@@ -2,15 +2,15 @@
 // (Llama + masked token conv, three placements) and "bidirectional_transformer". Causality, exact
 // parameter counts, safetensors round trips, a few AdamW steps, and the bidirectional model's
 // "token t never sees itself" property; a gpt run with dropout resumes exactly.
-#include <QtTest/QtTest>
 #include <torch/torch.h>
+#include <QtTest/QtTest>
 
 #include "tests/model_checks.h"
 
 #include "core/config/project_config.h"
-#include "core/models/transformers/gpt_transformer.h"
 #include "core/models/model_registry.h"
 #include "core/models/safetensors.h"
+#include "core/models/transformers/gpt_transformer.h"
 #include "core/runs/metrics_log.h"
 #include "core/train/checkpoint.h"
 #include "core/train/trainer.h"
@@ -37,12 +37,14 @@ ModelConfig variant(const QString& name) {
   if (name == "transfixer") return smallConfig("transfixer");
   if (name == "transfixer k=2") return smallConfig("transfixer", {{"conv_kernel_size", 2}});
   if (name == "transfixer parallel") return smallConfig("transfixer", {{"conv_placement", "parallel"}});
-  if (name == "transfixer before") return smallConfig("transfixer", {{"conv_placement", "before_attention"}, {"conv_kernel_size", 3}});
+  if (name == "transfixer before")
+    return smallConfig("transfixer", {{"conv_placement", "before_attention"}, {"conv_kernel_size", 3}});
   return smallConfig("bidirectional_transformer");
 }
 void addVariants(bool with_bidirectional) {
   QTest::addColumn<QString>("name");
-  for (const char* n : {"gpt", "transfixer", "transfixer k=2", "transfixer parallel", "transfixer before"}) QTest::newRow(n) << QString(n);
+  for (const char* n : {"gpt", "transfixer", "transfixer k=2", "transfixer parallel", "transfixer before"})
+    QTest::newRow(n) << QString(n);
   if (with_bidirectional) QTest::newRow("bidirectional") << QString("bidirectional");
 }
 }  // namespace
@@ -125,9 +127,10 @@ class TestTransformerVariants : public QObject {
   }
 
   void optionsAreValidated() {
-    for (auto c : {smallConfig("gpt", {{"dropot", 0.1}}), smallConfig("gpt", {{"dropout", 1.5}}),
-                   smallConfig("transfixer", {{"conv_placement", "sideways"}}),
-                   smallConfig("transfixer", {{"conv_kernel_size", 0}}), smallConfig("bidirectional_transformer", {{"x", 1}})}) {
+    for (auto c :
+         {smallConfig("gpt", {{"dropot", 0.1}}), smallConfig("gpt", {{"dropout", 1.5}}),
+          smallConfig("transfixer", {{"conv_placement", "sideways"}}),
+          smallConfig("transfixer", {{"conv_kernel_size", 0}}), smallConfig("bidirectional_transformer", {{"x", 1}})}) {
       QVERIFY_THROWS_EXCEPTION(std::exception, buildModel(c));
     }
   }
@@ -153,9 +156,11 @@ class TestTransformerVariants : public QObject {
     auto base = model->forward(ids);
     for (int64_t t = 0; t < L; ++t) {
       auto own = ids.clone();
-      own.select(1, t).copy_((ids.select(1, t) + 1 + torch::randint(0, c.vocab_size - 1, {2}, torch::kLong)) % c.vocab_size);
+      own.select(1, t).copy_((ids.select(1, t) + 1 + torch::randint(0, c.vocab_size - 1, {2}, torch::kLong)) %
+                             c.vocab_size);
       auto out = model->forward(own);
-      QVERIFY2(torch::equal(out.select(1, t), base.select(1, t)), qPrintable(QString("token %1 reached itself").arg(t)));
+      QVERIFY2(torch::equal(out.select(1, t), base.select(1, t)),
+               qPrintable(QString("token %1 reached itself").arg(t)));
       // ... but it does reach its neighbours' predictions.
       if (t > 0) QVERIFY(!torch::allclose(out.select(1, t - 1), base.select(1, t - 1)));
       if (t + 1 < L) QVERIFY(!torch::allclose(out.select(1, t + 1), base.select(1, t + 1)));
@@ -169,9 +174,9 @@ class TestTransformerVariants : public QObject {
     // Unshifted loss: position t is scored against token t; all non-ignored labels count.
     auto labels = ids.clone();
     labels.index_put_({0, 3}, -100);
-    auto expected = torch::nn::functional::cross_entropy(
-        base.reshape({-1, c.vocab_size}), labels.reshape({-1}),
-        torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100));
+    auto expected =
+        torch::nn::functional::cross_entropy(base.reshape({-1, c.vocab_size}), labels.reshape({-1}),
+                                             torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100));
     QVERIFY(torch::allclose(model->loss(base, labels), expected));
     QCOMPARE(model->targetCount(labels), int64_t{2 * L - 1});
   }
@@ -243,7 +248,8 @@ void TestTransformerVariants::gptWithDropoutResumesExactly() {
   const fs::path dir = testing::makeScratchDir("variants-train");
   const auto data = testing::sourceDir() / "projects/demo/data";
   testing::writeText(dir / "project.json", R"({
-    "corpus": {"train": ")" + (data / "stories-b.txt").string() + R"(", "eval": ")" + (data / "stories-a.txt").string() +
+    "corpus": {"train": ")" + (data / "stories-b.txt").string() +
+                                               R"(", "eval": ")" + (data / "stories-a.txt").string() +
                                                R"(", "format": "blank_line"},
     "tokenizer": {"vocab_size": 512},
     "defaults": {

@@ -12,15 +12,18 @@ inline std::filesystem::path writeTinyProject(const std::filesystem::path& dir, 
                                               int64_t d_model = 32, int64_t context = 32) {
   const auto data = sourceDir() / "projects/demo/data";
   const std::string json = R"({
-    "corpus": {"train": ")" + (data / "stories-b.txt").string() + R"(", "eval": ")" +
-                           (data / "stories-a.txt").string() + R"(", "format": "blank_line"},
+    "corpus": {"train": ")" +
+                           (data / "stories-b.txt").string() + R"(", "eval": ")" + (data / "stories-a.txt").string() +
+                           R"(", "format": "blank_line"},
     "tokenizer": {"vocab_size": 512},
     "defaults": {
-      "model": {"d_model": )" + std::to_string(d_model) + R"(, "n_layers": 2, "context_length": )" +
+      "model": {"d_model": )" +
+                           std::to_string(d_model) + R"(, "n_layers": 2, "context_length": )" +
                            std::to_string(context) + R"(},
       "train": {"batch_size": 4, "learning_rate": 0.003, "warmup_steps": 3, "max_steps": 12, "schedule_steps": 12,
                 "eval_every": 4, "eval_batches": 2, "log_every": 1, "checkpoint_every": 4, "batch_mode": "packed",
-                "device": "cpu", "threads": 2 )" + extra_train + R"(}
+                "device": "cpu", "threads": 2 )" +
+                           extra_train + R"(}
     },
     "runs": [
       {"name": "mixer", "model": {"arch": "masked_mixer"}},

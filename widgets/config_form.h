@@ -18,12 +18,12 @@ struct FieldSpec {
   QString key;  // dotted JSON path, e.g. "model.d_model" or "model.options.mixing"
   QString label;
   enum Type { Integer, Number, Boolean, Choice, Text } type = Text;
-  QVariant default_value;  // invalid: no fixed default (left out of the run while empty)
+  QVariant default_value;   // invalid: no fixed default (left out of the run while empty)
   double min = 0, max = 0;  // shown in the tooltip; the validator decides
   QStringList choices;
   QString help;
-  QString group;                  // "Run", "Architecture", "Training", "Budget", ...
-  QStringList visible_for_arch;   // empty = every architecture (matched against "model.arch")
+  QString group;                 // "Run", "Architecture", "Training", "Budget", ...
+  QStringList visible_for_arch;  // empty = every architecture (matched against "model.arch")
   // Architectures whose default differs from default_value (a key that two families declare with
   // different defaults, e.g. dropout). On a change of architecture an unedited value follows.
   QMap<QString, QVariant> default_for_arch;
@@ -44,7 +44,7 @@ class ConfigForm : public QWidget {
   void setFieldErrors(const QMap<QString, QString>& errors_by_key);
   void setPreviewText(const QString& text);
 
-  QWidget* editor(const QString& key) const;   // also findable by objectName == key
+  QWidget* editor(const QString& key) const;  // also findable by objectName == key
   bool isFieldVisible(const QString& key) const;
   bool hasFieldError(const QString& key) const;
   QString fieldError(const QString& key) const;
@@ -62,7 +62,7 @@ class ConfigForm : public QWidget {
   struct Field {
     FieldSpec spec;
     QWidget* editor = nullptr;
-    QWidget* row = nullptr;      // editor + error label
+    QWidget* row = nullptr;  // editor + error label
     QLabel* label = nullptr;
     QLabel* error = nullptr;
     QWidget* group_box = nullptr;

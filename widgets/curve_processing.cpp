@@ -46,9 +46,12 @@ QVector<double> movingAverage(const QVector<double>& ys, int window_points, bool
 
 QVector<double> smoothed(const QVector<double>& ys, const Smoothing& smoothing) {
   switch (smoothing.kind) {
-    case SmoothingKind::None: return ys;
-    case SmoothingKind::Ema: return emaSmooth(ys, smoothing.ema_weight);
-    case SmoothingKind::MovingAverage: return movingAverage(ys, smoothing.window_points, smoothing.centred);
+    case SmoothingKind::None:
+      return ys;
+    case SmoothingKind::Ema:
+      return emaSmooth(ys, smoothing.ema_weight);
+    case SmoothingKind::MovingAverage:
+      return movingAverage(ys, smoothing.window_points, smoothing.centred);
   }
   return ys;
 }

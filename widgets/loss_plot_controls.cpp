@@ -1,5 +1,6 @@
 // The loss plot's control row: x axis, log x / log y, smoothing (none / EMA weight / moving-average
 // window, centred or trailing), reset view and export. Part of LossPlotWidget (see its header).
+#include <qcustomplot.h>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -11,7 +12,6 @@
 #include <QSpinBox>
 #include <QToolButton>
 #include <QVBoxLayout>
-#include <qcustomplot.h>
 
 #include "widgets/loss_plot_widget.h"
 

@@ -2,12 +2,12 @@
 // The control row (axis, log, smoothing, reset, export) is built in loss_plot_controls.cpp.
 #include "widgets/loss_plot_widget.h"
 
+#include <qcustomplot.h>
 #include <QCheckBox>
 #include <QMouseEvent>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
-#include <qcustomplot.h>
 
 #include "widgets/plot_export.h"
 
@@ -15,7 +15,7 @@ namespace mixerlab::widgets {
 
 namespace {
 QColor runColour(int index) {
-  static const QColor palette[] = {QColor(31, 119, 180), QColor(214, 39, 40), QColor(44, 160, 44),
+  static const QColor palette[] = {QColor(31, 119, 180),  QColor(214, 39, 40),  QColor(44, 160, 44),
                                    QColor(148, 103, 189), QColor(255, 127, 14), QColor(23, 190, 207)};
   return palette[index % 6];
 }
@@ -57,15 +57,17 @@ LossPlotWidget::LossPlotWidget(QWidget* parent) : QWidget(parent), plot_(new QCu
                     plot_->yAxis->range().upper};
   });
   connect(plot_, &QCustomPlot::mouseRelease, this, [this](QMouseEvent*) {
-    const std::array<double, 4> now{plot_->xAxis->range().lower, plot_->xAxis->range().upper, plot_->yAxis->range().lower,
-                                    plot_->yAxis->range().upper};
+    const std::array<double, 4> now{plot_->xAxis->range().lower, plot_->xAxis->range().upper,
+                                    plot_->yAxis->range().lower, plot_->yAxis->range().upper};
     if (now == press_range_) return;  // a click, not a pan
     user_view_ = true;
     if (downsampled_) redraw();  // re-bucket the new visible range
   });
   connect(plot_, &QCustomPlot::mouseWheel, this, [this](QWheelEvent*) {
     user_view_ = true;
-    if (downsampled_) QMetaObject::invokeMethod(this, [this] { redraw(); }, Qt::QueuedConnection);
+    if (downsampled_)
+      QMetaObject::invokeMethod(
+          this, [this] { redraw(); }, Qt::QueuedConnection);
   });
   redraw();
 }
@@ -163,7 +165,8 @@ void LossPlotWidget::addCurve(const QString& run, bool eval, bool smoothed, cons
   QVector<double> draw_x = xs, draw_y = ys;
   if (n > 2 * px && std::is_sorted(xs.begin(), xs.end())) {
     QVector<double> keys = xs;
-    if (logX()) for (double& k : keys) k = std::log10(k);
+    if (logX())
+      for (double& k : keys) k = std::log10(k);
     double lo = keys.front(), hi = keys.back();
     if (user_view_) {
       const QCPRange r = plot_->xAxis->range();
@@ -240,7 +243,9 @@ void LossPlotWidget::redraw() {
 
 void LossPlotWidget::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
-  if (downsampled_) QMetaObject::invokeMethod(this, [this] { redraw(); }, Qt::QueuedConnection);
+  if (downsampled_)
+    QMetaObject::invokeMethod(
+        this, [this] { redraw(); }, Qt::QueuedConnection);
 }
 
 QSize LossPlotWidget::exportSize(int width_px, int height_px) const {

@@ -40,13 +40,13 @@ class LossPlotWidget : public QWidget {
   void resetView();  // forget zoom/pan; fit all data (live updates keep a user's zoom until then)
 
   int graphCount() const;
-  int pointCount(const QString& run, bool eval) const;      // points in the series
+  int pointCount(const QString& run, bool eval) const;       // points in the series
   int drawnPointCount(const QString& run, bool eval) const;  // raw points drawn (after log filter, downsampling)
   // "<run> train|eval[ (smoothed)]: <x axis> = x, loss = y" for the drawn point nearest to a pixel
   // position in the inner QCustomPlot's coordinates; empty when nothing is drawn. The hover shows it.
   QString readoutAt(double pixel_x, double pixel_y) const;
   QPointF dataToPixel(double x, double y) const;  // plot pixel position of a data point (for tests)
-  void replotNow();                                // lay out and draw immediately (normally queued)
+  void replotNow();                               // lay out and draw immediately (normally queued)
 
   bool saveImage(const QString& path);  // PNG, PDF or SVG by extension
   // Width/height 0: the plot's current size (960x600 when it has none yet).
@@ -88,9 +88,9 @@ class LossPlotWidget : public QWidget {
   LossAxis axis_ = LossAxis::Step;
   Smoothing smoothing_;
   std::array<double, 4> press_range_{};  // x lo, x hi, y lo, y hi at a mouse press: pan or click?
-  QPointF last_hover_{-1, -1};  // last pointer position over the plot, plot pixels
-  bool user_view_ = false;    // the user zoomed or panned: keep their range on live updates
-  bool downsampled_ = false;  // some curve was downsampled: redraw on resize / zoom
+  QPointF last_hover_{-1, -1};           // last pointer position over the plot, plot pixels
+  bool user_view_ = false;               // the user zoomed or panned: keep their range on live updates
+  bool downsampled_ = false;             // some curve was downsampled: redraw on resize / zoom
 };
 
 }  // namespace mixerlab::widgets

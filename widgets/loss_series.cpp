@@ -12,10 +12,14 @@ void appendMonotonic(QVector<LossPoint>& points, const LossPoint& p) {
 
 QString lossAxisLabel(LossAxis axis) {
   switch (axis) {
-    case LossAxis::Step: return QStringLiteral("step");
-    case LossAxis::Tokens: return QStringLiteral("tokens");
-    case LossAxis::WallSeconds: return QStringLiteral("wall-clock (s)");
-    case LossAxis::Flops: return QStringLiteral("FLOPs");
+    case LossAxis::Step:
+      return QStringLiteral("step");
+    case LossAxis::Tokens:
+      return QStringLiteral("tokens");
+    case LossAxis::WallSeconds:
+      return QStringLiteral("wall-clock (s)");
+    case LossAxis::Flops:
+      return QStringLiteral("FLOPs");
   }
   return QStringLiteral("step");
 }

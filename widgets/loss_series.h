@@ -16,10 +16,14 @@ struct LossPoint {
   double flops = 0;  // estimated training FLOPs so far (tokens x training FLOPs per token)
   double x(LossAxis axis) const {
     switch (axis) {
-      case LossAxis::Step: return step;
-      case LossAxis::Tokens: return tokens;
-      case LossAxis::WallSeconds: return wall_s;
-      case LossAxis::Flops: return flops;
+      case LossAxis::Step:
+        return step;
+      case LossAxis::Tokens:
+        return tokens;
+      case LossAxis::WallSeconds:
+        return wall_s;
+      case LossAxis::Flops:
+        return flops;
     }
     return step;
   }

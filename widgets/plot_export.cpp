@@ -1,11 +1,11 @@
 // Loss plot exports (see plot_export.h).
 #include "widgets/plot_export.h"
 
+#include <qcustomplot.h>
 #include <QFile>
 #include <QSaveFile>
 #include <QSvgGenerator>
 #include <QTextStream>
-#include <qcustomplot.h>
 
 namespace mixerlab::widgets {
 

@@ -17,20 +17,28 @@ namespace mixerlab::widgets {
 
 QString budgetLabel(Budget budget) {
   switch (budget) {
-    case Budget::Steps: return "step";
-    case Budget::Tokens: return "tokens";
-    case Budget::WallSeconds: return "wall-clock (s)";
-    case Budget::Flops: return "FLOPs";
+    case Budget::Steps:
+      return "step";
+    case Budget::Tokens:
+      return "tokens";
+    case Budget::WallSeconds:
+      return "wall-clock (s)";
+    case Budget::Flops:
+      return "FLOPs";
   }
   return "step";
 }
 
 double budgetOf(const CurvePoint& point, Budget budget) {
   switch (budget) {
-    case Budget::Steps: return point.step;
-    case Budget::Tokens: return point.tokens;
-    case Budget::WallSeconds: return point.wall_s;
-    case Budget::Flops: return point.flops;
+    case Budget::Steps:
+      return point.step;
+    case Budget::Tokens:
+      return point.tokens;
+    case Budget::WallSeconds:
+      return point.wall_s;
+    case Budget::Flops:
+      return point.flops;
   }
   return point.step;
 }
@@ -139,13 +147,20 @@ QStringList differingConfigKeys(const QVector<RunCurve>& curves) {
 
 QString configValueText(const QJsonValue& value) {
   switch (value.type()) {
-    case QJsonValue::Undefined: return "—";
-    case QJsonValue::Null: return "null";
-    case QJsonValue::Bool: return value.toBool() ? "true" : "false";
-    case QJsonValue::Double: return QString::number(value.toDouble(), 'g', 8);
-    case QJsonValue::String: return value.toString();
-    case QJsonValue::Array: return QString::fromUtf8(QJsonDocument(value.toArray()).toJson(QJsonDocument::Compact));
-    case QJsonValue::Object: return QString::fromUtf8(QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact));
+    case QJsonValue::Undefined:
+      return "—";
+    case QJsonValue::Null:
+      return "null";
+    case QJsonValue::Bool:
+      return value.toBool() ? "true" : "false";
+    case QJsonValue::Double:
+      return QString::number(value.toDouble(), 'g', 8);
+    case QJsonValue::String:
+      return value.toString();
+    case QJsonValue::Array:
+      return QString::fromUtf8(QJsonDocument(value.toArray()).toJson(QJsonDocument::Compact));
+    case QJsonValue::Object:
+      return QString::fromUtf8(QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact));
   }
   return {};
 }
@@ -191,9 +206,9 @@ void RunComparisonWidget::setBudget(Budget budget) {
 void RunComparisonWidget::refresh() {
   const double common = commonBudget(curves_, budget_);
   results_->setRowCount(curves_.size());
-  results_->setHorizontalHeaderLabels({"final train loss", "final eval loss", "best eval loss",
-                                       "eval loss at " + budgetLabel(budget_) + " = " + budgetText(common, budget_) +
-                                           " (reached by all)"});
+  results_->setHorizontalHeaderLabels(
+      {"final train loss", "final eval loss", "best eval loss",
+       "eval loss at " + budgetLabel(budget_) + " = " + budgetText(common, budget_) + " (reached by all)"});
   QStringList run_names;
   for (int r = 0; r < curves_.size(); ++r) {
     const RunCurve& c = curves_[r];

@@ -4,14 +4,14 @@
 #include <chrono>
 #include <cstdio>
 
-#include <CLI/CLI.hpp>
 #include <torch/torch.h>
+#include <CLI/CLI.hpp>
 
 #include "app/cli/cli_commands.h"
 #include "core/models/model_registry.h"
-#include "core/train/gradients.h"
 #include "core/runs/run_directory.h"
 #include "core/train/device.h"
+#include "core/train/gradients.h"
 #include "kernels/selective_scan.h"
 
 namespace mixerlab::cli {
@@ -59,8 +59,7 @@ int benchTrain(const BenchOptions& o) {
               static_cast<long long>(model->parameterCount()));
   std::printf("device %s, %d threads, BLAS %s\n", describeDevice(device).c_str(), threads, loadedBlasLibrary().c_str());
   std::printf("steps %lld (after %lld warm-up): mean %.1f ms/step, median %.1f ms/step\n",
-              static_cast<long long>(o.steps), static_cast<long long>(o.warmup), mean_ms,
-              step_ms[step_ms.size() / 2]);
+              static_cast<long long>(o.steps), static_cast<long long>(o.warmup), mean_ms, step_ms[step_ms.size() / 2]);
   std::printf("tokens_per_s %.0f (mean), %.0f (median step)\n", tokens_per_step / (mean_ms / 1000.0),
               tokens_per_step / (step_ms[step_ms.size() / 2] / 1000.0));
   return 0;
@@ -80,7 +79,8 @@ int benchScan(const ScanBenchOptions& o) {
               static_cast<long long>(o.state), threads, o.repeats);
   for (const auto& name : modes) {
     const auto mode = kernels::parseScanMode(name);
-    const double ms = kernels::timeSelectiveScanMs(mode, o.batch, o.length, o.channels, o.state, o.repeats, o.chunk_size);
+    const double ms =
+        kernels::timeSelectiveScanMs(mode, o.batch, o.length, o.channels, o.state, o.repeats, o.chunk_size);
     std::printf("%-10s %8.1f ms/call\n", name.c_str(), ms);
   }
   return 0;

@@ -11,7 +11,8 @@ namespace mixerlab::cli {
 
 int runCli(int argc, char** argv) {
   CLI::App app{"mixerlab: train, inspect and benchmark masked mixers and transformers (headless)"};
-  app.set_version_flag("--version", "mixerlab " + toolVersion() + (gitCommit().empty() ? "" : " (" + gitCommit() + ")"));
+  app.set_version_flag("--version",
+                       "mixerlab " + toolVersion() + (gitCommit().empty() ? "" : " (" + gitCommit() + ")"));
   app.require_subcommand(1);
   Action action;
   addTrainCommands(app, action);

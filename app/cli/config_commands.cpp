@@ -45,7 +45,8 @@ void addConfigCommands(CLI::App& app, Action& action) {
   auto* config = app.add_subcommand("config", "Project-file settings");
   config->require_subcommand(1);
   auto* schema = config->add_subcommand("schema", "Every project-file field: key, default, range, families, help");
-  auto* json = schema->add_flag("--json", o->json, "Print JSON (project fields, run fields, families and their options)");
+  auto* json =
+      schema->add_flag("--json", o->json, "Print JSON (project fields, run fields, families and their options)");
   std::string documents;
   for (const auto& d : configSchemaDocuments()) documents += (documents.empty() ? "" : ", ") + d;
   schema->add_option("--markdown", o->markdown, "Print the docs tables of one document: " + documents)

@@ -17,8 +17,8 @@ void ProgressDisplay::update(const TrainProgress& p) {
   char eval[64] = "";
   if (p.eval_loss) std::snprintf(eval, sizeof eval, " eval %.4f", *p.eval_loss);
   const double eta = p.fraction_done > 0 ? p.wall_s * (1.0 - p.fraction_done) / p.fraction_done : 0;
-  const std::string steps = p.max_steps > 0 ? std::to_string(p.step) + "/" + std::to_string(p.max_steps)
-                                            : std::to_string(p.step);
+  const std::string steps =
+      p.max_steps > 0 ? std::to_string(p.step) + "/" + std::to_string(p.max_steps) : std::to_string(p.step);
   if (!terminal_) {
     std::printf("step %s tokens %lld%s%s lr %.3g %.0f tokens/s elapsed %s\n", steps.c_str(),
                 static_cast<long long>(p.tokens), loss, eval, p.learning_rate, p.tokens_per_s,

@@ -78,14 +78,14 @@ void addTrainCommands(CLI::App& app, Action& action) {
   train->add_option("--threads", options->threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
   train->add_option("--device", options->device, "cpu, cuda, cuda:N or auto");
   train->add_flag("--resume", options->resume, "Continue from the run directory's latest checkpoint");
-  train->add_option("--fork-from", options->fork_from,
-                    "Start a new run directory from this checkpoint (a checkpoints/step-N folder or a run folder); "
-                    "training settings may differ, the model must match")
+  train
+      ->add_option("--fork-from", options->fork_from,
+                   "Start a new run directory from this checkpoint (a checkpoints/step-N folder or a run folder); "
+                   "training settings may differ, the model must match")
       ->check(CLI::ExistingDirectory)
       ->excludes("--resume");
-  train->callback([options, &action]() {
-    action = [options]() { return trainOne(loadProject(options->project), *options); };
-  });
+  train->callback(
+      [options, &action]() { action = [options]() { return trainOne(loadProject(options->project), *options); }; });
 
   auto demo_options = std::make_shared<TrainOptions>();
   auto* demo = app.add_subcommand("demo", "Train every run of a project one after another (default: the demo project)");

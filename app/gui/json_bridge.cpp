@@ -75,7 +75,8 @@ QJsonValue toQtValue(const nlohmann::json& value) {
     }
     case nlohmann::json::value_t::object: {
       QJsonObject out;
-      for (auto it = value.begin(); it != value.end(); ++it) out.insert(QString::fromStdString(it.key()), toQtValue(it.value()));
+      for (auto it = value.begin(); it != value.end(); ++it)
+        out.insert(QString::fromStdString(it.key()), toQtValue(it.value()));
       return out;
     }
     case nlohmann::json::value_t::binary:
@@ -84,6 +85,8 @@ QJsonValue toQtValue(const nlohmann::json& value) {
   return QJsonValue::Null;
 }
 
-QJsonObject toQtObject(const nlohmann::json& value) { return value.is_object() ? toQtValue(value).toObject() : QJsonObject(); }
+QJsonObject toQtObject(const nlohmann::json& value) {
+  return value.is_object() ? toQtValue(value).toObject() : QJsonObject();
+}
 
 }  // namespace mixerlab::gui

@@ -3,39 +3,39 @@
 
 #include <QAction>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QInputDialog>
-#include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
-#include <QTimer>
-#include <QVBoxLayout>
 #include <QMenu>
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QStatusBar>
 #include <QTableView>
 #include <QThread>
+#include <QTimer>
 #include <QToolBar>
 #include <QUndoStack>
+#include <QVBoxLayout>
 
 #include "app/gui/app_settings.h"
+#include "app/gui/event_loop_latency.h"
 #include "app/gui/project_document.h"
 #include "app/gui/project_file.h"
-#include "app/gui/event_loop_latency.h"
-#include "app/gui/run_list_model.h"
 #include "app/gui/run_launcher.h"
-#include "app/gui/run_queue.h"
-#include "widgets/run_comparison.h"
-#include "app/gui/run_setup_dialog.h"
-#include "widgets/config_diff_view.h"
+#include "app/gui/run_list_model.h"
 #include "app/gui/run_monitor.h"
+#include "app/gui/run_queue.h"
+#include "app/gui/run_setup_dialog.h"
 #include "core/runs/run_directory.h"
+#include "widgets/config_diff_view.h"
 #include "widgets/loss_plot_widget.h"
+#include "widgets/run_comparison.h"
 
 namespace mixerlab::gui {
 
@@ -43,7 +43,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), target_(new Local
   qRegisterMetaType<RunSnapshot>("mixerlab::gui::RunSnapshot");
   document_ = new ProjectDocument(this);
   connect(document_, &ProjectDocument::edited, this, &MainWindow::onProjectEdited);
-  connect(document_, &ProjectDocument::writeFailed, this, [this](const QString& error) { statusBar()->showMessage(error, 10000); });
+  connect(document_, &ProjectDocument::writeFailed, this,
+          [this](const QString& error) { statusBar()->showMessage(error, 10000); });
   runs_ = new RunListModel(this);
   connect(runs_, &RunListModel::seriesChanged, this, &MainWindow::onSeriesChanged);
   connect(runs_, &RunListModel::overlayChanged, this, &MainWindow::onOverlayToggled);
@@ -196,7 +197,8 @@ QString MainWindow::openProject(const QString& project_file) {
 
   delete queue_;
   queue_ = new RunQueue(makeLaunchTarget(target_box_->currentText()), file, runsDirectory(), this);
-  connect(queue_, &RunQueue::started, this, [this](const QString& run) { statusBar()->showMessage("queue started " + run, 5000); });
+  connect(queue_, &RunQueue::started, this,
+          [this](const QString& run) { statusBar()->showMessage("queue started " + run, 5000); });
   connect(queue_, &RunQueue::launchFailed, this,
           [this](const QString& run, const QString& error) { statusBar()->showMessage(run + ": " + error, 10000); });
   startMonitor();
@@ -246,7 +248,8 @@ void MainWindow::showSelectedLog() {
 QString MainWindow::launch(const QString& run, bool resume) {
   if (!document_->isOpen()) return "open a project first";
   const QString project_file = document_->filePath();
-  const QString error = target_->start(trainArguments(project_file, run, resume), QFileInfo(project_file).absolutePath());
+  const QString error =
+      target_->start(trainArguments(project_file, run, resume), QFileInfo(project_file).absolutePath());
   statusBar()->showMessage(error.isEmpty() ? "started " + run + " on " + target_->name() : error, 8000);
   return error;
 }
@@ -288,8 +291,8 @@ QString MainWindow::editRunInDialog(const QJsonObject& initial, const QString& r
   reserved.removeAll(replace_name);
   dialog.setReservedNames(reserved);
   if (dialog.exec() != QDialog::Accepted) return "cancelled";
-  const QString error = replace_name.isEmpty() ? document_->addRun(dialog.run())
-                                               : document_->replaceRun(replace_name, dialog.run());
+  const QString error =
+      replace_name.isEmpty() ? document_->addRun(dialog.run()) : document_->replaceRun(replace_name, dialog.run());
   if (!error.isEmpty()) statusBar()->showMessage(error, 10000);
   return error;
 }
@@ -316,8 +319,8 @@ void MainWindow::onRemoveRun() {
   if (selectedRun().isEmpty()) return;
   const QString run = selectedRun();
   const QString error = document_->removeRun(run);
-  statusBar()->showMessage(error.isEmpty() ? "removed " + run + " from the project (Edit > Undo brings it back)" : error,
-                           10000);
+  statusBar()->showMessage(
+      error.isEmpty() ? "removed " + run + " from the project (Edit > Undo brings it back)" : error, 10000);
 }
 
 void MainWindow::onCompareConfigs() {
@@ -325,7 +328,8 @@ void MainWindow::onCompareConfigs() {
   if (!document_->isOpen() || names.size() < 2) return;
   const QString left = selectedRun().isEmpty() ? names.value(0) : selectedRun();
   bool ok = false;
-  const QString right = QInputDialog::getItem(this, "Compare configs", "Compare " + left + " with:", names, 0, false, &ok);
+  const QString right =
+      QInputDialog::getItem(this, "Compare configs", "Compare " + left + " with:", names, 0, false, &ok);
   if (!ok) return;
   QDialog dialog(this);
   dialog.setWindowTitle("Config differences: " + left + " vs " + right);
@@ -341,7 +345,8 @@ void MainWindow::onQueueSelected() {
   if (!queue_ || selectedRun().isEmpty()) return;
   const bool resume = RunPaths{(runsDirectory() + "/" + selectedRun()).toStdString()}.hasRunInfo();
   queue_->enqueue(selectedRun(), resume);
-  statusBar()->showMessage("queued " + selectedRun() + " (" + QString::number(queue_->pending().size()) + " waiting)", 5000);
+  statusBar()->showMessage("queued " + selectedRun() + " (" + QString::number(queue_->pending().size()) + " waiting)",
+                           5000);
 }
 
 void MainWindow::onForkSelected() {

@@ -20,7 +20,7 @@ class QComboBox;
 namespace mixerlab::widgets {
 class LossPlotWidget;
 class RunComparisonWidget;
-}
+}  // namespace mixerlab::widgets
 
 namespace mixerlab::gui {
 

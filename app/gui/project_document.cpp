@@ -44,7 +44,8 @@ QString ProjectDocument::runsDirectory() const {
 QVector<ProjectRunSummary> ProjectDocument::runs() const {
   QVector<ProjectRunSummary> out;
   if (!isOpen()) return out;
-  for (const auto& run : parsed()->runs) out.push_back({QString::fromStdString(run.name), QString::fromStdString(run.model.arch)});
+  for (const auto& run : parsed()->runs)
+    out.push_back({QString::fromStdString(run.name), QString::fromStdString(run.model.arch)});
   return out;
 }
 

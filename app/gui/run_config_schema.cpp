@@ -46,7 +46,6 @@ FieldSpec formField(const mixerlab::FieldSpec& spec) {
   return f;
 }
 
-
 // Parses the project with `run` as its only run; throws what parseProject throws.
 ProjectConfig parseWithRun(const QJsonObject& run, const QString& project_file) {
   QString error;
@@ -132,8 +131,8 @@ QString costPreview(const QJsonObject& run, const QString& project_file) {
   line("Parameters", count(c.parameters) + " (" + str(formatMetric(c.parameters)) + ")");
   line("Forward FLOPs", flops(c.forward_flops_per_token) + " / token");
   line("Training FLOPs", flops(c.training_flops_per_token) + " / token, " +
-                             flops(c.training_flops_per_token * tokens_per_step) + " / step (" + count(tokens_per_step) +
-                             " tokens)");
+                             flops(c.training_flops_per_token * tokens_per_step) + " / step (" +
+                             count(tokens_per_step) + " tokens)");
   if (rc.train.max_steps > 0) {
     line("Training budget", flops(c.training_flops_per_token * tokens_per_step * rc.train.max_steps) + " for " +
                                 count(rc.train.max_steps) + " steps");

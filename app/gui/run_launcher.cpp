@@ -55,7 +55,8 @@ QString requestStop(const QString& run_directory) {
   const auto status = readRunStatus(run_directory.toStdString());
   if (!status || status->resolvedForReader().state != RunState::Running) return "the run is not running";
   if (status->host != hostName()) return "the run is on another host (" + QString::fromStdString(status->host) + ")";
-  if (::kill(static_cast<pid_t>(status->pid), SIGTERM) != 0) return "could not signal process " + QString::number(status->pid);
+  if (::kill(static_cast<pid_t>(status->pid), SIGTERM) != 0)
+    return "could not signal process " + QString::number(status->pid);
   return {};
 }
 

@@ -22,8 +22,10 @@ widgets::RunCurve curveOf(const widgets::LossSeries& series, const QByteArray& c
   widgets::RunCurve curve;
   curve.run = series.run;
   curve.config = QJsonDocument::fromJson(config_json).object();
-  for (const auto& p : series.train) curve.points.push_back({p.step, p.tokens, p.wall_s, p.flops, p.loss, widgets::kNoLoss});
-  for (const auto& p : series.eval) curve.points.push_back({p.step, p.tokens, p.wall_s, p.flops, widgets::kNoLoss, p.loss});
+  for (const auto& p : series.train)
+    curve.points.push_back({p.step, p.tokens, p.wall_s, p.flops, p.loss, widgets::kNoLoss});
+  for (const auto& p : series.eval)
+    curve.points.push_back({p.step, p.tokens, p.wall_s, p.flops, widgets::kNoLoss, p.loss});
   std::sort(curve.points.begin(), curve.points.end(),
             [](const widgets::CurvePoint& a, const widgets::CurvePoint& b) { return a.step < b.step; });
   return curve;
@@ -37,9 +39,10 @@ int RunListModel::rowCount(const QModelIndex& parent) const { return parent.isVa
 int RunListModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant RunListModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  static const QStringList kLabels = {"run",      "architecture", "status",  "step",  "tokens",
+  static const QStringList kLabels = {"run",       "architecture", "status",  "step",  "tokens",
                                       "best eval", "tokens/s",     "elapsed", "device"};
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, orientation, role);
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+    return QAbstractTableModel::headerData(section, orientation, role);
   return kLabels.value(section);
 }
 
@@ -51,17 +54,25 @@ Qt::ItemFlags RunListModel::flags(const QModelIndex& index) const {
 
 QVariant RunListModel::displayText(const RunRow& row, int column) const {
   switch (column) {
-    case Run: return row.run;
-    case Architecture: return row.arch;
+    case Run:
+      return row.run;
+    case Architecture:
+      return row.arch;
     case Status:
       if (row.state.isEmpty()) return QString("not started");
       return row.reason.isEmpty() ? row.state : row.state + ": " + row.reason;
-    case Step: return row.reported ? QString::number(row.step) : QString();
-    case Tokens: return row.reported ? QString::number(row.tokens) : QString();
-    case BestEval: return row.best_eval_loss >= 0 ? QString::fromStdString(formatLoss(row.best_eval_loss)) : QString();
-    case TokensPerS: return row.tokens_per_s > 0 ? QString::number(row.tokens_per_s, 'f', 0) : QString();
-    case Elapsed: return row.reported ? elapsedText(row.wall_s) : QString();
-    case Device: return shortDevice(row.device);
+    case Step:
+      return row.reported ? QString::number(row.step) : QString();
+    case Tokens:
+      return row.reported ? QString::number(row.tokens) : QString();
+    case BestEval:
+      return row.best_eval_loss >= 0 ? QString::fromStdString(formatLoss(row.best_eval_loss)) : QString();
+    case TokensPerS:
+      return row.tokens_per_s > 0 ? QString::number(row.tokens_per_s, 'f', 0) : QString();
+    case Elapsed:
+      return row.reported ? elapsedText(row.wall_s) : QString();
+    case Device:
+      return shortDevice(row.device);
   }
   return {};
 }
@@ -80,7 +91,8 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
 }
 
 bool RunListModel::setData(const QModelIndex& index, const QVariant& value, int role) {
-  if (!index.isValid() || index.column() != Run || role != Qt::CheckStateRole || index.row() >= rows_.size()) return false;
+  if (!index.isValid() || index.column() != Run || role != Qt::CheckStateRole || index.row() >= rows_.size())
+    return false;
   setOverlaid(rows_[index.row()].run, value.toInt() == Qt::Checked);
   return true;
 }
@@ -133,7 +145,8 @@ void RunListModel::orderLikeProject(const QStringList& project_runs) {
   Q_EMIT layoutAboutToBeChanged();
   const QModelIndexList before = persistentIndexList();  // the view's selection, say
   QModelIndexList after;
-  for (const QModelIndex& old_index : before) after << index(order.indexOf(rows_[old_index.row()].run), old_index.column());
+  for (const QModelIndex& old_index : before)
+    after << index(order.indexOf(rows_[old_index.row()].run), old_index.column());
   rows_ = ordered;
   changePersistentIndexList(before, after);
   Q_EMIT layoutChanged();

@@ -116,8 +116,8 @@ void RunQueue::startNext() {
     const auto before = currentStatus(dir);
     const QString run_id = next.run_id == next.run ? QString() : next.run_id;
     const QStringList arguments = trainArguments(project_file_, next.run, next.resume, run_id, next.fork_from);
-    const QString error = target_ ? target_->start(arguments, QFileInfo(project_file_).absolutePath())
-                                  : QString("no launch target");
+    const QString error =
+        target_ ? target_->start(arguments, QFileInfo(project_file_).absolutePath()) : QString("no launch target");
     if (!error.isEmpty()) {
       Q_EMIT launchFailed(next.run_id, error);
       continue;

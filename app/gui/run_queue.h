@@ -28,8 +28,8 @@ class RunQueue : public QObject {
   // name; fork_from: a checkpoint folder to fork from, see trainArguments); starts it at once when
   // nothing is running. Queue entries are named by run id.
   void enqueue(const QString& run, bool resume, const QString& run_id = {}, const QString& fork_from = {});
-  QStringList pending() const;             // waiting run ids, next first
-  bool remove(const QString& run_id);      // drops a waiting run; false if it was not queued
+  QStringList pending() const;                  // waiting run ids, next first
+  bool remove(const QString& run_id);           // drops a waiting run; false if it was not queued
   QString current() const { return current_; }  // the run id the queue started that still runs, or empty
   QString targetName() const;
   // A launched run that writes no status within this time is taken as failed to start.

@@ -10,10 +10,10 @@
 namespace mixerlab::gui {
 
 struct RunSnapshot {
-  QString run;            // run-id (folder name)
-  QString state;          // pending, running, finished, failed, stopped
+  QString run;    // run-id (folder name)
+  QString state;  // pending, running, finished, failed, stopped
   QString reason;
-  QString arch, device;   // from run.json (empty until the run has written it)
+  QString arch, device;        // from run.json (empty until the run has written it)
   QByteArray run_config_json;  // run.json's "run" object (name, model, train), for comparisons
   qint64 step = 0, tokens = 0;
   double wall_s = 0, tokens_per_s = 0;

@@ -13,7 +13,8 @@ namespace fs = std::filesystem;
 
 ProjectConfig checkpointProject(const fs::path& dir, const nlohmann::json& config) {
   fs::path source = dir / "config.json";
-  if (config.contains("project_file") && fs::exists(fs::path(config.at("project_file").get<std::string>()).parent_path())) {
+  if (config.contains("project_file") &&
+      fs::exists(fs::path(config.at("project_file").get<std::string>()).parent_path())) {
     source = config.at("project_file").get<std::string>();
   }
   return projectFromCheckpointConfig(config, source);

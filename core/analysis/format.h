@@ -12,7 +12,7 @@ std::string formatCount(double count);
 
 // Three significant digits with a unit prefix: 5512345 FLOP -> "5.51 MFLOP"; 136314880 B -> "130 MiB".
 std::string formatFlops(double flops);
-std::string formatBytes(double bytes);                      // binary prefixes (KiB, MiB, ...)
+std::string formatBytes(double bytes);                                 // binary prefixes (KiB, MiB, ...)
 std::string formatMetric(double value, const std::string& unit = "");  // decimal prefixes: "3.22 M"
 
 // Elapsed or remaining time: 98 -> "1:38", 3723 -> "1:02:03" (rounded to the second).

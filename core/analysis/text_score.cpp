@@ -21,9 +21,9 @@ TextScore scoreText(const fs::path& checkpoint, const std::string& text) {
   const int64_t context = model->config().context_length;
   if (ids.empty()) throw MixerLabError("--text encodes to no tokens", "pass some text to score");
   if (static_cast<int64_t>(ids.size()) > context) {
-    throw MixerLabError("--text has " + std::to_string(ids.size()) + " tokens but the model's context is " +
-                            std::to_string(context),
-                        "score a shorter text");
+    throw MixerLabError(
+        "--text has " + std::to_string(ids.size()) + " tokens but the model's context is " + std::to_string(context),
+        "score a shorter text");
   }
   torch::NoGradGuard no_grad;
   auto input = torch::tensor(std::vector<int64_t>(ids.begin(), ids.end()), torch::kLong).unsqueeze(0);

@@ -13,15 +13,15 @@ namespace mixerlab {
 struct TokenScore {
   int64_t position = 0;
   int id = 0;
-  std::string piece;               // the token's text as the tokenizer spells it
-  std::optional<double> logprob;   // natural log; none when nothing precedes the token
+  std::string piece;              // the token's text as the tokenizer spells it
+  std::optional<double> logprob;  // natural log; none when nothing precedes the token
 };
 
 struct TextScore {
   std::filesystem::path checkpoint;  // the resolved checkpoint folder
   std::vector<TokenScore> tokens;
-  double total_logprob = 0;          // over the scored tokens
-  double mean_nll = 0;               // -total_logprob / scored tokens (0 when none is scored)
+  double total_logprob = 0;  // over the scored tokens
+  double mean_nll = 0;       // -total_logprob / scored tokens (0 when none is scored)
 };
 
 // `checkpoint`: a checkpoint folder or a run folder. Throws MixerLabError when the text encodes to

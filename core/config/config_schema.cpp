@@ -45,7 +45,8 @@ std::vector<FieldSpec> modelSpecs() {
   for (const auto& a : architectures()) {
     for (FieldSpec spec : a.options) {
       spec.key = "model.options." + spec.key;
-      auto same = std::find_if(options.begin(), options.end(), [&](const FieldSpec& o) { return sameDeclaration(o, spec); });
+      auto same =
+          std::find_if(options.begin(), options.end(), [&](const FieldSpec& o) { return sameDeclaration(o, spec); });
       if (same != options.end()) {
         same->families.push_back(a.name);
       } else {
@@ -91,10 +92,10 @@ std::vector<FieldSpec> withPrefix(const std::vector<FieldSpec>& all, const std::
 std::string projectFileTables() {
   const auto project = projectFieldSpecs();
   const auto run = runFieldSpecs();
-  return "## Top level\n" + table(withPrefix(project, ""), "", false) +          //
+  return "## Top level\n" + table(withPrefix(project, ""), "", false) +               //
          "\n## corpus\n" + table(withPrefix(project, "corpus."), "corpus.", false) +  //
-         "\n## tokenizer\n" + table(withPrefix(project, "tokenizer."), "tokenizer.", false) +
-         "\n## runs[i]\n" + table(withPrefix(run, ""), "", false) +  //
+         "\n## tokenizer\n" + table(withPrefix(project, "tokenizer."), "tokenizer.", false) + "\n## runs[i]\n" +
+         table(withPrefix(run, ""), "", false) +  //
          "\n## run.model\n" + table(withPrefix(run, "model."), "model.", true) +
          "\nFamily options (`run.model.options`) are listed by family in [architectures.md](architectures.md).\n" +
          "\n## run.train\n" + table(withPrefix(run, "train."), "train.", false);
@@ -106,7 +107,8 @@ std::string architectureTables() {
     std::string keys, options;
     for (const auto& k : a.model_keys) keys += (keys.empty() ? "`" : ", `") + k + "`";
     for (const auto& o : a.options) options += (options.empty() ? "`" : ", `") + o.key + "`";
-    out += "| `" + a.name + "` | " + (keys.empty() ? "none" : keys) + " | " + (options.empty() ? "none" : options) + " |\n";
+    out += "| `" + a.name + "` | " + (keys.empty() ? "none" : keys) + " | " + (options.empty() ? "none" : options) +
+           " |\n";
   }
   out += "\nCommon keys (every family): ";
   std::string common;
@@ -145,7 +147,8 @@ nlohmann::json configSchemaJson() {
   for (const auto& a : architectures()) {
     nlohmann::json options = nlohmann::json::array();
     for (const auto& o : a.options) options.push_back(o.toJson());
-    families.push_back({{"name", a.name}, {"description", a.description}, {"model_keys", a.model_keys}, {"options", options}});
+    families.push_back(
+        {{"name", a.name}, {"description", a.description}, {"model_keys", a.model_keys}, {"options", options}});
   }
   return {{"project", project}, {"run", run}, {"families", families}};
 }

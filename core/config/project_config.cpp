@@ -5,13 +5,13 @@
 #include <set>
 
 #include "core/config/project_fields.h"
-#include "core/models/model_fields.h"
 #include "core/config/run_defaults.h"
-#include "core/util/json_fields.h"
+#include "core/models/model_fields.h"
 #include "core/models/model_registry.h"
 #include "core/models/objectives.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/json_fields.h"
 
 namespace mixerlab {
 namespace fs = std::filesystem;
@@ -28,8 +28,8 @@ ModelConfig parseModel(JsonFields f, int64_t vocab_size) {
   m.vocab_size = vocab_size;  // follows the tokenizer unless given
   modelFields().readInto(f, m);
   if (m.vocab_size != vocab_size) {
-    f.fail("vocab_size", "is " + std::to_string(m.vocab_size) + " but the tokenizer's vocab_size is " +
-                             std::to_string(vocab_size),
+    f.fail("vocab_size",
+           "is " + std::to_string(m.vocab_size) + " but the tokenizer's vocab_size is " + std::to_string(vocab_size),
            "omit model.vocab_size (it follows the tokenizer) or make them equal");
   }
   if (f.has("options")) m.options = f.object("options").raw();
@@ -87,7 +87,8 @@ nlohmann::json ProjectConfig::toJson() const {
   return j;
 }
 
-ProjectConfig projectFromCheckpointConfig(const nlohmann::json& checkpoint_config, const std::filesystem::path& source) {
+ProjectConfig projectFromCheckpointConfig(const nlohmann::json& checkpoint_config,
+                                          const std::filesystem::path& source) {
   nlohmann::json document = checkpoint_config.at("project");
   document["runs"] = nlohmann::json::array({checkpoint_config.at("run")});
   return parseProject(document, source);
@@ -128,7 +129,8 @@ ProjectConfig parseProject(const nlohmann::json& document, const fs::path& path)
   top.rejectUnknownKeys();
 
   if (!document.contains("runs") || !document.at("runs").is_array() || document.at("runs").empty()) {
-    top.fail("runs", "expected a non-empty array of runs", "add at least one {\"name\": ..., \"model\": {...}, \"train\": {...}}");
+    top.fail("runs", "expected a non-empty array of runs",
+             "add at least one {\"name\": ..., \"model\": {...}, \"train\": {...}}");
   }
   std::set<std::string> seen;
   const auto& run_array = document.at("runs");
@@ -147,9 +149,11 @@ ProjectConfig parseProject(const nlohmann::json& document, const fs::path& path)
     run.accept("train");
     run.rejectUnknownKeys();
     const nlohmann::json& raw_defaults = defaults.raw();
-    rc.model = parseModel(JsonFields(runSectionWithDefaults(raw_defaults, run_array[i], "model"), source, run_path + ".model"),
-                          p.tokenizer.vocab_size);
-    rc.train = parseTrain(JsonFields(runSectionWithDefaults(raw_defaults, run_array[i], "train"), source, run_path + ".train"));
+    rc.model =
+        parseModel(JsonFields(runSectionWithDefaults(raw_defaults, run_array[i], "model"), source, run_path + ".model"),
+                   p.tokenizer.vocab_size);
+    rc.train = parseTrain(
+        JsonFields(runSectionWithDefaults(raw_defaults, run_array[i], "train"), source, run_path + ".train"));
     p.runs.push_back(rc);
   }
   return p;
@@ -175,9 +179,9 @@ ProjectConfig loadProject(const fs::path& path) {
         ++column;
       }
     }
-    throw MixerLabError(path.string() + ":" + std::to_string(line) + ":" + std::to_string(column) +
-                            ": malformed JSON: " + e.what(),
-                        "fix the JSON syntax at that position (trailing commas and comments are not allowed)");
+    throw MixerLabError(
+        path.string() + ":" + std::to_string(line) + ":" + std::to_string(column) + ": malformed JSON: " + e.what(),
+        "fix the JSON syntax at that position (trailing commas and comments are not allowed)");
   }
   return parseProject(document, path);
 }

@@ -8,18 +8,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/config/train_config.h"
 #include "core/data/corpus_reader.h"
 #include "core/data/tokenizer.h"
 #include "core/models/model_config.h"
-#include "core/config/train_config.h"
 
 namespace mixerlab {
 
 struct CorpusConfig {
-  std::filesystem::path train_path;   // absolute after loading
-  std::filesystem::path eval_path;    // empty: split eval documents off the train corpus
+  std::filesystem::path train_path;  // absolute after loading
+  std::filesystem::path eval_path;   // empty: split eval documents off the train corpus
   CorpusFormat format = CorpusFormat::Auto;
-  double eval_fraction = 0.05;        // used when eval_path is empty
+  double eval_fraction = 0.05;  // used when eval_path is empty
   uint64_t split_seed = 1234;
 };
 
@@ -31,7 +31,7 @@ struct RunConfig {
 };
 
 struct ProjectConfig {
-  std::filesystem::path file;         // the project.json
+  std::filesystem::path file;  // the project.json
   std::string name;
   std::string description;
   CorpusConfig corpus;

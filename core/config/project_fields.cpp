@@ -40,21 +40,24 @@ const FieldSet<CorpusConfig>& corpusFields() {
         "lines), jsonl (one JSON object per line with a text field), or auto (by extension and content)";
     return FieldSet<CorpusConfig>()
         .group("Corpus")
-        .custom(train, [](JsonFields& f, CorpusConfig& c) { c.train_path = f.requiredString("train"); },
-                [](const CorpusConfig& c, nlohmann::json& j) { j["train"] = c.train_path.string(); })
-        .custom(pathSpec("eval", "Evaluation text",
-                         "evaluation file; without it eval_fraction of the training documents are split off"),
-                [](JsonFields& f, CorpusConfig& c) {
-                  if (f.has("eval")) c.eval_path = f.string("eval", "");
-                },
-                [](const CorpusConfig& c, nlohmann::json& j) {
-                  if (!c.eval_path.empty()) j["eval"] = c.eval_path.string();
-                })
-        .custom(format,
-                [choices = format.choices](JsonFields& f, CorpusConfig& c) {
-                  c.format = parseCorpusFormat(f.choice("format", corpusFormatName(c.format), choices));
-                },
-                [](const CorpusConfig& c, nlohmann::json& j) { j["format"] = corpusFormatName(c.format); })
+        .custom(
+            train, [](JsonFields& f, CorpusConfig& c) { c.train_path = f.requiredString("train"); },
+            [](const CorpusConfig& c, nlohmann::json& j) { j["train"] = c.train_path.string(); })
+        .custom(
+            pathSpec("eval", "Evaluation text",
+                     "evaluation file; without it eval_fraction of the training documents are split off"),
+            [](JsonFields& f, CorpusConfig& c) {
+              if (f.has("eval")) c.eval_path = f.string("eval", "");
+            },
+            [](const CorpusConfig& c, nlohmann::json& j) {
+              if (!c.eval_path.empty()) j["eval"] = c.eval_path.string();
+            })
+        .custom(
+            format,
+            [choices = format.choices](JsonFields& f, CorpusConfig& c) {
+              c.format = parseCorpusFormat(f.choice("format", corpusFormatName(c.format), choices));
+            },
+            [](const CorpusConfig& c, nlohmann::json& j) { j["format"] = corpusFormatName(c.format); })
         .number("eval_fraction", &CorpusConfig::eval_fraction, 0.0, 0.9, "Eval fraction",
                 "share of documents held out when there is no eval file")
         .integer("split_seed", &CorpusConfig::split_seed, 0, kFieldMaxInteger, "Split seed", "seed of that split");

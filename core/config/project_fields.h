@@ -8,9 +8,9 @@
 
 namespace mixerlab {
 
-const FieldSet<ProjectConfig>& projectFields();   // name, description
-const FieldSet<CorpusConfig>& corpusFields();     // corpus.*: paths are read as written (the parser resolves them)
+const FieldSet<ProjectConfig>& projectFields();        // name, description
+const FieldSet<CorpusConfig>& corpusFields();          // corpus.*: paths are read as written (the parser resolves them)
 const FieldSet<TokenizerSettings>& tokenizerFields();  // tokenizer.*
-const FieldSet<RunConfig>& runFields();           // runs[i].name
+const FieldSet<RunConfig>& runFields();                // runs[i].name
 
 }  // namespace mixerlab

@@ -45,7 +45,8 @@ const FieldSet<TrainConfig>& trainFields() {
           .integer("max_tokens", &TrainConfig::max_tokens, 0, kFieldMaxInteger, "Max tokens",
                    "stop after this many training tokens; 0 = no token budget")
           .unit("tokens")
-          .number("max_wall_s", &TrainConfig::max_wall_s, 0.0, 1e9, "Max wall time", "stop after this much training "
+          .number("max_wall_s", &TrainConfig::max_wall_s, 0.0, 1e9, "Max wall time",
+                  "stop after this much training "
                   "time; 0 = no time budget")
           .unit("s")
           .group("Evaluation and checkpoints")

@@ -11,30 +11,30 @@
 namespace mixerlab {
 
 struct TrainConfig {
-  int64_t batch_size = 16;           // sequences per micro-batch
-  int64_t grad_accum_steps = 1;      // micro-batches per optimizer step
+  int64_t batch_size = 16;       // sequences per micro-batch
+  int64_t grad_accum_steps = 1;  // micro-batches per optimizer step
   double learning_rate = 5e-4;
   double weight_decay = 0.0;
   double beta1 = 0.9, beta2 = 0.999, adam_eps = 1e-8;
   int64_t warmup_steps = 500;
-  std::string schedule = "linear";   // "linear", "cosine" or "constant" (after warmup)
-  double min_lr_ratio = 0.0;         // decay floor as a fraction of learning_rate
-  double grad_clip_norm = 1.0;       // <= 0 disables clipping
+  std::string schedule = "linear";  // "linear", "cosine" or "constant" (after warmup)
+  double min_lr_ratio = 0.0;        // decay floor as a fraction of learning_rate
+  double grad_clip_norm = 1.0;      // <= 0 disables clipping
   // Budgets: training stops at whichever is reached first (0 = unlimited; at least one must be set).
   int64_t max_steps = 0;
   int64_t max_tokens = 0;
   double max_wall_s = 0;
-  int64_t schedule_steps = 0;        // LR schedule horizon; 0 = max_steps, else derived from max_tokens
-  int64_t eval_every = 100;          // steps between evaluations (0 = only at the end)
-  int64_t eval_batches = 20;         // eval batches per evaluation (0 = the whole eval split)
-  int64_t log_every = 10;            // steps per train-loss record (mean over those steps)
-  int64_t checkpoint_every = 100;    // steps between checkpoints (a final one is always written)
-  int64_t keep_checkpoints = 2;      // most recent checkpoints kept
+  int64_t schedule_steps = 0;      // LR schedule horizon; 0 = max_steps, else derived from max_tokens
+  int64_t eval_every = 100;        // steps between evaluations (0 = only at the end)
+  int64_t eval_batches = 20;       // eval batches per evaluation (0 = the whole eval split)
+  int64_t log_every = 10;          // steps per train-loss record (mean over those steps)
+  int64_t checkpoint_every = 100;  // steps between checkpoints (a final one is always written)
+  int64_t keep_checkpoints = 2;    // most recent checkpoints kept
   uint64_t seed = 42;
-  std::string device = "auto";       // "cpu", "cuda", "cuda:N" or "auto"
-  int64_t threads = 0;               // CPU threads for LibTorch; 0 = all cores
+  std::string device = "auto";  // "cpu", "cuda", "cuda:N" or "auto"
+  int64_t threads = 0;          // CPU threads for LibTorch; 0 = all cores
   // Data layout of this run.
-  std::string batch_mode = "padded"; // "padded" (one document per row) or "packed"
+  std::string batch_mode = "padded";  // "padded" (one document per row) or "packed"
   std::string padding_side = "right";
 
   nlohmann::json toJson() const;

@@ -80,8 +80,8 @@ ExampleSet::ExampleSet(const TokenCache& cache, std::vector<size_t> doc_indices,
   }
   for (size_t doc : doc_indices) {
     if (doc >= cache.numDocuments()) {
-      throw MixerLabError("document " + std::to_string(doc) + " is not in token cache " + cache.path().string() +
-                              " (" + std::to_string(cache.numDocuments()) + " documents)",
+      throw MixerLabError("document " + std::to_string(doc) + " is not in token cache " + cache.path().string() + " (" +
+                              std::to_string(cache.numDocuments()) + " documents)",
                           "delete the cache to rebuild it");
     }
   }
@@ -126,8 +126,9 @@ void ExampleSet::fillPacked(int64_t example, int64_t* input_ids_out) const {
   const int64_t T = settings_.context_length;
   int64_t pos = example * T;  // position in the concatenated stream
   // The document holding `pos`: the last k with packed_start_[k] <= pos.
-  size_t k = static_cast<size_t>(std::upper_bound(packed_start_.begin(), packed_start_.end(), pos) -
-                                 packed_start_.begin()) - 1;
+  size_t k =
+      static_cast<size_t>(std::upper_bound(packed_start_.begin(), packed_start_.end(), pos) - packed_start_.begin()) -
+      1;
   for (int64_t t = 0; t < T; ++t, ++pos) {
     while (pos >= packed_start_[k + 1]) ++k;
     const int64_t offset = pos - packed_start_[k];
@@ -146,9 +147,8 @@ Batch ExampleSet::batch(const std::vector<int64_t>& examples) const {
   int64_t* labels = batch.labels.data_ptr<int64_t>();
   for (int64_t b = 0; b < B; ++b) fill(examples[static_cast<size_t>(b)], ids + b * T, labels + b * T);
   batch.num_tokens = B * T;
-  batch.num_target_tokens = static_cast<int64_t>(std::count_if(labels, labels + B * T, [](int64_t l) {
-    return l != kIgnoreLabel;
-  }));
+  batch.num_target_tokens =
+      static_cast<int64_t>(std::count_if(labels, labels + B * T, [](int64_t l) { return l != kIgnoreLabel; }));
   return batch;
 }
 
@@ -156,9 +156,9 @@ BatchIterator::BatchIterator(const ExampleSet& examples, uint64_t seed, bool shu
     : examples_(&examples), seed_(seed), shuffle_(shuffle), position_(start) {
   const int64_t B = examples.settings().batch_size;
   if (examples.numExamples() < B) {
-    throw MixerLabError("only " + std::to_string(examples.numExamples()) + " examples for a batch size of " +
-                            std::to_string(B),
-                        "use a smaller batch size or context length, or more data");
+    throw MixerLabError(
+        "only " + std::to_string(examples.numExamples()) + " examples for a batch size of " + std::to_string(B),
+        "use a smaller batch size or context length, or more data");
   }
   if (position_.epoch < 0 || position_.index < 0) {
     throw MixerLabError("data position (epoch " + std::to_string(position_.epoch) + ", index " +

@@ -42,8 +42,8 @@ struct BatchingSettings {
 constexpr int64_t kIgnoreLabel = -100;  // label of positions that carry no target (pads)
 
 struct Batch {
-  at::Tensor input_ids;  // [B, T] int64
-  at::Tensor labels;     // [B, T] int64: input_ids with pad positions set to -100 (NOT shifted; models shift)
+  at::Tensor input_ids;           // [B, T] int64
+  at::Tensor labels;              // [B, T] int64: input_ids with pad positions set to -100 (NOT shifted; models shift)
   int64_t num_tokens = 0;         // B * T
   int64_t num_target_tokens = 0;  // positions whose label != -100
 };

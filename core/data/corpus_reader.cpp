@@ -75,7 +75,7 @@ std::vector<std::string> splitEndOfText(std::string_view text) {
 std::vector<std::string> splitBlankLine(std::string_view text) {
   std::vector<std::string> docs;
   size_t doc_begin = std::string_view::npos;  // offset of the current document's first line
-  size_t doc_end = 0;                          // end of its last non-blank line
+  size_t doc_end = 0;                         // end of its last non-blank line
   forEachLine(text, [&](std::string_view line, int64_t) {
     const size_t line_begin = static_cast<size_t>(line.data() - text.data());
     if (std::all_of(line.begin(), line.end(), isSpaceOrTab)) {
@@ -119,19 +119,23 @@ std::string lowercase(std::string s) {
 }  // namespace
 
 CorpusFormat parseCorpusFormat(const std::string& name) {
-  for (CorpusFormat f : {CorpusFormat::Auto, CorpusFormat::EndOfText, CorpusFormat::BlankLine, CorpusFormat::JsonLines}) {
+  for (CorpusFormat f :
+       {CorpusFormat::Auto, CorpusFormat::EndOfText, CorpusFormat::BlankLine, CorpusFormat::JsonLines}) {
     if (name == corpusFormatName(f)) return f;
   }
-  throw MixerLabError("unknown corpus format \"" + name + "\"",
-                      "use one of: auto, endoftext, blank_line, jsonl");
+  throw MixerLabError("unknown corpus format \"" + name + "\"", "use one of: auto, endoftext, blank_line, jsonl");
 }
 
 std::string corpusFormatName(CorpusFormat format) {
   switch (format) {
-    case CorpusFormat::Auto: return "auto";
-    case CorpusFormat::EndOfText: return "endoftext";
-    case CorpusFormat::BlankLine: return "blank_line";
-    case CorpusFormat::JsonLines: return "jsonl";
+    case CorpusFormat::Auto:
+      return "auto";
+    case CorpusFormat::EndOfText:
+      return "endoftext";
+    case CorpusFormat::BlankLine:
+      return "blank_line";
+    case CorpusFormat::JsonLines:
+      return "jsonl";
   }
   return "auto";
 }
@@ -154,10 +158,13 @@ std::vector<std::string> splitCorpusText(std::string_view contents, CorpusFormat
     text = normalized;
   }
   switch (format) {
-    case CorpusFormat::EndOfText: return splitEndOfText(text);
-    case CorpusFormat::JsonLines: return splitJsonLines(text, source_name);
+    case CorpusFormat::EndOfText:
+      return splitEndOfText(text);
+    case CorpusFormat::JsonLines:
+      return splitJsonLines(text, source_name);
     case CorpusFormat::BlankLine:
-    case CorpusFormat::Auto: break;
+    case CorpusFormat::Auto:
+      break;
   }
   return splitBlankLine(text);
 }

@@ -36,7 +36,7 @@ std::vector<std::string> readCorpus(const std::filesystem::path& path, CorpusFor
 struct CorpusFile {
   std::filesystem::path path;
   std::string contents;
-  std::string content_hash;  // hashHex of the file bytes (same as hashFileHex(path))
+  std::string content_hash;                       // hashHex of the file bytes (same as hashFileHex(path))
   CorpusFormat format = CorpusFormat::BlankLine;  // never Auto
   std::string cacheKey() const;
   std::vector<std::string> documents() const;  // splitCorpusText(contents, format, path)

@@ -138,7 +138,8 @@ TokenCache TokenCache::open(const fs::path& path) {
   cache.num_tokens_ = static_cast<size_t>(n_tokens);
   cache.offsets_ = reinterpret_cast<const uint64_t*>(bytes + kHeaderBytes);
   cache.tokens_ = reinterpret_cast<const int32_t*>(bytes + kHeaderBytes + 8 * (n_docs + 1));
-  if (cache.offsets_[0] != 0 || cache.offsets_[n_docs] != n_tokens) throwDamaged(path, "offsets do not span the tokens");
+  if (cache.offsets_[0] != 0 || cache.offsets_[n_docs] != n_tokens)
+    throwDamaged(path, "offsets do not span the tokens");
   for (uint64_t i = 0; i < n_docs; ++i) {
     if (cache.offsets_[i] > cache.offsets_[i + 1]) throwDamaged(path, "offsets are not ascending");
   }

@@ -51,16 +51,14 @@ std::string formatDouble(double value) {
 
 void validate(const TokenizerSettings& s) {
   if (s.model_type != "bpe" && s.model_type != "unigram") {
-    throw MixerLabError("tokenizer model_type \"" + s.model_type + "\" is not supported",
-                        "use \"bpe\" or \"unigram\"");
+    throw MixerLabError("tokenizer model_type \"" + s.model_type + "\" is not supported", "use \"bpe\" or \"unigram\"");
   }
   if (s.vocab_size < 16) {
     throw MixerLabError("tokenizer vocab_size " + std::to_string(s.vocab_size) + " is too small",
                         "use a vocab_size of at least a few hundred (e.g. 1024 or 4096)");
   }
   if (!(s.character_coverage > 0.0 && s.character_coverage <= 1.0)) {
-    throw MixerLabError("tokenizer character_coverage " + formatDouble(s.character_coverage) +
-                            " is outside (0, 1]",
+    throw MixerLabError("tokenizer character_coverage " + formatDouble(s.character_coverage) + " is outside (0, 1]",
                         "use a value such as 0.9995 (or 1.0 for small alphabets)");
   }
 }
@@ -107,9 +105,9 @@ Tokenizer Tokenizer::load(const fs::path& model_path) {
   auto processor = spm::newProcessor();
   const auto status = processor->LoadFromSerializedProto(bytes);
   if (!status.ok()) {
-    throw MixerLabError("tokenizer model " + model_path.string() + " is not a valid SentencePiece model: " +
-                            status.message(),
-                        "delete it so it is trained again");
+    throw MixerLabError(
+        "tokenizer model " + model_path.string() + " is not a valid SentencePiece model: " + status.message(),
+        "delete it so it is trained again");
   }
   Tokenizer tokenizer;
   tokenizer.processor_ = std::move(processor);
@@ -173,8 +171,8 @@ fs::path ensureTokenizer(const CorpusFile& corpus, const TokenizerSettings& sett
                          bool* reused) {
   validate(settings);
   const fs::path& corpus_path = corpus.path;
-  const fs::path model_path = cache_dir / ("tokenizer-" + hashHex(corpus.cacheKey() + "|" + settings.cacheKey()) +
-                                           ".model");
+  const fs::path model_path =
+      cache_dir / ("tokenizer-" + hashHex(corpus.cacheKey() + "|" + settings.cacheKey()) + ".model");
   std::error_code ec;
   if (fs::is_regular_file(model_path, ec)) {
     if (reused) *reused = true;
@@ -183,9 +181,9 @@ fs::path ensureTokenizer(const CorpusFile& corpus, const TokenizerSettings& sett
   fs::create_directories(cache_dir);
   const std::vector<std::string> documents = corpus.documents();
   if (documents.empty()) {
-    throw MixerLabError("corpus " + corpus_path.string() + " contains no documents (read as " +
-                            corpusFormatName(corpus.format) + ")",
-                        "check the file, or set the corpus format explicitly");
+    throw MixerLabError(
+        "corpus " + corpus_path.string() + " contains no documents (read as " + corpusFormatName(corpus.format) + ")",
+        "check the file, or set the corpus format explicitly");
   }
   trainTokenizer(documents, settings, model_path);
   if (reused) *reused = false;

@@ -22,7 +22,8 @@ void validateAttentionHeads(const ModelConfig& c, bool rotary, std::vector<std::
     problems.push_back("n_heads: must be a positive integer, got " + std::to_string(c.n_heads));
   } else if (c.d_model % c.n_heads != 0 || (rotary && (c.d_model / c.n_heads) % 2 != 0)) {
     problems.push_back("n_heads: d_model (" + std::to_string(c.d_model) + ") must be divisible by n_heads (" +
-                       std::to_string(c.n_heads) + ")" + (rotary ? " with an even head dimension for rotary positions" : ""));
+                       std::to_string(c.n_heads) + ")" +
+                       (rotary ? " with an even head dimension for rotary positions" : ""));
   }
 }
 

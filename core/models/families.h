@@ -2,8 +2,8 @@
 #pragma once
 #include <functional>
 
-#include "core/util/json_fields.h"
 #include "core/models/model_registry.h"
+#include "core/util/json_fields.h"
 
 namespace mixerlab {
 
@@ -13,7 +13,9 @@ ArchitectureInfo bidirectionalMixerFamily();
 ArchitectureInfo mixerAutoencoderFamily();
 ArchitectureInfo transformerAutoencoderFamily();
 ArchitectureInfo mambaFamily();
-ArchitectureInfo gptFamily(); ArchitectureInfo transfixerFamily(); ArchitectureInfo bidirectionalTransformerFamily();
+ArchitectureInfo gptFamily();
+ArchitectureInfo transfixerFamily();
+ArchitectureInfo bidirectionalTransformerFamily();
 
 // Checks shared by all families (positive sizes, vocabulary, context).
 void validateCommonSizes(const ModelConfig& c, std::vector<std::string>& problems);

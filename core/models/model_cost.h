@@ -24,9 +24,9 @@ struct ModelCost {
   double activation_bytes = 0;          // sum over layers for batch_size sequences of context_length
   double weight_bytes = 0;              // fp32 weights
   double gradient_bytes = 0;
-  double optimizer_bytes = 0;           // AdamW: two fp32 moments per parameter
+  double optimizer_bytes = 0;  // AdamW: two fp32 moments per parameter
   int64_t batch_size = 1;
-  std::string formula;                  // the formulas used, in words
+  std::string formula;  // the formulas used, in words
 
   nlohmann::json toJson() const;
 };

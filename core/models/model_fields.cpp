@@ -29,7 +29,8 @@ const FieldSet<ModelConfig>& modelFields() {
         .integer("kernel_size", &ModelConfig::kernel_size, 1, 64, "Mixing kernel size (k)",
                  "token-mixing conv kernel k ('same' padding along D, per-tap causal mask)")
         .familySpecific()
-        .boolean("tie_weights", &ModelConfig::tie_weights, "Tie embedding and head", "share the embedding with the LM head")
+        .boolean("tie_weights", &ModelConfig::tie_weights, "Tie embedding and head",
+                 "share the embedding with the LM head")
         .number("rope_theta", &ModelConfig::rope_theta, 1.0, 1e9, "RoPE base", "rotary position base")
         .familySpecific()
         .number("norm_eps", &ModelConfig::norm_eps, -1.0, 1.0, "Norm epsilon",

@@ -9,11 +9,15 @@
 namespace mixerlab {
 
 const std::vector<ArchitectureInfo>& architectures() {
-  static const std::vector<ArchitectureInfo> all = {maskedMixerFamily(), llamaFamily(),
-      bidirectionalMixerFamily(),
-      mixerAutoencoderFamily(), transformerAutoencoderFamily(),
-      mambaFamily(),
-      gptFamily(), transfixerFamily(), bidirectionalTransformerFamily()};
+  static const std::vector<ArchitectureInfo> all = {maskedMixerFamily(),
+                                                    llamaFamily(),
+                                                    bidirectionalMixerFamily(),
+                                                    mixerAutoencoderFamily(),
+                                                    transformerAutoencoderFamily(),
+                                                    mambaFamily(),
+                                                    gptFamily(),
+                                                    transfixerFamily(),
+                                                    bidirectionalTransformerFamily()};
   return all;
 }
 

@@ -91,8 +91,10 @@ void validateObjective(const ModelConfig& c, std::vector<std::string>& problems)
     problems.push_back("mtp_tokens: expected an integer between 2 and 16, got " + std::to_string(c.mtp_tokens));
   }
   if (c.objective == "one_step_completion" && (c.n_layers < 2 || c.n_layers % 2 != 0)) {
-    problems.push_back("n_layers: one_step_completion splits the blocks into encoder and decoder halves, so n_layers "
-                       "must be even and >= 2, got " + std::to_string(c.n_layers));
+    problems.push_back(
+        "n_layers: one_step_completion splits the blocks into encoder and decoder halves, so n_layers "
+        "must be even and >= 2, got " +
+        std::to_string(c.n_layers));
   }
 }
 

@@ -4,8 +4,8 @@
 #include <cstring>
 #include <set>
 
-#include <nlohmann/json.hpp>
 #include <torch/torch.h>
+#include <nlohmann/json.hpp>
 
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
@@ -18,8 +18,8 @@ struct DtypeName {
   const char* name;
 };
 constexpr DtypeName kDtypes[] = {
-    {at::kFloat, "F32"}, {at::kDouble, "F64"}, {at::kHalf, "F16"},  {at::kBFloat16, "BF16"}, {at::kLong, "I64"},
-    {at::kInt, "I32"},   {at::kShort, "I16"},  {at::kChar, "I8"},   {at::kByte, "U8"},       {at::kBool, "BOOL"},
+    {at::kFloat, "F32"}, {at::kDouble, "F64"}, {at::kHalf, "F16"}, {at::kBFloat16, "BF16"}, {at::kLong, "I64"},
+    {at::kInt, "I32"},   {at::kShort, "I16"},  {at::kChar, "I8"},  {at::kByte, "U8"},       {at::kBool, "BOOL"},
 };
 
 const char* dtypeName(at::ScalarType t) {
@@ -103,7 +103,8 @@ SafetensorsFile loadSafetensors(const std::filesystem::path& path) {
       const auto offsets = entry.at("data_offsets").get<std::vector<uint64_t>>();
       auto tensor = at::empty(shape, at::TensorOptions().dtype(type));
       const size_t bytes = tensor.numel() * tensor.element_size();
-      if (offsets.size() != 2 || offsets[1] < offsets[0] || offsets[1] - offsets[0] != bytes || offsets[1] > data_size) {
+      if (offsets.size() != 2 || offsets[1] < offsets[0] || offsets[1] - offsets[0] != bytes ||
+          offsets[1] > data_size) {
         throw MixerLabError(source + ": tensor \"" + name + "\" has data offsets that do not match its shape " +
                                 shapeText(shape) + " or run past the end of the file (truncated?)",
                             fix);

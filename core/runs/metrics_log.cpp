@@ -16,8 +16,8 @@ namespace mixerlab {
 namespace fs = std::filesystem;
 
 std::string MetricsRecord::toJsonLine() const {
-  nlohmann::json j = {{"step", step}, {"tokens", tokens}, {"wall_s", wall_s}, {"lr", learning_rate},
-                      {"tokens_per_s", tokens_per_s}};
+  nlohmann::json j = {
+      {"step", step}, {"tokens", tokens}, {"wall_s", wall_s}, {"lr", learning_rate}, {"tokens_per_s", tokens_per_s}};
   if (train_loss) j["train_loss"] = *train_loss;
   if (eval_loss) j["eval_loss"] = *eval_loss;
   return j.dump();

@@ -13,12 +13,12 @@ namespace mixerlab {
 
 struct MetricsRecord {
   int64_t step = 0;
-  int64_t tokens = 0;        // training tokens consumed so far (including pad positions)
-  double wall_s = 0;         // training wall-clock seconds so far (summed across resumes)
+  int64_t tokens = 0;                // training tokens consumed so far (including pad positions)
+  double wall_s = 0;                 // training wall-clock seconds so far (summed across resumes)
   std::optional<double> train_loss;  // mean over the steps since the previous train record
   std::optional<double> eval_loss;
   double learning_rate = 0;
-  double tokens_per_s = 0;   // recent training throughput
+  double tokens_per_s = 0;         // recent training throughput
   std::string toJsonLine() const;  // without the newline
 };
 

@@ -55,9 +55,7 @@ std::string loadedBlasLibrary() {
   return found;
 }
 
-bool isReferenceBlas(const std::string& blas_path) {
-  return blas_path.find("/blas/libblas") != std::string::npos;
-}
+bool isReferenceBlas(const std::string& blas_path) { return blas_path.find("/blas/libblas") != std::string::npos; }
 
 nlohmann::json environmentInfo(const std::string& device_description) {
   const std::string blas = loadedBlasLibrary();
@@ -70,8 +68,8 @@ nlohmann::json environmentInfo(const std::string& device_description) {
           {"libraries",
            {{"libtorch", TORCH_VERSION},
             {"spdlog", std::to_string(SPDLOG_VER_MAJOR) + "." + std::to_string(SPDLOG_VER_MINOR)},
-            {"nlohmann_json", std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." +
-                                  std::to_string(NLOHMANN_JSON_VERSION_MINOR)},
+            {"nlohmann_json",
+             std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." + std::to_string(NLOHMANN_JSON_VERSION_MINOR)},
             {"blas", blas.empty() ? "unknown" : blas}}},
           {"created_at", utcTimestamp()}};
 }

@@ -41,8 +41,11 @@ std::string RunInfo::device() const {
 }
 
 nlohmann::json RunInfo::configJson() const {
-  return {{"model", run.model.toJson()},   {"run", run.toJson()},      {"project", project},
-          {"project_file", project_file}, {"tokenizer", tokenizer}};
+  return {{"model", run.model.toJson()},
+          {"run", run.toJson()},
+          {"project", project},
+          {"project_file", project_file},
+          {"tokenizer", tokenizer}};
 }
 
 nlohmann::json RunInfo::toJson() const {

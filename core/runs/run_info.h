@@ -21,15 +21,15 @@ struct ForkOrigin {
 };
 
 struct RunInfo {
-  RunConfig run;                  // "run" (its model is also written as "model")
-  nlohmann::json project;         // "project": the resolved project JSON without "runs"
-  std::string project_file;       // "project_file"
+  RunConfig run;                              // "run" (its model is also written as "model")
+  nlohmann::json project;                     // "project": the resolved project JSON without "runs"
+  std::string project_file;                   // "project_file"
   std::string tokenizer = "tokenizer.model";  // "tokenizer": file name inside each checkpoint
-  nlohmann::json environment;     // "environment": environmentInfo(device)
+  nlohmann::json environment;                 // "environment": environmentInfo(device)
   uint64_t seed = 0;
   int64_t threads = 0;
-  int64_t parameters = 0;                 // 0 in runs written before it was recorded
-  double training_flops_per_token = 0;    // forward + backward, per training token
+  int64_t parameters = 0;               // 0 in runs written before it was recorded
+  double training_flops_per_token = 0;  // forward + backward, per training token
   std::optional<ForkOrigin> forked_from;
 
   std::string device() const;  // environment.device, "" when unknown

@@ -16,11 +16,16 @@ namespace mixerlab {
 
 std::string runStateName(RunState s) {
   switch (s) {
-    case RunState::Pending: return "pending";
-    case RunState::Running: return "running";
-    case RunState::Finished: return "finished";
-    case RunState::Failed: return "failed";
-    case RunState::Stopped: return "stopped";
+    case RunState::Pending:
+      return "pending";
+    case RunState::Running:
+      return "running";
+    case RunState::Finished:
+      return "finished";
+    case RunState::Failed:
+      return "failed";
+    case RunState::Stopped:
+      return "stopped";
   }
   return "pending";
 }
@@ -60,8 +65,12 @@ RunStatus RunStatus::resolvedForReader() const {
 }
 
 void writeRunStatus(const std::filesystem::path& run_dir, const RunStatus& status) {
-  nlohmann::json j = {{"state", runStateName(status.state)}, {"reason", status.reason}, {"step", status.step},
-                      {"tokens", status.tokens},              {"pid", status.pid},       {"host", status.host},
+  nlohmann::json j = {{"state", runStateName(status.state)},
+                      {"reason", status.reason},
+                      {"step", status.step},
+                      {"tokens", status.tokens},
+                      {"pid", status.pid},
+                      {"host", status.host},
                       {"updated_at", status.updated_at.empty() ? utcTimestamp() : status.updated_at}};
   writeFileAtomic(RunPaths{run_dir}.status(), j.dump(2) + "\n");
 }

@@ -14,7 +14,7 @@ RunState parseRunState(const std::string& name);
 
 struct RunStatus {
   RunState state = RunState::Pending;
-  std::string reason;     // why it failed or stopped
+  std::string reason;  // why it failed or stopped
   int64_t step = 0;
   int64_t tokens = 0;
   int64_t pid = 0;

@@ -84,7 +84,8 @@ fs::path saveCheckpoint(const fs::path& checkpoints_dir, LanguageModel& model, t
     syncDirectory(partial);
     fs::remove_all(final_dir);  // a resumed run may redo a step it had checkpointed
     renameAtomic(partial, final_dir);
-    writeFileAtomic(checkpoints_dir / "latest.json", nlohmann::json{{"checkpoint", name}, {"step", state.step}}.dump() + "\n");
+    writeFileAtomic(checkpoints_dir / "latest.json",
+                    nlohmann::json{{"checkpoint", name}, {"step", state.step}}.dump() + "\n");
   } catch (const MixerLabError&) {
     fs::remove_all(partial);
     throw;

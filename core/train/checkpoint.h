@@ -21,9 +21,9 @@ class Optimizer;
 namespace mixerlab {
 
 struct TrainerState {
-  int64_t step = 0;       // optimizer steps completed
-  int64_t tokens = 0;     // training tokens consumed
-  double wall_s = 0;      // training wall-clock so far
+  int64_t step = 0;            // optimizer steps completed
+  int64_t tokens = 0;          // training tokens consumed
+  double wall_s = 0;           // training wall-clock so far
   DataPosition data_position;  // where the next batch comes from
   std::optional<double> best_eval_loss;
   // Train-loss average in progress (steps since the last metrics record), so a resumed run logs

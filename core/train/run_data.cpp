@@ -30,8 +30,9 @@ RunData prepareRunData(const ProjectConfig& project, const RunConfig& run, const
     log((reused ? "token cache (cached): " : "token cache built: ") + data.train_cache_path.string());
   }
   if (data.tokenizer->vocabSize() != run.model.vocab_size) {
-    throw MixerLabError("tokenizer " + data.tokenizer_path.string() + " has " + std::to_string(data.tokenizer->vocabSize()) +
-                            " tokens but run \"" + run.name + "\" expects vocab_size " + std::to_string(run.model.vocab_size),
+    throw MixerLabError("tokenizer " + data.tokenizer_path.string() + " has " +
+                            std::to_string(data.tokenizer->vocabSize()) + " tokens but run \"" + run.name +
+                            "\" expects vocab_size " + std::to_string(run.model.vocab_size),
                         "delete " + cache_dir.string() + " to retrain the tokenizer");
   }
   data.train_cache = std::make_unique<TokenCache>(TokenCache::open(data.train_cache_path));

@@ -115,7 +115,8 @@ void recordRunStart(const TrainRequest& req, const StartPlan& plan, const RunPat
   info.threads = device.threads;
   info.parameters = model.parameterCount();
   info.training_flops_per_token = estimateCost(req.run.model, req.run.train.batch_size).training_flops_per_token;
-  if (plan.kind == StartKind::Fork) info.forked_from = ForkOrigin{fs::absolute(plan.fork_checkpoint).string(), state.step};
+  if (plan.kind == StartKind::Fork)
+    info.forked_from = ForkOrigin{fs::absolute(plan.fork_checkpoint).string(), state.step};
   writeRunInfo(paths.root, info);
 }
 

@@ -31,9 +31,9 @@ struct StartPlan {
 StartPlan planRunStart(const TrainRequest& request);
 
 struct TrainDevice {
-  int threads = 0;             // CPU intra-op threads in use
+  int threads = 0;  // CPU intra-op threads in use
   c10::Device device{c10::kCPU};
-  std::string description;     // describeDevice(): recorded in run.json
+  std::string description;  // describeDevice(): recorded in run.json
 };
 
 // Threads and device for the run; warns in the log when LibTorch uses the slow reference BLAS.

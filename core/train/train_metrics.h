@@ -15,8 +15,8 @@ class TrainMetricsAccumulator {
   // Opens the first throughput interval now; the loss window continues from `state`.
   explicit TrainMetricsAccumulator(TrainerState& state);
 
-  void addTokens(int64_t tokens);  // training tokens consumed (counted even by a failed step)
-  void addStep(double step_loss);  // one completed optimizer step's mean loss
+  void addTokens(int64_t tokens);      // training tokens consumed (counted even by a failed step)
+  void addStep(double step_loss);      // one completed optimizer step's mean loss
   void addEvalSeconds(double eval_s);  // evaluation time inside the current interval
 
   // Closes the loss window and the throughput interval: the mean loss since the previous call

@@ -26,15 +26,15 @@ struct TrainProgress {
 
 struct TrainRequest {
   const ProjectConfig* project = nullptr;
-  RunConfig run;                       // already with CLI overrides applied
-  std::filesystem::path run_dir;       // runs/<run-id>
-  bool resume = false;                 // continue from the latest checkpoint if there is one
+  RunConfig run;                  // already with CLI overrides applied
+  std::filesystem::path run_dir;  // runs/<run-id>
+  bool resume = false;            // continue from the latest checkpoint if there is one
   // Fork: start a NEW run directory from this checkpoint folder (another run's step-<N>/): weights,
   // optimizer, RNG and trainer state are loaded from it, and the parent's metrics up to step N are
   // copied, so the fork draws as one line from step 0. Training settings may differ; the model
   // config must match the checkpoint's. run.json records "forked_from": {"checkpoint", "step"}.
   std::filesystem::path fork_from;
-  std::function<void(const std::string&)> on_log;        // human-readable lines (also in log.txt)
+  std::function<void(const std::string&)> on_log;         // human-readable lines (also in log.txt)
   std::function<void(const TrainProgress&)> on_progress;  // after every metrics record
   const std::atomic<bool>* stop_requested = nullptr;      // set by a signal handler or the GUI
 };

@@ -45,49 +45,56 @@ class FieldSet {
     FieldSpec spec = describe(key, FieldType::Integer, std::move(label), std::move(help));
     spec.min = static_cast<double>(min);
     spec.max = static_cast<double>(max);
-    return add(std::move(spec),
-               [key, member, min, max](JsonFields& f, Struct& s) {
-                 s.*member = static_cast<M>(f.integer(key, static_cast<int64_t>(s.*member), min, max));
-               },
-               [key, member](const Struct& s, nlohmann::json& j) { j[key] = s.*member; });
+    return add(
+        std::move(spec),
+        [key, member, min, max](JsonFields& f, Struct& s) {
+          s.*member = static_cast<M>(f.integer(key, static_cast<int64_t>(s.*member), min, max));
+        },
+        [key, member](const Struct& s, nlohmann::json& j) { j[key] = s.*member; });
   }
 
-  FieldSet& number(std::string key, double Struct::*member, double min, double max, std::string label, std::string help) {
+  FieldSet& number(std::string key, double Struct::*member, double min, double max, std::string label,
+                   std::string help) {
     FieldSpec spec = describe(key, FieldType::Number, std::move(label), std::move(help));
     spec.min = min;
     spec.max = max;
-    return add(std::move(spec),
-               [key, member, min, max](JsonFields& f, Struct& s) { s.*member = f.number(key, s.*member, min, max); },
-               [key, member](const Struct& s, nlohmann::json& j) { j[key] = s.*member; });
+    return add(
+        std::move(spec),
+        [key, member, min, max](JsonFields& f, Struct& s) { s.*member = f.number(key, s.*member, min, max); },
+        [key, member](const Struct& s, nlohmann::json& j) { j[key] = s.*member; });
   }
 
   FieldSet& boolean(std::string key, bool Struct::*member, std::string label, std::string help) {
-    return add(describe(key, FieldType::Boolean, std::move(label), std::move(help)),
-               [key, member](JsonFields& f, Struct& s) { s.*member = f.boolean(key, s.*member); },
-               [key, member](const Struct& s, nlohmann::json& j) { j[key] = s.*member; });
+    return add(
+        describe(key, FieldType::Boolean, std::move(label), std::move(help)),
+        [key, member](JsonFields& f, Struct& s) { s.*member = f.boolean(key, s.*member); },
+        [key, member](const Struct& s, nlohmann::json& j) { j[key] = s.*member; });
   }
 
   FieldSet& choice(std::string key, std::string Struct::*member, std::vector<std::string> choices, std::string label,
                    std::string help) {
     FieldSpec spec = describe(key, FieldType::Choice, std::move(label), std::move(help));
     spec.choices = choices;
-    return add(std::move(spec),
-               [key, member, choices](JsonFields& f, Struct& s) { s.*member = f.choice(key, s.*member, choices); },
-               [key, member](const Struct& s, nlohmann::json& j) { j[key] = s.*member; });
+    return add(
+        std::move(spec),
+        [key, member, choices](JsonFields& f, Struct& s) { s.*member = f.choice(key, s.*member, choices); },
+        [key, member](const Struct& s, nlohmann::json& j) { j[key] = s.*member; });
   }
 
   FieldSet& text(std::string key, std::string Struct::*member, std::string label, std::string help) {
-    return add(describe(key, FieldType::Text, std::move(label), std::move(help)),
-               [key, member](JsonFields& f, Struct& s) { s.*member = f.string(key, s.*member); },
-               [key, member](const Struct& s, nlohmann::json& j) { j[key] = s.*member; });
+    return add(
+        describe(key, FieldType::Text, std::move(label), std::move(help)),
+        [key, member](JsonFields& f, Struct& s) { s.*member = f.string(key, s.*member); },
+        [key, member](const Struct& s, nlohmann::json& j) { j[key] = s.*member; });
   }
 
   // A text field that must be present and non-empty.
   FieldSet& requiredText(std::string key, std::string Struct::*member, std::string label, std::string help) {
     FieldSpec spec = describe(key, FieldType::Text, std::move(label), std::move(help));
     spec.required = true;
-    return add(std::move(spec), [key, member](JsonFields& f, Struct& s) { s.*member = f.requiredString(key); },
-               [key, member](const Struct& s, nlohmann::json& j) { j[key] = s.*member; });
+    return add(
+        std::move(spec), [key, member](JsonFields& f, Struct& s) { s.*member = f.requiredString(key); },
+        [key, member](const Struct& s, nlohmann::json& j) { j[key] = s.*member; });
   }
 
   // A field whose JSON form the caller converts (enums, paths). `spec.key` is its key.
@@ -97,8 +104,12 @@ class FieldSet {
   }
 
   // Modifiers of the field added last.
-  FieldSet& unit(std::string u) { return last([&](FieldSpec& s) { s.unit = std::move(u); }); }
-  FieldSet& required() { return last([](FieldSpec& s) { s.required = true; }); }
+  FieldSet& unit(std::string u) {
+    return last([&](FieldSpec& s) { s.unit = std::move(u); });
+  }
+  FieldSet& required() {
+    return last([](FieldSpec& s) { s.required = true; });
+  }
   // The default is not a fixed value (it follows another setting): docs print `text`, forms leave
   // the field empty unless it is set.
   FieldSet& derivedDefault(std::string text) {
@@ -108,7 +119,9 @@ class FieldSet {
     });
   }
   // Only some model families read this field (ArchitectureInfo::model_keys says which).
-  FieldSet& familySpecific() { return last([](FieldSpec& s) { s.families = {"*"}; }); }
+  FieldSet& familySpecific() {
+    return last([](FieldSpec& s) { s.families = {"*"}; });
+  }
 
   // Reads every field present in `f` into `s` (absent fields keep the value `s` has); the caller
   // rejects unknown keys, so several sets can share one JSON object.

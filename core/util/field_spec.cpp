@@ -5,19 +5,24 @@ namespace mixerlab {
 
 std::string fieldTypeName(FieldType type) {
   switch (type) {
-    case FieldType::Integer: return "integer";
-    case FieldType::Number: return "number";
-    case FieldType::Boolean: return "boolean";
-    case FieldType::Choice: return "choice";
-    case FieldType::Text: return "text";
+    case FieldType::Integer:
+      return "integer";
+    case FieldType::Number:
+      return "number";
+    case FieldType::Boolean:
+      return "boolean";
+    case FieldType::Choice:
+      return "choice";
+    case FieldType::Text:
+      return "text";
   }
   return "text";
 }
 
 nlohmann::json FieldSpec::toJson() const {
-  nlohmann::json j = {{"key", key},     {"type", fieldTypeName(type)}, {"default", default_value},
-                      {"label", label}, {"help", help},                {"group", group},
-                      {"required", required}};
+  nlohmann::json j = {
+      {"key", key},     {"type", fieldTypeName(type)}, {"default", default_value}, {"label", label}, {"help", help},
+      {"group", group}, {"required", required}};
   if (hasBounds()) {
     j["min"] = min;
     j["max"] = max;

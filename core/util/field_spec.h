@@ -15,16 +15,16 @@ enum class FieldType { Integer, Number, Boolean, Choice, Text };
 std::string fieldTypeName(FieldType type);  // "integer", "number", "boolean", "choice", "text"
 
 struct FieldSpec {
-  std::string key;                 // the key in its JSON object ("d_model"); schemas prefix the section
+  std::string key;  // the key in its JSON object ("d_model"); schemas prefix the section
   FieldType type = FieldType::Text;
-  nlohmann::json default_value;    // the struct's default; null when the field has none (required or derived)
-  std::string default_text;        // docs wording when the default is not a plain value ("the tokenizer's")
-  double min = 0, max = 0;         // inclusive bounds of Integer and Number fields
+  nlohmann::json default_value;      // the struct's default; null when the field has none (required or derived)
+  std::string default_text;          // docs wording when the default is not a plain value ("the tokenizer's")
+  double min = 0, max = 0;           // inclusive bounds of Integer and Number fields
   std::vector<std::string> choices;  // Choice fields
-  std::string unit;                // "steps", "tokens", "s", ... (empty: none)
-  std::string label;               // short form label: "Learning rate"
-  std::string help;                // one sentence for tooltips and docs
-  std::string group;               // form and docs group: "Architecture", "Optimizer", ...
+  std::string unit;                  // "steps", "tokens", "s", ... (empty: none)
+  std::string label;                 // short form label: "Learning rate"
+  std::string help;                  // one sentence for tooltips and docs
+  std::string group;                 // form and docs group: "Architecture", "Optimizer", ...
   bool required = false;
   // Model families the field applies to (family options, family-specific model keys); empty: all.
   std::vector<std::string> families;

@@ -38,7 +38,8 @@ int64_t JsonFields::integer(const std::string& key, int64_t fallback, int64_t mi
   } else if (v->is_number_float() && std::floor(v->get<double>()) == v->get<double>()) {
     value = static_cast<int64_t>(v->get<double>());
   } else {
-    fail(key, "expected an integer between " + std::to_string(min) + " and " + std::to_string(max) + ", got " + v->dump());
+    fail(key,
+         "expected an integer between " + std::to_string(min) + " and " + std::to_string(max) + ", got " + v->dump());
   }
   if (value < min || value > max) {
     fail(key, "expected an integer between " + std::to_string(min) + " and " + std::to_string(max) + ", got " +

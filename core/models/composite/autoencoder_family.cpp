@@ -80,7 +80,8 @@ ArchitectureInfo mixerAutoencoderFamily() {
 ArchitectureInfo transformerAutoencoderFamily() {
   ArchitectureInfo info;
   info.name = "transformer_autoencoder";
-  info.description = "Transformer autoencoder: N causal Llama layers encode, last state repeated, N Llama layers decode";
+  info.description =
+      "Transformer autoencoder: N causal Llama layers encode, last state repeated, N Llama layers decode";
   info.model_keys = {"n_heads", "ff_mult", "rope_theta"};
   info.options = transformerAutoencoderOptionFields().specs();
   info.build = [](const ModelConfig& c) { return std::make_shared<TransformerAutoencoder>(c); };
@@ -88,9 +89,8 @@ ArchitectureInfo transformerAutoencoderFamily() {
     ModelConfig layers = c;  // the Llama layer checks, without this family's own options
     layers.options = nlohmann::json::object();
     findArchitecture("llama").validate(layers, problems);
-    validateOptions(c, problems, [&](JsonFields& f) {
-      readAutoencoderOptions(f, c, transformerAutoencoderOptionFields());
-    });
+    validateOptions(c, problems,
+                    [&](JsonFields& f) { readAutoencoderOptions(f, c, transformerAutoencoderOptionFields()); });
   };
   info.cost = [](const ModelConfig& c, int64_t batch_size) {
     ModelConfig llama = c;

@@ -10,10 +10,12 @@ namespace F = torch::nn::functional;
 
 namespace {
 FieldSet<AutoencoderOptions> bottleneckField() {
-  return FieldSet<AutoencoderOptions>().group("Autoencoder").integer(
-      "bottleneck", &AutoencoderOptions::bottleneck, 0, 1 << 20, "Bottleneck divisor",
-      "c > 1 inserts Linear(D -> D/c) -> Linear(D/c -> D) (bottleneck.0, bottleneck.1) on the repeated embedding; "
-      "d_model must be divisible by c");
+  return FieldSet<AutoencoderOptions>()
+      .group("Autoencoder")
+      .integer(
+          "bottleneck", &AutoencoderOptions::bottleneck, 0, 1 << 20, "Bottleneck divisor",
+          "c > 1 inserts Linear(D -> D/c) -> Linear(D/c -> D) (bottleneck.0, bottleneck.1) on the repeated embedding; "
+          "d_model must be divisible by c");
 }
 }  // namespace
 
@@ -36,10 +38,12 @@ int64_t autoencoderBottleneck(const ModelConfig& c) {
 AutoencoderBase::AutoencoderBase(const ModelConfig& c) : LanguageModel(c) {
   wte = register_module("wte", torch::nn::Embedding(c.vocab_size, c.d_model));
   if (const int64_t divisor = autoencoderBottleneck(c); divisor > 1) {
-    bottleneck = register_module("bottleneck", torch::nn::Sequential(torch::nn::Linear(c.d_model, c.d_model / divisor),
-                                                                     torch::nn::Linear(c.d_model / divisor, c.d_model)));
+    bottleneck =
+        register_module("bottleneck", torch::nn::Sequential(torch::nn::Linear(c.d_model, c.d_model / divisor),
+                                                            torch::nn::Linear(c.d_model / divisor, c.d_model)));
   }
-  lm_head = register_module("lm_head", torch::nn::Linear(torch::nn::LinearOptions(c.d_model, c.vocab_size).bias(false)));
+  lm_head =
+      register_module("lm_head", torch::nn::Linear(torch::nn::LinearOptions(c.d_model, c.vocab_size).bias(false)));
 }
 
 at::Tensor AutoencoderBase::embed(const at::Tensor& input_ids) {

@@ -13,8 +13,8 @@ const FieldSet<TransfixerOptions>& transfixerOptionFields() {
   static const auto fields =
       FieldSet<TransfixerOptions>()
           .group("Transfixer")
-          .choice("conv_placement", &TransfixerOptions::conv_placement, {"after_attention", "parallel", "before_attention"},
-                  "Conv placement",
+          .choice("conv_placement", &TransfixerOptions::conv_placement,
+                  {"after_attention", "parallel", "before_attention"}, "Conv placement",
                   "after_attention: h = x + a + Conv(a), a = o_proj(Attn(RMSNorm(x))) (the research code); parallel: "
                   "h = x + Attn(N(x)) + Conv(N(x)); before_attention: h1 = x + Conv(N_c(x)) with its own RMSNorm "
                   "conv_layernorm, then h = h1 + Attn(N(h1)); the last two are MixerLab's readings of spec 3")
@@ -79,7 +79,8 @@ TransfixerBodyImpl::TransfixerBodyImpl(const ModelConfig& c, const TransfixerOpt
 
 Transfixer::Transfixer(const ModelConfig& c) : LanguageModel(c), rotary_(c.d_model / c.n_heads, c.rope_theta) {
   model = register_module("model", TransfixerBody(c, TransfixerOptions::fromConfig(c)));
-  lm_head = register_module("lm_head", torch::nn::Linear(torch::nn::LinearOptions(c.d_model, c.vocab_size).bias(false)));
+  lm_head =
+      register_module("lm_head", torch::nn::Linear(torch::nn::LinearOptions(c.d_model, c.vocab_size).bias(false)));
   torch::NoGradGuard no_grad;
   lm_head->weight.normal_(0.0, 0.02);
 }

@@ -10,9 +10,9 @@
 #pragma once
 #include <string>
 
+#include "core/models/mixers/masked_mixer.h"
 #include "core/models/transformers/llama_transformer.h"
 #include "core/util/field_set.h"
-#include "core/models/mixers/masked_mixer.h"
 
 namespace mixerlab {
 

@@ -1,8 +1,8 @@
 // Registry entry of the Transfixer (Llama + masked token-mixing conv): builder, validation, cost.
 #include <string>
 
-#include "core/models/families.h"
 #include "core/models/composite/transfixer.h"
+#include "core/models/families.h"
 
 namespace mixerlab {
 
@@ -16,7 +16,8 @@ ArchitectureInfo transfixerFamily() {
   info.validate = [](const ModelConfig& c, std::vector<std::string>& problems) {
     validateCommonSizes(c, problems);
     validateAttentionHeads(c, /*rotary=*/true, problems);
-    if (c.tie_weights) problems.push_back("tie_weights: the transfixer's head is untied (as HF Llama); set it to false");
+    if (c.tie_weights)
+      problems.push_back("tie_weights: the transfixer's head is untied (as HF Llama); set it to false");
     validateOptions(c, problems, [](JsonFields& f) {
       TransfixerOptions o;
       transfixerOptionFields().readInto(f, o);

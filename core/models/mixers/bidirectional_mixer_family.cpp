@@ -1,8 +1,8 @@
 // Registry entry of the bidirectional masked mixer (spec section 5): builder, validation, cost.
 #include <string>
 
-#include "core/models/mixers/bidirectional_mixer.h"
 #include "core/models/families.h"
+#include "core/models/mixers/bidirectional_mixer.h"
 
 namespace mixerlab {
 

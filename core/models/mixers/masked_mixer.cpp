@@ -16,7 +16,8 @@ MaskedTokenConvImpl::MaskedTokenConvImpl(int64_t context_length, int64_t kernel_
     : context_length_(context_length), kernel_size_(kernel_size), settings_(settings) {
   // PyTorch's Conv1d default init: U(+-1/sqrt(fan_in)) with fan_in = in_channels * kernel_size.
   const double bound = 1.0 / std::sqrt(static_cast<double>(context_length * kernel_size));
-  weight = register_parameter("weight", torch::empty({context_length, context_length, kernel_size}).uniform_(-bound, bound));
+  weight =
+      register_parameter("weight", torch::empty({context_length, context_length, kernel_size}).uniform_(-bound, bound));
   bias = register_parameter("bias", torch::empty({context_length}).uniform_(-bound, bound));
   zeroMaskedEntries();
 }
@@ -86,9 +87,8 @@ MixerBlockImpl::MixerBlockImpl(const ModelConfig& c) {
   if (o.layer_norms) seq_layernorm = register_module("seq_layernorm", layerNorm());
   if (o.layer_norms && o.feed_forward != "none") patch_layernorm = register_module("patch_layernorm", layerNorm());
   if (o.mixing == "expanded") {
-    expanded = register_module(
-        "conv", std::make_shared<ExpandedTokenMixImpl>(c.context_length, o.expansion, o.expanded_bias,
-                                                       o.tokenConv().inplace_mask));
+    expanded = register_module("conv", std::make_shared<ExpandedTokenMixImpl>(
+                                           c.context_length, o.expansion, o.expanded_bias, o.tokenConv().inplace_mask));
   } else if (o.mixing == "multi_head") {
     mixerhead = register_module("mixerhead", std::make_shared<MixerHeadImpl>(c, o.mixing_heads, o.tokenConv()));
   } else {
@@ -100,9 +100,9 @@ MixerBlockImpl::MixerBlockImpl(const ModelConfig& c) {
                                                                  torch::nn::Linear(inner, c.d_model)));
   } else if (o.feed_forward == "linear") {
     // Identity in the GELU's slot keeps the tensor names patch_ff.0.* / patch_ff.2.*.
-    patch_ff = register_module("patch_ff", torch::nn::Sequential(torch::nn::Linear(c.d_model, inner),
-                                                                 torch::nn::Identity(),
-                                                                 torch::nn::Linear(inner, c.d_model)));
+    patch_ff =
+        register_module("patch_ff", torch::nn::Sequential(torch::nn::Linear(c.d_model, inner), torch::nn::Identity(),
+                                                          torch::nn::Linear(inner, c.d_model)));
   }
 }
 

@@ -51,9 +51,9 @@ class MixerBlockImpl : public torch::nn::Module {
   at::Tensor forward(const at::Tensor& x);
   std::vector<MaskedTokenConvImpl*> squareConvs();  // the flat conv or every head's conv
   torch::nn::LayerNorm seq_layernorm{nullptr}, patch_layernorm{nullptr};
-  MaskedTokenConv conv{nullptr};                        // mixing "flat": conv.weight [T,T,k]
-  std::shared_ptr<ExpandedTokenMixImpl> expanded;       // mixing "expanded": conv.0.*, conv.2.*
-  std::shared_ptr<MixerHeadImpl> mixerhead;             // mixing "multi_head": mixerhead.*
+  MaskedTokenConv conv{nullptr};                   // mixing "flat": conv.weight [T,T,k]
+  std::shared_ptr<ExpandedTokenMixImpl> expanded;  // mixing "expanded": conv.0.*, conv.2.*
+  std::shared_ptr<MixerHeadImpl> mixerhead;        // mixing "multi_head": mixerhead.*
   torch::nn::Sequential patch_ff{nullptr};
 
  private:

@@ -27,7 +27,7 @@ TORCH_MODULE(RectMaskedConv);
 class ExpandedTokenMixImpl : public torch::nn::Module {
  public:
   ExpandedTokenMixImpl(int64_t context_length, int64_t expansion, bool bias, bool inplace_mask);
-  at::Tensor forward(const at::Tensor& x);  // [B, L, D] -> [B, L, D]
+  at::Tensor forward(const at::Tensor& x);        // [B, L, D] -> [B, L, D]
   RectMaskedConv conv0{nullptr}, conv2{nullptr};  // registered as "0" and "2"
 
  private:

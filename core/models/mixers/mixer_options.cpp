@@ -35,7 +35,8 @@ const FieldSet<MixerOptions>& mixerOptionFields() {
                   "inplace_compat: overwrite the stored weight with its masked form each forward, so masked entries "
                   "get gradients that count in clipping (spec 0, 13.9)")
           .group("Ablations")
-          .boolean("layer_norms", &MixerOptions::layer_norms, "LayerNorms", "false: no LayerNorms (NearLinearMixer, spec 6)")
+          .boolean("layer_norms", &MixerOptions::layer_norms, "LayerNorms",
+                   "false: no LayerNorms (NearLinearMixer, spec 6)")
           .choice("feed_forward", &MixerOptions::feed_forward, {"gelu", "linear", "none"}, "Feed-forward",
                   "linear: two Linears without GELU; none: no feed-forward sublayer (spec 6)")
           .boolean("residual", &MixerOptions::residual, "Residual adds",
@@ -43,8 +44,9 @@ const FieldSet<MixerOptions>& mixerOptionFields() {
                    "lm_head(conv(wte[x])) (spec 6)")
           .choice("head_activation", &MixerOptions::head_activation, {"none", "relu"}, "Head activation",
                   "relu: ReLU before the head (LinearMixer, spec 6)")
-          .number("ff_dropout", &MixerOptions::ff_dropout, 0.0, 0.9, "Feed-forward dropout",
-                  "dropout after the first feed-forward Linear, before GELU; paper-era autoencoders used 0.05 (spec 4)");
+          .number(
+              "ff_dropout", &MixerOptions::ff_dropout, 0.0, 0.9, "Feed-forward dropout",
+              "dropout after the first feed-forward Linear, before GELU; paper-era autoencoders used 0.05 (spec 4)");
   return fields;
 }
 
@@ -75,8 +77,9 @@ void checkMixerOptionCombinations(const ModelConfig& c, const MixerOptions& o, s
     problems.push_back("options.mixing_weights: \"" + o.mixing_weights + "\" supports kernel_size 1 only, got " + k);
   }
   if (o.mixing_weights != "masked" && o.mask_mode != "graph") {
-    problems.push_back("options.mask_mode: \"inplace_compat\" applies to mixing_weights \"masked\" only "
-                       "(softmax_compat already rewrites the weights in place)");
+    problems.push_back(
+        "options.mask_mode: \"inplace_compat\" applies to mixing_weights \"masked\" only "
+        "(softmax_compat already rewrites the weights in place)");
   }
   if (o.mixing == "multi_head" && c.d_model > 0 && (o.mixing_heads > c.d_model || c.d_model % o.mixing_heads != 0)) {
     problems.push_back("options.mixing_heads: d_model " + std::to_string(c.d_model) + " must be divisible by " +

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "core/models/model_config.h"
 #include "core/util/field_set.h"
 #include "core/util/json_fields.h"
-#include "core/models/model_config.h"
 #include "kernels/masked_token_mix.h"
 
 namespace mixerlab {
@@ -32,7 +32,7 @@ struct MixerOptions {
   std::string mixing = "flat";  // flat | expanded | multi_head
   int64_t expansion = 2;        // expanded: intermediate token channels = expansion * T
   bool expanded_bias = true;
-  int64_t mixing_heads = 4;     // multi_head: number of heads (d_model divisible)
+  int64_t mixing_heads = 4;               // multi_head: number of heads (d_model divisible)
   std::string mixing_weights = "masked";  // masked | softmax | softmax_compat
   std::string mask_mode = "graph";        // graph | inplace_compat
   bool layer_norms = true;

@@ -23,13 +23,16 @@ const FieldSet<MambaOptions>& mambaOptionFields() {
       FieldSet<MambaOptions>()
           .group("Selective SSM")
           .integer("d_state", &MambaOptions::d_state, 1, 1024, "State size (N)", "SSM state size per channel")
-          .integer("d_conv", &MambaOptions::d_conv, 1, 64, "Conv kernel (time)", "kernel of the causal depthwise conv over time")
+          .integer("d_conv", &MambaOptions::d_conv, 1, 64, "Conv kernel (time)",
+                   "kernel of the causal depthwise conv over time")
           .integer("expand", &MambaOptions::expand, 1, 64, "Inner expansion", "inner width E = expand x D")
-          .integer("dt_rank", &MambaOptions::dt_rank, 0, 1 << 20, "Step-size rank", "rank of the step-size projection; 0 = ceil(D/16)")
+          .integer("dt_rank", &MambaOptions::dt_rank, 0, 1 << 20, "Step-size rank",
+                   "rank of the step-size projection; 0 = ceil(D/16)")
           .choice("scan", &MambaOptions::scan, {"parallel", "chunked", "sequential"}, "Scan",
                   "parallel (log-depth odd/even scan), chunked (parallel within chunks, sequential carry) or "
                   "sequential (the reference loop); all three agree to 1e-5")
-          .integer("chunk_size", &MambaOptions::chunk_size, 1, 1 << 20, "Scan chunk", "chunk length of the chunked scan")
+          .integer("chunk_size", &MambaOptions::chunk_size, 1, 1 << 20, "Scan chunk",
+                   "chunk length of the chunked scan")
           .unit("positions");
   return fields;
 }
@@ -83,13 +86,13 @@ at::Tensor MambaMixerImpl::forward(const at::Tensor& x) {
   // Causal depthwise conv over time: padding d_conv-1 on both sides, keep the first L outputs, so
   // output t sees inputs t-d_conv+1 .. t only.
   const at::Tensor conv = conv1d->forward(u_in.transpose(1, 2)).narrow(2, 0, length).transpose(1, 2);
-  const at::Tensor u = F::silu(conv);                         // [B, L, E]
-  const at::Tensor params = x_proj->forward(u);               // [B, L, R + 2N]
+  const at::Tensor u = F::silu(conv);            // [B, L, E]
+  const at::Tensor params = x_proj->forward(u);  // [B, L, R + 2N]
   const at::Tensor dt_low = params.narrow(-1, 0, dt_rank_);
   const at::Tensor B = params.narrow(-1, dt_rank_, state_);
   const at::Tensor C = params.narrow(-1, dt_rank_ + state_, state_);
   const at::Tensor delta = F::softplus(dt_proj->forward(dt_low));  // [B, L, E]
-  const at::Tensor A = -torch::exp(A_log);                          // [E, N]
+  const at::Tensor A = -torch::exp(A_log);                         // [E, N]
   const at::Tensor y = kernels::selectiveScan(u, delta, A, B.contiguous(), C.contiguous(), D, scan_, chunk_size_);
   return out_proj->forward(y * F::silu(z));
 }

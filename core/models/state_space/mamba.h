@@ -12,22 +12,22 @@
 #include <torch/nn/modules/embedding.h>
 #include <torch/nn/modules/linear.h>
 
-#include "core/util/field_set.h"
-#include "core/util/json_fields.h"
 #include "core/models/language_model.h"
 #include "core/models/transformers/llama_transformer.h"  // RMSNorm
+#include "core/util/field_set.h"
+#include "core/util/json_fields.h"
 #include "kernels/selective_scan.h"
 
 namespace mixerlab {
 
 // The family's `options` (see docs in mamba_family.cpp and the final report).
 struct MambaOptions {
-  int64_t d_state = 16;      // N: state size per channel
-  int64_t d_conv = 4;        // causal depthwise conv kernel over time
-  int64_t expand = 2;        // E = expand * D
-  int64_t dt_rank = 0;       // 0: ceil(D / 16)
+  int64_t d_state = 16;  // N: state size per channel
+  int64_t d_conv = 4;    // causal depthwise conv kernel over time
+  int64_t expand = 2;    // E = expand * D
+  int64_t dt_rank = 0;   // 0: ceil(D / 16)
   std::string scan = "parallel";
-  int64_t chunk_size = 64;   // positions per chunk for scan = "chunked"
+  int64_t chunk_size = 64;  // positions per chunk for scan = "chunked"
 };
 // The option fields (the one declaration behind parser, schema, form and docs).
 const FieldSet<MambaOptions>& mambaOptionFields();

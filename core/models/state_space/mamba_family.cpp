@@ -39,8 +39,8 @@ ArchitectureInfo mambaFamily() {
       LayerCost layer;
       layer.name = "backbone.layers." + std::to_string(i);
       layer.parameters = blockParameters(c.d_model, o);
-      layer.forward_flops_per_token = 2.0 * D * 2.0 * E + 2.0 * E * (R + 2.0 * N) + 2.0 * R * E + 2.0 * E * D +
-                                      2.0 * E * K + 6.0 * E * N;
+      layer.forward_flops_per_token =
+          2.0 * D * 2.0 * E + 2.0 * E * (R + 2.0 * N) + 2.0 * R * E + 2.0 * E * D + 2.0 * E * K + 6.0 * E * N;
       // norm in/out (2D), in_proj out (2E), conv out and SiLU (2E), x_proj out (R+2N), dt before and
       // after softplus (2E), dt*A, dt*B*u and h (3EN), y, SiLU(z), gated y (3E).
       layer.activation_bytes = tokens * (2.0 * D + 9.0 * E + R + 2.0 * N + 3.0 * E * N) * 4.0;

@@ -24,17 +24,18 @@ BidirectionalTransformer::BidirectionalTransformer(const ModelConfig& c)
   wte = register_module("wte", torch::nn::Embedding(c.vocab_size, c.d_model));
   forward_model = register_module("forward_model", LlamaLayerStack(c));
   reverse_model = register_module("reverse_model", LlamaLayerStack(c));
-  lm_head = register_module("lm_head", torch::nn::Linear(torch::nn::LinearOptions(c.d_model, c.vocab_size).bias(false)));
+  lm_head =
+      register_module("lm_head", torch::nn::Linear(torch::nn::LinearOptions(c.d_model, c.vocab_size).bias(false)));
 }
 
 at::Tensor BidirectionalTransformer::hiddenStates(const at::Tensor& input_ids) {
   auto e = wte->forward(input_ids);
   const int64_t length = e.size(1);
-  auto f = forward_model->forward(e, rotary_);                              // F[t] saw tokens <= t
-  auto r = reverse_model->forward(e.flip({1}), rotary_).flip({1});          // R[t] saw tokens >= t
+  auto f = forward_model->forward(e, rotary_);                      // F[t] saw tokens <= t
+  auto r = reverse_model->forward(e.flip({1}), rotary_).flip({1});  // R[t] saw tokens >= t
   auto zero = torch::zeros_like(e.narrow(1, 0, 1));
-  auto f_shifted = torch::cat({zero, f.narrow(1, 0, length - 1)}, 1);      // F~[t] = F[t-1], F~[0] = 0
-  auto r_shifted = torch::cat({r.narrow(1, 1, length - 1), zero}, 1);      // R~[t] = R[t+1], R~[L-1] = 0
+  auto f_shifted = torch::cat({zero, f.narrow(1, 0, length - 1)}, 1);  // F~[t] = F[t-1], F~[0] = 0
+  auto r_shifted = torch::cat({r.narrow(1, 1, length - 1), zero}, 1);  // R~[t] = R[t+1], R~[L-1] = 0
   return f_shifted + r_shifted;
 }
 

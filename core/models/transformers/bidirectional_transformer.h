@@ -21,8 +21,8 @@ TORCH_MODULE(LlamaLayerStack);
 class BidirectionalTransformer : public LanguageModel {
  public:
   explicit BidirectionalTransformer(const ModelConfig& config);
-  at::Tensor forward(const at::Tensor& input_ids) override;       // logits at t predict token t
-  at::Tensor hiddenStates(const at::Tensor& input_ids) override;  // F~ + R~ [B, L, D]
+  at::Tensor forward(const at::Tensor& input_ids) override;                            // logits at t predict token t
+  at::Tensor hiddenStates(const at::Tensor& input_ids) override;                       // F~ + R~ [B, L, D]
   at::Tensor loss(const at::Tensor& logits, const at::Tensor& labels) const override;  // no shift
   int64_t targetCount(const at::Tensor& labels) const override;
   int64_t predictionOffset() const override { return 0; }  // logits at t score token t

@@ -1,21 +1,23 @@
 // Registry entry of the bidirectional transformer (spec section 5): builder, validation, cost.
 #include <string>
 
-#include "core/models/transformers/bidirectional_transformer.h"
 #include "core/models/families.h"
+#include "core/models/transformers/bidirectional_transformer.h"
 
 namespace mixerlab {
 
 ArchitectureInfo bidirectionalTransformerFamily() {
   ArchitectureInfo info;
   info.name = "bidirectional_transformer";
-  info.description = "Bidirectional transformer: forward + reverse causal Llama stacks, token t predicted from t-1 and t+1";
+  info.description =
+      "Bidirectional transformer: forward + reverse causal Llama stacks, token t predicted from t-1 and t+1";
   info.model_keys = {"n_heads", "ff_mult", "rope_theta"};
   info.build = [](const ModelConfig& c) { return std::make_shared<BidirectionalTransformer>(c); };
   info.validate = [](const ModelConfig& c, std::vector<std::string>& problems) {
     validateCommonSizes(c, problems);
     validateAttentionHeads(c, /*rotary=*/true, problems);
-    if (c.tie_weights) problems.push_back("tie_weights: the bidirectional transformer's head is untied; set it to false");
+    if (c.tie_weights)
+      problems.push_back("tie_weights: the bidirectional transformer's head is untied; set it to false");
     validateOptions(c, problems, [](JsonFields&) {});
   };
   info.cost = [](const ModelConfig& c, int64_t batch_size) {

@@ -9,7 +9,8 @@ namespace mixerlab {
 ArchitectureInfo gptFamily() {
   ArchitectureInfo info;
   info.name = "gpt";
-  info.description = "GPT baseline (HF OpenAIGPT): learned positions, post-LN, fused QKV, GELU(tanh), dropout, tied head";
+  info.description =
+      "GPT baseline (HF OpenAIGPT): learned positions, post-LN, fused QKV, GELU(tanh), dropout, tied head";
   info.model_keys = {"n_heads", "ff_mult", "objective", "mtp_tokens"};
   info.options = gptOptionFields().specs();
   info.build = [](const ModelConfig& c) { return std::make_shared<GptTransformer>(c); };

@@ -86,7 +86,6 @@ GptBodyImpl::GptBodyImpl(const ModelConfig& c, double dropout) {
   for (int64_t i = 0; i < c.n_layers; ++i) h->push_back(GptBlock(c, dropout));
 }
 
-
 const FieldSet<GptOptions>& gptOptionFields() {
   static const auto fields = FieldSet<GptOptions>().group("GPT").number(
       "dropout", &GptOptions::dropout, 0.0, 0.9, "Dropout",

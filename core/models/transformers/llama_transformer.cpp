@@ -31,7 +31,8 @@ at::Tensor RMSNormImpl::forward(const at::Tensor& x) {
 
 at::Tensor RotaryTables::apply(const at::Tensor& x) {
   const int64_t length = x.size(2);
-  if (!cos_.defined() || cos_.size(0) < length || cos_.device() != x.device() || cos_.scalar_type() != x.scalar_type()) {
+  if (!cos_.defined() || cos_.size(0) < length || cos_.device() != x.device() ||
+      cos_.scalar_type() != x.scalar_type()) {
     auto opts = torch::TensorOptions().dtype(torch::kFloat64);
     auto inv_freq = torch::pow(theta_, -torch::arange(0, head_dim_, 2, opts) / static_cast<double>(head_dim_));
     auto positions = torch::arange(length, opts);
