@@ -32,7 +32,8 @@ const FieldSet<AutoencoderOptions>& transformerAutoencoderOptionFields() {
 }
 
 int64_t autoencoderBottleneck(const ModelConfig& c) {
-  return c.options.is_object() ? c.options.value("bottleneck", int64_t{0}) : 0;
+  // readStored: the mixer autoencoder's options also hold its blocks' keys.
+  return mixerAutoencoderOptionFields().readStored(c.options).bottleneck;
 }
 
 AutoencoderBase::AutoencoderBase(const ModelConfig& c) : LanguageModel(c) {

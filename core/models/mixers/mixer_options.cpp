@@ -56,12 +56,7 @@ MixerOptions readMixerOptions(JsonFields& f) {
   return o;
 }
 
-MixerOptions mixerOptions(const ModelConfig& c) {
-  JsonFields f(c.options.is_null() ? nlohmann::json::object() : c.options, "", "options");
-  auto o = readMixerOptions(f);
-  f.rejectUnknownKeys();
-  return o;
-}
+MixerOptions mixerOptions(const ModelConfig& c) { return mixerOptionFields().read(c.options, "", "options"); }
 
 void checkMixerOptionCombinations(const ModelConfig& c, const MixerOptions& o, std::vector<std::string>& problems) {
   const std::string k = std::to_string(c.kernel_size);

@@ -44,8 +44,7 @@ MambaOptions readMambaOptions(JsonFields& f) {
 }
 
 MambaOptions mambaOptions(const ModelConfig& c) {
-  JsonFields fields(c.options.is_null() ? nlohmann::json::object() : c.options, "", "options");
-  MambaOptions o = readMambaOptions(fields);
+  MambaOptions o = mambaOptionFields().read(c.options, "", "options");
   if (o.dt_rank == 0) o.dt_rank = (c.d_model + 15) / 16;  // ceil(D / 16)
   return o;
 }
