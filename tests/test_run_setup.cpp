@@ -57,6 +57,26 @@ class TestRunSetup : public QObject {
   Q_OBJECT
 
  private Q_SLOTS:
+  // The dialog checks edits against the project JSON it was given (the open document), not by
+  // re-reading project.json on every keystroke: it keeps validating after the file is gone.
+  void editsAreCheckedWithoutRereadingTheFile() {
+    const auto dir = testing::makeScratchDir("setup-source");
+    std::filesystem::copy(testing::sourceDir() / "projects/demo/project.json", dir / "project.json");
+    std::filesystem::create_directories(dir / "data");
+    for (const char* f : {"stories-a.txt", "stories-b.txt"}) {
+      std::filesystem::copy(testing::sourceDir() / "projects/demo/data" / f, dir / "data" / f);
+    }
+    const QString file = QString::fromStdString((dir / "project.json").string());
+    const gui::ProjectSource source = gui::readProjectSource(file);
+    QVERIFY(source.error.isEmpty());
+    gui::RunSetupDialog dialog(source, gui::projectRun(file, "mixer"));
+    std::filesystem::remove(dir / "project.json");
+    typeInto(dialog, "model.d_model", "128");
+    QVERIFY2(dialog.isValid(), qPrintable(dialog.errors().values().join("; ")));
+    typeInto(dialog, "model.d_model", "-3");
+    QVERIFY(dialog.errors().contains("model.d_model"));
+  }
+
   void filledFormIsAcceptedByTheCore() {
     gui::RunSetupDialog dialog(demoProject(), QJsonObject{{"name", "new-run"}});
     dialog.show();

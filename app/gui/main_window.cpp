@@ -286,7 +286,7 @@ void MainWindow::onNewProject() {
 
 QString MainWindow::editRunInDialog(const QJsonObject& initial, const QString& replace_name) {
   if (!document_->isOpen()) return "open a project first";
-  RunSetupDialog dialog(document_->filePath(), initial, this);
+  RunSetupDialog dialog(ProjectSource{document_->json(), document_->filePath(), {}}, initial, this);
   QStringList reserved = runs_->runNames();  // the project's runs and any other run directory (forks)
   reserved.removeAll(replace_name);
   dialog.setReservedNames(reserved);

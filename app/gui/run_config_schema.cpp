@@ -47,12 +47,11 @@ FieldSpec formField(const mixerlab::FieldSpec& spec) {
 }
 
 // Parses the project with `run` as its only run; throws what parseProject throws.
-ProjectConfig parseWithRun(const QJsonObject& run, const QString& project_file) {
-  QString error;
-  nlohmann::json document = readProjectJson(project_file, &error);
-  if (!error.isEmpty()) throw MixerLabError(error.toStdString());
+ProjectConfig parseWithRun(const QJsonObject& run, const ProjectSource& project) {
+  if (!project.error.isEmpty()) throw MixerLabError(project.error.toStdString());
+  nlohmann::json document = toNlohmann(project.document);
   document["runs"] = nlohmann::json::array({toNlohmann(run)});
-  return parseProject(document, project_file.toStdString());
+  return parseProject(document, project.file.toStdString());
 }
 
 // "file: runs[0].model.d_model: expected ..." -> {"model.d_model", "expected ..."}.
@@ -103,22 +102,43 @@ QVector<FieldSpec> runSchema() {
   return out;
 }
 
+ProjectSource readProjectSource(const QString& project_file) {
+  ProjectSource source;
+  source.file = project_file;
+  const nlohmann::json document = readProjectJson(project_file, &source.error);
+  if (source.error.isEmpty()) source.document = toQtObject(document);
+  return source;
+}
+
 QMap<QString, QString> validateRun(const QJsonObject& run, const QString& project_file) {
+  return validateRun(run, readProjectSource(project_file));
+}
+QString costPreview(const QJsonObject& run, const QString& project_file) {
+  return costPreview(run, readProjectSource(project_file));
+}
+QJsonObject withProjectDefaults(const QJsonObject& run, const QString& project_file) {
+  return withProjectDefaults(run, readProjectSource(project_file));
+}
+QJsonObject resolvedRun(const QJsonObject& run, const QString& project_file, QString* error) {
+  return resolvedRun(run, readProjectSource(project_file), error);
+}
+
+QMap<QString, QString> validateRun(const QJsonObject& run, const ProjectSource& project) {
   try {
-    parseWithRun(run, project_file);
+    parseWithRun(run, project);
     return {};
   } catch (const MixerLabError& e) {
-    const auto [key, message] = splitError(e, project_file);
+    const auto [key, message] = splitError(e, project.file);
     return {{key, message}};
   } catch (const std::exception& e) {
     return {{QString(), QString::fromStdString(e.what())}};
   }
 }
 
-QString costPreview(const QJsonObject& run, const QString& project_file) {
+QString costPreview(const QJsonObject& run, const ProjectSource& project) {
   RunConfig rc;
   try {
-    rc = parseWithRun(run, project_file).runs.at(0);
+    rc = parseWithRun(run, project).runs.at(0);
   } catch (const std::exception&) {
     return "(no preview: fix the highlighted settings)";
   }
@@ -146,10 +166,9 @@ QString costPreview(const QJsonObject& run, const QString& project_file) {
   return lines.join('\n');
 }
 
-QJsonObject withProjectDefaults(const QJsonObject& run, const QString& project_file) {
-  QString error;
-  const nlohmann::json document = readProjectJson(project_file, &error);
-  if (!error.isEmpty() || !document.contains("defaults") || !document.at("defaults").is_object()) return run;
+QJsonObject withProjectDefaults(const QJsonObject& run, const ProjectSource& project) {
+  if (!project.document.value("defaults").isObject()) return run;
+  const nlohmann::json document = toNlohmann(project.document);
   const nlohmann::json run_json = toNlohmann(run);
   QJsonObject out = run;
   for (const QString section : {"model", "train"}) {
@@ -161,9 +180,9 @@ QJsonObject withProjectDefaults(const QJsonObject& run, const QString& project_f
   return out;
 }
 
-QJsonObject resolvedRun(const QJsonObject& run, const QString& project_file, QString* error) {
+QJsonObject resolvedRun(const QJsonObject& run, const ProjectSource& project, QString* error) {
   try {
-    return toQtObject(parseWithRun(run, project_file).runs.at(0).toJson());
+    return toQtObject(parseWithRun(run, project).runs.at(0).toJson());
   } catch (const std::exception& e) {
     if (error) *error = QString::fromStdString(e.what());
     return {};

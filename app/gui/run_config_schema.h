@@ -15,6 +15,23 @@ namespace mixerlab::gui {
 // Every field of the run-setup form: name, architecture and family options, training, budget.
 QVector<widgets::FieldSpec> runSchema();
 
+// The project a run is checked against: its document as written (ProjectDocument::json(), or read
+// once from the file) and its path, against which relative corpus paths resolve. The form checks
+// every keystroke against this copy, so nothing is read from disk while the user types.
+struct ProjectSource {
+  QJsonObject document;
+  QString file;
+  QString error;  // why the file could not be read (then every check reports it)
+};
+ProjectSource readProjectSource(const QString& project_file);
+
+QMap<QString, QString> validateRun(const QJsonObject& run, const ProjectSource& project);
+QString costPreview(const QJsonObject& run, const ProjectSource& project);
+QJsonObject withProjectDefaults(const QJsonObject& run, const ProjectSource& project);
+QJsonObject resolvedRun(const QJsonObject& run, const ProjectSource& project, QString* error = nullptr);
+
+// The same, reading the project file first (for callers that hold only a path).
+
 // Validates `run` as the only run of the project in `project_file` (its corpus, tokenizer and
 // defaults). Returns {} when valid, else key -> message, e.g. {"model.d_model": "expected an integer
 // between 1 and 1048576, got -3"}; problems without a field of the run are under "".

@@ -15,7 +15,11 @@
 namespace mixerlab::gui {
 
 RunSetupDialog::RunSetupDialog(const QString& project_file, const QJsonObject& initial_run, QWidget* parent)
-    : QDialog(parent), project_file_(project_file) {
+    : RunSetupDialog(readProjectSource(project_file), initial_run, parent) {}
+
+RunSetupDialog::RunSetupDialog(const ProjectSource& project, const QJsonObject& initial_run, QWidget* parent)
+    : QDialog(parent), project_(project) {
+  const QString project_file = project.file;
   setWindowTitle(tr("Run setup — %1").arg(QFileInfo(project_file).fileName()));
   auto* layout = new QVBoxLayout(this);
   auto* intro = new QLabel(tr("Project: %1. Settings left at the project's defaults are shown filled in; "
@@ -26,7 +30,7 @@ RunSetupDialog::RunSetupDialog(const QString& project_file, const QJsonObject& i
   layout->addWidget(intro);
   form_ = new widgets::ConfigForm;
   form_->setSchema(runSchema());
-  form_->setValues(withProjectDefaults(initial_run, project_file));
+  form_->setValues(withProjectDefaults(initial_run, project_));
   auto* scroll = new QScrollArea(this);
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
@@ -55,13 +59,13 @@ void RunSetupDialog::setReservedNames(const QStringList& names) {
 
 void RunSetupDialog::revalidate() {
   const QJsonObject current = run();
-  errors_ = validateRun(current, project_file_);
+  errors_ = validateRun(current, project_);
   const QString name = current.value("name").toString();
   if (errors_.isEmpty() && reserved_names_.contains(name)) {
     errors_.insert("name", tr("the project already has a run named \"%1\"").arg(name));
   }
   form_->setFieldErrors(errors_);
-  form_->setPreviewText(costPreview(current, project_file_));
+  form_->setPreviewText(costPreview(current, project_));
   okButton()->setEnabled(errors_.isEmpty());
 }
 

@@ -7,6 +7,8 @@
 #include <QMap>
 #include <QStringList>
 
+#include "app/gui/run_config_schema.h"
+
 class QDialogButtonBox;
 class QPushButton;
 
@@ -21,6 +23,9 @@ class RunSetupDialog : public QDialog {
  public:
   // `initial_run` is a run object as written in a project file ({"name", "model", "train"}); the
   // project's defaults are shown for the keys it leaves out.
+  // Checks against `project` (the open ProjectDocument's JSON): nothing is read from disk per edit.
+  RunSetupDialog(const ProjectSource& project, const QJsonObject& initial_run, QWidget* parent = nullptr);
+  // Reads `project_file` once.
   RunSetupDialog(const QString& project_file, const QJsonObject& initial_run, QWidget* parent = nullptr);
 
   // The edited run: every shown field plus any keys of initial_run the form does not cover.
@@ -36,7 +41,7 @@ class RunSetupDialog : public QDialog {
  private:
   void revalidate();
 
-  QString project_file_;
+  ProjectSource project_;
   QStringList reserved_names_;
   QMap<QString, QString> errors_;
   widgets::ConfigForm* form_ = nullptr;
