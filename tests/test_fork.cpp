@@ -92,6 +92,21 @@ class TestFork : public QObject {
     QVERIFY(threw);
     QVERIFY(!fs::exists(target / "run.json"));
   }
+
+  // A checkpoint written before a model key existed (here: no "mtp_tokens" in its config.json)
+  // still forks into a run that leaves the key at its default: configs are compared parsed.
+  void forkFromAnOlderCheckpointConfig() {
+    const fs::path source = dir_ / "runs" / "parent" / "checkpoints" / "step-00000008";
+    const fs::path old_checkpoint = dir_ / "old-checkpoint" / "checkpoints" / "step-00000008";
+    fs::create_directories(old_checkpoint.parent_path());
+    fs::copy(source, old_checkpoint, fs::copy_options::recursive);
+    auto config = readCheckpointConfig(old_checkpoint);
+    config["model"].erase("mtp_tokens");
+    writeFileAtomic(checkpointConfigFile(old_checkpoint), config.dump(2));
+    RunConfig run = project_.run("mixer");
+    run.train.max_steps = 9;
+    QCOMPARE(train(project_, run, dir_ / "runs" / "from-old", old_checkpoint).state, RunState::Finished);
+  }
 };
 
 QTEST_MAIN(TestFork)

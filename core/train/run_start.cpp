@@ -28,7 +28,9 @@ void checkResumableConfig(const RunPaths& paths, const RunConfig& run) {
 
 // Refuses to fork from a checkpoint whose model differs from the run's model config.
 void checkForkableConfig(const fs::path& checkpoint_dir, const RunConfig& run) {
-  const auto stored_model = readCheckpointConfig(checkpoint_dir).at("model");
+  // Compared in parsed form, as resume does, so a checkpoint written before a newer model key
+  // existed still matches a config that leaves that key at its default.
+  const nlohmann::json stored_model = ModelConfig::fromJson(readCheckpointConfig(checkpoint_dir).at("model")).toJson();
   if (stored_model != run.model.toJson()) {
     throw MixerLabError("cannot fork run \"" + run.name + "\" from " + checkpoint_dir.string() +
                             ": the checkpoint's model config " + stored_model.dump() +
