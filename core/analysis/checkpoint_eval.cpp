@@ -12,7 +12,7 @@ namespace mixerlab {
 namespace fs = std::filesystem;
 
 ProjectConfig checkpointProject(const fs::path& dir, const nlohmann::json& config) {
-  fs::path source = dir / "config.json";
+  fs::path source = checkpointConfigFile(dir);
   if (config.contains("project_file") &&
       fs::exists(fs::path(config.at("project_file").get<std::string>()).parent_path())) {
     source = config.at("project_file").get<std::string>();

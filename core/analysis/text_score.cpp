@@ -16,18 +16,20 @@ TextScore scoreText(const fs::path& checkpoint, const std::string& text) {
   configureCpuThreads(0);
   auto model = loadModelFromCheckpoint(dir);
   model->eval();
-  const Tokenizer tokenizer = Tokenizer::load(dir / "tokenizer.model");
+  const Tokenizer tokenizer = Tokenizer::load(checkpointTokenizerFile(dir));
   const std::vector<int> ids = tokenizer.encode(text);
   const int64_t context = model->config().context_length;
-  if (ids.empty()) throw MixerLabError("--text encodes to no tokens", "pass some text to score");
+  if (ids.empty()) throw MixerLabError("the text to score encodes to no tokens", "pass some text to score");
   if (static_cast<int64_t>(ids.size()) > context) {
-    throw MixerLabError(
-        "--text has " + std::to_string(ids.size()) + " tokens but the model's context is " + std::to_string(context),
-        "score a shorter text");
+    throw MixerLabError("the text to score has " + std::to_string(ids.size()) + " tokens but the model's context is " +
+                            std::to_string(context),
+                        "score a shorter text");
   }
   torch::NoGradGuard no_grad;
   auto input = torch::tensor(std::vector<int64_t>(ids.begin(), ids.end()), torch::kLong).unsqueeze(0);
   auto log_probs = torch::log_softmax(model->forward(input), -1)[0];  // [L, V]
+  // Causal LMs score token t with the logits at t-1; bidirectional models and autoencoders with
+  // the logits at t (predictionOffset 0), so every token gets a score.
   const int64_t offset = model->predictionOffset();
   TextScore score;
   score.checkpoint = dir;

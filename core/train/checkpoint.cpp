@@ -78,8 +78,8 @@ fs::path saveCheckpoint(const fs::path& checkpoints_dir, LanguageModel& model, t
     optimizer.save(archive);
     archive.save_to((partial / "optimizer.pt").string());
     torch::save(at::detail::getDefaultCPUGenerator().get_state(), (partial / "rng.pt").string());
-    writeFileAtomic(partial / "config.json", checkpoint_config.dump(2) + "\n");
-    if (!tokenizer_model.empty()) fs::copy_file(tokenizer_model, partial / "tokenizer.model");
+    writeFileAtomic(checkpointConfigFile(partial), checkpoint_config.dump(2) + "\n");
+    if (!tokenizer_model.empty()) fs::copy_file(tokenizer_model, checkpointTokenizerFile(partial));
     writeFileAtomic(partial / "trainer_state.json", state.toJson().dump(2) + "\n");
     syncDirectory(partial);
     fs::remove_all(final_dir);  // a resumed run may redo a step it had checkpointed
@@ -122,11 +122,14 @@ fs::path resolveCheckpointDir(const fs::path& path) {
                       "pass a run folder (runs/<run-id>), its checkpoints/ folder or a checkpoints/step-N folder");
 }
 
+fs::path checkpointConfigFile(const fs::path& checkpoint_dir) { return checkpoint_dir / "config.json"; }
+fs::path checkpointTokenizerFile(const fs::path& checkpoint_dir) { return checkpoint_dir / "tokenizer.model"; }
+
 nlohmann::json readCheckpointConfig(const fs::path& dir) {
   try {
-    return nlohmann::json::parse(readFile(dir / "config.json"));
+    return nlohmann::json::parse(readFile(checkpointConfigFile(dir)));
   } catch (const nlohmann::json::exception& e) {
-    throw MixerLabError((dir / "config.json").string() + ": malformed: " + e.what(), "use another checkpoint");
+    throw MixerLabError(checkpointConfigFile(dir).string() + ": malformed: " + e.what(), "use another checkpoint");
   }
 }
 

@@ -47,6 +47,9 @@ std::optional<std::filesystem::path> latestCheckpoint(const std::filesystem::pat
 std::filesystem::path resolveCheckpointDir(const std::filesystem::path& path);
 
 nlohmann::json readCheckpointConfig(const std::filesystem::path& checkpoint_dir);
+// The files of a checkpoint folder that readers open themselves (this module owns the names).
+std::filesystem::path checkpointConfigFile(const std::filesystem::path& checkpoint_dir);     // config.json
+std::filesystem::path checkpointTokenizerFile(const std::filesystem::path& checkpoint_dir);  // tokenizer.model
 TrainerState readTrainerState(const std::filesystem::path& checkpoint_dir);
 void loadModelWeights(LanguageModel& model, const std::filesystem::path& checkpoint_dir);
 // Loads exported tensors (exportTensors() / a research safetensors file) into a model: drops the
