@@ -21,8 +21,9 @@ QString ProjectDocument::open(const QString& project_file) {
   const QString path = QFileInfo(project_file).absoluteFilePath();
   ProjectSnapshot loaded;
   try {
-    loaded.parsed = std::make_shared<const ProjectConfig>(loadProject(path.toStdString()));
-    const std::string text = readFile(path.toStdString());
+    if (!QFileInfo::exists(path)) return "project file " + path + " does not exist";
+    const std::string text = readFile(path.toStdString());  // read once: the view and the JSON agree
+    loaded.parsed = std::make_shared<const ProjectConfig>(parseProjectText(text, path.toStdString()));
     loaded.file_text = QByteArray::fromStdString(text);
     loaded.json = toQtObject(nlohmann::json::parse(text));
   } catch (const std::exception& e) {

@@ -159,12 +159,7 @@ ProjectConfig parseProject(const nlohmann::json& document, const fs::path& path)
   return p;
 }
 
-ProjectConfig loadProject(const fs::path& path) {
-  if (!fs::exists(path)) {
-    throw MixerLabError("project file " + path.string() + " does not exist",
-                        "pass the path of a project.json, e.g. projects/demo/project.json");
-  }
-  const std::string text = readFile(path);
+ProjectConfig parseProjectText(const std::string& text, const fs::path& path) {
   nlohmann::json document;
   try {
     document = nlohmann::json::parse(text);
@@ -184,6 +179,14 @@ ProjectConfig loadProject(const fs::path& path) {
         "fix the JSON syntax at that position (trailing commas and comments are not allowed)");
   }
   return parseProject(document, path);
+}
+
+ProjectConfig loadProject(const fs::path& path) {
+  if (!fs::exists(path)) {
+    throw MixerLabError("project file " + path.string() + " does not exist",
+                        "pass the path of a project.json, e.g. projects/demo/project.json");
+  }
+  return parseProjectText(readFile(path), path);
 }
 
 }  // namespace mixerlab

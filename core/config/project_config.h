@@ -48,6 +48,9 @@ struct ProjectConfig {
 
 // Reads and validates a project file; throws MixerLabError naming file, field and expectation.
 ProjectConfig loadProject(const std::filesystem::path& path);
+// Parses and validates the text of a project file (malformed JSON is reported as file:line:column),
+// for callers that keep the text too (the GUI's project document).
+ProjectConfig parseProjectText(const std::string& text, const std::filesystem::path& path);
 // Validates an already-parsed document (used by tests and the GUI's editor).
 ProjectConfig parseProject(const nlohmann::json& document, const std::filesystem::path& path);
 // Rebuilds the one-run project stored in a checkpoint's config.json ("project" + "run").
