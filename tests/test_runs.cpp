@@ -1,5 +1,6 @@
-// Run directory tests: metrics log (torn last line, incremental tail, truncation on resume),
-// status records (a killed process reads as stopped), atomic writes, LR schedule.
+// Run directory tests: metrics log (torn last line, incremental tail and its rewrite detection,
+// truncation on resume), status records (a killed process reads as stopped), atomic writes, LR
+// schedule.
 #include <QtTest/QtTest>
 
 #include <unistd.h>
@@ -67,6 +68,46 @@ class TestRuns : public QObject {
     truncateMetricsAfterStep(file, 0);
     QVERIFY(tail.poll().empty());
     QVERIFY(tail.wasReset());
+  }
+
+  // A resume rewrites metrics.jsonl (truncation after the checkpoint) and then appends; when the
+  // GUI polls only after the new file has grown past the old read offset, a size check alone would
+  // read on from the middle of a line of the new file and miss the rewrite.
+  void tailNoticesARewriteThatGrewPastTheOldOffset() {
+    const fs::path file = testing::makeScratchDir("runs") / "metrics.jsonl";
+    auto append = [&](int64_t step, double loss) {
+      MetricsWriter w(file);
+      MetricsRecord r;
+      r.step = step;
+      r.train_loss = loss;
+      w.append(r);
+    };
+    for (int64_t s = 1; s <= 4; ++s) append(s, 5.0 - 0.1 * s);
+    MetricsTail tail(file);
+    QCOMPARE(tail.poll().size(), size_t{4});
+    QVERIFY(!tail.wasReset());
+
+    truncateMetricsAfterStep(file, 2);                           // the resume keeps steps 1-2
+    for (int64_t s = 3; s <= 8; ++s) append(s, 3.0 - 0.01 * s);  // and redoes 3.. with new values
+    const auto records = tail.poll();
+    QVERIFY(tail.wasReset());
+    QCOMPARE(records.size(), size_t{8});
+    for (size_t i = 0; i < records.size(); ++i) QCOMPARE(records[i].step, static_cast<int64_t>(i + 1));
+    QCOMPARE(*records[2].train_loss, 2.97);
+    QVERIFY(tail.poll().empty());
+    QVERIFY(!tail.wasReset());
+
+    // A rewrite in place (same inode, e.g. by a tool) that is longer than what was read is noticed
+    // by the bytes before the offset.
+    const auto read_bytes = fs::file_size(file);
+    std::string text;
+    for (int64_t s = 1; s <= 30; ++s) text += "{\"step\": " + std::to_string(s) + ", \"train_loss\": 1.5}\n";
+    QVERIFY(text.size() > read_bytes);
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << text;
+    const auto rewritten = tail.poll();
+    QVERIFY(tail.wasReset());
+    QCOMPARE(rewritten.size(), size_t{30});
+    QCOMPARE(*rewritten.front().train_loss, 1.5);
   }
 
   void truncateKeepsStepsUpToCheckpoint() {

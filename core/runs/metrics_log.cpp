@@ -1,7 +1,10 @@
 // Metrics log writer and readers (see metrics_log.h).
 #include "core/runs/metrics_log.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include <cerrno>
 #include <cstring>
@@ -101,23 +104,50 @@ std::vector<MetricsRecord> readMetrics(const fs::path& path, int* skipped_lines)
   return out;
 }
 
+namespace {
+constexpr size_t kTailSignatureBytes = 64;
+
+// The `length` bytes of `path` starting at `offset` (fewer at the end of the file).
+std::string readRange(const fs::path& path, uint64_t offset, uint64_t length) {
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(offset));
+  std::string text(length, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  return text;
+}
+}  // namespace
+
+bool MetricsTail::rewrittenSinceLastPoll(uint64_t size, uint64_t device, uint64_t inode) const {
+  if (offset_ == 0) return false;
+  if (size < offset_ || device != device_ || inode != inode_) return true;
+  return readRange(path_, offset_ - consumed_tail_.size(), consumed_tail_.size()) != consumed_tail_;
+}
+
 std::vector<MetricsRecord> MetricsTail::poll() {
   std::vector<MetricsRecord> out;
   reset_ = false;
-  std::error_code ec;
-  const auto size = fs::file_size(path_, ec);
-  if (ec) return out;
-  if (size < offset_) {
+  struct stat info {};
+  if (::stat(path_.c_str(), &info) != 0) return out;
+  const auto size = static_cast<uint64_t>(info.st_size);
+  const auto device = static_cast<uint64_t>(info.st_dev), inode = static_cast<uint64_t>(info.st_ino);
+  if (rewrittenSinceLastPoll(size, device, inode)) {
     offset_ = 0;
+    consumed_tail_.clear();
     reset_ = true;
   }
+  device_ = device;
+  inode_ = inode;
   if (size == offset_) return out;
-  std::ifstream in(path_, std::ios::binary);
-  in.seekg(static_cast<std::streamoff>(offset_));
-  std::string text(size - offset_, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  offset_ += parseCompleteLines(text, out, nullptr);
+  const std::string text = readRange(path_, offset_, size - offset_);
+  const size_t consumed = parseCompleteLines(text, out, nullptr);
+  if (consumed > 0) {
+    const size_t fresh = std::min(consumed, kTailSignatureBytes);
+    consumed_tail_ += text.substr(consumed - fresh, fresh);
+    if (consumed_tail_.size() > kTailSignatureBytes)
+      consumed_tail_.erase(0, consumed_tail_.size() - kTailSignatureBytes);
+  }
+  offset_ += consumed;
   return out;
 }
 

@@ -41,16 +41,25 @@ class MetricsWriter {
 std::vector<MetricsRecord> readMetrics(const std::filesystem::path& path, int* skipped_lines = nullptr);
 
 // Incremental reader for live views: returns only records completed since the last call.
+// A rewrite of the file (a resume truncates it by writing a new file and renaming it over the old
+// one) is detected by file identity (device, inode), by shrinking, and by the bytes just before
+// the read offset no longer being the ones read, so a rewritten log that has already grown past
+// the old offset is still noticed. After a rewrite poll() rereads from the start.
 class MetricsTail {
  public:
   explicit MetricsTail(std::filesystem::path path) : path_(std::move(path)) {}
   std::vector<MetricsRecord> poll();
-  // True when the file shrank since the last poll (a resume truncated it): the caller should reset.
+  // True when the last poll found the file rewritten: the caller should drop what it has and
+  // take the records poll() returned (all of them, from the start) instead.
   bool wasReset() const { return reset_; }
 
  private:
+  bool rewrittenSinceLastPoll(uint64_t size, uint64_t device, uint64_t inode) const;
+
   std::filesystem::path path_;
   uint64_t offset_ = 0;
+  uint64_t device_ = 0, inode_ = 0;  // identity of the file read so far (valid when offset_ > 0)
+  std::string consumed_tail_;        // the last bytes before offset_, as read
   bool reset_ = false;
 };
 
