@@ -1,0 +1,308 @@
+// Tests of one optimizer step and of evaluation below the trainer loop (issue #16): gradient
+// clipping binds, gradient accumulation over micro-batches equals one batch of the same rows,
+// evaluation runs with dropout off, and the causal loss scores logits at t against the label at
+// t+1. Each pins a mistake the end-to-end training tests would not notice (the loss still falls).
+#include <torch/torch.h>
+#include <QtTest/QtTest>
+
+#include <cstring>
+#include <fstream>
+#include <random>
+
+#include "core/config/train_config.h"
+#include "core/data/batching.h"
+#include "core/data/token_cache.h"
+#include "core/models/model_registry.h"
+#include "core/train/evaluator.h"
+#include "core/train/train_step.h"
+#include "tests/test_support.h"
+
+using namespace mixerlab;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int64_t kVocab = 61;
+constexpr int64_t kContext = 8;
+
+ModelConfig tinyModel(const std::string& arch, nlohmann::json options = nlohmann::json::object()) {
+  ModelConfig c;
+  c.arch = arch;
+  c.vocab_size = kVocab;
+  c.d_model = 16;
+  c.n_layers = 2;
+  c.n_heads = 2;
+  c.context_length = kContext;
+  c.options = std::move(options);
+  return c;
+}
+
+// A token cache file in the documented layout (token_cache.h) with random documents, so the tests
+// drive the real ExampleSet / PrefetchingLoader without training a tokenizer.
+void writeRandomTokenCache(const fs::path& path, int documents, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int32_t> token(4, kVocab - 1);
+  std::uniform_int_distribution<int> length(3, 20);
+  std::vector<uint64_t> offsets{0};
+  std::vector<int32_t> tokens;
+  for (int d = 0; d < documents; ++d) {
+    const int n = length(rng);
+    for (int i = 0; i < n; ++i) tokens.push_back(token(rng));
+    offsets.push_back(tokens.size());
+  }
+  std::ofstream out(path, std::ios::binary);
+  const uint64_t header[2] = {static_cast<uint64_t>(documents), tokens.size()};
+  out.write("MXLTOK01", 8);
+  out.write(reinterpret_cast<const char*>(header), sizeof header);
+  out.write(reinterpret_cast<const char*>(offsets.data()), static_cast<std::streamsize>(offsets.size() * 8));
+  out.write(reinterpret_cast<const char*>(tokens.data()), static_cast<std::streamsize>(tokens.size() * 4));
+}
+
+ExampleSet packedExamples(const TokenCache& cache, int64_t batch_size) {
+  BatchingSettings s;
+  s.context_length = kContext;
+  s.batch_size = batch_size;
+  s.mode = BatchMode::Packed;
+  s.pad_id = 3;
+  s.eos_id = 2;
+  std::vector<size_t> docs(cache.numDocuments());
+  for (size_t i = 0; i < docs.size(); ++i) docs[i] = i;
+  return ExampleSet(cache, docs, s);
+}
+
+struct StepResult {
+  std::vector<at::Tensor> before, after, grads;  // parameters before / after, gradients left by the step
+  StepOutcome outcome;
+  TrainerState state;
+};
+
+// One runTrainStep on a fresh masked mixer (same seed every call) in double precision, so results
+// of different batchings agree to rounding. The optimizer is built as the trainer builds it.
+StepResult oneStep(const ExampleSet& examples, double clip_norm, int64_t accum_steps) {
+  torch::manual_seed(7);
+  auto model = buildModel(tinyModel("masked_mixer"));
+  model->to(torch::kDouble);
+  model->train();
+  TrainConfig tc;
+  tc.grad_clip_norm = clip_norm;
+  tc.grad_accum_steps = accum_steps;
+  torch::optim::AdamW optimizer(model->parameters(), torch::optim::AdamWOptions(tc.learning_rate)
+                                                         .betas({tc.beta1, tc.beta2})
+                                                         .eps(tc.adam_eps)
+                                                         .weight_decay(tc.weight_decay));
+  StepResult r;
+  for (const auto& p : model->parameters()) r.before.push_back(p.detach().clone());
+  PrefetchingLoader loader(examples, /*seed=*/11, /*shuffle=*/true, DataPosition{});
+  r.outcome = runTrainStep(*model, optimizer, loader, tc, torch::Device(torch::kCPU), 1e-3, r.state);
+  for (const auto& p : model->parameters()) {
+    r.after.push_back(p.detach().clone());
+    r.grads.push_back(p.grad().defined() ? p.grad().detach().clone() : torch::zeros_like(p));
+  }
+  return r;
+}
+
+double totalNorm(const std::vector<at::Tensor>& tensors) {
+  double sum = 0;
+  for (const auto& t : tensors) sum += t.pow(2).sum().item<double>();
+  return std::sqrt(sum);
+}
+
+std::vector<at::Tensor> differences(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b) {
+  std::vector<at::Tensor> out;
+  for (size_t i = 0; i < a.size(); ++i) out.push_back(a[i] - b[i]);
+  return out;
+}
+
+// Empty when every tensor pair agrees, else the first one that does not and by how much.
+QString firstMismatch(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b, double rtol, double atol) {
+  if (a.size() != b.size()) return QString("%1 vs %2 tensors").arg(a.size()).arg(b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!torch::allclose(a[i], b[i], rtol, atol))
+      return QString("tensor %1 differs by up to %2 (magnitude %3)")
+          .arg(i)
+          .arg((a[i] - b[i]).abs().max().item<double>())
+          .arg(a[i].abs().max().item<double>());
+  }
+  return {};
+}
+
+// The causal loss written out: -log p(label[b, t+1] | logits[b, t]) averaged over the targets that
+// are not -100. `shift` 0 gives the unshifted (wrong) version for contrast.
+double handCrossEntropy(const at::Tensor& logits, const at::Tensor& labels, int64_t shift, int64_t* targets = nullptr) {
+  const auto log_probs = torch::log_softmax(logits.to(torch::kDouble), -1);
+  double sum = 0;
+  int64_t count = 0;
+  for (int64_t b = 0; b < labels.size(0); ++b) {
+    for (int64_t t = 0; t + shift < labels.size(1); ++t) {
+      const int64_t label = labels[b][t + shift].item<int64_t>();
+      if (label == kIgnoreLabel) continue;
+      sum -= log_probs[b][t][label].item<double>();
+      ++count;
+    }
+  }
+  if (targets) *targets = count;
+  return sum / static_cast<double>(count);
+}
+
+// Hand-made eval batches: one full batch and one with right padding (fewer targets), so the
+// token weighting of evaluateLoss matters.
+std::vector<Batch> evalBatches() {
+  torch::manual_seed(3);
+  std::vector<Batch> batches;
+  for (int64_t rows : {2, 3}) {
+    Batch b;
+    b.input_ids = torch::randint(4, kVocab, {rows, kContext}, torch::kInt64);
+    b.labels = b.input_ids.clone();
+    if (rows == 3) {
+      b.input_ids.narrow(1, 5, kContext - 5).fill_(3);
+      b.labels.narrow(1, 5, kContext - 5).fill_(kIgnoreLabel);
+    }
+    b.num_tokens = rows * kContext;
+    b.num_target_tokens = b.labels.ne(kIgnoreLabel).sum().item<int64_t>();
+    batches.push_back(b);
+  }
+  return batches;
+}
+
+}  // namespace
+
+class TestTrainStep : public QObject {
+  Q_OBJECT
+  fs::path dir_;
+  std::optional<TokenCache> cache_;
+
+ private Q_SLOTS:
+  void initTestCase() {
+    at::set_num_threads(2);
+    dir_ = testing::makeScratchDir("train-step");
+    writeRandomTokenCache(dir_ / "tokens.bin", 40, 5);
+    cache_ = TokenCache::open(dir_ / "tokens.bin");
+  }
+
+  // A binding clip norm leaves the gradient on the parameters scaled down to that norm (same
+  // direction), and the update differs from the unclipped one.
+  void clippingBoundsGradientNormAndChangesUpdate() {
+    const ExampleSet examples = packedExamples(*cache_, 4);
+    const StepResult free = oneStep(examples, /*clip_norm=*/0, 1);
+    const double free_norm = totalNorm(free.grads);
+    QVERIFY2(free_norm > 1e-3, qPrintable(QString("unclipped gradient norm %1").arg(free_norm)));
+
+    const double limit = 1e-6;
+    const StepResult clipped = oneStep(examples, limit, 1);
+    QVERIFY(clipped.outcome.loss == free.outcome.loss);  // same data, same weights before the update
+    const double clipped_norm = totalNorm(clipped.grads);
+    QVERIFY2(clipped_norm <= limit * (1 + 1e-9) && clipped_norm > 0.99 * limit,
+             qPrintable(QString("gradient norm after clipping %1, limit %2").arg(clipped_norm).arg(limit)));
+    std::vector<at::Tensor> rescaled;
+    for (const auto& g : free.grads) rescaled.push_back(g * (clipped_norm / free_norm));
+    const QString direction = firstMismatch(clipped.grads, rescaled, 1e-9, 1e-18);
+    QVERIFY2(direction.isEmpty(), qPrintable("clipping changed the gradient's direction: " + direction));
+
+    const double free_update = totalNorm(differences(free.after, free.before));
+    const double clipped_update = totalNorm(differences(clipped.after, clipped.before));
+    QVERIFY2(clipped_update < 0.5 * free_update,
+             qPrintable(QString("update %1 with clipping, %2 without").arg(clipped_update).arg(free_update)));
+  }
+
+  // grad_accum_steps 2 x batch B takes the same first step as 1 x batch 2B over the same rows
+  // (packed rows: every micro-batch has the same target count, so the mean of the micro-batch
+  // means is the mean over all rows). The gradients left on the parameters are compared, not only
+  // the weights: AdamW's first step is nearly blind to the gradient's scale, so a missing division
+  // by the number of micro-batches would hardly move the weights. The "binding clip" row pins that
+  // the clip applies to the accumulated gradient, not per micro-batch.
+  void accumulationEqualsOneLargeBatch_data() {
+    QTest::addColumn<double>("clip_norm");
+    QTest::newRow("no clip") << 0.0;
+    QTest::newRow("clip not binding") << 1e6;
+    QTest::newRow("binding clip") << 1e-3;
+  }
+  void accumulationEqualsOneLargeBatch() {
+    QFETCH(double, clip_norm);
+    const int64_t B = 3;
+    const ExampleSet small = packedExamples(*cache_, B);
+    const ExampleSet large = packedExamples(*cache_, 2 * B);
+    const StepResult accumulated = oneStep(small, clip_norm, 2);
+    const StepResult single = oneStep(large, clip_norm, 1);
+
+    QCOMPARE(accumulated.outcome.tokens, 2 * B * kContext);
+    QCOMPARE(accumulated.outcome.tokens, single.outcome.tokens);
+    QCOMPARE(accumulated.state.data_position.index, single.state.data_position.index);
+    QVERIFY(std::abs(accumulated.outcome.loss - single.outcome.loss) < 1e-12);
+    const QString grads = firstMismatch(accumulated.grads, single.grads, 1e-9, 1e-14);
+    QVERIFY2(grads.isEmpty(), qPrintable("gradients: " + grads));
+    const QString params = firstMismatch(accumulated.after, single.after, 1e-9, 1e-12);
+    QVERIFY2(params.isEmpty(), qPrintable("parameters after the step: " + params));
+    if (clip_norm > 0 && clip_norm < 1) {  // the clip really binds in this row
+      QVERIFY(totalNorm(oneStep(large, 0, 1).grads) > 10 * clip_norm);
+      QVERIFY(totalNorm(single.grads) <= clip_norm * (1 + 1e-9));
+    }
+  }
+
+  // evaluateLoss switches dropout off (two calls agree exactly and equal the eval-mode loss by
+  // hand, token-weighted across batches) and leaves the model's mode as it found it.
+  void evaluationRunsWithoutDropout() {
+    torch::manual_seed(5);
+    auto model = buildModel(tinyModel("gpt", {{"dropout", 0.5}}));
+    const auto batches = evalBatches();
+
+    model->train();
+    {
+      torch::NoGradGuard no_grad;  // dropout is really on in training mode, so the test can tell
+      const auto logits = model->forward(batches[0].input_ids);
+      QVERIFY(!torch::equal(logits, model->forward(batches[0].input_ids)));
+    }
+    const double first = evaluateLoss(*model, batches, torch::Device(torch::kCPU));
+    QVERIFY(model->is_training());
+    const double second = evaluateLoss(*model, batches, torch::Device(torch::kCPU));
+    QVERIFY2(first == second, qPrintable(QString("%1 then %2").arg(first, 0, 'g', 17).arg(second, 0, 'g', 17)));
+
+    model->eval();
+    double sum = 0;
+    int64_t count = 0;
+    {
+      torch::NoGradGuard no_grad;
+      for (const auto& b : batches) {
+        int64_t targets = 0;
+        sum += handCrossEntropy(model->forward(b.input_ids), b.labels, 1, &targets) * static_cast<double>(targets);
+        count += targets;
+      }
+    }
+    const double by_hand = sum / static_cast<double>(count);
+    QVERIFY2(std::abs(first - by_hand) < 1e-5,
+             qPrintable(QString("evaluateLoss %1, by hand %2").arg(first).arg(by_hand)));
+    QVERIFY(evaluateLoss(*model, batches, torch::Device(torch::kCPU)) == first);
+    QVERIFY(!model->is_training());
+  }
+
+  // The causal families' loss is -log p(label at t+1 | logits at t), -100 labels skipped; the
+  // unshifted pairing gives a clearly different number.
+  void lossScoresNextToken_data() {
+    QTest::addColumn<QString>("arch");
+    for (const char* arch : {"masked_mixer", "llama", "gpt"}) QTest::newRow(arch) << QString(arch);
+  }
+  void lossScoresNextToken() {
+    QFETCH(QString, arch);
+    auto model = buildModel(tinyModel(arch.toStdString()));
+    QCOMPARE(model->predictionOffset(), int64_t{1});
+    torch::manual_seed(9);
+    const auto logits = torch::randn({2, 6, kVocab}, torch::kDouble) * 3;
+    auto labels = torch::randint(4, kVocab, {2, 6}, torch::kInt64);
+    labels[0][2] = kIgnoreLabel;  // a padded target in the middle
+    labels[1][5] = kIgnoreLabel;  // and at the end
+    labels[1][0] = kIgnoreLabel;  // position 0 is never a target either way
+
+    int64_t targets = 0;
+    const double shifted = handCrossEntropy(logits, labels, 1, &targets);
+    const double unshifted = handCrossEntropy(logits, labels, 0);
+    const double loss = model->loss(logits, labels).item<double>();
+    QVERIFY2(std::abs(loss - shifted) < 1e-12,
+             qPrintable(QString("loss %1, shifted by hand %2").arg(loss).arg(shifted)));
+    QVERIFY2(std::abs(loss - unshifted) > 1e-2,
+             qPrintable(QString("loss %1 equals the unshifted %2").arg(loss).arg(unshifted)));
+    QCOMPARE(model->targetCount(labels), targets);
+    QCOMPARE(targets, int64_t{8});  // 2 x 5 pairs, minus the two -100 targets at t+1 >= 1
+  }
+};
+
+QTEST_APPLESS_MAIN(TestTrainStep)
+#include "test_train_step.moc"
