@@ -1,4 +1,4 @@
-// `mixerlab info | eval | score | export | runs`: look at projects, checkpoints and run folders.
+// `mixerlab info | eval | score | export | import | runs`: look at projects, checkpoints and run folders.
 // Evaluation, scoring and run summaries live in core (analysis/, runs/); this file parses the
 // arguments and prints.
 #include <cmath>
@@ -10,6 +10,7 @@
 #include "app/cli/cli_commands.h"
 #include "core/analysis/checkpoint_eval.h"
 #include "core/analysis/format.h"
+#include "core/analysis/research_import.h"
 #include "core/analysis/text_score.h"
 #include "core/config/project_config.h"
 #include "core/models/model_registry.h"
@@ -94,6 +95,16 @@ int exportCommand(const std::string& checkpoint, const std::string& out_path) {
   return 0;
 }
 
+int importCommand(const ResearchImportRequest& request) {
+  const ResearchImportResult r = importResearchCheckpoint(request);
+  std::cout << "imported " << r.tensors_loaded << " tensors (" << formatCount(static_cast<double>(r.parameters))
+            << " parameters)";
+  if (r.tensors_skipped > 0) std::cout << ", skipped " << r.tensors_skipped << " the research never used";
+  std::cout << "\nrun folder: " << r.run_dir.string() << "\ncheckpoint: " << r.checkpoint.string() << "\n";
+  if (request.corpus.empty()) std::cout << "no --corpus given: score, export and fork work; eval needs a corpus\n";
+  return 0;
+}
+
 int runsCommand(const std::string& project_path) {
   const ProjectConfig project = loadProject(project_path);
   std::printf("%-20s %-10s %8s %12s %10s\n", "run", "status", "step", "tokens", "best eval");
@@ -137,6 +148,22 @@ void addInspectCommands(CLI::App& app, Action& action) {
   exp->add_option("--checkpoint", o->checkpoint, "Checkpoint folder, or a run folder")->required();
   exp->add_option("--out", o->out, "Output .safetensors file")->required();
   exp->callback([o, &action]() { action = [o]() { return exportCommand(o->checkpoint, o->out); }; });
+
+  auto request = std::make_shared<ResearchImportRequest>();
+  auto* imp =
+      app.add_subcommand("import", "Turn a research checkpoint (research tensor names) into a MixerLab run folder");
+  imp->add_option("--safetensors", request->safetensors, "The research model.safetensors (fp32, fp16 or bf16)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  imp->add_option("--config", request->model_config, "Model config JSON ({\"arch\": ..., \"d_model\": ...})")
+      ->required()
+      ->check(CLI::ExistingFile);
+  imp->add_option("--tokenizer", request->tokenizer, "Its tokenizer (SentencePiece .model or HF tokenizer.json)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  imp->add_option("--out", request->out_dir, "Run folder to create")->required();
+  imp->add_option("--corpus", request->corpus, "Optional text file for `mixerlab eval`")->check(CLI::ExistingFile);
+  imp->callback([request, &action]() { action = [request]() { return importCommand(*request); }; });
 
   auto* runs = app.add_subcommand("runs", "List the run directories of a project with status and best eval loss");
   runs->add_option("project", o->project, "Project file")->required()->check(CLI::ExistingFile);

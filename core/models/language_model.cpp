@@ -24,9 +24,15 @@ int64_t LanguageModel::targetCount(const at::Tensor& labels) const {
   return labels.narrow(1, 1, labels.size(1) - 1).ne(-100).sum().item<int64_t>();
 }
 
-std::map<std::string, at::Tensor> LanguageModel::exportTensors() {
+std::map<std::string, at::Tensor> LanguageModel::moduleTensors() {
   std::map<std::string, at::Tensor> out;
   for (const auto& item : named_parameters(/*recurse=*/true)) out[item.key()] = item.value().detach();
+  return out;
+}
+
+std::map<std::string, at::Tensor> LanguageModel::exportTensors() {
+  std::map<std::string, at::Tensor> out;
+  for (auto& [name, tensor] : moduleTensors()) out[fileTensorName(name)] = tensor;
   return out;
 }
 

@@ -34,9 +34,24 @@ class LanguageModel : public torch::nn::Module {
   // sides or reconstruct their input (bidirectional transformer, autoencoders).
   virtual int64_t predictionOffset() const { return 1; }
 
-  // Tensors under the research code's names, in the form the PyTorch reference expects
-  // (e.g. the mixer's token-mixing weights with their upper triangle zeroed).
-  virtual std::map<std::string, at::Tensor> exportTensors();
+  // Tensors under the research code's names, in the form the PyTorch reference expects (e.g. the
+  // mixer's token-mixing weights with their upper triangle zeroed): moduleTensors() renamed by
+  // fileTensorName(). This is what checkpoints and `mixerlab export` write.
+  std::map<std::string, at::Tensor> exportTensors();
+
+  // The tensors to export keyed by their path in this module tree (parameters, plus any export
+  // form a family needs: masked weights, a tied head's copy).
+  virtual std::map<std::string, at::Tensor> moduleTensors();
+
+  // The name a tensor has in the research code's checkpoints, given its path in this module tree.
+  // The identity for families whose module tree mirrors the research's; families whose research
+  // model was built differently (HF models wrapped in other modules, renamed submodules) map here.
+  virtual std::string fileTensorName(const std::string& module_name) const { return module_name; }
+
+  // True for tensors research checkpoints carry that this model does not use (e.g. the unused
+  // embedding, final norm and head of a LlamaForCausalLM the research wrapped for its layers);
+  // loaders skip them.
+  virtual bool ignoresFileTensor(const std::string& /*file_name*/) const { return false; }
 
   // True when exportTensors() writes lm_head.weight as a copy of the input embedding (a tied
   // head); loaders then drop that copy instead of looking for a parameter of that name.

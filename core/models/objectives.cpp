@@ -3,6 +3,7 @@
 
 #include <torch/torch.h>
 
+#include "core/models/research_names.h"
 #include "core/util/error.h"
 
 namespace mixerlab {
@@ -82,6 +83,21 @@ int64_t OneStepCompletion::targetCount(const at::Tensor& labels) const {
   return secondHalfTargets(labels).ne(-100).sum().item<int64_t>();
 }
 
+std::string OneStepCompletion::fileTensorName(const std::string& name) const {
+  const std::string n = base_->fileTensorName(name);
+  const int64_t half = config_.n_layers / 2;
+  if (startsWith(n, "mixerblocks.")) return splitStackName(n, "mixerblocks.", half, "encoderblocks.", "decoderblocks.");
+  if (startsWith(n, "model.layers.")) {
+    return splitStackName(n, "model.layers.", half, wrappedLlamaLayers("encoder"), wrappedLlamaLayers("decoder"));
+  }
+  if (n == "model.embed_tokens.weight") return "wte.weight";
+  return n;
+}
+
+bool OneStepCompletion::ignoresFileTensor(const std::string& name) const {
+  return base_->ignoresFileTensor(name) || isUnusedWrappedLlamaTensor(name, {"encoder", "decoder"});
+}
+
 void validateObjective(const ModelConfig& c, std::vector<std::string>& problems) {
   if (c.objective != "next_token" && c.objective != "multi_token" && c.objective != "one_step_completion") {
     problems.push_back("objective: expected one of \"next_token\", \"multi_token\", \"one_step_completion\", got \"" +
@@ -89,6 +105,15 @@ void validateObjective(const ModelConfig& c, std::vector<std::string>& problems)
   }
   if (c.objective == "multi_token" && (c.mtp_tokens < 2 || c.mtp_tokens > 16)) {
     problems.push_back("mtp_tokens: expected an integer between 2 and 16, got " + std::to_string(c.mtp_tokens));
+  }
+  if (c.objective == "multi_token" && c.options.is_object() &&
+      c.options.value("mixing_weights", "") == "softmax_compat") {
+    // The research coding rewrites the weight parameter in place every forward; the extra passes
+    // would modify a tensor the first pass's backward still needs.
+    problems.push_back(
+        "options.mixing_weights: \"softmax_compat\" rewrites the mixing weights in place on every forward, which "
+        "the extra passes of objective \"multi_token\" cannot share; use mixing_weights \"softmax\" (the same "
+        "causal softmax computed in the graph) with multi_token");
   }
   if (c.objective == "one_step_completion" && (c.n_layers < 2 || c.n_layers % 2 != 0)) {
     problems.push_back(

@@ -17,7 +17,9 @@ class ObjectiveWrapper : public LanguageModel {
   explicit ObjectiveWrapper(LanguageModelPtr base);
   at::Tensor forward(const at::Tensor& input_ids) override { return base_->forward(input_ids); }
   at::Tensor hiddenStates(const at::Tensor& input_ids) override { return base_->hiddenStates(input_ids); }
-  std::map<std::string, at::Tensor> exportTensors() override { return base_->exportTensors(); }
+  std::map<std::string, at::Tensor> moduleTensors() override { return base_->moduleTensors(); }
+  std::string fileTensorName(const std::string& name) const override { return base_->fileTensorName(name); }
+  bool ignoresFileTensor(const std::string& name) const override { return base_->ignoresFileTensor(name); }
   void afterLoad() override { base_->afterLoad(); }
   void train(bool on = true) override;
   LanguageModel& base() { return *base_; }
@@ -41,11 +43,17 @@ class MultiTokenPrediction : public ObjectiveWrapper {
   std::vector<at::Tensor> extra_pass_logits_;  // passes 1..n-1 of the last training forward
 };
 
+// Tensor names follow the research's completion models, which hold separate encoder and decoder
+// stacks: mixer blocks 0..N/2-1 are encoderblocks.*, the rest decoderblocks.*; Llama layers are
+// encoder.model.model.layers.* / decoder.model.model.layers.* (each stack was a LlamaForCausalLM
+// whose embedding, norm and head the research never used) and the embedding is wte.
 class OneStepCompletion : public ObjectiveWrapper {
  public:
   explicit OneStepCompletion(LanguageModelPtr base);
   at::Tensor loss(const at::Tensor& logits, const at::Tensor& labels) const override;
   int64_t targetCount(const at::Tensor& labels) const override;
+  std::string fileTensorName(const std::string& name) const override;
+  bool ignoresFileTensor(const std::string& name) const override;
 };
 
 // Wraps `base` according to config.objective ("next_token" returns it unchanged).

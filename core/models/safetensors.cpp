@@ -119,17 +119,18 @@ SafetensorsFile loadSafetensors(const std::filesystem::path& path) {
 }
 
 void loadIntoModule(torch::nn::Module& module, const SafetensorsFile& file, const std::string& source_name,
-                    bool allow_extra) {
+                    bool allow_extra, const std::function<std::string(const std::string&)>& file_name_of) {
   torch::NoGradGuard no_grad;
   std::set<std::string> used;
   auto copy_into = [&](const std::string& name, at::Tensor& target) {
     auto it = file.tensors.find(name);
+    const std::string shown = file_name_of ? file_name_of(name) : name;
     if (it == file.tensors.end()) {
-      throw MixerLabError(source_name + ": missing tensor \"" + name + "\"",
+      throw MixerLabError(source_name + ": missing tensor \"" + shown + "\"",
                           "the checkpoint was saved for a different architecture or config");
     }
     if (it->second.sizes() != target.sizes()) {
-      throw MixerLabError(source_name + ": tensor \"" + name + "\" has shape " + shapeText(it->second.sizes()) +
+      throw MixerLabError(source_name + ": tensor \"" + shown + "\" has shape " + shapeText(it->second.sizes()) +
                               " but the model expects " + shapeText(target.sizes()),
                           "use the config the checkpoint was trained with (d_model, context_length, vocab_size...)");
     }

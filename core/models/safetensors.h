@@ -3,6 +3,7 @@
 // MixerLab and the PyTorch reference code unchanged.
 #pragma once
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -29,7 +30,9 @@ SafetensorsFile loadSafetensors(const std::filesystem::path& path);
 // Copies tensors into a module's parameters and buffers by name. Every parameter must be present
 // with the same shape (error names the tensor and both shapes); extra tensors in the file are an
 // error unless allow_extra.
+// file_name_of (optional) gives the name a module path has in the file, for error messages.
 void loadIntoModule(torch::nn::Module& module, const SafetensorsFile& file, const std::string& source_name,
-                    bool allow_extra = false);
+                    bool allow_extra = false,
+                    const std::function<std::string(const std::string&)>& file_name_of = nullptr);
 
 }  // namespace mixerlab

@@ -143,7 +143,23 @@ TrainerState readTrainerState(const fs::path& dir) {
 
 void loadModelTensors(LanguageModel& model, SafetensorsFile file, const std::string& source_name) {
   if (model.exportsTiedHead()) file.tensors.erase("lm_head.weight");  // exported copy of the shared matrix
-  loadIntoModule(model, file, source_name);
+  // Files carry the research's names (fileTensorName); the module wants its own paths. A tensor
+  // stored under the module path itself (checkpoints written before a family's research names were
+  // adopted) is accepted too, and tensors the model declares unused are skipped.
+  std::map<std::string, std::string> module_name_of;
+  for (const auto& item : model.named_parameters(true)) module_name_of[model.fileTensorName(item.key())] = item.key();
+  for (const auto& item : model.named_buffers(true)) module_name_of[model.fileTensorName(item.key())] = item.key();
+  std::map<std::string, at::Tensor> by_module_name;
+  for (auto& [name, tensor] : file.tensors) {
+    if (const auto it = module_name_of.find(name); it != module_name_of.end()) {
+      by_module_name[it->second] = tensor;
+    } else if (!model.ignoresFileTensor(name) && !by_module_name.count(name)) {
+      by_module_name[name] = tensor;  // a module path, or an unexpected tensor loadIntoModule names
+    }
+  }
+  file.tensors = std::move(by_module_name);
+  loadIntoModule(model, file, source_name, /*allow_extra=*/false,
+                 [&model](const std::string& module_name) { return model.fileTensorName(module_name); });
   model.afterLoad();
 }
 

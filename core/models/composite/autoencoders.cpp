@@ -4,6 +4,8 @@
 #include <torch/torch.h>
 
 #include "core/models/mixers/masked_mixer.h"
+#include "core/models/mixers/mixer_options.h"
+#include "core/models/research_names.h"
 
 namespace mixerlab {
 namespace F = torch::nn::functional;
@@ -73,7 +75,12 @@ ModelConfig autoencoderBlockConfig(const ModelConfig& c) {
   return blocks;
 }
 
-MixerAutoencoder::MixerAutoencoder(const ModelConfig& c) : AutoencoderBase(c) {
+std::string AutoencoderBase::fileTensorName(const std::string& name) const {
+  return replacePrefix(replacePrefix(name, "bottleneck.0.", "down."), "bottleneck.1.", "up.");
+}
+
+MixerAutoencoder::MixerAutoencoder(const ModelConfig& c)
+    : AutoencoderBase(c), ff_dropout_(mixerOptions(autoencoderBlockConfig(c)).ff_dropout > 0) {
   const ModelConfig blocks = autoencoderBlockConfig(c);
   encoderblocks = register_module("encoderblocks", torch::nn::ModuleList());
   decoderblocks = register_module("decoderblocks", torch::nn::ModuleList());
@@ -81,6 +88,17 @@ MixerAutoencoder::MixerAutoencoder(const ModelConfig& c) : AutoencoderBase(c) {
     encoderblocks->push_back(MixerBlock(blocks));
     decoderblocks->push_back(MixerBlock(blocks));
   }
+}
+
+std::string MixerAutoencoder::fileTensorName(const std::string& module_name) const {
+  std::string name = AutoencoderBase::fileTensorName(module_name);
+  if (!startsWith(name, "encoderblocks.") && !startsWith(name, "decoderblocks.")) return name;
+  auto replace = [&name](const std::string& from, const std::string& to) {
+    if (const size_t at = name.find(from); at != std::string::npos) name.replace(at, from.size(), to);
+  };
+  replace(".mixerhead.", ".conv.");  // the research's autoencoder blocks hold their MixerHead as `conv`
+  if (ff_dropout_) replace(".patch_ff.2.", ".patch_ff.3.");  // Linear, Dropout, GELU, Linear
+  return name;
 }
 
 at::Tensor MixerAutoencoder::encode(const at::Tensor& x) {
@@ -99,17 +117,24 @@ TransformerAutoencoder::TransformerAutoencoder(const ModelConfig& c)
     : AutoencoderBase(c),
       rotary_(c.d_model / c.n_heads, c.rope_theta),
       dropout_(transformerAutoencoderOptionFields().read(c.options, "", "options").dropout) {
-  {
-    torch::NoGradGuard no_grad;  // Hugging Face Llama init for the embedding and head
-    wte->weight.normal_(0.0, 0.02);
-    lm_head->weight.normal_(0.0, 0.02);
-  }
+  // The embedding and head keep PyTorch's default init (N(0, 1) and U(+-1/sqrt(D))), as the
+  // research's plain nn.Embedding / nn.Linear around the Llama layers; the layers get HF's init.
   encoder = register_module("encoder", torch::nn::ModuleList());
   decoder = register_module("decoder", torch::nn::ModuleList());
   for (int64_t i = 0; i < c.n_layers; ++i) {
     encoder->push_back(LlamaDecoderLayer(c));
     decoder->push_back(LlamaDecoderLayer(c));
   }
+}
+
+std::string TransformerAutoencoder::fileTensorName(const std::string& module_name) const {
+  const std::string name = AutoencoderBase::fileTensorName(module_name);
+  return replacePrefix(replacePrefix(name, "encoder.", wrappedLlamaLayers("encoder")), "decoder.",
+                       wrappedLlamaLayers("decoder"));
+}
+
+bool TransformerAutoencoder::ignoresFileTensor(const std::string& name) const {
+  return isUnusedWrappedLlamaTensor(name, {"encoder", "decoder"});
 }
 
 at::Tensor TransformerAutoencoder::encode(const at::Tensor& x) {

@@ -26,6 +26,8 @@ class AutoencoderBase : public LanguageModel {
   at::Tensor loss(const at::Tensor& logits, const at::Tensor& labels) const override;
   int64_t targetCount(const at::Tensor& labels) const override;
   int64_t predictionOffset() const override { return 0; }
+  // The bottleneck's two Linears are `down` and `up` in the research.
+  std::string fileTensorName(const std::string& name) const override;
 
   torch::nn::Embedding wte{nullptr};
   torch::nn::Sequential bottleneck{nullptr};  // null without a bottleneck
@@ -36,21 +38,32 @@ class AutoencoderBase : public LanguageModel {
   virtual at::Tensor decode(const at::Tensor& x) = 0;
 };
 
+// Research names: multi-head blocks hold their head under `conv.` and, with ff_dropout, the
+// feed-forward is Sequential(Linear, Dropout, GELU, Linear), so its second Linear is patch_ff.3.
 class MixerAutoencoder : public AutoencoderBase {
  public:
   explicit MixerAutoencoder(const ModelConfig& config);
+  std::string fileTensorName(const std::string& name) const override;
   torch::nn::ModuleList encoderblocks{nullptr}, decoderblocks{nullptr};
 
  protected:
   at::Tensor encode(const at::Tensor& x) override;
   at::Tensor decode(const at::Tensor& x) override;
+
+ private:
+  bool ff_dropout_;
 };
 
 // options.dropout applies dropout to the token embeddings and to the repeated embedding that
 // feeds the decoder (training only).
+// Research names: each stack was a LlamaForCausalLM used for its layers only, so layer N of the
+// encoder is encoder.model.model.layers.N.* (the wrapped models' unused embedding, norm and head
+// are skipped on import). The embedding and head keep PyTorch's default init, as in the research.
 class TransformerAutoencoder : public AutoencoderBase {
  public:
   explicit TransformerAutoencoder(const ModelConfig& config);
+  std::string fileTensorName(const std::string& name) const override;
+  bool ignoresFileTensor(const std::string& name) const override;
   torch::nn::ModuleList encoder{nullptr}, decoder{nullptr};  // Llama decoder layers (causal), no final norm
 
  protected:

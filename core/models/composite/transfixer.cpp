@@ -95,8 +95,8 @@ at::Tensor Transfixer::forward(const at::Tensor& input_ids) {
   return lm_head->forward(model->norm->forward(hiddenStates(input_ids)));
 }
 
-std::map<std::string, at::Tensor> Transfixer::exportTensors() {
-  auto out = LanguageModel::exportTensors();
+std::map<std::string, at::Tensor> Transfixer::moduleTensors() {
+  auto out = LanguageModel::moduleTensors();
   for (size_t i = 0; i < model->layers->size(); ++i) {
     out["model.layers." + std::to_string(i) + ".conv.weight"] =
         model->layers[i]->as<TransfixerLayer>()->conv->maskedWeight().detach();

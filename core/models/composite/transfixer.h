@@ -56,7 +56,7 @@ class Transfixer : public LanguageModel {
   explicit Transfixer(const ModelConfig& config);
   at::Tensor forward(const at::Tensor& input_ids) override;
   at::Tensor hiddenStates(const at::Tensor& input_ids) override;  // before the final norm
-  std::map<std::string, at::Tensor> exportTensors() override;     // conv weights with the mask applied
+  std::map<std::string, at::Tensor> moduleTensors() override;     // conv weights with the mask applied
   void afterLoad() override;
 
   TransfixerBody model{nullptr};

@@ -49,8 +49,8 @@ at::Tensor BidirectionalMixer::forward(const at::Tensor& input_ids) {
   return lm_head ? lm_head->forward(h) : torch::nn::functional::linear(h, wte->weight);
 }
 
-std::map<std::string, at::Tensor> BidirectionalMixer::exportTensors() {
-  auto out = LanguageModel::exportTensors();
+std::map<std::string, at::Tensor> BidirectionalMixer::moduleTensors() {
+  auto out = LanguageModel::moduleTensors();
   for (size_t i = 0; i < mixerblocks->size(); ++i) {
     auto* block = mixerblocks[i]->as<DoubleMixerBlock>();
     const std::string prefix = "mixerblocks." + std::to_string(i);

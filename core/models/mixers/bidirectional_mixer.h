@@ -36,7 +36,7 @@ class BidirectionalMixer : public LanguageModel {
   at::Tensor forward(const at::Tensor& input_ids) override;
   // x + y after the last block (what lm_head reads): [B, L, D].
   at::Tensor hiddenStates(const at::Tensor& input_ids) override;
-  std::map<std::string, at::Tensor> exportTensors() override;
+  std::map<std::string, at::Tensor> moduleTensors() override;
   void afterLoad() override;
 
   torch::nn::Embedding wte{nullptr};

@@ -168,8 +168,8 @@ at::Tensor MaskedMixer::forward(const at::Tensor& input_ids) {
   return lm_head ? lm_head->forward(x) : F::linear(x, wte->weight);
 }
 
-std::map<std::string, at::Tensor> MaskedMixer::exportTensors() {
-  auto out = LanguageModel::exportTensors();
+std::map<std::string, at::Tensor> MaskedMixer::moduleTensors() {
+  auto out = LanguageModel::moduleTensors();
   for (size_t i = 0; i < mixerblocks->size(); ++i) {
     auto* block = mixerblocks[i]->as<MixerBlock>();
     const std::string prefix = "mixerblocks." + std::to_string(i);

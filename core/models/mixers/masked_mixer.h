@@ -73,7 +73,7 @@ class MaskedMixer : public LanguageModel {
   explicit MaskedMixer(const ModelConfig& config);
   at::Tensor forward(const at::Tensor& input_ids) override;
   at::Tensor hiddenStates(const at::Tensor& input_ids) override;
-  std::map<std::string, at::Tensor> exportTensors() override;
+  std::map<std::string, at::Tensor> moduleTensors() override;
   void afterLoad() override;
 
   torch::nn::Embedding wte{nullptr};

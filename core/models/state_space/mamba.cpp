@@ -134,8 +134,8 @@ at::Tensor MambaModel::forward(const at::Tensor& input_ids) {
   return lm_head ? lm_head->forward(x) : F::linear(x, backbone->embeddings->weight);
 }
 
-std::map<std::string, at::Tensor> MambaModel::exportTensors() {
-  auto out = LanguageModel::exportTensors();
+std::map<std::string, at::Tensor> MambaModel::moduleTensors() {
+  auto out = LanguageModel::moduleTensors();
   if (!lm_head) out["lm_head.weight"] = backbone->embeddings->weight.detach();
   return out;
 }

@@ -76,7 +76,7 @@ class MambaModel : public LanguageModel {
   explicit MambaModel(const ModelConfig& config);
   at::Tensor forward(const at::Tensor& input_ids) override;
   at::Tensor hiddenStates(const at::Tensor& input_ids) override;  // after the last block, before norm_f
-  std::map<std::string, at::Tensor> exportTensors() override;
+  std::map<std::string, at::Tensor> moduleTensors() override;
 
   MambaBackbone backbone{nullptr};
   torch::nn::Linear lm_head{nullptr};  // null when tie_weights

@@ -1,6 +1,8 @@
 // Bidirectional transformer (see bidirectional_transformer.h).
 #include "core/models/transformers/bidirectional_transformer.h"
 
+#include "core/models/research_names.h"
+
 #include <torch/torch.h>
 
 namespace mixerlab {
@@ -50,6 +52,15 @@ at::Tensor BidirectionalTransformer::loss(const at::Tensor& logits, const at::Te
 
 int64_t BidirectionalTransformer::targetCount(const at::Tensor& labels) const {
   return labels.ne(-100).sum().item<int64_t>();
+}
+
+std::string BidirectionalTransformer::fileTensorName(const std::string& name) const {
+  return replacePrefix(replacePrefix(name, "forward_model.layers.", wrappedLlamaLayers("forward_model")),
+                       "reverse_model.layers.", wrappedLlamaLayers("reverse_model"));
+}
+
+bool BidirectionalTransformer::ignoresFileTensor(const std::string& name) const {
+  return isUnusedWrappedLlamaTensor(name, {"forward_model", "reverse_model"});
 }
 
 }  // namespace mixerlab

@@ -112,8 +112,8 @@ at::Tensor GptTransformer::forward(const at::Tensor& input_ids) {
   return F::linear(hiddenStates(input_ids), transformer->tokens_embed->weight);  // tied head, no final norm
 }
 
-std::map<std::string, at::Tensor> GptTransformer::exportTensors() {
-  auto out = LanguageModel::exportTensors();
+std::map<std::string, at::Tensor> GptTransformer::moduleTensors() {
+  auto out = LanguageModel::moduleTensors();
   out["lm_head.weight"] = transformer->tokens_embed->weight.detach().clone();
   return out;
 }

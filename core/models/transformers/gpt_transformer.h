@@ -76,7 +76,7 @@ class GptTransformer : public LanguageModel {
   explicit GptTransformer(const ModelConfig& config);
   at::Tensor forward(const at::Tensor& input_ids) override;
   at::Tensor hiddenStates(const at::Tensor& input_ids) override;  // last block output (post-LN)
-  std::map<std::string, at::Tensor> exportTensors() override;     // adds lm_head.weight (= the embedding), as HF
+  std::map<std::string, at::Tensor> moduleTensors() override;     // adds lm_head.weight (= the embedding), as HF
   bool exportsTiedHead() const override { return true; }
 
   // options.dropout (HF embd_pdrop = attn_pdrop = resid_pdrop), default 0.1.

@@ -30,8 +30,10 @@ ArchitectureInfo llamaFamily() {
       layer.activation_bytes = tokens * (10.0 * D + 4.0 * m * D + 2.0 * H * T) * 4.0;
       cost.layers.push_back(layer);
     }
-    LayerCost final_norm{"model.norm", c.d_model, 0.0, tokens * D * 4.0};
-    cost.layers.push_back(final_norm);
+    if (!llamaIsCompletionModel(c)) {  // the completion model has no final norm
+      LayerCost final_norm{"model.norm", c.d_model, 0.0, tokens * D * 4.0};
+      cost.layers.push_back(final_norm);
+    }
     finishCost(c, cost, c.tie_weights ? 0 : c.vocab_size * c.d_model,
                "Llama layer: 8*D^2 (q,k,v,o) + 4*T*D (scores and weighted sum over the full context, as "
                "computed) + 6*ff_mult*D^2 (SwiGLU) FLOPs/token.");

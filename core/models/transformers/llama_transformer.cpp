@@ -93,21 +93,30 @@ at::Tensor LlamaDecoderLayerImpl::forward(const at::Tensor& x, RotaryTables& rot
   return h + mlp->forward(post_attention_layernorm->forward(h));
 }
 
+bool llamaIsCompletionModel(const ModelConfig& c) { return c.objective == "one_step_completion"; }
+
 LlamaBodyImpl::LlamaBodyImpl(const ModelConfig& c) {
+  // The completion model's embedding is a plain nn.Embedding (N(0, 1)) in the research.
   embed_tokens = register_module("embed_tokens", torch::nn::Embedding(c.vocab_size, c.d_model));
-  {
+  if (!llamaIsCompletionModel(c)) {
     torch::NoGradGuard no_grad;
     embed_tokens->weight.normal_(0.0, 0.02);
   }
   layers = register_module("layers", torch::nn::ModuleList());
   for (int64_t i = 0; i < c.n_layers; ++i) layers->push_back(LlamaDecoderLayer(c));
-  norm = register_module("norm", RMSNorm(c.d_model, rmsEps(c)));
+  if (!llamaIsCompletionModel(c)) norm = register_module("norm", RMSNorm(c.d_model, rmsEps(c)));
 }
 
 LlamaTransformer::LlamaTransformer(const ModelConfig& c)
     : LanguageModel(c), rotary_(c.d_model / c.n_heads, c.rope_theta) {
   model = register_module("model", LlamaBody(c));
-  if (!c.tie_weights) lm_head = register_module("lm_head", makeLinear(c.d_model, c.vocab_size));
+  if (!c.tie_weights) {
+    // The completion model's head is a default-initialised nn.Linear in the research.
+    lm_head = register_module("lm_head",
+                              llamaIsCompletionModel(c)
+                                  ? torch::nn::Linear(torch::nn::LinearOptions(c.d_model, c.vocab_size).bias(false))
+                                  : makeLinear(c.d_model, c.vocab_size));
+  }
   supports_layer_hook_ = true;
 }
 
@@ -120,12 +129,13 @@ at::Tensor LlamaTransformer::hiddenStates(const at::Tensor& input_ids) {
 }
 
 at::Tensor LlamaTransformer::forward(const at::Tensor& input_ids) {
-  auto x = model->norm->forward(hiddenStates(input_ids));
+  auto x = hiddenStates(input_ids);
+  if (model->norm) x = model->norm->forward(x);
   return lm_head ? lm_head->forward(x) : F::linear(x, model->embed_tokens->weight);
 }
 
-std::map<std::string, at::Tensor> LlamaTransformer::exportTensors() {
-  auto out = LanguageModel::exportTensors();
+std::map<std::string, at::Tensor> LlamaTransformer::moduleTensors() {
+  auto out = LanguageModel::moduleTensors();
   if (!lm_head) out["lm_head.weight"] = model->embed_tokens->weight.detach();
   return out;
 }

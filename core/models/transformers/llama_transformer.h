@@ -64,7 +64,13 @@ class LlamaDecoderLayerImpl : public torch::nn::Module {
 };
 TORCH_MODULE(LlamaDecoderLayer);
 
-// The "model" submodule of LlamaForCausalLM: embeddings, layers, final norm.
+// True when the config builds the research's one-step completion model (spec 6): its embedding
+// and head keep PyTorch's default init and there is no final norm (the research ran the layers of
+// two LlamaForCausalLM stacks directly, between a plain nn.Embedding and nn.Linear).
+bool llamaIsCompletionModel(const ModelConfig& config);
+
+// The "model" submodule of LlamaForCausalLM: embeddings, layers, final norm (null in the
+// completion model).
 class LlamaBodyImpl : public torch::nn::Module {
  public:
   explicit LlamaBodyImpl(const ModelConfig& config);
@@ -79,7 +85,7 @@ class LlamaTransformer : public LanguageModel {
   explicit LlamaTransformer(const ModelConfig& config);
   at::Tensor forward(const at::Tensor& input_ids) override;
   at::Tensor hiddenStates(const at::Tensor& input_ids) override;  // last layer output, before the final norm
-  std::map<std::string, at::Tensor> exportTensors() override;
+  std::map<std::string, at::Tensor> moduleTensors() override;
 
   LlamaBody model{nullptr};
   torch::nn::Linear lm_head{nullptr};  // null when tie_weights

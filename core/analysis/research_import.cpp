@@ -1,0 +1,107 @@
+// Research checkpoint import (see research_import.h).
+#include "core/analysis/research_import.h"
+
+#include <torch/torch.h>
+
+#include "core/config/project_config.h"
+#include "core/data/tokenizer.h"
+#include "core/models/model_registry.h"
+#include "core/models/safetensors.h"
+#include "core/runs/run_directory.h"
+#include "core/runs/run_info.h"
+#include "core/runs/run_status.h"
+#include "core/train/checkpoint.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+
+namespace mixerlab {
+namespace fs = std::filesystem;
+
+namespace {
+
+nlohmann::json readModelConfigJson(const fs::path& path) {
+  if (!fs::exists(path)) throw MixerLabError("model config " + path.string() + " does not exist", "check the path");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(readFile(path));
+  } catch (const nlohmann::json::exception& e) {
+    throw MixerLabError(path.string() + ": malformed JSON: " + e.what(), "fix the file");
+  }
+  if (j.is_object() && j.contains("model")) j = j.at("model");  // a run or checkpoint config
+  if (!j.is_object() || !j.contains("arch")) {
+    throw MixerLabError(path.string() + ": expected a model config object with \"arch\"",
+                        "write the model section of a MixerLab run, e.g. {\"arch\": \"masked_mixer\", \"d_model\": "
+                        "1024, \"n_layers\": 8, \"context_length\": 512, \"vocab_size\": 4096}");
+  }
+  return j;
+}
+
+}  // namespace
+
+ResearchImportResult importResearchCheckpoint(const ResearchImportRequest& req) {
+  if (fs::exists(req.out_dir) && !fs::is_empty(req.out_dir)) {
+    throw MixerLabError("output folder " + req.out_dir.string() + " exists and is not empty",
+                        "choose a new folder for the imported run");
+  }
+  const Tokenizer tokenizer = Tokenizer::load(req.tokenizer);
+  const nlohmann::json model_json = readModelConfigJson(req.model_config);
+
+  const fs::path run_dir = fs::absolute(req.out_dir);
+  // A one-run project parsed by the normal parser, so the model config is validated exactly as a
+  // project's would be (errors name the field and the expected value).
+  auto projectWithCorpus = [&](const fs::path& corpus) {
+    const nlohmann::json document = {
+        {"name", "imported"},
+        {"description", "imported from " + fs::absolute(req.safetensors).string()},
+        {"corpus", {{"train", corpus.string()}}},
+        {"tokenizer", {{"vocab_size", tokenizer.vocabSize()}}},
+        {"runs", nlohmann::json::array({{{"name", run_dir.filename().string()}, {"model", model_json}}})}};
+    return parseProject(document, run_dir / "project.json");
+  };
+  // Everything that can fail on the inputs happens before anything is written.
+  const ModelConfig model_config = projectWithCorpus(fs::absolute(req.tokenizer)).runs.front().model;
+  if (tokenizer.vocabSize() > model_config.vocab_size) {
+    throw MixerLabError("tokenizer " + req.tokenizer.string() + " has " + std::to_string(tokenizer.vocabSize()) +
+                            " tokens but the model config's vocab_size is " + std::to_string(model_config.vocab_size),
+                        "use the tokenizer the checkpoint was trained with, or fix vocab_size");
+  }
+  auto model = buildModel(model_config);
+  SafetensorsFile file = loadSafetensors(req.safetensors);
+  ResearchImportResult result;
+  for (const auto& [name, tensor] : file.tensors) {
+    (model->ignoresFileTensor(name) ? result.tensors_skipped : result.tensors_loaded) += 1;
+  }
+  loadModelTensors(*model, std::move(file), req.safetensors.string());
+
+  const bool created = !fs::exists(run_dir);
+  fs::create_directories(run_dir);
+  try {
+    fs::path corpus = req.corpus.empty() ? fs::path() : fs::absolute(req.corpus);
+    if (corpus.empty()) {  // the project format needs a corpus; eval on this one finds no text
+      corpus = run_dir / "no-eval-corpus.txt";
+      writeFileAtomic(corpus, "");
+    }
+    const ProjectConfig project = projectWithCorpus(corpus);
+    const RunConfig& run = project.runs.front();
+    RunInfo info = runInfoFor(project, run);
+    info.parameters = model->parameterCount();
+    info.environment = {{"device", "cpu"}, {"imported_from", fs::absolute(req.safetensors).string()}};
+    writeRunInfo(run_dir, info);
+    torch::optim::AdamW optimizer(model->parameters(), torch::optim::AdamWOptions(run.train.learning_rate));
+    TrainerState state;  // step 0: a fork or resume starts its schedule here
+    result.checkpoint = saveCheckpoint(RunPaths{run_dir}.checkpoints(), *model, optimizer, state, info.configJson(),
+                                       req.tokenizer, /*keep_last=*/1);
+    RunStatus status;
+    status.state = RunState::Finished;
+    status.reason = "imported from " + req.safetensors.filename().string();
+    writeRunStatus(run_dir, status);
+    result.run_dir = run_dir;
+    result.parameters = model->parameterCount();
+  } catch (...) {
+    if (created) fs::remove_all(run_dir);
+    throw;
+  }
+  return result;
+}
+
+}  // namespace mixerlab
