@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 namespace {
 
 int infoCommand(const std::string& project_path, const std::string& run_name, int64_t batch_override, bool as_json) {
-  const ProjectConfig project = loadProject(project_path);
+  const ProjectConfig project = loadProject(project_path, CorpusFiles::MayBeMissing);
   const RunConfig& run = project.run(run_name);
   const int64_t batch = batch_override > 0 ? batch_override : run.train.batch_size;
   const ModelCost cost = estimateCost(run.model, batch);

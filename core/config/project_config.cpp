@@ -94,7 +94,7 @@ ProjectConfig projectFromCheckpointConfig(const nlohmann::json& checkpoint_confi
   return parseProject(document, source);
 }
 
-ProjectConfig parseProject(const nlohmann::json& document, const fs::path& path) {
+ProjectConfig parseProject(const nlohmann::json& document, const fs::path& path, CorpusFiles corpus_files) {
   ProjectConfig p;
   p.file = fs::absolute(path);
   const std::string source = path.string();
@@ -108,11 +108,12 @@ ProjectConfig parseProject(const nlohmann::json& document, const fs::path& path)
   corpus.rejectUnknownKeys();
   p.corpus.train_path = resolvePath(base, p.corpus.train_path.string());
   if (!p.corpus.eval_path.empty()) p.corpus.eval_path = resolvePath(base, p.corpus.eval_path.string());
-  if (!fs::exists(p.corpus.train_path)) {
+  const bool check_files = corpus_files == CorpusFiles::MustExist;
+  if (check_files && !fs::exists(p.corpus.train_path)) {
     corpus.fail("train", "file " + p.corpus.train_path.string() + " does not exist",
                 "relative paths are resolved against " + base.string());
   }
-  if (!p.corpus.eval_path.empty() && !fs::exists(p.corpus.eval_path)) {
+  if (check_files && !p.corpus.eval_path.empty() && !fs::exists(p.corpus.eval_path)) {
     corpus.fail("eval", "file " + p.corpus.eval_path.string() + " does not exist",
                 "relative paths are resolved against " + base.string());
   }
@@ -159,7 +160,7 @@ ProjectConfig parseProject(const nlohmann::json& document, const fs::path& path)
   return p;
 }
 
-ProjectConfig parseProjectText(const std::string& text, const fs::path& path) {
+ProjectConfig parseProjectText(const std::string& text, const fs::path& path, CorpusFiles corpus_files) {
   nlohmann::json document;
   try {
     document = nlohmann::json::parse(text);
@@ -178,15 +179,15 @@ ProjectConfig parseProjectText(const std::string& text, const fs::path& path) {
         path.string() + ":" + std::to_string(line) + ":" + std::to_string(column) + ": malformed JSON: " + e.what(),
         "fix the JSON syntax at that position (trailing commas and comments are not allowed)");
   }
-  return parseProject(document, path);
+  return parseProject(document, path, corpus_files);
 }
 
-ProjectConfig loadProject(const fs::path& path) {
+ProjectConfig loadProject(const fs::path& path, CorpusFiles corpus_files) {
   if (!fs::exists(path)) {
     throw MixerLabError("project file " + path.string() + " does not exist",
                         "pass the path of a project.json, e.g. projects/demo/project.json");
   }
-  return parseProjectText(readFile(path), path);
+  return parseProjectText(readFile(path), path, corpus_files);
 }
 
 }  // namespace mixerlab

@@ -46,13 +46,19 @@ struct ProjectConfig {
   nlohmann::json toJson() const;  // the resolved form (absolute paths, all defaults filled in)
 };
 
+// Whether loading checks that the corpus files exist: everything that reads data needs them; a
+// cost preview (`mixerlab info`) of a project whose corpus is not downloaded yet does not.
+enum class CorpusFiles { MustExist, MayBeMissing };
+
 // Reads and validates a project file; throws MixerLabError naming file, field and expectation.
-ProjectConfig loadProject(const std::filesystem::path& path);
+ProjectConfig loadProject(const std::filesystem::path& path, CorpusFiles corpus_files = CorpusFiles::MustExist);
 // Parses and validates the text of a project file (malformed JSON is reported as file:line:column),
 // for callers that keep the text too (the GUI's project document).
-ProjectConfig parseProjectText(const std::string& text, const std::filesystem::path& path);
+ProjectConfig parseProjectText(const std::string& text, const std::filesystem::path& path,
+                               CorpusFiles corpus_files = CorpusFiles::MustExist);
 // Validates an already-parsed document (used by tests and the GUI's editor).
-ProjectConfig parseProject(const nlohmann::json& document, const std::filesystem::path& path);
+ProjectConfig parseProject(const nlohmann::json& document, const std::filesystem::path& path,
+                           CorpusFiles corpus_files = CorpusFiles::MustExist);
 // Rebuilds the one-run project stored in a checkpoint's config.json ("project" + "run").
 ProjectConfig projectFromCheckpointConfig(const nlohmann::json& checkpoint_config, const std::filesystem::path& source);
 

@@ -19,7 +19,10 @@ const FieldSet<TransfixerOptions>& transfixerOptionFields() {
                   "h = x + Attn(N(x)) + Conv(N(x)); before_attention: h1 = x + Conv(N_c(x)) with its own RMSNorm "
                   "conv_layernorm, then h = h1 + Attn(N(h1)); the last two are MixerLab's readings of spec 3")
           .integer("conv_kernel_size", &TransfixerOptions::conv_kernel_size, 1, 64, "Conv kernel size",
-                   "k of the masked Conv1d(T,T,k) (bias, per-tap causal mask, 'same' padding along D; spec 0, 3)");
+                   "k of the masked Conv1d(T,T,k) (bias, per-tap causal mask, 'same' padding along D; spec 0, 3)")
+          .choice("mask_mode", &TransfixerOptions::mask_mode, {"graph", "inplace_compat"}, "Mask mode",
+                  "inplace_compat: the research fork's mechanics, overwriting the stored conv weight with tril(W) "
+                  "every forward, so masked entries get gradients that count in clipping (spec 0, 13.9)");
   return fields;
 }
 
@@ -41,7 +44,9 @@ TransfixerLayerImpl::TransfixerLayerImpl(const ModelConfig& c, const TransfixerO
   if (placement_ == ConvPlacement::BeforeAttention) {
     conv_layernorm = register_module("conv_layernorm", RMSNorm(c.d_model, rmsEps(c)));
   }
-  conv = register_module("conv", MaskedTokenConv(c.context_length, o.conv_kernel_size));  // PyTorch default init
+  TokenConvSettings settings;
+  settings.inplace_mask = o.mask_mode == "inplace_compat";
+  conv = register_module("conv", MaskedTokenConv(c.context_length, o.conv_kernel_size, settings));  // default init
 }
 
 at::Tensor TransfixerLayerImpl::forward(const at::Tensor& x, RotaryTables& rotary) {

@@ -21,6 +21,7 @@ enum class ConvPlacement { AfterAttention, Parallel, BeforeAttention };
 struct TransfixerOptions {
   std::string conv_placement = "after_attention";  // after_attention | parallel | before_attention
   int64_t conv_kernel_size = 1;
+  std::string mask_mode = "graph";  // graph | inplace_compat (as the masked mixer's option)
   ConvPlacement placement() const;
   static TransfixerOptions fromConfig(const ModelConfig& config);  // throws MixerLabError on bad options
 };

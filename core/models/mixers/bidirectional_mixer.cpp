@@ -7,6 +7,17 @@
 
 namespace mixerlab {
 
+const FieldSet<BidirectionalMixerOptions>& bidirectionalMixerOptionFields() {
+  static const auto fields =
+      FieldSet<BidirectionalMixerOptions>()
+          .group("Token mixing")
+          .choice("mask_mode", &BidirectionalMixerOptions::mask_mode, {"graph", "inplace_compat"}, "Mask mode",
+                  "inplace_compat: overwrite both streams' stored conv weights with their masked form every forward, "
+                  "as the "
+                  "research code, so masked entries get gradients that count in clipping (spec 0, 5, 13.9)");
+  return fields;
+}
+
 DoubleMixerBlockImpl::DoubleMixerBlockImpl(const ModelConfig& c) {
   const double eps = c.norm_eps > 0 ? c.norm_eps : 1e-5;
   auto layerNorm = [&] { return torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.d_model}).eps(eps)); };
@@ -16,9 +27,13 @@ DoubleMixerBlockImpl::DoubleMixerBlockImpl(const ModelConfig& c) {
   const int64_t inner = c.ff_mult * c.d_model;
   patch_ff = register_module("patch_ff", torch::nn::Sequential(torch::nn::Linear(c.d_model, inner), torch::nn::GELU(),
                                                                torch::nn::Linear(inner, c.d_model)));
+  const bool inplace = bidirectionalMixerOptionFields().read(c.options, "", "options").mask_mode == "inplace_compat";
+  TokenConvSettings forward;
+  forward.inplace_mask = inplace;
   TokenConvSettings reverse;
   reverse.mask = kernels::TokenMask::kFutureSkipOne;
-  convf = register_module("convf", MaskedTokenConv(c.context_length, c.kernel_size));
+  reverse.inplace_mask = inplace;
+  convf = register_module("convf", MaskedTokenConv(c.context_length, c.kernel_size, forward));
   convr = register_module("convr", MaskedTokenConv(c.context_length, c.kernel_size, reverse));
 }
 

@@ -7,6 +7,7 @@
 // Tensor names are the research code's: mixerblocks.N.{seq_layernormf, convf, seq_layernormr, convr,
 // patch_layernorm, patch_ff.0, patch_ff.2}.*, wte.weight, lm_head.weight.
 #pragma once
+#include <string>
 #include <utility>
 
 #include <torch/nn/modules/container/modulelist.h>
@@ -16,8 +17,15 @@
 #include <torch/nn/modules/normalization.h>
 
 #include "core/models/mixers/masked_mixer.h"
+#include "core/util/field_set.h"
 
 namespace mixerlab {
+
+// The family's options (run.model.options of arch "bidirectional_mixer").
+struct BidirectionalMixerOptions {
+  std::string mask_mode = "graph";  // graph | inplace_compat (as the masked mixer's option)
+};
+const FieldSet<BidirectionalMixerOptions>& bidirectionalMixerOptionFields();
 
 class DoubleMixerBlockImpl : public torch::nn::Module {
  public:

@@ -13,11 +13,15 @@ ArchitectureInfo bidirectionalMixerFamily() {
       "Bidirectional masked mixer: forward (j<=i) and reverse (j>=i+2) token-mixing streams with a shared "
       "feed-forward, combined before the head; output i predicts token i+1 without seeing it";
   info.model_keys = {"ff_mult", "kernel_size"};
+  info.options = bidirectionalMixerOptionFields().specs();
   info.build = [](const ModelConfig& c) { return std::make_shared<BidirectionalMixer>(c); };
   info.validate = [](const ModelConfig& c, std::vector<std::string>& problems) {
     validateCommonSizes(c, problems);
     if (c.kernel_size < 1) problems.push_back("kernel_size: must be >= 1, got " + std::to_string(c.kernel_size));
-    validateOptions(c, problems, [](JsonFields&) {});  // no options: any key is rejected
+    validateOptions(c, problems, [](JsonFields& f) {
+      BidirectionalMixerOptions o;
+      bidirectionalMixerOptionFields().readInto(f, o);
+    });
   };
   info.cost = [](const ModelConfig& c, int64_t batch_size) {
     ModelCost cost;

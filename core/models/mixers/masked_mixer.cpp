@@ -90,7 +90,8 @@ MixerBlockImpl::MixerBlockImpl(const ModelConfig& c) {
     expanded = register_module("conv", std::make_shared<ExpandedTokenMixImpl>(
                                            c.context_length, o.expansion, o.expanded_bias, o.tokenConv().inplace_mask));
   } else if (o.mixing == "multi_head") {
-    mixerhead = register_module("mixerhead", std::make_shared<MixerHeadImpl>(c, o.mixing_heads, o.tokenConv()));
+    mixerhead = register_module("mixerhead",
+                                std::make_shared<MixerHeadImpl>(c, o.mixing_heads, o.tokenConv(), o.multi_head_compat));
   } else {
     conv = register_module("conv", MaskedTokenConv(c.context_length, c.kernel_size, o.tokenConv()));
   }

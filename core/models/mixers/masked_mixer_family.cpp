@@ -17,7 +17,8 @@ int64_t mixingParameters(const ModelConfig& c, const MixerOptions& o) {
   }
   if (o.mixing == "multi_head") {
     const int64_t H = o.mixing_heads;
-    return H * (D * (D / H) + D / H) + H * (T * T * k + T) + D * D + D;
+    const int64_t out_in = o.multi_head_compat ? H * D : D;  // compat: out_proj reads H copies of D
+    return H * (D * (D / H) + D / H) + H * (T * T * k + T) + out_in * D + D;
   }
   return T * T * k + T;
 }
@@ -26,6 +27,9 @@ int64_t mixingParameters(const ModelConfig& c, const MixerOptions& o) {
 double mixingFlops(const ModelConfig& c, const MixerOptions& o) {
   const double D = c.d_model, T = c.context_length, k = c.kernel_size;
   if (o.mixing == "expanded") return 4.0 * o.expansion * T * D;  // [eT,T] then [T,eT] per feature column
+  if (o.mixing == "multi_head" && o.multi_head_compat) {
+    return 2.0 * D * D + 2.0 * T * D * k + 2.0 * o.mixing_heads * D * D;  // unused proj, one conv, wide out_proj
+  }
   if (o.mixing == "multi_head") return 2.0 * D * D + 2.0 * T * D * k + 2.0 * D * D;  // proj, convs, out_proj
   return 2.0 * T * D * k;
 }

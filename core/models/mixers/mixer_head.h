@@ -1,7 +1,9 @@
 // The intended multi-head token mixing of spec section 2 (paper section 3.4, HEAD
 // mixer_autoencoder.py::MixerHead): per head h a projection Linear(D -> D/H), its own masked
-// Conv1d(T, T, k) with bias, the heads concatenated, then Linear(D -> D) with bias. Not the
-// paper-era loop bug (every head reusing the last conv on the unprojected input).
+// Conv1d(T, T, k) with bias, the heads concatenated, then Linear(D -> D) with bias.
+// With `compat` it reproduces the paper-era code's loop bug instead (spec 2, 13.1): every head
+// computes the LAST head's conv on the unprojected input, the projections are computed by nobody,
+// and out_proj is Linear(H*D -> D) over the H identical copies; convs 0..H-2 stay untrained.
 // Names: mixerhead.proj_head.{h}.*, mixerhead.convs.{h}.*, mixerhead.out_proj.*.
 #pragma once
 #include <torch/nn/modules/container/modulelist.h>
@@ -13,10 +15,13 @@ namespace mixerlab {
 
 class MixerHeadImpl : public torch::nn::Module {
  public:
-  MixerHeadImpl(const ModelConfig& c, int64_t heads, const TokenConvSettings& settings);
+  MixerHeadImpl(const ModelConfig& c, int64_t heads, const TokenConvSettings& settings, bool compat = false);
   at::Tensor forward(const at::Tensor& x);  // [B, L, D] -> [B, L, D]
   torch::nn::ModuleList proj_head{nullptr}, convs{nullptr};
   torch::nn::Linear out_proj{nullptr};
+
+ private:
+  bool compat_;
 };
 TORCH_MODULE(MixerHead);
 

@@ -27,6 +27,10 @@ const FieldSet<MixerOptions>& mixerOptionFields() {
                    "biases on the expanded convs (the research src/ variant has none)")
           .integer("mixing_heads", &MixerOptions::mixing_heads, 1, 1024, "Mixing heads",
                    "heads for mixing = multi_head; must divide d_model (spec 2)")
+          .boolean("multi_head_compat", &MixerOptions::multi_head_compat, "Paper-era multi-head bug",
+                   "multi_head as the paper-era code ran it (Table S5 \"2 heads\"): every head applies the LAST "
+                   "head's conv to the unprojected input, the projections are unused and out_proj is "
+                   "Linear(H*D -> D); false: the intended design (spec 2, 13.1)")
           .choice("mixing_weights", &MixerOptions::mixing_weights, {"masked", "softmax", "softmax_compat"},
                   "Mixing weights",
                   "softmax: row i is a softmax over j <= i (in the graph); softmax_compat: the paper run's in-place "
@@ -75,6 +79,9 @@ void checkMixerOptionCombinations(const ModelConfig& c, const MixerOptions& o, s
     problems.push_back(
         "options.mask_mode: \"inplace_compat\" applies to mixing_weights \"masked\" only "
         "(softmax_compat already rewrites the weights in place)");
+  }
+  if (o.multi_head_compat && o.mixing != "multi_head") {
+    problems.push_back("options.multi_head_compat: applies to mixing \"multi_head\", not \"" + o.mixing + "\"");
   }
   if (o.mixing == "multi_head" && c.d_model > 0 && (o.mixing_heads > c.d_model || c.d_model % o.mixing_heads != 0)) {
     problems.push_back("options.mixing_heads: d_model " + std::to_string(c.d_model) + " must be divisible by " +

@@ -33,6 +33,7 @@ struct MixerOptions {
   int64_t expansion = 2;        // expanded: intermediate token channels = expansion * T
   bool expanded_bias = true;
   int64_t mixing_heads = 4;               // multi_head: number of heads (d_model divisible)
+  bool multi_head_compat = false;         // multi_head: the paper-era loop bug (spec 2, 13.1)
   std::string mixing_weights = "masked";  // masked | softmax | softmax_compat
   std::string mask_mode = "graph";        // graph | inplace_compat
   bool layer_norms = true;
