@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "core/analysis/research_import.h"
+#include "core/config/project_config.h"
 #include "core/data/tokenizer.h"
 #include "core/models/composite/transfixer.h"
 #include "core/models/mixers/bidirectional_mixer.h"
@@ -191,6 +192,27 @@ class TestResearchFidelity : public QObject {
       } else {
         QVERIFY2(masked_grad > 0, "in-place compat: masked entries must receive gradients");
       }
+    }
+  }
+
+  // The paper presets parse (their corpus need not be downloaded) and give the spec's parameter
+  // counts (spec 1 and 3 "Param check"); every preset run's config is valid for its family.
+  void paperPresetsMatchTheSpecCounts() {
+    const ProjectConfig paper =
+        loadProject(testing::sourceDir() / "projects/paper/project.json", CorpusFiles::MayBeMissing);
+    const std::map<std::string, int64_t> spec = {
+        {"s3-mixer-d256", 8411136},       {"s3-mixer-d512", 23109632},         {"s3-mixer-d1024", 77672448},
+        {"s3-mixer-d2048-b8", 287461376}, {"s3-mixer-d1024-k4", 83963904},     {"s2-expanded-d512", 29409280},
+        {"s2-expanded-d1024", 83972096},  {"s1-llama-d128-h32", 3147904},      {"s1-llama-d256-h32", 10490112},
+        {"s1-llama-d512-h32", 37757440},  {"s1-llama-d1024-h32-b8", 142623744}};
+    for (const auto& [name, parameters] : spec) {
+      QCOMPARE(estimateCost(paper.run(name).model, 1).parameters, parameters);
+    }
+    for (const auto& run : paper.runs) {
+      QCOMPARE(run.model.context_length, int64_t{512});
+      QCOMPARE(run.model.vocab_size, int64_t{4096});
+      QCOMPARE(run.train.warmup_steps, int64_t{500});
+      QCOMPARE(run.train.padding_side, std::string("left"));
     }
   }
 
