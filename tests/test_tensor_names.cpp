@@ -31,6 +31,7 @@ struct NameCase {
   nlohmann::json options = nlohmann::json::object();
   bool tied = false;
   int64_t kernel_size = 1;
+  std::string objective = "next_token";
 };
 
 // Variants whose names or shapes differ from their family's defaults.
@@ -46,6 +47,10 @@ const std::vector<NameCase>& variantCases() {
       {"mixer_autoencoder.multi_head", "mixer_autoencoder", {{"mixing", "multi_head"}}},
       {"transformer_autoencoder.bottleneck", "transformer_autoencoder", {{"bottleneck", 2}}},
       {"transfixer.before_attention", "transfixer", {{"conv_placement", "before_attention"}}},
+      {"masked_mixer.multi_head_compat", "masked_mixer", {{"mixing", "multi_head"}, {"multi_head_compat", true}}},
+      {"mixer_autoencoder.ff_dropout", "mixer_autoencoder", {{"ff_dropout", 0.05}}},
+      {"masked_mixer.completion", "masked_mixer", nlohmann::json::object(), false, 1, "one_step_completion"},
+      {"llama.completion", "llama", nlohmann::json::object(), false, 1, "one_step_completion"},
   };
   return variants;
 }
@@ -77,6 +82,7 @@ ModelConfig smallConfig(const NameCase& k) {
   c.kernel_size = k.kernel_size;
   c.tie_weights = k.tied;
   c.options = k.options;
+  c.objective = k.objective;
   return c;
 }
 
