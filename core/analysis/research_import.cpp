@@ -55,7 +55,9 @@ ResearchImportResult importResearchCheckpoint(const ResearchImportRequest& req) 
         {"description", "imported from " + fs::absolute(req.safetensors).string()},
         {"corpus", {{"train", corpus.string()}}},
         {"tokenizer", {{"vocab_size", tokenizer.vocabSize()}}},
-        {"runs", nlohmann::json::array({{{"name", run_dir.filename().string()}, {"model", model_json}}})}};
+        // The run was trained elsewhere; its train section is a placeholder a fork replaces.
+        {"runs", nlohmann::json::array(
+                     {{{"name", run_dir.filename().string()}, {"model", model_json}, {"train", {{"max_steps", 1}}}}})}};
     return parseProject(document, run_dir / "project.json");
   };
   // Everything that can fail on the inputs happens before anything is written.
