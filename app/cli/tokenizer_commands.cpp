@@ -1,4 +1,5 @@
-// `mixerlab tokenizer train | encode`: train a sentencepiece BPE tokenizer on a corpus, inspect it.
+// `mixerlab tokenizer train | encode`: train a sentencepiece BPE tokenizer on a corpus; inspect it or a
+// Hugging Face tokenizer.json.
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -15,7 +16,8 @@ void addTokenizerCommands(CLI::App& app, Action& action) {
     TokenizerSettings settings;
   };
   auto o = std::make_shared<Options>();
-  auto* tokenizer = app.add_subcommand("tokenizer", "Train or inspect sentencepiece tokenizers");
+  auto* tokenizer =
+      app.add_subcommand("tokenizer", "Train sentencepiece tokenizers; inspect them or tokenizer.json files");
   tokenizer->require_subcommand(1);
 
   auto* train = tokenizer->add_subcommand("train", "Train a BPE tokenizer (byte fallback, newline token, pad id 3)");
@@ -37,7 +39,9 @@ void addTokenizerCommands(CLI::App& app, Action& action) {
   });
 
   auto* encode = tokenizer->add_subcommand("encode", "Print the token ids and pieces of a text (JSON)");
-  encode->add_option("--model", o->model, "Tokenizer .model file")->required()->check(CLI::ExistingFile);
+  encode->add_option("--model", o->model, "Tokenizer file: a sentencepiece .model or a Hugging Face tokenizer.json")
+      ->required()
+      ->check(CLI::ExistingFile);
   encode->add_option("--text", o->text, "Text to encode")->required();
   encode->callback([o, &action]() {
     action = [o]() {

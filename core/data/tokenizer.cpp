@@ -1,9 +1,10 @@
-// SentencePiece tokenizer training, caching and loading (see tokenizer.h).
+// Tokenizer loading (SentencePiece or tokenizer.json), and SentencePiece training and caching (see tokenizer.h).
 #include "core/data/tokenizer.h"
 
 #include <cstdio>
 #include <unordered_map>
 
+#include "core/data/hf_bpe_tokenizer.h"
 #include "core/data/sentencepiece_runtime.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
@@ -102,21 +103,28 @@ Tokenizer Tokenizer::load(const fs::path& model_path) {
                         "check the path, or delete the tokenizer cache entry so it is trained again");
   }
   const std::string bytes = readFile(model_path);
+  Tokenizer tokenizer;
+  tokenizer.model_path_ = model_path;
+  tokenizer.hash_ = hashHex(bytes);
+  // A serialized SentencePiece model is a protobuf and never starts like a JSON object.
+  if (hf::looksLikeJsonObject(bytes)) {
+    tokenizer.hf_ = std::make_shared<const HfBpeTokenizer>(HfBpeTokenizer::fromJson(bytes, model_path.string()));
+    return tokenizer;
+  }
   auto processor = spm::newProcessor();
   const auto status = processor->LoadFromSerializedProto(bytes);
   if (!status.ok()) {
     throw MixerLabError(
-        "tokenizer model " + model_path.string() + " is not a valid SentencePiece model: " + status.message(),
-        "delete it so it is trained again");
+        "tokenizer model " + model_path.string() +
+            " is neither a SentencePiece model nor a Hugging Face tokenizer.json: " + status.message(),
+        "use a SentencePiece .model or a tokenizer.json, or delete a cached model so it is trained again");
   }
-  Tokenizer tokenizer;
   tokenizer.processor_ = std::move(processor);
-  tokenizer.model_path_ = model_path;
-  tokenizer.hash_ = hashHex(bytes);
   return tokenizer;
 }
 
 std::vector<int> Tokenizer::encode(std::string_view text) const {
+  if (hf_) return hf_->encode(text);
   std::vector<int> ids;
   const auto status = processor_->Encode(text, &ids);
   if (!status.ok()) throw MixerLabError("cannot tokenize text with " + model_path_.string() + ": " + status.message());
@@ -124,6 +132,7 @@ std::vector<int> Tokenizer::encode(std::string_view text) const {
 }
 
 std::string Tokenizer::decode(const std::vector<int>& ids) const {
+  if (hf_) return hf_->decode(ids);
   std::string text;
   const auto status = processor_->Decode(ids, &text);
   if (!status.ok()) {
@@ -133,12 +142,12 @@ std::string Tokenizer::decode(const std::vector<int>& ids) const {
   return text;
 }
 
-std::string Tokenizer::piece(int id) const { return processor_->IdToPiece(id); }
-int Tokenizer::vocabSize() const { return processor_->GetPieceSize(); }
-int Tokenizer::unkId() const { return processor_->unk_id(); }
-int Tokenizer::bosId() const { return processor_->bos_id(); }
-int Tokenizer::eosId() const { return processor_->eos_id(); }
-int Tokenizer::padId() const { return processor_->pad_id(); }
+std::string Tokenizer::piece(int id) const { return hf_ ? hf_->piece(id) : processor_->IdToPiece(id); }
+int Tokenizer::vocabSize() const { return hf_ ? hf_->vocabSize() : processor_->GetPieceSize(); }
+int Tokenizer::unkId() const { return hf_ ? hf_->unkId() : processor_->unk_id(); }
+int Tokenizer::bosId() const { return hf_ ? hf_->bosId() : processor_->bos_id(); }
+int Tokenizer::eosId() const { return hf_ ? hf_->eosId() : processor_->eos_id(); }
+int Tokenizer::padId() const { return hf_ ? hf_->padId() : processor_->pad_id(); }
 
 void trainTokenizer(const std::vector<std::string>& documents, const TokenizerSettings& settings,
                     const fs::path& out_model_path) {

@@ -1,11 +1,16 @@
-// SentencePiece tokenizer: training on a corpus's documents, a content-keyed training cache, and a small
-// loaded-model wrapper. Models are lossless for our text: identity normalisation, whitespace kept as is,
-// "\n" a user-defined token, and byte fallback for characters outside the learned vocabulary.
+// Tokenizers: a loaded tokenizer of either kind MixerLab reads, and SentencePiece training with a
+// content-keyed training cache.
 //
+// Tokenizer::load reads a SentencePiece .model or a Hugging Face tokenizer.json (Llama-style BPE with byte
+// fallback, the kind the research's checkpoints use; see hf_bpe_tokenizer.h), told apart by content, not by
+// file name. Callers use the same interface for both.
+//
+// Trained models are SentencePiece and lossless for our text: identity normalisation, whitespace kept as is,
+// "\n" a user-defined token, and byte fallback for characters outside the learned vocabulary.
 // SentencePiece is reached only through core/data/sentencepiece_runtime.h (see there why).
 //
-// Ids are fixed: <unk>=0, <s>=1, </s>=2, <pad>=3. A corpus too small for the requested vocab_size is an error
-// (hard vocabulary limit kept on, so vocabSize() always equals the setting): trainTokenizer throws
+// Trained ids are fixed: <unk>=0, <s>=1, </s>=2, <pad>=3. A corpus too small for the requested vocab_size is
+// an error (hard vocabulary limit kept on, so vocabSize() always equals the setting): trainTokenizer throws
 // MixerLabError suggesting a smaller vocab_size or more data.
 #pragma once
 #include <cstdint>
@@ -23,6 +28,8 @@ class SentencePieceProcessor;
 
 namespace mixerlab {
 
+class HfBpeTokenizer;
+
 struct TokenizerSettings {
   int vocab_size = 4096;
   std::string model_type = "bpe";  // "bpe" or "unigram"
@@ -35,23 +42,28 @@ struct TokenizerSettings {
 
 class Tokenizer {
  public:
-  // Throws MixerLabError naming the path if the file is missing or not a SentencePiece model.
+  // A SentencePiece .model or a Hugging Face tokenizer.json (a JSON object with a "model"), by content.
+  // Throws MixerLabError naming the path if the file is missing, is neither, or is a tokenizer.json MixerLab
+  // does not implement (hf_tokenizer_json.h says what is supported).
   static Tokenizer load(const std::filesystem::path& model_path);
 
   std::vector<int> encode(std::string_view text) const;  // no BOS/EOS added
+  // SentencePiece drops control tokens (<s>, </s>, <pad>); a tokenizer.json shows special tokens as their text.
   std::string decode(const std::vector<int>& ids) const;
   std::string piece(int id) const;
   int vocabSize() const;
   int unkId() const;
   int bosId() const;
   int eosId() const;
-  int padId() const;
+  int padId() const;  // a tokenizer.json without a <pad> token pads with eos, as the research does
   const std::filesystem::path& modelPath() const { return model_path_; }
-  const std::string& hash() const { return hash_; }  // hashHex of the .model file bytes
+  const std::string& hash() const { return hash_; }  // hashHex of the file bytes
 
  private:
   Tokenizer() = default;
-  std::shared_ptr<sentencepiece::SentencePieceProcessor> processor_;  // thread-safe for encode/decode
+  // Exactly one of the two is set. Both are thread-safe for encode/decode.
+  std::shared_ptr<sentencepiece::SentencePieceProcessor> processor_;
+  std::shared_ptr<const HfBpeTokenizer> hf_;
   std::filesystem::path model_path_;
   std::string hash_;
 };

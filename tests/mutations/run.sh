@@ -51,7 +51,7 @@ for patch in "${patches[@]}"; do
   failed=()
   for target in "${targets[@]}"; do
     while read -r line; do failed+=("$target: ${line}"); done < <(
-      "$build/tests/$target" 2>&1 | sed -n 's/^FAIL!  : [A-Za-z]*::\([A-Za-z_]*([^)]*)\).*/\1/p' | sort -u)
+      "$build/tests/$target" 2>&1 | sed -n 's/^FAIL!  : [A-Za-z0-9_]*::\([A-Za-z0-9_]*([^)]*)\).*/\1/p' | sort -u)
   done
   restore
   if [[ ${#failed[@]} -eq 0 ]]; then

@@ -1,0 +1,54 @@
+// UTF-8 code point lengths and validation (see utf8.h), following the Unicode table of well-formed
+// byte sequences.
+#include "core/data/utf8.h"
+
+namespace mixerlab::utf8 {
+namespace {
+
+bool inRange(unsigned char byte, unsigned char low, unsigned char high) { return byte >= low && byte <= high; }
+
+}  // namespace
+
+size_t codePointLength(std::string_view text, size_t pos) {
+  const auto at = [&](size_t k) -> unsigned char {
+    return pos + k < text.size() ? static_cast<unsigned char>(text[pos + k]) : 0;
+  };
+  const unsigned char lead = at(0);
+  if (lead < 0x80) return 1;
+  // The allowed range of the second byte depends on the lead byte; later bytes are always 80..BF.
+  size_t length = 0;
+  unsigned char second_low = 0x80, second_high = 0xBF;
+  if (inRange(lead, 0xC2, 0xDF)) {
+    length = 2;
+  } else if (lead == 0xE0) {
+    length = 3, second_low = 0xA0;
+  } else if (inRange(lead, 0xE1, 0xEC) || inRange(lead, 0xEE, 0xEF)) {
+    length = 3;
+  } else if (lead == 0xED) {
+    length = 3, second_high = 0x9F;
+  } else if (lead == 0xF0) {
+    length = 4, second_low = 0x90;
+  } else if (inRange(lead, 0xF1, 0xF3)) {
+    length = 4;
+  } else if (lead == 0xF4) {
+    length = 4, second_high = 0x8F;
+  } else {
+    return 1;
+  }
+  if (!inRange(at(1), second_low, second_high)) return 1;
+  for (size_t k = 2; k < length; ++k) {
+    if (!inRange(at(k), 0x80, 0xBF)) return 1;
+  }
+  return length;
+}
+
+bool isValid(std::string_view bytes) {
+  for (size_t pos = 0; pos < bytes.size();) {
+    const size_t length = codePointLength(bytes, pos);
+    if (length == 1 && static_cast<unsigned char>(bytes[pos]) >= 0x80) return false;
+    pos += length;
+  }
+  return true;
+}
+
+}  // namespace mixerlab::utf8
