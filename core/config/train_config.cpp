@@ -27,14 +27,15 @@ const FieldSet<TrainConfig>& trainFields() {
                   "inference and the autoencoder; the first token is a target, predicted from the pads) or right "
                   "(the first token is never a target, and the last position of a short row is a pad)")
           .choice("pad_token", &TrainConfig::pad_token, {"eos", "pad"}, "Pad token",
-                  "padded mode: eos (research: pad = </s>, and as in HF's language-modelling collator every "
-                  "position holding that id gets no target, a real </s> included) or pad (the separate <pad> id)")
+                  "padded mode: eos (research: the pads are the eos token, and as in HF's language-modelling "
+                  "collator every position holding it gets no target, a real eos included) or pad (the "
+                  "tokenizer's separate pad token)")
           .choice("newline", &TrainConfig::newline, {"token", "unk"}, "Newline",
                   "how \"\\n\" inside a document is encoded: token (MixerLab: the tokenizer's newline token, so "
                   "generated text keeps its line breaks) or unk (research: its tokenizer had no newline, so each "
-                  "run of newlines became one <unk>); a separate token cache")
+                  "run of newlines became one unk token); a separate token cache")
           .choice("pack_separator", &TrainConfig::pack_separator, {"none", "eos"}, "Pack separator",
-                  "packed mode: none (research: documents concatenated directly) or eos (a </s> after each "
+                  "packed mode: none (research: documents concatenated directly) or eos (an eos token after each "
                   "document, so the model sees and learns where documents end)")
           .group("Optimizer")
           .number("learning_rate", &TrainConfig::learning_rate, 0.0, 10.0, "Learning rate", "peak AdamW learning rate")
