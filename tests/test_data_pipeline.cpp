@@ -54,8 +54,11 @@ class TestDataPipeline : public QObject {
   std::optional<TokenCache> demo_;   // the demo corpus
   std::optional<TokenCache> small_;  // ten short documents of different lengths
 
-  BatchingSettings settings(BatchMode mode, int64_t T, int64_t B, PaddingSide side = PaddingSide::Right) const {
-    return {T, B, mode, side, tokenizer_->padId(), tokenizer_->eosId()};
+  // pad = <pad> (id 3), so pads and real tokens are told apart by id; padding side and pack separator
+  // as given (test_data_fidelity covers the research layout's defaults).
+  BatchingSettings settings(BatchMode mode, int64_t T, int64_t B, PaddingSide side = PaddingSide::Right,
+                            PackSeparator separator = PackSeparator::None) const {
+    return {T, B, mode, side, tokenizer_->padId(), tokenizer_->eosId(), separator};
   }
 
  private Q_SLOTS:
@@ -157,7 +160,7 @@ class TestDataPipeline : public QObject {
       stream.insert(stream.end(), tokens.begin(), tokens.end());
       stream.push_back(tokenizer_->eosId());
     }
-    const ExampleSet set(*small_, docs, settings(BatchMode::Packed, T, 2));
+    const ExampleSet set(*small_, docs, settings(BatchMode::Packed, T, 2, PaddingSide::Right, PackSeparator::Eos));
     QCOMPARE(set.numExamples(), static_cast<int64_t>(stream.size()) / T);
     QVERIFY(set.numExamples() >= 3);
     std::vector<int64_t> ids(T), labels(T);

@@ -251,9 +251,9 @@ class TestTrainStep : public QObject {
       const auto logits = model->forward(batches[0].input_ids);
       QVERIFY(!torch::equal(logits, model->forward(batches[0].input_ids)));
     }
-    const double first = evaluateLoss(*model, batches, torch::Device(torch::kCPU));
+    const double first = evaluateLoss(*model, batches, torch::Device(torch::kCPU), EvalWeighting::Tokens);
     QVERIFY(model->is_training());
-    const double second = evaluateLoss(*model, batches, torch::Device(torch::kCPU));
+    const double second = evaluateLoss(*model, batches, torch::Device(torch::kCPU), EvalWeighting::Tokens);
     QVERIFY2(first == second, qPrintable(QString("%1 then %2").arg(first, 0, 'g', 17).arg(second, 0, 'g', 17)));
 
     model->eval();
@@ -270,7 +270,7 @@ class TestTrainStep : public QObject {
     const double by_hand = sum / static_cast<double>(count);
     QVERIFY2(std::abs(first - by_hand) < 1e-5,
              qPrintable(QString("evaluateLoss %1, by hand %2").arg(first).arg(by_hand)));
-    QVERIFY(evaluateLoss(*model, batches, torch::Device(torch::kCPU)) == first);
+    QVERIFY(evaluateLoss(*model, batches, torch::Device(torch::kCPU), EvalWeighting::Tokens) == first);
     QVERIFY(!model->is_training());
   }
 

@@ -64,7 +64,8 @@ int evalCommand(const std::string& checkpoint, int64_t max_batches) {
   nlohmann::json out = {{"checkpoint", result.checkpoint.string()},
                         {"step", result.step},
                         {"eval_loss", result.eval_loss},
-                        {"eval_batches", result.eval_batches}};
+                        {"eval_batches", result.eval_batches},
+                        {"eval_weighting", result.eval_weighting}};
   std::cout << out.dump(2) << "\n";
   return 0;
 }

@@ -33,7 +33,8 @@ CheckpointEval evaluateCheckpoint(const fs::path& checkpoint, int64_t max_batche
   const auto batches = makeEvalBatches(*data.eval_examples, run.train.batch_size, max_batches);
   CheckpointEval result;
   result.checkpoint = dir;
-  result.eval_loss = evaluateLoss(*model, batches, c10::Device(c10::kCPU));
+  result.eval_weighting = run.train.eval_weighting;
+  result.eval_loss = evaluateLoss(*model, batches, c10::Device(c10::kCPU), parseEvalWeighting(result.eval_weighting));
   result.step = readTrainerState(dir).step;
   result.eval_batches = static_cast<int64_t>(batches.size());
   return result;

@@ -1,5 +1,6 @@
 // Evaluation of a saved checkpoint on its run's eval split, reusable by the CLI (`mixerlab eval`)
-// and the GUI: rebuilds the run's project from the checkpoint, prepares its data, averages the loss.
+// and the GUI: rebuilds the run's project from the checkpoint, prepares its data, averages the loss
+// with the run's own eval weighting.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -17,6 +18,7 @@ struct CheckpointEval {
   int64_t step = 0;
   double eval_loss = 0;
   int64_t eval_batches = 0;
+  std::string eval_weighting;  // the run's train.eval_weighting ("samples" or "tokens")
 };
 
 // The one-run project a checkpoint was trained with: its config.json, with relative paths resolved

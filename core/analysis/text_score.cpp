@@ -3,6 +3,8 @@
 
 #include <torch/torch.h>
 
+#include "core/config/train_config.h"
+#include "core/data/token_cache.h"
 #include "core/data/tokenizer.h"
 #include "core/train/checkpoint.h"
 #include "core/train/device.h"
@@ -17,7 +19,10 @@ TextScore scoreText(const fs::path& checkpoint, const std::string& text) {
   auto model = loadModelFromCheckpoint(dir);
   model->eval();
   const Tokenizer tokenizer = Tokenizer::load(checkpointTokenizerFile(dir));
-  const std::vector<int> ids = tokenizer.encode(text);
+  // Encoded as the run's training data was (its newline mode).
+  const nlohmann::json run = readCheckpointConfig(dir).value("run", nlohmann::json::object());
+  const TrainConfig train = TrainConfig::fromJson(run.value("train", nlohmann::json::object()));
+  const std::vector<int> ids = encodeDocument(tokenizer, text, parseNewlineMode(train.newline));
   const int64_t context = model->config().context_length;
   if (ids.empty()) throw MixerLabError("the text to score encodes to no tokens", "pass some text to score");
   if (static_cast<int64_t>(ids.size()) > context) {

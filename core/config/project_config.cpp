@@ -90,7 +90,9 @@ nlohmann::json ProjectConfig::toJson() const {
 ProjectConfig projectFromCheckpointConfig(const nlohmann::json& checkpoint_config,
                                           const std::filesystem::path& source) {
   nlohmann::json document = checkpoint_config.at("project");
-  document["runs"] = nlohmann::json::array({checkpoint_config.at("run")});
+  nlohmann::json run = checkpoint_config.at("run");
+  if (run.is_object() && run.contains("train")) run["train"] = TrainConfig::completeStored(run.at("train"));
+  document["runs"] = nlohmann::json::array({run});
   return parseProject(document, source);
 }
 

@@ -59,7 +59,8 @@ ProjectConfig parseProjectText(const std::string& text, const std::filesystem::p
 // Validates an already-parsed document (used by tests and the GUI's editor).
 ProjectConfig parseProject(const nlohmann::json& document, const std::filesystem::path& path,
                            CorpusFiles corpus_files = CorpusFiles::MustExist);
-// Rebuilds the one-run project stored in a checkpoint's config.json ("project" + "run").
+// Rebuilds the one-run project stored in a checkpoint's config.json ("project" + "run"); train keys
+// the checkpoint predates take the values its run used (TrainConfig::completeStored).
 ProjectConfig projectFromCheckpointConfig(const nlohmann::json& checkpoint_config, const std::filesystem::path& source);
 
 }  // namespace mixerlab

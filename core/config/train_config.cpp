@@ -1,6 +1,9 @@
 // TrainConfig's field declarations, its JSON form and the LR schedule horizon (see train_config.h).
 #include "core/config/train_config.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace mixerlab {
 
 const FieldSet<TrainConfig>& trainFields() {
@@ -14,10 +17,27 @@ const FieldSet<TrainConfig>& trainFields() {
           .integer("seed", &TrainConfig::seed, 0, kFieldMaxInteger, "Seed", "initialisation and data order")
           .text("device", &TrainConfig::device, "Device", "auto, cpu, cuda or cuda:N")
           .integer("threads", &TrainConfig::threads, 0, 1024, "CPU threads", "LibTorch CPU threads; 0 = all cores")
+          .group("Data")
           .choice("batch_mode", &TrainConfig::batch_mode, {"padded", "packed"}, "Batch mode",
-                  "padded: one document per row, truncated or padded to T (pads excluded from the loss); packed: "
-                  "documents joined with </s> and cut into rows of T")
-          .choice("padding_side", &TrainConfig::padding_side, {"left", "right"}, "Padding side", "padded mode")
+                  "padded (research, TinyStories): one document per row, its beginning kept, padded to T (pads "
+                  "excluded from the loss); packed: documents concatenated (see pack_separator) and cut into rows of "
+                  "T")
+          .choice("padding_side", &TrainConfig::padding_side, {"left", "right"}, "Padding side",
+                  "padded mode: left (research: its tokenizer's default, relied on by the last-token embedding, "
+                  "inference and the autoencoder; the first token is a target, predicted from the pads) or right "
+                  "(the first token is never a target, and the last position of a short row is a pad)")
+          .choice("pad_token", &TrainConfig::pad_token, {"eos", "pad"}, "Pad token",
+                  "padded mode: eos (research: the pads are the eos token, and as in HF's language-modelling "
+                  "collator every position holding it gets no target, a real eos included) or pad (the "
+                  "tokenizer's separate pad token)")
+          .choice("newline", &TrainConfig::newline, {"token", "unk"}, "Newline",
+                  "how \"\\n\" inside a document is encoded: token (MixerLab: the tokenizer's newline token, so "
+                  "generated text keeps its line breaks) or unk (research: its tokenizer had no newline, so each "
+                  "run of newlines became one unk token); a separate token cache")
+          .choice("pack_separator", &TrainConfig::pack_separator, {"eos", "none"}, "Pack separator",
+                  "packed mode: eos (MixerLab: an eos token after each document, so the model sees and learns "
+                  "where documents end) or none (research: its packed Fineweb runs concatenated documents "
+                  "directly; its TinyStories runs did not pack)")
           .group("Optimizer")
           .number("learning_rate", &TrainConfig::learning_rate, 0.0, 10.0, "Learning rate", "peak AdamW learning rate")
           .number("weight_decay", &TrainConfig::weight_decay, 0.0, 10.0, "Weight decay", "decoupled AdamW weight decay")
@@ -35,8 +55,14 @@ const FieldSet<TrainConfig>& trainFields() {
           .number("min_lr_ratio", &TrainConfig::min_lr_ratio, 0.0, 1.0, "Minimum LR ratio",
                   "decay floor as a fraction of the peak learning rate")
           .integer("schedule_steps", &TrainConfig::schedule_steps, 0, kFieldMaxInteger, "Schedule horizon",
-                   "optimizer steps the decay spans; 0 = max_steps, else derived from max_tokens")
+                   "optimizer steps the decay spans; 0 = max_steps, else derived from max_tokens, else from "
+                   "schedule_epochs")
           .unit("steps")
+          .number("schedule_epochs", &TrainConfig::schedule_epochs, 0.0, 1e6, "Schedule epochs",
+                  "when max_wall_s is the only budget: the decay spans this many epochs of the training split and "
+                  "the run stops there unless the clock stops it first (research: num_train_epochs, runs cut by the "
+                  "clock); 0 = constant learning rate after warm-up")
+          .unit("epochs")
           .group("Budget")
           .integer("max_steps", &TrainConfig::max_steps, 0, kFieldMaxInteger, "Max steps",
                    "stop after this many optimizer steps; 0 = no step budget (training stops at the first budget "
@@ -54,7 +80,11 @@ const FieldSet<TrainConfig>& trainFields() {
                    "steps between evaluations (plus one at step 0 and one at the end); 0 = only at the end")
           .unit("steps")
           .integer("eval_batches", &TrainConfig::eval_batches, 0, kFieldMaxInteger, "Eval batches",
-                   "batches per evaluation; 0 = the whole eval split")
+                   "batches per evaluation, from the start of the eval split; 0 = all of it (the research "
+                   "evaluated the whole split, every 4000 steps)")
+          .choice("eval_weighting", &TrainConfig::eval_weighting, {"samples", "tokens"}, "Eval weighting",
+                  "samples (research, HF Trainer: each batch's mean cross-entropy weighted by its rows) or tokens "
+                  "(every target counts once); multi_token runs report pass 0, comparable with other runs")
           .integer("log_every", &TrainConfig::log_every, 1, kFieldMaxInteger, "Log every",
                    "steps per train-loss record (mean over those steps)")
           .unit("steps")
@@ -68,13 +98,34 @@ const FieldSet<TrainConfig>& trainFields() {
 
 nlohmann::json TrainConfig::toJson() const { return trainFields().write(*this); }
 
-TrainConfig TrainConfig::fromJson(const nlohmann::json& j) { return trainFields().readStored(j); }
+TrainConfig TrainConfig::fromJson(const nlohmann::json& j) { return trainFields().readStored(completeStored(j)); }
 
-int64_t TrainConfig::scheduleHorizon(int64_t tokens_per_step) const {
+nlohmann::json TrainConfig::completeStored(nlohmann::json train) {
+  if (!train.is_object()) return train;
+  // Written before these keys existed: the run used <pad>, </s> between packed documents, token
+  // weighting and a constant LR under a time-only budget (its padding_side was always stored).
+  if (!train.contains("pad_token")) train["pad_token"] = "pad";
+  if (!train.contains("newline")) train["newline"] = "token";
+  if (!train.contains("pack_separator")) train["pack_separator"] = "eos";
+  if (!train.contains("eval_weighting")) train["eval_weighting"] = "tokens";
+  if (!train.contains("schedule_epochs")) train["schedule_epochs"] = 0.0;
+  return train;
+}
+
+bool TrainConfig::horizonFromEpochs() const {
+  return schedule_steps == 0 && max_steps == 0 && max_tokens == 0 && schedule_epochs > 0;
+}
+
+int64_t TrainConfig::scheduleHorizon(int64_t tokens_per_step, int64_t micro_batches_per_epoch) const {
   if (schedule_steps > 0) return schedule_steps;
   if (max_steps > 0) return max_steps;
   if (max_tokens > 0 && tokens_per_step > 0) return (max_tokens + tokens_per_step - 1) / tokens_per_step;
-  return 0;  // wall-clock only: constant LR after warmup unless schedule_steps is given
+  if (horizonFromEpochs() && micro_batches_per_epoch > 0) {
+    // HF Trainer: max_steps = ceil(num_train_epochs x max(batches per epoch // accumulation, 1)).
+    const int64_t steps_per_epoch = std::max<int64_t>(micro_batches_per_epoch / grad_accum_steps, 1);
+    return static_cast<int64_t>(std::ceil(schedule_epochs * static_cast<double>(steps_per_epoch)));
+  }
+  return 0;  // no horizon: constant LR after warmup
 }
 
 }  // namespace mixerlab

@@ -1,5 +1,7 @@
-// Optimisation and budget settings of one training run (defaults follow the research: AdamW
-// 0.9/0.999/1e-8, no weight decay, clip 1.0, linear warmup then linear decay to zero).
+// Optimisation, budget, data-layout and evaluation settings of one training run. Defaults follow
+// the research (spec 10): AdamW 0.9/0.999/1e-8, no weight decay, clip 1.0, linear warmup then
+// linear decay to zero, left padding with pad = eos, packing without a separator, sample-weighted
+// eval; MixerLab keeps its own choice where it is an improvement (a real newline token).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -24,23 +26,38 @@ struct TrainConfig {
   int64_t max_steps = 0;
   int64_t max_tokens = 0;
   double max_wall_s = 0;
-  int64_t schedule_steps = 0;      // LR schedule horizon; 0 = max_steps, else derived from max_tokens
-  int64_t eval_every = 100;        // steps between evaluations (0 = only at the end)
-  int64_t eval_batches = 20;       // eval batches per evaluation (0 = the whole eval split)
-  int64_t log_every = 10;          // steps per train-loss record (mean over those steps)
-  int64_t checkpoint_every = 100;  // steps between checkpoints (a final one is always written)
-  int64_t keep_checkpoints = 2;    // most recent checkpoints kept
+  int64_t schedule_steps = 0;              // LR schedule horizon; 0 = max_steps, else from max_tokens, else epochs
+  double schedule_epochs = 1.0;            // time-only budgets: horizon (and stop) after this many epochs; 0 = none
+  int64_t eval_every = 100;                // steps between evaluations (0 = only at the end)
+  int64_t eval_batches = 20;               // eval batches per evaluation (0 = the whole eval split)
+  std::string eval_weighting = "samples";  // "samples" (research, HF Trainer) or "tokens"
+  int64_t log_every = 10;                  // steps per train-loss record (mean over those steps)
+  int64_t checkpoint_every = 100;          // steps between checkpoints (a final one is always written)
+  int64_t keep_checkpoints = 2;            // most recent checkpoints kept
   uint64_t seed = 42;
   std::string device = "auto";  // "cpu", "cuda", "cuda:N" or "auto"
   int64_t threads = 0;          // CPU threads for LibTorch; 0 = all cores
-  // Data layout of this run.
-  std::string batch_mode = "padded";  // "padded" (one document per row) or "packed"
-  std::string padding_side = "right";
+  // Data layout of this run (defaults: the research's TinyStories setup, except the newline token
+  // and the eos between packed documents, kept as improvements).
+  std::string batch_mode = "padded";    // "padded" (one document per row) or "packed"
+  std::string padding_side = "left";    // padded mode: "left" (research) or "right"
+  std::string pad_token = "eos";        // padded mode: "eos" (research: pad = </s>) or "pad" (<pad>)
+  std::string newline = "token";        // "token" (the tokenizer's newline) or "unk" (research)
+  std::string pack_separator = "eos";   // packed mode: "eos" between documents or "none" (research)
 
   nlohmann::json toJson() const;
   static TrainConfig fromJson(const nlohmann::json& j);  // stored form: unknown keys ignored
-  // Optimizer steps the LR schedule spans, given tokens per step.
-  int64_t scheduleHorizon(int64_t tokens_per_step) const;
+  // A stored run.train object written before the data-fidelity keys existed, completed with the
+  // values those runs used (pad_token "pad", pack_separator "eos", eval_weighting "tokens",
+  // schedule_epochs 0; newline "token"), so old runs are shown, evaluated and compared as they ran.
+  static nlohmann::json completeStored(nlohmann::json train);
+  // Optimizer steps the LR schedule spans, given tokens per optimizer step and micro-batches per
+  // epoch of the training split: schedule_steps, else max_steps, else from max_tokens, else (a
+  // time-only budget) ceil(schedule_epochs x optimizer steps per epoch) as the HF Trainer derives
+  // its max_steps from num_train_epochs; 0 = no horizon (constant after warm-up).
+  int64_t scheduleHorizon(int64_t tokens_per_step, int64_t micro_batches_per_epoch) const;
+  // True when the horizon comes from schedule_epochs; the run then also stops there.
+  bool horizonFromEpochs() const;
 };
 
 // The fields of TrainConfig (run.train): the one declaration behind the parser, run.json, the

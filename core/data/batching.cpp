@@ -55,6 +55,14 @@ PaddingSide parsePaddingSide(const std::string& name) {
 
 std::string paddingSideName(PaddingSide side) { return side == PaddingSide::Left ? "left" : "right"; }
 
+PackSeparator parsePackSeparator(const std::string& name) {
+  if (name == "none") return PackSeparator::None;
+  if (name == "eos") return PackSeparator::Eos;
+  throw MixerLabError("unknown pack separator \"" + name + "\"", "use \"none\" or \"eos\"");
+}
+
+std::string packSeparatorName(PackSeparator separator) { return separator == PackSeparator::Eos ? "eos" : "none"; }
+
 std::pair<std::vector<size_t>, std::vector<size_t>> splitDocuments(size_t num_documents, double eval_fraction,
                                                                    uint64_t split_seed) {
   if (!(eval_fraction >= 0.0 && eval_fraction <= 1.0)) {
@@ -93,10 +101,11 @@ ExampleSet::ExampleSet(const TokenCache& cache, std::vector<size_t> doc_indices,
     num_examples_ = static_cast<int64_t>(doc_indices_.size());
   } else {
     doc_indices_ = std::move(doc_indices);
+    const int64_t separator = settings_.pack_separator == PackSeparator::Eos ? 1 : 0;
     packed_start_.reserve(doc_indices_.size() + 1);
     packed_start_.push_back(0);
     for (size_t doc : doc_indices_) {
-      packed_start_.push_back(packed_start_.back() + static_cast<int64_t>(cache.document(doc).size) + 1);
+      packed_start_.push_back(packed_start_.back() + static_cast<int64_t>(cache.document(doc).size) + separator);
     }
     num_examples_ = packed_start_.back() / T;
   }
@@ -118,7 +127,8 @@ void ExampleSet::fill(int64_t example, int64_t* input_ids_out, int64_t* labels_o
   for (int64_t t = 0; t < T; ++t) {
     const bool is_token = t >= first && t < first + n;
     input_ids_out[t] = is_token ? tokens.data[t - first] : settings_.pad_id;
-    labels_out[t] = is_token ? input_ids_out[t] : kIgnoreLabel;
+    // HF's collator rule: the id decides, so a real token equal to the pad id is no target either.
+    labels_out[t] = input_ids_out[t] == settings_.pad_id ? kIgnoreLabel : input_ids_out[t];
   }
 }
 
@@ -133,6 +143,7 @@ void ExampleSet::fillPacked(int64_t example, int64_t* input_ids_out) const {
     while (pos >= packed_start_[k + 1]) ++k;
     const int64_t offset = pos - packed_start_[k];
     const TokenSpan tokens = cache_->document(doc_indices_[k]);
+    // Past the document's tokens only when a separator follows it (empty documents are skipped above).
     input_ids_out[t] = offset < static_cast<int64_t>(tokens.size) ? tokens.data[offset] : settings_.eos_id;
   }
 }

@@ -30,13 +30,19 @@ enum class PaddingSide { Left, Right };
 PaddingSide parsePaddingSide(const std::string& name);  // "left" / "right"; else MixerLabError
 std::string paddingSideName(PaddingSide side);
 
+enum class PackSeparator { None, Eos };
+PackSeparator parsePackSeparator(const std::string& name);  // "none" / "eos"; else MixerLabError
+std::string packSeparatorName(PackSeparator separator);
+
+// Defaults: the research's TinyStories layout (left padding, pad = eos = 2, no pack separator).
 struct BatchingSettings {
   int64_t context_length = 512;  // tokens per example (T)
   int64_t batch_size = 16;       // examples per batch (B)
   BatchMode mode = BatchMode::Padded;
-  PaddingSide padding_side = PaddingSide::Right;
-  int pad_id = 3;
-  int eos_id = 2;
+  PaddingSide padding_side = PaddingSide::Left;
+  int pad_id = 2;  // padded mode: the id of pad positions; every position holding it gets label -100
+  int eos_id = 2;  // the separator of packed documents when pack_separator is Eos
+  PackSeparator pack_separator = PackSeparator::None;
 };
 
 constexpr int64_t kIgnoreLabel = -100;  // label of positions that carry no target (pads)
@@ -55,8 +61,13 @@ std::pair<std::vector<size_t>, std::vector<size_t>> splitDocuments(size_t num_do
 
 // A fixed list of examples of exactly context_length tokens from some of a cache's documents.
 // Padded: one example per document with at least one token, truncated to T (beginning kept) and padded
-// with pad_id on the configured side. Packed: the documents in the given order, each followed by eos_id,
-// concatenated and cut into floor(length / T) rows (remainder dropped); no pads, no -100 labels.
+// with pad_id on the configured side; as in HF's DataCollatorForLanguageModeling, every position whose
+// id equals pad_id gets label -100 (with pad = eos that includes a real eos inside the document).
+// With left padding a row shorter than T starts with pads, so its first token is a target (scored
+// from the last pad); with right padding it sits at position 0 and is never a target.
+// Packed: the documents in the given order, each followed by eos_id when pack_separator is Eos (none
+// follows with None: documents are concatenated directly, as in the research), cut into
+// floor(length / T) rows (remainder dropped); no pads, no -100 labels.
 class ExampleSet {
  public:
   ExampleSet(const TokenCache& cache, std::vector<size_t> doc_indices, BatchingSettings settings);

@@ -83,13 +83,57 @@ class CacheFileWriter {
   bool committed_ = false;
 };
 
+// Encodes documents for one NewlineMode; finds the tokenizer's newline token once.
+class DocumentEncoder {
+ public:
+  DocumentEncoder(const Tokenizer& tokenizer, NewlineMode mode) : tokenizer_(tokenizer), mode_(mode) {
+    if (mode_ != NewlineMode::Unk) return;
+    for (int id : tokenizer_.encode("\n")) {
+      if (tokenizer_.piece(id) == "\n") newline_id_ = id;
+    }
+  }
+
+  std::vector<int> operator()(std::string_view text) const {
+    if (mode_ == NewlineMode::Token) return tokenizer_.encode(text);
+    const auto newlines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+    const std::vector<int> ids = tokenizer_.encode(text);
+    const int unk = tokenizer_.unkId();
+    std::vector<int> out;
+    auto push = [&](int id) {
+      if (!(id == unk && !out.empty() && out.back() == unk)) out.push_back(id);  // fuse <unk>s
+    };
+    if (newlines == 0 ||
+        (newline_id_ >= 0 && static_cast<size_t>(std::count(ids.begin(), ids.end(), newline_id_)) == newlines)) {
+      for (int id : ids) push(id == newline_id_ ? unk : id);
+      return out;
+    }
+    // No standalone newline token: encode the parts between newline runs, join them with <unk>.
+    size_t start = 0;
+    while (start <= text.size()) {
+      const size_t end = std::min(text.find('\n', start), text.size());
+      if (end > start) {
+        for (int id : tokenizer_.encode(text.substr(start, end - start))) push(id);
+      }
+      if (end == text.size()) break;
+      push(unk);
+      start = end + 1;
+    }
+    return out;
+  }
+
+ private:
+  const Tokenizer& tokenizer_;
+  NewlineMode mode_;
+  int newline_id_ = -1;
+};
+
 // Encodes documents[begin, end) on several threads; result[k] holds document begin + k.
 std::vector<std::vector<int>> encodeBlock(const std::vector<std::string>& documents, size_t begin, size_t end,
-                                          const Tokenizer& tokenizer, unsigned num_threads) {
+                                          const DocumentEncoder& encode, unsigned num_threads) {
   std::vector<std::vector<int>> result(end - begin);
   std::atomic<size_t> next{begin};
   auto work = [&] {
-    for (size_t i = next++; i < end; i = next++) result[i - begin] = tokenizer.encode(documents[i]);
+    for (size_t i = next++; i < end; i = next++) result[i - begin] = encode(documents[i]);
   };
   std::vector<std::thread> workers;
   for (unsigned t = 1; t < num_threads; ++t) workers.emplace_back(work);
@@ -176,7 +220,21 @@ TokenSpan TokenCache::document(size_t i) const {
   return {tokens_ + offsets_[i], static_cast<size_t>(offsets_[i + 1] - offsets_[i])};
 }
 
-void buildTokenCache(const std::vector<std::string>& documents, const Tokenizer& tokenizer, const fs::path& out_path) {
+NewlineMode parseNewlineMode(const std::string& name) {
+  if (name == "token") return NewlineMode::Token;
+  if (name == "unk") return NewlineMode::Unk;
+  throw MixerLabError("unknown newline mode \"" + name + "\"", "use \"token\" or \"unk\"");
+}
+
+std::string newlineModeName(NewlineMode mode) { return mode == NewlineMode::Unk ? "unk" : "token"; }
+
+std::vector<int> encodeDocument(const Tokenizer& tokenizer, std::string_view text, NewlineMode newline) {
+  return DocumentEncoder(tokenizer, newline)(text);
+}
+
+void buildTokenCache(const std::vector<std::string>& documents, const Tokenizer& tokenizer, const fs::path& out_path,
+                     NewlineMode newline) {
+  const DocumentEncoder encode(tokenizer, newline);
   if (out_path.has_parent_path()) fs::create_directories(out_path.parent_path());
   CacheFileWriter writer(out_path);
   const uint64_t n_docs = documents.size();
@@ -190,7 +248,7 @@ void buildTokenCache(const std::vector<std::string>& documents, const Tokenizer&
   const size_t block = 1024 * static_cast<size_t>(num_threads);
   for (size_t begin = 0; begin < documents.size(); begin += block) {
     const size_t end = std::min(documents.size(), begin + block);
-    for (const auto& ids : encodeBlock(documents, begin, end, tokenizer, num_threads)) {
+    for (const auto& ids : encodeBlock(documents, begin, end, encode, num_threads)) {
       writer.append(ids.data(), ids.size() * sizeof(int32_t));
       offsets.push_back(offsets.back() + ids.size());
     }
@@ -206,20 +264,22 @@ void buildTokenCache(const std::vector<std::string>& documents, const Tokenizer&
 }
 
 fs::path ensureTokenCache(const fs::path& corpus_path, CorpusFormat format, const Tokenizer& tokenizer,
-                          const fs::path& cache_dir, bool* reused) {
-  return ensureTokenCache(loadCorpusFile(corpus_path, format), tokenizer, cache_dir, reused);
+                          const fs::path& cache_dir, bool* reused, NewlineMode newline) {
+  return ensureTokenCache(loadCorpusFile(corpus_path, format), tokenizer, cache_dir, reused, newline);
 }
 
-fs::path ensureTokenCache(const CorpusFile& corpus, const Tokenizer& tokenizer, const fs::path& cache_dir,
-                          bool* reused) {
-  const fs::path path = cache_dir / ("tokens-" + hashHex(corpus.cacheKey()) + "-" + tokenizer.hash() + ".bin");
+fs::path ensureTokenCache(const CorpusFile& corpus, const Tokenizer& tokenizer, const fs::path& cache_dir, bool* reused,
+                          NewlineMode newline) {
+  // Token mode keeps the name caches had before the mode existed; other modes get their own file.
+  const std::string mode = newline == NewlineMode::Token ? "" : "-nl" + newlineModeName(newline);
+  const fs::path path = cache_dir / ("tokens-" + hashHex(corpus.cacheKey()) + "-" + tokenizer.hash() + mode + ".bin");
   std::error_code ec;
   if (fs::is_regular_file(path, ec)) {
     if (reused) *reused = true;
     return path;
   }
   fs::create_directories(cache_dir);
-  buildTokenCache(corpus.documents(), tokenizer, path);
+  buildTokenCache(corpus.documents(), tokenizer, path, newline);
   if (reused) *reused = false;
   return path;
 }

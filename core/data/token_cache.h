@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/data/corpus_reader.h"
@@ -51,17 +52,31 @@ class TokenCache {
   const int32_t* tokens_ = nullptr;
 };
 
+// How "\n" inside a document becomes tokens. Token: the tokenizer's own encoding (MixerLab's tokenizer
+// has a newline token). Unk: as the research's TinyStories tokenizer, which had no newline: every run
+// of "\n" becomes one <unk> id, and consecutive <unk>s are fused into one (HF BPE with fuse_unk).
+enum class NewlineMode { Token, Unk };
+NewlineMode parseNewlineMode(const std::string& name);  // "token" / "unk"; else MixerLabError
+std::string newlineModeName(NewlineMode mode);
+
+// The token ids of one document (no BOS/EOS). Unk mode encodes the whole text and replaces the
+// newline token, so the text around a newline is tokenized exactly as in Token mode; a tokenizer
+// without a standalone newline token gets its newline-free parts encoded one by one instead.
+std::vector<int> encodeDocument(const Tokenizer& tokenizer, std::string_view text, NewlineMode newline);
+
 // Tokenizes every document (in parallel, order kept) and writes the cache atomically (temp name + rename).
 void buildTokenCache(const std::vector<std::string>& documents, const Tokenizer& tokenizer,
-                     const std::filesystem::path& out_path);
+                     const std::filesystem::path& out_path, NewlineMode newline = NewlineMode::Token);
 
-// cache_dir/"tokens-<corpuskey>-<tokenizerhash>.bin", where corpuskey hashes the corpus bytes together with
-// the resolved corpus format; built when missing (*reused = false), else reused (*reused = true).
+// cache_dir/"tokens-<corpuskey>-<tokenizerhash>.bin" (Unk mode: "...-nlunk.bin"), where corpuskey hashes
+// the corpus bytes together with the resolved corpus format; built when missing (*reused = false), else
+// reused (*reused = true).
 std::filesystem::path ensureTokenCache(const std::filesystem::path& corpus_path, CorpusFormat format,
                                        const Tokenizer& tokenizer, const std::filesystem::path& cache_dir,
-                                       bool* reused = nullptr);
+                                       bool* reused = nullptr, NewlineMode newline = NewlineMode::Token);
 // The same for a corpus the caller already read.
 std::filesystem::path ensureTokenCache(const CorpusFile& corpus, const Tokenizer& tokenizer,
-                                       const std::filesystem::path& cache_dir, bool* reused = nullptr);
+                                       const std::filesystem::path& cache_dir, bool* reused = nullptr,
+                                       NewlineMode newline = NewlineMode::Token);
 
 }  // namespace mixerlab

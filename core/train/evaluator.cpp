@@ -3,25 +3,39 @@
 
 #include <torch/torch.h>
 
+#include "core/util/error.h"
+
 namespace mixerlab {
 
-double evaluateLoss(LanguageModel& model, const std::vector<Batch>& batches, const c10::Device& device) {
+EvalWeighting parseEvalWeighting(const std::string& name) {
+  if (name == "samples") return EvalWeighting::Samples;
+  if (name == "tokens") return EvalWeighting::Tokens;
+  throw MixerLabError("unknown eval weighting \"" + name + "\"", "use \"samples\" or \"tokens\"");
+}
+
+std::string evalWeightingName(EvalWeighting weighting) {
+  return weighting == EvalWeighting::Tokens ? "tokens" : "samples";
+}
+
+double evaluateLoss(LanguageModel& model, const std::vector<Batch>& batches, const c10::Device& device,
+                    EvalWeighting weighting) {
   torch::NoGradGuard no_grad;
   const bool was_training = model.is_training();
   model.eval();
   double loss_sum = 0;
-  double target_count = 0;
+  double weight_sum = 0;
   for (const auto& batch : batches) {
     auto ids = batch.input_ids.to(device);
     auto labels = batch.labels.to(device);
     auto logits = model.forward(ids);
     const double targets = static_cast<double>(model.targetCount(labels));
     if (targets == 0) continue;
-    loss_sum += model.loss(logits, labels).item<double>() * targets;
-    target_count += targets;
+    const double weight = weighting == EvalWeighting::Tokens ? targets : static_cast<double>(ids.size(0));
+    loss_sum += model.loss(logits, labels).item<double>() * weight;
+    weight_sum += weight;
   }
   model.train(was_training);
-  return target_count > 0 ? loss_sum / target_count : 0.0;
+  return weight_sum > 0 ? loss_sum / weight_sum : 0.0;
 }
 
 }  // namespace mixerlab

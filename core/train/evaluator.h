@@ -1,6 +1,12 @@
-// Evaluation loss: token-weighted mean cross-entropy over eval batches (every non-ignored target
-// counts once, so short padded rows do not get the weight of full ones).
+// Evaluation loss over a list of eval batches, weighted one of two ways:
+// - Samples (the research, as HF Trainer reports it): each batch's mean cross-entropy over its
+//   targets, averaged over batches weighted by the batch's number of rows;
+// - Tokens: every non-ignored target counts once, so short padded rows do not get the weight of
+//   full ones.
+// Both agree when every row has the same number of targets (packed batches). Batches without any
+// target are skipped. Multi-token models report pass 0 (their loss() in eval mode).
 #pragma once
+#include <string>
 #include <vector>
 
 #include <c10/core/Device.h>
@@ -10,6 +16,11 @@
 
 namespace mixerlab {
 
-double evaluateLoss(LanguageModel& model, const std::vector<Batch>& batches, const c10::Device& device);
+enum class EvalWeighting { Samples, Tokens };
+EvalWeighting parseEvalWeighting(const std::string& name);  // "samples" / "tokens"; else MixerLabError
+std::string evalWeightingName(EvalWeighting weighting);
+
+double evaluateLoss(LanguageModel& model, const std::vector<Batch>& batches, const c10::Device& device,
+                    EvalWeighting weighting);
 
 }  // namespace mixerlab

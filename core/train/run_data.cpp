@@ -11,14 +11,32 @@ BatchingSettings batchingFor(const RunConfig& run, const Tokenizer& tokenizer) {
   s.batch_size = run.train.batch_size;
   s.mode = parseBatchMode(run.train.batch_mode);
   s.padding_side = parsePaddingSide(run.train.padding_side);
-  s.pad_id = tokenizer.padId();
   s.eos_id = tokenizer.eosId();
+  s.pad_id = run.train.pad_token == "eos" ? s.eos_id : tokenizer.padId();
+  if (s.pad_id < 0) {
+    throw MixerLabError("run \"" + run.name + "\": train.pad_token is \"" + run.train.pad_token + "\" but tokenizer " +
+                            tokenizer.modelPath().string() + " has no such token",
+                        "set train.pad_token to \"eos\"");
+  }
+  s.pack_separator = parsePackSeparator(run.train.pack_separator);
   return s;
 }
+
+namespace {
+
+std::string layoutDescription(const RunConfig& run) {
+  const TrainConfig& t = run.train;
+  const std::string layout = t.batch_mode == "packed" ? "packed, separator " + t.pack_separator
+                                                      : "padded " + t.padding_side + ", pad " + t.pad_token;
+  return layout + ", newline " + t.newline;
+}
+
+}  // namespace
 
 RunData prepareRunData(const ProjectConfig& project, const RunConfig& run, const LogFn& log) {
   RunData data;
   const auto cache_dir = project.cacheDirectory();
+  const NewlineMode newline = parseNewlineMode(run.train.newline);
   bool reused = false;
   {
     // Read and hash the training corpus once for both caches (it can be gigabytes).
@@ -26,7 +44,7 @@ RunData prepareRunData(const ProjectConfig& project, const RunConfig& run, const
     data.tokenizer_path = ensureTokenizer(train_corpus, project.tokenizer, cache_dir, &reused);
     log((reused ? "tokenizer (cached): " : "tokenizer trained: ") + data.tokenizer_path.string());
     data.tokenizer = std::make_unique<Tokenizer>(Tokenizer::load(data.tokenizer_path));
-    data.train_cache_path = ensureTokenCache(train_corpus, *data.tokenizer, cache_dir, &reused);
+    data.train_cache_path = ensureTokenCache(train_corpus, *data.tokenizer, cache_dir, &reused, newline);
     log((reused ? "token cache (cached): " : "token cache built: ") + data.train_cache_path.string());
   }
   if (data.tokenizer->vocabSize() != run.model.vocab_size) {
@@ -52,7 +70,7 @@ RunData prepareRunData(const ProjectConfig& project, const RunConfig& run, const
     for (size_t i = 0; i < all_train.size(); ++i) all_train[i] = i;
     data.train_examples = std::make_unique<ExampleSet>(*data.train_cache, all_train, batching);
     const auto eval_cache_path =
-        ensureTokenCache(project.corpus.eval_path, project.corpus.format, *data.tokenizer, cache_dir, &reused);
+        ensureTokenCache(project.corpus.eval_path, project.corpus.format, *data.tokenizer, cache_dir, &reused, newline);
     data.eval_cache = std::make_unique<TokenCache>(TokenCache::open(eval_cache_path));
     std::vector<size_t> all_eval(data.eval_cache->numDocuments());
     for (size_t i = 0; i < all_eval.size(); ++i) all_eval[i] = i;
@@ -60,7 +78,7 @@ RunData prepareRunData(const ProjectConfig& project, const RunConfig& run, const
   }
   log("examples: " + std::to_string(data.train_examples->numExamples()) + " train, " +
       std::to_string(data.eval_examples->numExamples()) + " eval, context " + std::to_string(batching.context_length) +
-      " (" + run.train.batch_mode + ")");
+      " (" + layoutDescription(run) + ")");
   return data;
 }
 

@@ -1,6 +1,7 @@
 // When the training loop stops and what it does after a step: the budget (steps, tokens or
-// wall-clock, whichever is reached first) and the cadence of metrics records, evaluations and
-// checkpoints. Pure arithmetic on the config and the trainer state.
+// wall-clock, whichever is reached first; a time-only budget also ends at its epoch horizon) and
+// the cadence of metrics records, evaluations and checkpoints. Pure arithmetic on the config and
+// the trainer state.
 #pragma once
 #include <cstdint>
 
@@ -11,6 +12,9 @@ namespace mixerlab {
 
 struct TrainBudget {
   const TrainConfig& train;
+  // The schedule horizon when it comes from schedule_epochs (a time-only budget): the run stops
+  // there too, as the HF Trainer stops after num_train_epochs; 0 = no such limit.
+  int64_t epoch_horizon_steps = 0;
   double fractionDone(const TrainerState& state) const;  // of the tightest budget, in [0, 1]
   bool reached(const TrainerState& state) const { return fractionDone(state) >= 1.0; }
 };

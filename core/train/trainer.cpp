@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <sstream>
 
 #include <torch/torch.h>
 
@@ -35,6 +36,21 @@ std::string nonFiniteLossReason(double loss, int64_t step, double lr) {
          " (learning rate " + std::to_string(lr) +
          "); the last good checkpoint is kept: lower train.learning_rate, raise "
          "train.warmup_steps or set train.grad_clip_norm, then --resume";
+}
+
+// Says where the learning rate decays to, since a time-only budget takes its horizon from epochs.
+void logSchedule(const TrainConfig& tc, int64_t horizon, RunLog& log) {
+  if (tc.schedule == "constant") return;
+  if (horizon <= tc.warmup_steps) {
+    log.info("learning rate: constant after warm-up (no schedule horizon)");
+  } else if (tc.horizonFromEpochs()) {
+    std::ostringstream epochs;
+    epochs << tc.schedule_epochs;
+    log.info("learning rate: " + tc.schedule + " decay over " + std::to_string(horizon) + " steps (schedule_epochs " +
+             epochs.str() + "); the run stops there unless max_wall_s stops it first");
+  } else {
+    log.info("learning rate: " + tc.schedule + " decay over " + std::to_string(horizon) + " steps");
+  }
 }
 
 void reportProgress(const TrainRequest& req, const TrainBudget& budget, const TrainerState& state,
@@ -75,8 +91,11 @@ TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const 
 
   MetricsWriter metrics(paths.metrics());
   const auto eval_batches = makeEvalBatches(*data.eval_examples, tc.batch_size, tc.eval_batches);
-  const int64_t horizon = tc.scheduleHorizon(tc.batch_size * run.model.context_length * tc.grad_accum_steps);
-  const TrainBudget budget{tc};
+  const EvalWeighting eval_weighting = parseEvalWeighting(tc.eval_weighting);
+  const int64_t horizon = tc.scheduleHorizon(tc.batch_size * run.model.context_length * tc.grad_accum_steps,
+                                             data.train_examples->numExamples() / tc.batch_size);
+  logSchedule(tc, horizon, log);
+  const TrainBudget budget{tc, tc.horizonFromEpochs() ? horizon : 0};
   const TrainCadence cadence{tc};
   const nlohmann::json checkpoint_config = runInfoFor(*req.project, run).configJson();
   auto learningRate = [&](int64_t step) {
@@ -89,7 +108,7 @@ TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const 
     log.info("checkpoint " + dir.filename().string());
   };
   auto evaluate = [&]() {
-    const double loss = evaluateLoss(*model, eval_batches, device.device);
+    const double loss = evaluateLoss(*model, eval_batches, device.device, eval_weighting);
     if (!state.best_eval_loss || loss < *state.best_eval_loss) state.best_eval_loss = loss;
     log.info("step " + std::to_string(state.step) + ": eval loss " + std::to_string(loss));
     return loss;
