@@ -383,7 +383,7 @@ class TestDataFidelity : public QObject {
                             "schedule_epochs"}) {
       QVERIFY2(train.contains(key), key);
     }
-    QCOMPARE(train.at("pack_separator").get<std::string>(), std::string("none"));
+    QCOMPARE(train.at("pack_separator").get<std::string>(), std::string("eos"));
     QCOMPARE(train.at("schedule_epochs").get<double>(), 0.02);
   }
 
