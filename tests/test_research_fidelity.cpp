@@ -10,6 +10,7 @@
 
 #include <cmath>
 
+#include "core/analysis/checkpoint_eval.h"
 #include "core/analysis/research_import.h"
 #include "core/config/project_config.h"
 #include "core/data/tokenizer.h"
@@ -20,6 +21,7 @@
 #include "core/runs/run_info.h"
 #include "core/runs/run_status.h"
 #include "core/train/checkpoint.h"
+#include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "tests/test_support.h"
 
@@ -298,6 +300,28 @@ class TestResearchFidelity : public QObject {
                    message.contains("[64, 16]"),
                qPrintable(message));
     }
+  }
+
+  // An imported run evaluates with the checkpoint's own tokenizer (kept in the run folder and named
+  // by the project's tokenizer.file), never with one trained on the eval corpus.
+  void importedRunEvaluatesWithItsOwnTokenizer() {
+    const fs::path dir = testing::makeScratchDir("import-eval");
+    ModelConfig c = smallConfig("masked_mixer");
+    c.context_length = 32;
+    torch::manual_seed(13);
+    saveSafetensors(dir / "m.safetensors", buildModel(c)->exportTensors());
+    testing::writeText(dir / "config.json", c.toJson().dump());
+    const auto result = importResearchCheckpoint(
+        {dir / "m.safetensors", dir / "config.json", tokenizer_, dir / "run", testing::demoTrainCorpus()});
+    std::string log;
+    const CheckpointEval eval =
+        evaluateCheckpoint(result.run_dir, 2, [&log](const std::string& line) { log += line + "\n"; });
+    QVERIFY2(std::isfinite(eval.eval_loss) && eval.eval_loss > 0, qPrintable(QString::fromStdString(log)));
+    QVERIFY2(
+        QString::fromStdString(log).contains("tokenizer (from tokenizer.file): " +
+                                             QString::fromStdString((result.run_dir / "tokenizer.model").string())),
+        qPrintable(QString::fromStdString(log)));
+    QCOMPARE(readFile(result.run_dir / "tokenizer.model"), readFile(tokenizer_));
   }
 
   void importErrorsNameTheFile() {

@@ -47,21 +47,24 @@ ResearchImportResult importResearchCheckpoint(const ResearchImportRequest& req) 
   const nlohmann::json model_json = readModelConfigJson(req.model_config);
 
   const fs::path run_dir = fs::absolute(req.out_dir);
+  // Eval and forks tokenize with the checkpoint's own tokenizer, kept beside the checkpoints.
+  const fs::path tokenizer_file = run_dir / (tokenizer.isHuggingFaceJson() ? "tokenizer.json" : "tokenizer.model");
   // A one-run project parsed by the normal parser, so the model config is validated exactly as a
   // project's would be (errors name the field and the expected value).
-  auto projectWithCorpus = [&](const fs::path& corpus) {
+  auto projectWithCorpus = [&](const fs::path& corpus, CorpusFiles files) {
     const nlohmann::json document = {
         {"name", "imported"},
         {"description", "imported from " + fs::absolute(req.safetensors).string()},
         {"corpus", {{"train", corpus.string()}}},
-        {"tokenizer", {{"vocab_size", tokenizer.vocabSize()}}},
+        {"tokenizer", {{"vocab_size", tokenizer.vocabSize()}, {"file", tokenizer_file.string()}}},
         // The run was trained elsewhere; its train section is a placeholder a fork replaces.
         {"runs", nlohmann::json::array(
                      {{{"name", run_dir.filename().string()}, {"model", model_json}, {"train", {{"max_steps", 1}}}}})}};
-    return parseProject(document, run_dir / "project.json");
+    return parseProject(document, run_dir / "project.json", files);
   };
   // Everything that can fail on the inputs happens before anything is written.
-  const ModelConfig model_config = projectWithCorpus(fs::absolute(req.tokenizer)).runs.front().model;
+  const ModelConfig model_config =
+      projectWithCorpus(fs::absolute(req.tokenizer), CorpusFiles::MayBeMissing).runs.front().model;
   if (tokenizer.vocabSize() > model_config.vocab_size) {
     throw MixerLabError("tokenizer " + req.tokenizer.string() + " has " + std::to_string(tokenizer.vocabSize()) +
                             " tokens but the model config's vocab_size is " + std::to_string(model_config.vocab_size),
@@ -78,12 +81,13 @@ ResearchImportResult importResearchCheckpoint(const ResearchImportRequest& req) 
   const bool created = !fs::exists(run_dir);
   fs::create_directories(run_dir);
   try {
+    fs::copy_file(req.tokenizer, tokenizer_file);
     fs::path corpus = req.corpus.empty() ? fs::path() : fs::absolute(req.corpus);
     if (corpus.empty()) {  // the project format needs a corpus; eval on this one finds no text
       corpus = run_dir / "no-eval-corpus.txt";
       writeFileAtomic(corpus, "");
     }
-    const ProjectConfig project = projectWithCorpus(corpus);
+    const ProjectConfig project = projectWithCorpus(corpus, CorpusFiles::MustExist);
     const RunConfig& run = project.runs.front();
     RunInfo info = runInfoFor(project, run);
     info.parameters = model->parameterCount();

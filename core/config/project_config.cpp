@@ -123,6 +123,13 @@ ProjectConfig parseProject(const nlohmann::json& document, const fs::path& path,
   JsonFields tok = top.object("tokenizer");
   tokenizerFields().readInto(tok, p.tokenizer);
   tok.rejectUnknownKeys();
+  if (!p.tokenizer.file.empty()) {
+    p.tokenizer.file = resolvePath(base, p.tokenizer.file).string();
+    if (check_files && !fs::exists(p.tokenizer.file)) {
+      tok.fail("file", "file " + p.tokenizer.file + " does not exist",
+               "relative paths are resolved against " + base.string());
+    }
+  }
 
   JsonFields defaults = top.object("defaults");
   defaults.accept("model");

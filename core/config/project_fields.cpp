@@ -77,7 +77,11 @@ const FieldSet<TokenizerSettings>& tokenizerFields() {
           .number("character_coverage", &TokenizerSettings::character_coverage, 0.9, 1.0, "Character coverage",
                   "sentencepiece character coverage")
           .integer("max_training_documents", &TokenizerSettings::max_training_documents, 1, kFieldMaxInteger,
-                   "Training documents", "evenly spaced documents used to train the tokenizer");
+                   "Training documents", "evenly spaced documents used to train the tokenizer")
+          .text("file", &TokenizerSettings::file, "Tokenizer file",
+                "a ready-made tokenizer to use instead of training one: a SentencePiece .model or a Hugging Face "
+                "tokenizer.json of the research's kind (relative to the project file); vocab_size must equal its "
+                "vocabulary");
   return fields;
 }
 

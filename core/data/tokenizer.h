@@ -36,6 +36,9 @@ struct TokenizerSettings {
   bool byte_fallback = true;
   double character_coverage = 0.9995;
   int64_t max_training_documents = 200000;  // evenly spaced sample of the corpus when it has more
+  // A ready-made tokenizer (SentencePiece .model or HF tokenizer.json) to use instead of training
+  // one; empty: train on the corpus. vocab_size must then equal the file's vocabulary.
+  std::string file;
   // Stable text of every field plus the training recipe's version, used in cache file names.
   std::string cacheKey() const;
 };
@@ -56,6 +59,7 @@ class Tokenizer {
   int bosId() const;
   int eosId() const;
   int padId() const;  // a tokenizer.json without a <pad> token pads with eos, as the research does
+  bool isHuggingFaceJson() const { return hf_ != nullptr; }  // loaded from a tokenizer.json
   const std::filesystem::path& modelPath() const { return model_path_; }
   const std::string& hash() const { return hash_; }  // hashHex of the file bytes
 

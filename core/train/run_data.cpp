@@ -41,8 +41,13 @@ RunData prepareRunData(const ProjectConfig& project, const RunConfig& run, const
   {
     // Read and hash the training corpus once for both caches (it can be gigabytes).
     const CorpusFile train_corpus = loadCorpusFile(project.corpus.train_path, project.corpus.format);
-    data.tokenizer_path = ensureTokenizer(train_corpus, project.tokenizer, cache_dir, &reused);
-    log((reused ? "tokenizer (cached): " : "tokenizer trained: ") + data.tokenizer_path.string());
+    if (!project.tokenizer.file.empty()) {  // a ready-made tokenizer (e.g. an imported run's)
+      data.tokenizer_path = project.tokenizer.file;
+      log("tokenizer (from tokenizer.file): " + data.tokenizer_path.string());
+    } else {
+      data.tokenizer_path = ensureTokenizer(train_corpus, project.tokenizer, cache_dir, &reused);
+      log((reused ? "tokenizer (cached): " : "tokenizer trained: ") + data.tokenizer_path.string());
+    }
     data.tokenizer = std::make_unique<Tokenizer>(Tokenizer::load(data.tokenizer_path));
     data.train_cache_path = ensureTokenCache(train_corpus, *data.tokenizer, cache_dir, &reused, newline);
     log((reused ? "token cache (cached): " : "token cache built: ") + data.train_cache_path.string());
@@ -51,7 +56,8 @@ RunData prepareRunData(const ProjectConfig& project, const RunConfig& run, const
     throw MixerLabError("tokenizer " + data.tokenizer_path.string() + " has " +
                             std::to_string(data.tokenizer->vocabSize()) + " tokens but run \"" + run.name +
                             "\" expects vocab_size " + std::to_string(run.model.vocab_size),
-                        "delete " + cache_dir.string() + " to retrain the tokenizer");
+                        project.tokenizer.file.empty() ? "delete " + cache_dir.string() + " to retrain the tokenizer"
+                                                       : "set tokenizer.vocab_size to the file's vocabulary");
   }
   data.train_cache = std::make_unique<TokenCache>(TokenCache::open(data.train_cache_path));
   const BatchingSettings batching = batchingFor(run, *data.tokenizer);
