@@ -46,30 +46,33 @@ ResearchImportResult importResearchCheckpoint(const ResearchImportRequest& req) 
   const Tokenizer tokenizer = Tokenizer::load(req.tokenizer);
   const nlohmann::json model_json = readModelConfigJson(req.model_config);
 
+  if (model_json.contains("vocab_size") && model_json.at("vocab_size") != tokenizer.vocabSize()) {
+    throw MixerLabError("tokenizer " + req.tokenizer.string() + " has " + std::to_string(tokenizer.vocabSize()) +
+                            " tokens but " + req.model_config.string() + " says vocab_size " +
+                            model_json.at("vocab_size").dump(),
+                        "use the tokenizer the checkpoint was trained with, or fix vocab_size");
+  }
+
   const fs::path run_dir = fs::absolute(req.out_dir);
   // Eval and forks tokenize with the checkpoint's own tokenizer, kept beside the checkpoints.
   const fs::path tokenizer_file = run_dir / (tokenizer.isHuggingFaceJson() ? "tokenizer.json" : "tokenizer.model");
+  // The project format needs a corpus; without --corpus, eval finds an empty one and says so.
+  const fs::path corpus = req.corpus.empty() ? run_dir / "no-eval-corpus.txt" : fs::absolute(req.corpus);
   // A one-run project parsed by the normal parser, so the model config is validated exactly as a
-  // project's would be (errors name the field and the expected value).
-  auto projectWithCorpus = [&](const fs::path& corpus, CorpusFiles files) {
-    const nlohmann::json document = {
-        {"name", "imported"},
-        {"description", "imported from " + fs::absolute(req.safetensors).string()},
-        {"corpus", {{"train", corpus.string()}}},
-        {"tokenizer", {{"vocab_size", tokenizer.vocabSize()}, {"file", tokenizer_file.string()}}},
-        // The run was trained elsewhere; its train section is a placeholder a fork replaces.
-        {"runs", nlohmann::json::array(
-                     {{{"name", run_dir.filename().string()}, {"model", model_json}, {"train", {{"max_steps", 1}}}}})}};
-    return parseProject(document, run_dir / "project.json", files);
-  };
+  // project's would be (errors name the field and the expected value). Its files are written below.
+  const nlohmann::json document = {
+      {"name", "imported"},
+      {"description", "imported from " + fs::absolute(req.safetensors).string()},
+      {"corpus", {{"train", corpus.string()}}},
+      {"tokenizer", {{"vocab_size", tokenizer.vocabSize()}, {"file", tokenizer_file.string()}}},
+      // The run was trained elsewhere; its train section is a placeholder a fork replaces.
+      {"runs", nlohmann::json::array(
+                   {{{"name", run_dir.filename().string()}, {"model", model_json}, {"train", {{"max_steps", 1}}}}})}};
+  const ProjectConfig project = parseProject(document, run_dir / "project.json", CorpusFiles::MayBeMissing);
+  const RunConfig& run = project.runs.front();
+  const ModelConfig& model_config = run.model;
+
   // Everything that can fail on the inputs happens before anything is written.
-  const ModelConfig model_config =
-      projectWithCorpus(fs::absolute(req.tokenizer), CorpusFiles::MayBeMissing).runs.front().model;
-  if (tokenizer.vocabSize() > model_config.vocab_size) {
-    throw MixerLabError("tokenizer " + req.tokenizer.string() + " has " + std::to_string(tokenizer.vocabSize()) +
-                            " tokens but the model config's vocab_size is " + std::to_string(model_config.vocab_size),
-                        "use the tokenizer the checkpoint was trained with, or fix vocab_size");
-  }
   auto model = buildModel(model_config);
   SafetensorsFile file = loadSafetensors(req.safetensors);
   ResearchImportResult result;
@@ -82,13 +85,7 @@ ResearchImportResult importResearchCheckpoint(const ResearchImportRequest& req) 
   fs::create_directories(run_dir);
   try {
     fs::copy_file(req.tokenizer, tokenizer_file);
-    fs::path corpus = req.corpus.empty() ? fs::path() : fs::absolute(req.corpus);
-    if (corpus.empty()) {  // the project format needs a corpus; eval on this one finds no text
-      corpus = run_dir / "no-eval-corpus.txt";
-      writeFileAtomic(corpus, "");
-    }
-    const ProjectConfig project = projectWithCorpus(corpus, CorpusFiles::MustExist);
-    const RunConfig& run = project.runs.front();
+    if (req.corpus.empty()) writeFileAtomic(corpus, "");
     RunInfo info = runInfoFor(project, run);
     info.parameters = model->parameterCount();
     info.environment = {{"device", "cpu"}, {"imported_from", fs::absolute(req.safetensors).string()}};

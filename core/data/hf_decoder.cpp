@@ -3,11 +3,10 @@
 #include "core/data/hf_decoder.h"
 
 #include "core/data/utf8.h"
+#include "core/util/text.h"
 
 namespace mixerlab::hf {
 namespace {
-
-bool startsWith(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
 // <0xNN> -> the byte, or -1 when the token is not a byte piece.
 int bytePieceValue(const std::string& token) {

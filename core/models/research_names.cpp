@@ -5,8 +5,6 @@
 
 namespace mixerlab {
 
-bool startsWith(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
-
 std::string replacePrefix(const std::string& name, const std::string& from, const std::string& to) {
   return startsWith(name, from) ? to + name.substr(from.size()) : name;
 }

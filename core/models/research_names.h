@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-namespace mixerlab {
+#include "core/util/text.h"
 
-bool startsWith(const std::string& text, const std::string& prefix);
+namespace mixerlab {
 
 // `name` with a leading `from` replaced by `to` (unchanged when it does not start with `from`).
 std::string replacePrefix(const std::string& name, const std::string& from, const std::string& to);
