@@ -243,6 +243,19 @@ class TestRunListModel : public QObject {
     QVERIFY(document.replaceRun("no-such-run", wider).contains("no run named"));
   }
 
+  // The paper presets ship without their corpus: such a project opens, lists its runs and takes
+  // edits; only training needs the files.
+  void projectWithoutItsCorpusOpens() {
+    gui::ProjectDocument document;
+    QCOMPARE(document.open(QString::fromStdString((testing::sourceDir() / "projects/paper/project.json").string())),
+             QString());
+    QVERIFY(document.runNames().contains("s3-mixer-d1024"));
+    QCOMPARE(document.run("s3-mixer-d256").value("model").toObject().value("d_model").toInt(), 256);
+    QString error;
+    QVERIFY(!document.resolvedRun("s3-mixer-d256", &error).isEmpty());
+    QCOMPARE(error, QString());
+  }
+
   void invalidRunIsRefusedWithTheCoresMessage() {
     const QString file = demoProjectCopy("doc-invalid");
     gui::ProjectDocument document;

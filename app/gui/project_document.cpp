@@ -23,7 +23,10 @@ QString ProjectDocument::open(const QString& project_file) {
   try {
     if (!QFileInfo::exists(path)) return "project file " + path + " does not exist";
     const std::string text = readFile(path.toStdString());  // read once: the view and the JSON agree
-    loaded.parsed = std::make_shared<const ProjectConfig>(parseProjectText(text, path.toStdString()));
+    // A project whose corpus is not downloaded yet (e.g. the paper presets) still opens, lists its
+    // runs and can be edited; training it fails with the trainer's message naming the file.
+    loaded.parsed =
+        std::make_shared<const ProjectConfig>(parseProjectText(text, path.toStdString(), CorpusFiles::MayBeMissing));
     loaded.file_text = QByteArray::fromStdString(text);
     loaded.json = toQtObject(nlohmann::json::parse(text));
   } catch (const std::exception& e) {
@@ -85,7 +88,8 @@ QJsonObject ProjectDocument::resolvedRun(const QString& run_name, QString* error
 QString ProjectDocument::prepare(const QJsonObject& json, ProjectSnapshot* snapshot) const {
   const nlohmann::json document = toNlohmann(json);
   try {
-    snapshot->parsed = std::make_shared<const ProjectConfig>(parseProject(document, file_path_.toStdString()));
+    snapshot->parsed = std::make_shared<const ProjectConfig>(
+        parseProject(document, file_path_.toStdString(), CorpusFiles::MayBeMissing));
   } catch (const std::exception& e) {
     return QString::fromStdString(e.what());
   }

@@ -51,7 +51,7 @@ ProjectConfig parseWithRun(const QJsonObject& run, const ProjectSource& project)
   if (!project.error.isEmpty()) throw MixerLabError(project.error.toStdString());
   nlohmann::json document = toNlohmann(project.document);
   document["runs"] = nlohmann::json::array({toNlohmann(run)});
-  return parseProject(document, project.file.toStdString());
+  return parseProject(document, project.file.toStdString(), CorpusFiles::MayBeMissing);
 }
 
 // "file: runs[0].model.d_model: expected ..." -> {"model.d_model", "expected ..."}.
