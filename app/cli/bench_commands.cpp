@@ -121,6 +121,7 @@ void addBenchCommands(CLI::App& app, Action& action) {
   scan->add_option("--mode", s->mode, "all, sequential, parallel or chunked")
       ->check(CLI::IsMember({"all", "sequential", "parallel", "chunked"}));
   scan->callback([s, &action]() { action = [s]() { return benchScan(*s); }; });
+  addGenerateBench(*bench, action);
 }
 
 }  // namespace mixerlab::cli

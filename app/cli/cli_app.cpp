@@ -20,6 +20,7 @@ int runCli(int argc, char** argv) {
   addTokenizerCommands(app, action);
   addBenchCommands(app, action);
   addConfigCommands(app, action);
+  addGenerateCommand(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

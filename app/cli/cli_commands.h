@@ -20,5 +20,8 @@ void addInspectCommands(CLI::App& app, Action& action);  // info, eval, score, e
 void addTokenizerCommands(CLI::App& app, Action& action);
 void addBenchCommands(CLI::App& app, Action& action);
 void addConfigCommands(CLI::App& app, Action& action);  // config schema
+void addGenerateCommand(CLI::App& app, Action& action);  // generate
+// `bench generate`, added under the bench command by addBenchCommands.
+void addGenerateBench(CLI::App& bench, Action& action);
 
 }  // namespace mixerlab::cli

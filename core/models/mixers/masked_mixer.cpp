@@ -40,6 +40,18 @@ void MaskedTokenConvImpl::applySoftmaxCompat() {
   weight.select(2, 0).copy_(torch::softmax(weight.select(2, 0).tril(), 0).tril());
 }
 
+at::Tensor MaskedTokenConvImpl::appliedWeight() const {
+  torch::NoGradGuard no_grad;
+  if (settings_.weights == MixWeights::kSoftmaxCompat) {
+    return torch::softmax(weight.select(2, 0).tril(), 0).tril().unsqueeze(-1);
+  }
+  if (settings_.weights == MixWeights::kSoftmax) {
+    auto keep = kernels::tokenMask(kernels::TokenMask::kCausal, context_length_, context_length_, weight.options());
+    return torch::softmax(weight.select(2, 0).masked_fill(keep.eq(0), -INFINITY), 1).unsqueeze(-1);
+  }
+  return maskedWeight();
+}
+
 at::Tensor MaskedTokenConvImpl::forward(const at::Tensor& x) {
   at::Tensor w;
   kernels::TokenMask mask = settings_.mask;

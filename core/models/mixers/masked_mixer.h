@@ -32,6 +32,11 @@ class MaskedTokenConvImpl : public torch::nn::Module {
   at::Tensor maskedWeight() const;  // [T, T, k] with the masked entries of every tap zeroed
   // softmax_compat: W <- tril(softmax over output tokens (dim 0) of tril(W)), written into the parameter.
   void applySoftmaxCompat();
+  // The [T, T, k] weight forward() applies (masked, softmax rows, or one softmax_compat rewrite),
+  // computed without touching the parameter; incremental decoders mix one row at a time with it.
+  at::Tensor appliedWeight() const;
+  const TokenConvSettings& settings() const { return settings_; }
+  int64_t kernelSize() const { return kernel_size_; }
   at::Tensor weight, bias;
 
  private:
@@ -50,6 +55,8 @@ class MixerBlockImpl : public torch::nn::Module {
   explicit MixerBlockImpl(const ModelConfig& config);
   at::Tensor forward(const at::Tensor& x);
   std::vector<MaskedTokenConvImpl*> squareConvs();  // the flat conv or every head's conv
+  at::Tensor feedForward(const at::Tensor& x);  // the position-wise sublayer (patch_ff must be set)
+  bool residual() const { return residual_; }
   torch::nn::LayerNorm seq_layernorm{nullptr}, patch_layernorm{nullptr};
   MaskedTokenConv conv{nullptr};                   // mixing "flat": conv.weight [T,T,k]
   std::shared_ptr<ExpandedTokenMixImpl> expanded;  // mixing "expanded": conv.0.*, conv.2.*
@@ -57,7 +64,6 @@ class MixerBlockImpl : public torch::nn::Module {
   torch::nn::Sequential patch_ff{nullptr};
 
  private:
-  at::Tensor feedForward(const at::Tensor& x);
   bool residual_ = true;
   double ff_dropout_ = 0.0;
   bool ff_gelu_ = true;

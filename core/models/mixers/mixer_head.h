@@ -17,6 +17,7 @@ class MixerHeadImpl : public torch::nn::Module {
  public:
   MixerHeadImpl(const ModelConfig& c, int64_t heads, const TokenConvSettings& settings, bool compat = false);
   at::Tensor forward(const at::Tensor& x);  // [B, L, D] -> [B, L, D]
+  bool compat() const { return compat_; }
   torch::nn::ModuleList proj_head{nullptr}, convs{nullptr};
   torch::nn::Linear out_proj{nullptr};
 

@@ -26,8 +26,8 @@ TORCH_MODULE(RMSNorm);
 class RotaryTables {
  public:
   RotaryTables(int64_t head_dim, double theta) : head_dim_(head_dim), theta_(theta) {}
-  // q or k [B, H, L, hd] -> rotated, positions 0..L-1.
-  at::Tensor apply(const at::Tensor& x);
+  // q or k [B, H, L, hd] -> rotated, positions start..start+L-1 (start > 0: incremental decoding).
+  at::Tensor apply(const at::Tensor& x, int64_t start = 0);
 
  private:
   int64_t head_dim_;

@@ -1,0 +1,254 @@
+// KV-cache decoding for the attention families (Llama, GPT, Transfixer): every layer keeps the keys
+// and values of earlier positions, so a new token costs one row of attention per layer. The
+// Transfixer's masked conv also keeps the rows it mixes (as the cached mixer does). Llama and GPT
+// slide: once T tokens exist, the cache is rebuilt from the last T tokens for every new one (the
+// same window the recompute reference sees); the Transfixer stops at T (position-specific conv).
+#include <cmath>
+
+#include <torch/torch.h>
+
+#include "core/analysis/decoders/token_decoder.h"
+#include "core/analysis/decoders/token_mix_rows.h"
+#include "core/models/composite/transfixer.h"
+#include "core/models/transformers/gpt_transformer.h"
+#include "core/models/transformers/llama_transformer.h"
+#include "core/util/error.h"
+
+namespace mixerlab {
+namespace {
+namespace F = torch::nn::functional;
+
+// Keys and values of one layer, [1, H, T, hd], filled for positions 0..length-1.
+struct KvCache {
+  at::Tensor keys, values;
+};
+
+// Attention of queries at positions first..first+L-1 over every cached position up to them.
+// q, k, v: [1, H, L, hd] (already rotated where the family rotates).
+at::Tensor cachedAttention(KvCache& cache, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                           int64_t first) {
+  const int64_t length = q.size(2), end = first + length, head_dim = q.size(3);
+  cache.keys.narrow(2, first, length).copy_(k);
+  cache.values.narrow(2, first, length).copy_(v);
+  auto keys = cache.keys.narrow(2, 0, end), values = cache.values.narrow(2, 0, end);
+  auto scores = torch::matmul(q, keys.transpose(-2, -1)) / std::sqrt(static_cast<double>(head_dim));  // [1,H,L,end]
+  if (length > 1) {
+    // Query row r (position first + r) sees keys 0..first+r.
+    auto query_pos = torch::arange(first, end, torch::TensorOptions().dtype(torch::kLong).device(q.device()));
+    auto key_pos = torch::arange(end, torch::TensorOptions().dtype(torch::kLong).device(q.device()));
+    auto future = key_pos.unsqueeze(0) > query_pos.unsqueeze(1);
+    scores = scores.masked_fill(future, -std::numeric_limits<double>::infinity());
+  }
+  return torch::matmul(torch::softmax(scores, -1), values);  // [1, H, L, hd]
+}
+
+at::Tensor splitHeads(const at::Tensor& x, int64_t heads) {  // [1, L, D] -> [1, H, L, hd]
+  return x.view({x.size(0), x.size(1), heads, x.size(2) / heads}).transpose(1, 2);
+}
+at::Tensor mergeHeads(const at::Tensor& x) {  // [1, H, L, hd] -> [1, L, D]
+  return x.transpose(1, 2).reshape({x.size(0), x.size(2), x.size(1) * x.size(3)});
+}
+
+at::Tensor llamaAttention(LlamaAttentionImpl& attn, KvCache& cache, RotaryTables& rotary, const at::Tensor& x,
+                          int64_t heads, int64_t first) {
+  auto q = rotary.apply(splitHeads(attn.q_proj->forward(x), heads), first);
+  auto k = rotary.apply(splitHeads(attn.k_proj->forward(x), heads), first);
+  auto v = splitHeads(attn.v_proj->forward(x), heads);
+  return attn.o_proj->forward(mergeHeads(cachedAttention(cache, q, k, v, first)));
+}
+
+// The family-specific part: embedding, one layer at a time, head.
+class AttentionStack {
+ public:
+  virtual ~AttentionStack() = default;
+  virtual int64_t layers() const = 0;
+  virtual at::Tensor embed(const at::Tensor& ids, int64_t first) = 0;
+  virtual at::Tensor layer(int64_t index, const at::Tensor& x, int64_t first) = 0;
+  virtual at::Tensor head(const at::Tensor& x) = 0;  // [1, D] -> [1, V]
+  virtual void reset(int64_t context, const at::TensorOptions& options) = 0;
+
+ protected:
+  static std::vector<KvCache> emptyCaches(int64_t layers, int64_t heads, int64_t context, int64_t head_dim,
+                                          const at::TensorOptions& options) {
+    std::vector<KvCache> caches;
+    for (int64_t i = 0; i < layers; ++i) {
+      caches.push_back({torch::zeros({1, heads, context, head_dim}, options),
+                        torch::zeros({1, heads, context, head_dim}, options)});
+    }
+    return caches;
+  }
+};
+
+class LlamaStack : public AttentionStack {
+ public:
+  explicit LlamaStack(LlamaTransformer& m)
+      : m_(m), heads_(m.config().n_heads), rotary_(m.config().d_model / m.config().n_heads, m.config().rope_theta) {}
+  int64_t layers() const override { return static_cast<int64_t>(m_.model->layers->size()); }
+  void reset(int64_t context, const at::TensorOptions& options) override {
+    caches_ = emptyCaches(layers(), heads_, context, m_.config().d_model / heads_, options);
+  }
+  at::Tensor embed(const at::Tensor& ids, int64_t) override { return m_.model->embed_tokens->forward(ids); }
+  at::Tensor layer(int64_t i, const at::Tensor& x, int64_t first) override {
+    auto& l = *m_.model->layers[i]->as<LlamaDecoderLayer>();
+    auto h = x + llamaAttention(*l.self_attn, caches_[i], rotary_, l.input_layernorm->forward(x), heads_, first);
+    return h + l.mlp->forward(l.post_attention_layernorm->forward(h));
+  }
+  at::Tensor head(const at::Tensor& x) override {
+    auto n = m_.model->norm ? m_.model->norm->forward(x) : x;
+    return m_.lm_head ? m_.lm_head->forward(n) : F::linear(n, m_.model->embed_tokens->weight);
+  }
+
+ private:
+  LlamaTransformer& m_;
+  int64_t heads_;
+  RotaryTables rotary_;
+  std::vector<KvCache> caches_;
+};
+
+class TransfixerStack : public AttentionStack {
+ public:
+  explicit TransfixerStack(Transfixer& m)
+      : m_(m),
+        heads_(m.config().n_heads),
+        placement_(TransfixerOptions::fromConfig(m.config()).placement()),
+        rotary_(m.config().d_model / m.config().n_heads, m.config().rope_theta) {}
+  int64_t layers() const override { return static_cast<int64_t>(m_.model->layers->size()); }
+  void reset(int64_t context, const at::TensorOptions& options) override {
+    caches_ = emptyCaches(layers(), heads_, context, m_.config().d_model / heads_, options);
+    conv_rows_.clear();
+    conv_weights_.clear();
+    for (const auto& item : *m_.model->layers) {
+      conv_rows_.push_back(torch::zeros({1, context, m_.config().d_model}, options));
+      conv_weights_.push_back(item->as<TransfixerLayer>()->conv->appliedWeight());
+    }
+  }
+  at::Tensor embed(const at::Tensor& ids, int64_t) override { return m_.model->embed_tokens->forward(ids); }
+  at::Tensor layer(int64_t i, const at::Tensor& x, int64_t first) override {
+    auto& l = *m_.model->layers[i]->as<TransfixerLayer>();
+    auto attention = [&](const at::Tensor& in) {
+      return llamaAttention(*l.self_attn, caches_[i], rotary_, in, heads_, first);
+    };
+    auto conv = [&](const at::Tensor& in) {
+      conv_rows_[i].narrow(1, first, in.size(1)).copy_(in);
+      return mixTokenRows(conv_weights_[i], l.conv->bias, conv_rows_[i].narrow(1, 0, first + in.size(1)), first);
+    };
+    at::Tensor h;
+    switch (placement_) {
+      case ConvPlacement::AfterAttention: {
+        auto a = attention(l.input_layernorm->forward(x));
+        h = x + a + conv(a);
+        break;
+      }
+      case ConvPlacement::Parallel: {
+        auto n = l.input_layernorm->forward(x);
+        h = x + attention(n) + conv(n);
+        break;
+      }
+      case ConvPlacement::BeforeAttention: {
+        auto h1 = x + conv(l.conv_layernorm->forward(x));
+        h = h1 + attention(l.input_layernorm->forward(h1));
+        break;
+      }
+    }
+    return h + l.mlp->forward(l.post_attention_layernorm->forward(h));
+  }
+  at::Tensor head(const at::Tensor& x) override { return m_.lm_head->forward(m_.model->norm->forward(x)); }
+
+ private:
+  Transfixer& m_;
+  int64_t heads_;
+  ConvPlacement placement_;
+  RotaryTables rotary_;
+  std::vector<KvCache> caches_;
+  std::vector<at::Tensor> conv_rows_, conv_weights_;
+};
+
+class GptStack : public AttentionStack {
+ public:
+  explicit GptStack(GptTransformer& m) : m_(m), heads_(m.config().n_heads) {}
+  int64_t layers() const override { return static_cast<int64_t>(m_.transformer->h->size()); }
+  void reset(int64_t context, const at::TensorOptions& options) override {
+    caches_ = emptyCaches(layers(), heads_, context, m_.config().d_model / heads_, options);
+  }
+  at::Tensor embed(const at::Tensor& ids, int64_t first) override {
+    auto positions = torch::arange(first, first + ids.size(1), ids.options());
+    return m_.transformer->tokens_embed->forward(ids) + m_.transformer->positions_embed->forward(positions);
+  }
+  at::Tensor layer(int64_t i, const at::Tensor& x, int64_t first) override {
+    auto& b = *m_.transformer->h[i]->as<GptBlock>();
+    auto qkv = b.attn->c_attn->forward(x).split(x.size(2), -1);
+    auto attended = cachedAttention(caches_[i], splitHeads(qkv[0], heads_), splitHeads(qkv[1], heads_),
+                                    splitHeads(qkv[2], heads_), first);
+    auto n = b.ln_1->forward(x + b.attn->c_proj->forward(mergeHeads(attended)));  // post-LN, as GptBlock
+    return b.ln_2->forward(n + b.mlp->forward(n));
+  }
+  at::Tensor head(const at::Tensor& x) override { return F::linear(x, m_.transformer->tokens_embed->weight); }
+
+ private:
+  GptTransformer& m_;
+  int64_t heads_;
+  std::vector<KvCache> caches_;
+};
+
+class KvCacheDecoder : public TokenDecoder {
+ public:
+  KvCacheDecoder(LanguageModel& model, std::unique_ptr<AttentionStack> stack)
+      : model_(model),
+        stack_(std::move(stack)),
+        context_(model.config().context_length),
+        slides_(contextPolicy(model) == ContextPolicy::kSlideWindow) {}
+  std::string name() const override { return "kv-cache"; }
+
+  at::Tensor prefill(const std::vector<int64_t>& ids) override {
+    if (ids.empty()) throw MixerLabError("KV-cache decoding needs at least one prompt token");
+    tokens_ = ids;
+    if (static_cast<int64_t>(ids.size()) > context_ && !slides_) {
+      throw MixerLabError("the prompt has " + std::to_string(ids.size()) + " tokens but the window holds " +
+                          std::to_string(context_));
+    }
+    return rebuild();
+  }
+
+  at::Tensor append(int64_t id) override {
+    tokens_.push_back(id);
+    if (length_ < context_) return run({id}, length_);
+    if (!slides_) throw MixerLabError("the window is full (" + std::to_string(context_) + " tokens)");
+    return rebuild();  // the window slides: recompute the last T tokens at positions 0..T-1
+  }
+
+ private:
+  at::Tensor rebuild() {
+    stack_->reset(context_, model_.parameters().front().options());
+    const size_t keep = std::min<size_t>(tokens_.size(), static_cast<size_t>(context_));
+    length_ = 0;
+    return run(std::vector<int64_t>(tokens_.end() - static_cast<std::ptrdiff_t>(keep), tokens_.end()), 0);
+  }
+
+  at::Tensor run(const std::vector<int64_t>& ids, int64_t first) {
+    auto input = torch::tensor(ids, torch::kLong).unsqueeze(0).to(model_.parameters().front().device());
+    auto x = stack_->embed(input, first);
+    for (int64_t i = 0; i < stack_->layers(); ++i) x = stack_->layer(i, x, first);
+    length_ = first + static_cast<int64_t>(ids.size());
+    return stack_->head(x.select(1, x.size(1) - 1))[0].to(torch::kCPU, torch::kFloat64);
+  }
+
+  LanguageModel& model_;
+  std::unique_ptr<AttentionStack> stack_;
+  int64_t context_;
+  bool slides_;
+  int64_t length_ = 0;
+  std::vector<int64_t> tokens_;
+};
+
+}  // namespace
+
+std::unique_ptr<TokenDecoder> makeKvCacheDecoder(LanguageModel& model) {
+  std::unique_ptr<AttentionStack> stack;
+  if (auto* llama = dynamic_cast<LlamaTransformer*>(&model)) stack = std::make_unique<LlamaStack>(*llama);
+  if (auto* gpt = dynamic_cast<GptTransformer*>(&model)) stack = std::make_unique<GptStack>(*gpt);
+  if (auto* transfixer = dynamic_cast<Transfixer*>(&model)) stack = std::make_unique<TransfixerStack>(*transfixer);
+  if (!stack) throw MixerLabError("no KV-cache decoder for architecture \"" + model.config().arch + "\"");
+  return std::make_unique<KvCacheDecoder>(model, std::move(stack));
+}
+
+}  // namespace mixerlab

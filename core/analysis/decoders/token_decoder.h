@@ -1,0 +1,55 @@
+// The decoders behind generation.h: each turns a token sequence into next-token logits, either by
+// a full forward per token (the references) or incrementally (row caches, KV caches, recurrent
+// state). A decoder holds one sequence at a time (batch 1, CPU or the model's device) and never
+// changes the model's weights. What each family does at the end of its window is its ContextPolicy.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+#include "core/analysis/generation.h"
+#include "core/models/language_model.h"
+
+namespace mixerlab {
+
+enum class ContextPolicy {
+  kStopAtWindowEnd,  // position-specific token mixing (masked mixers, Transfixer): position T-1 is the last
+  kSlideWindow,      // attention-only transformers: once T tokens exist, predict from the last T (full recompute)
+  kUnbounded,        // recurrent models (Mamba): the state carries on past the training length
+};
+
+class TokenDecoder {
+ public:
+  virtual ~TokenDecoder() = default;
+  virtual std::string name() const = 0;
+  // Starts a sequence at position 0; returns the logits [V] (float64, CPU) for the token after `ids`.
+  virtual at::Tensor prefill(const std::vector<int64_t>& ids) = 0;
+  // Appends one token; returns the logits for the token after it. With kStopAtWindowEnd the caller
+  // never appends past position T-1.
+  virtual at::Tensor append(int64_t id) = 0;
+};
+
+// The model generation runs: the base of a multi-token wrapper (its pass 0 is next-token), the model
+// itself otherwise. Throws MixerLabError for models that do not predict the next token
+// (autoencoders, bidirectional models, one-step completion).
+LanguageModel& nextTokenModel(LanguageModel& model);
+
+ContextPolicy contextPolicy(const LanguageModel& model);
+std::string describeContextPolicy(const LanguageModel& model);
+
+// `filler_id` fills the not-yet-written window positions of the fixed-window reference (any id
+// works: causal masking hides them; the pad id keeps it readable when debugging).
+std::unique_ptr<TokenDecoder> makeTokenDecoder(LanguageModel& model, DecoderChoice choice, int64_t filler_id);
+std::string fastDecoderName(const LanguageModel& model);
+
+// The references (reference_decoders.cpp) and the incremental decoders, one file each.
+std::unique_ptr<TokenDecoder> makeFixedWindowDecoder(LanguageModel& model, int64_t filler_id);
+std::unique_ptr<TokenDecoder> makeRecomputeDecoder(LanguageModel& model);
+std::unique_ptr<TokenDecoder> makeCachedMixerDecoder(LanguageModel& model);
+std::unique_ptr<TokenDecoder> makeKvCacheDecoder(LanguageModel& model);
+std::unique_ptr<TokenDecoder> makeMambaRecurrentDecoder(LanguageModel& model);
+
+}  // namespace mixerlab

@@ -1,0 +1,219 @@
+// The generation loop (see generation.h): lay the prompt out in the window, prefill, then choose,
+// stream and append one token at a time until a stop condition. The decoders live in decoders/.
+#include "core/analysis/generation.h"
+
+#include <cctype>
+#include <chrono>
+#include <random>
+
+#include <torch/torch.h>
+
+#include "core/analysis/checkpoint_eval.h"
+#include "core/analysis/decoders/token_decoder.h"
+#include "core/analysis/sampling.h"
+#include "core/config/train_config.h"
+#include "core/data/batching.h"
+#include "core/data/corpus_reader.h"
+#include "core/data/token_cache.h"
+#include "core/data/tokenizer.h"
+#include "core/train/checkpoint.h"
+#include "core/train/device.h"
+#include "core/util/error.h"
+
+namespace mixerlab {
+namespace fs = std::filesystem;
+
+std::string finishReasonName(FinishReason reason) {
+  switch (reason) {
+    case FinishReason::kMaxNewTokens: return "max_new_tokens";
+    case FinishReason::kEndOfText: return "eos";
+    case FinishReason::kStopString: return "stop_string";
+    case FinishReason::kContextFull: return "context_full";
+    case FinishReason::kCancelled: return "cancelled";
+  }
+  return "unknown";
+}
+
+void validateGeneration(const GenerationSettings& s) {
+  validateSampling(s.sampling);
+  if (s.max_new_tokens < 1) {
+    throw MixerLabError("max_new_tokens must be >= 1, got " + std::to_string(s.max_new_tokens));
+  }
+}
+
+std::vector<int> GenerationResult::ids() const {
+  std::vector<int> out;
+  for (const auto& t : tokens) out.push_back(t.id);
+  return out;
+}
+
+struct Generator::Impl {
+  fs::path dir;
+  LanguageModelPtr model;
+  LanguageModel* base = nullptr;  // the next-token model generation runs
+  std::unique_ptr<Tokenizer> tokenizer;
+  TrainConfig train;
+  int pad_id = 0;
+
+  bool positional() const { return ::mixerlab::contextPolicy(*base) == ContextPolicy::kStopAtWindowEnd; }
+  bool windowEnd(PromptPlacement p) const {
+    if (p != PromptPlacement::kAuto) return p == PromptPlacement::kWindowEnd;
+    return train.batch_mode == "padded" && train.padding_side == "left";
+  }
+};
+
+Generator::Generator(const fs::path& checkpoint) : impl_(std::make_unique<Impl>()) {
+  impl_->dir = resolveCheckpointDir(checkpoint);
+  configureCpuThreads(0);
+  impl_->model = loadModelFromCheckpoint(impl_->dir);
+  impl_->model->eval();
+  impl_->base = &nextTokenModel(*impl_->model);
+  impl_->tokenizer = std::make_unique<Tokenizer>(Tokenizer::load(checkpointTokenizerFile(impl_->dir)));
+  const nlohmann::json run = readCheckpointConfig(impl_->dir).value("run", nlohmann::json::object());
+  impl_->train = TrainConfig::fromJson(run.value("train", nlohmann::json::object()));
+  impl_->pad_id = impl_->train.pad_token == "pad" ? impl_->tokenizer->padId() : impl_->tokenizer->eosId();
+}
+
+Generator::~Generator() = default;
+Generator::Generator(Generator&&) noexcept = default;
+Generator& Generator::operator=(Generator&&) noexcept = default;
+
+const fs::path& Generator::checkpoint() const { return impl_->dir; }
+std::string Generator::architecture() const { return impl_->model->config().arch; }
+int64_t Generator::contextLength() const { return impl_->model->config().context_length; }
+std::string Generator::contextPolicy() const { return ::mixerlab::describeContextPolicy(*impl_->base); }
+std::string Generator::fastDecoderName() const { return mixerlab::fastDecoderName(*impl_->base); }
+
+std::vector<int> Generator::encode(const std::string& text) const {
+  return encodeDocument(*impl_->tokenizer, text, parseNewlineMode(impl_->train.newline));
+}
+
+std::string Generator::decode(const std::vector<int>& ids) const { return impl_->tokenizer->decode(ids); }
+
+GenerationResult Generator::generate(const std::string& prompt, const GenerationSettings& settings,
+                                     const TokenCallback& on_token, const std::atomic<bool>* cancel) {
+  return generateFromIds(encode(prompt), settings, on_token, cancel);
+}
+
+GenerationResult Generator::generateFromIds(const std::vector<int>& prompt_ids, const GenerationSettings& settings,
+                                            const TokenCallback& on_token, const std::atomic<bool>* cancel) {
+  validateGeneration(settings);
+  Impl& g = *impl_;
+  const int64_t context = contextLength();
+  const int64_t max_new = settings.max_new_tokens;
+  GenerationResult result;
+
+  // Window layout. Position-specific models keep the newest prompt tokens that leave room for
+  // max_new_tokens (at least one); sliding models keep the last T; recurrent models keep all.
+  std::vector<int> prompt = prompt_ids;
+  int64_t keep = static_cast<int64_t>(prompt.size());
+  if (g.positional()) {
+    keep = std::min(keep, std::max<int64_t>(1, context - max_new));
+  } else if (::mixerlab::contextPolicy(*g.base) == ContextPolicy::kSlideWindow) {
+    keep = std::min(keep, context);
+  }
+  result.prompt_dropped_tokens = static_cast<int64_t>(prompt.size()) - keep;
+  prompt.erase(prompt.begin(), prompt.begin() + result.prompt_dropped_tokens);
+  result.prompt_ids = prompt;
+  std::vector<int64_t> window;
+  if (prompt.empty()) {
+    result.pad_tokens = 1;  // an empty prompt starts a new document: the model sees one separator
+  } else if (g.positional() && g.windowEnd(settings.placement)) {
+    result.pad_tokens = std::max<int64_t>(0, context - static_cast<int64_t>(prompt.size()) - max_new);
+  }
+  window.assign(result.pad_tokens, g.pad_id);
+  window.insert(window.end(), prompt.begin(), prompt.end());
+
+  torch::NoGradGuard no_grad;
+  auto decoder = makeTokenDecoder(*g.model, settings.decoder, g.pad_id);
+  result.decoder = decoder->name();
+  std::mt19937_64 rng(settings.sampling.seed);
+  std::vector<int64_t> previous(prompt.begin(), prompt.end());  // for the repetition penalty
+  std::vector<int> sequence = prompt;                           // prompt + generated, for text deltas
+  std::string decoded = g.tokenizer->decode(sequence);
+
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  at::Tensor logits = decoder->prefill(window);
+  const auto prefilled = Clock::now();
+  int64_t position = static_cast<int64_t>(window.size());  // where the next token goes
+  result.finish = FinishReason::kMaxNewTokens;
+  for (int64_t step = 0; step < max_new; ++step) {
+    if (cancel != nullptr && cancel->load()) {
+      result.finish = FinishReason::kCancelled;
+      break;
+    }
+    const TokenChoice choice = chooseToken(logits, previous, settings.sampling, rng);
+    GeneratedToken token;
+    token.id = choice.id;
+    token.prob = choice.prob;
+    for (const auto& [id, prob] : choice.top) token.top.push_back({id, g.tokenizer->piece(id), prob});
+    sequence.push_back(choice.id);
+    const std::string now = g.tokenizer->decode(sequence);
+    token.text = now.compare(0, decoded.size(), decoded) == 0 ? now.substr(decoded.size()) : g.tokenizer->piece(choice.id);
+    decoded = now;
+    previous.push_back(choice.id);
+    ++position;
+    result.text += token.text;
+    result.tokens.push_back(token);
+    if (on_token) on_token(token);
+
+    if (settings.stop_at_eos && choice.id == g.tokenizer->eosId()) {
+      result.finish = FinishReason::kEndOfText;
+      break;
+    }
+    if (!settings.stop_string.empty()) {
+      const size_t at = result.text.find(settings.stop_string);
+      if (at != std::string::npos) {
+        result.text.resize(at);
+        result.finish = FinishReason::kStopString;
+        break;
+      }
+    }
+    if (step + 1 == max_new) break;
+    if (g.positional() && position >= context) {
+      result.finish = FinishReason::kContextFull;
+      break;
+    }
+    logits = decoder->append(choice.id);
+  }
+  const auto done = Clock::now();
+  result.prefill_ms = std::chrono::duration<double, std::milli>(prefilled - start).count();
+  result.decode_ms = std::chrono::duration<double, std::milli>(done - prefilled).count();
+  const double total_s = (result.prefill_ms + result.decode_ms) / 1000.0;
+  result.tokens_per_s = total_s > 0 ? static_cast<double>(result.tokens.size()) / total_s : 0.0;
+  return result;
+}
+
+std::vector<EvalPrompt> evalSplitPrompts(const fs::path& checkpoint, int64_t count, int64_t prompt_words) {
+  const fs::path dir = resolveCheckpointDir(checkpoint);
+  const ProjectConfig project = checkpointProject(dir, readCheckpointConfig(dir));
+  std::vector<std::string> documents;
+  if (!project.corpus.eval_path.empty()) {
+    documents = readCorpus(project.corpus.eval_path, project.corpus.format);
+  } else {
+    auto all = readCorpus(project.corpus.train_path, project.corpus.format);
+    for (size_t i : splitDocuments(all.size(), project.corpus.eval_fraction, project.corpus.split_seed).second) {
+      documents.push_back(std::move(all[i]));
+    }
+  }
+  std::vector<EvalPrompt> prompts;
+  for (const std::string& doc : documents) {
+    if (static_cast<int64_t>(prompts.size()) >= count) break;
+    // Word boundaries: the start of each run of non-space characters.
+    std::vector<size_t> starts;
+    for (size_t i = 0; i < doc.size(); ++i) {
+      if (!std::isspace(static_cast<unsigned char>(doc[i])) && (i == 0 || std::isspace(static_cast<unsigned char>(doc[i - 1])))) {
+        starts.push_back(i);
+      }
+    }
+    if (starts.size() < 2) continue;
+    const size_t cut_word = std::min<size_t>(static_cast<size_t>(std::max<int64_t>(1, prompt_words)), starts.size() / 2);
+    size_t cut = starts[cut_word];
+    while (cut > 0 && std::isspace(static_cast<unsigned char>(doc[cut - 1]))) --cut;  // prompt ends at a word
+    prompts.push_back({doc.substr(0, cut), doc.substr(cut)});
+  }
+  return prompts;
+}
+
+}  // namespace mixerlab
