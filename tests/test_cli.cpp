@@ -1,5 +1,5 @@
 // End-to-end tests of the mixerlab executable as a real child process: SIGKILL mid-run and
-// --resume continues with no duplicated or missing steps; info, score and export work on the result.
+// --resume continues with no duplicated or missing steps; info, score, export and generate work on the result.
 #include <torch/torch.h>
 #include <QtTest/QtTest>
 
@@ -116,6 +116,44 @@ class TestCli : public QObject {
     auto eval = runCli({"eval", "--checkpoint", QString::fromStdString(run_dir.string()), "--max-batches", "2"});
     QVERIFY2(eval.exit_code == 0, qPrintable(eval.err));
     QVERIFY(nlohmann::json::parse(eval.out.toStdString()).at("eval_loss").get<double>() > 0);
+  }
+
+  // `generate`: --json has the prompt ids, the generated ids, the text and per-token probability and
+  // top-5; plain mode streams the prompt and then the same greedy text; bad settings name themselves.
+  void generateJsonAndStreaming() {
+    const QString run_dir = QString::fromStdString((dir_ / "runs" / "mixer").string());
+    const QString prompt = "Once upon a time, there was a";
+    auto gen = runCli({"generate", "--checkpoint", run_dir, "--prompt", prompt, "--greedy", "--max-new-tokens", "12",
+                       "--no-eos-stop", "--json"});
+    QVERIFY2(gen.exit_code == 0, qPrintable(gen.err));
+    const auto j = nlohmann::json::parse(gen.out.toStdString());
+    QVERIFY(!j.at("prompt_ids").empty());
+    QCOMPARE(j.at("ids").size(), size_t{12});
+    QCOMPARE(j.at("tokens").size(), size_t{12});
+    std::string joined;
+    for (size_t i = 0; i < j.at("tokens").size(); ++i) {
+      const auto& t = j.at("tokens")[i];
+      QCOMPARE(t.at("id").get<int>(), j.at("ids")[i].get<int>());
+      QCOMPARE(t.at("top").size(), size_t{5});
+      QCOMPARE(t.at("top")[0].at("id").get<int>(), t.at("id").get<int>());  // greedy takes the top token
+      QVERIFY(t.at("prob").get<double>() > 0);
+      joined += t.at("text").get<std::string>();
+    }
+    QCOMPARE(joined, j.at("text").get<std::string>());
+    QCOMPARE(j.at("finish_reason").get<std::string>(), std::string("max_new_tokens"));
+
+    auto streamed = runCli({"generate", "--checkpoint", run_dir, "--prompt", prompt, "--greedy", "--max-new-tokens",
+                            "12", "--no-eos-stop"});
+    QVERIFY2(streamed.exit_code == 0, qPrintable(streamed.err));
+    QCOMPARE(streamed.out, prompt + QString::fromStdString(j.at("text").get<std::string>()) + "\n");
+    QVERIFY(streamed.err.contains("tokens/s"));
+
+    auto no_prompt = runCli({"generate", "--checkpoint", run_dir});
+    QVERIFY(no_prompt.exit_code != 0);
+    QVERIFY2(no_prompt.err.contains("--prompt"), qPrintable(no_prompt.err));
+    auto bad = runCli({"generate", "--checkpoint", run_dir, "--prompt", prompt, "--temperature", "0"});
+    QVERIFY(bad.exit_code != 0);
+    QVERIFY2(bad.err.contains("temperature"), qPrintable(bad.err));
   }
 
   void infoAndErrors() {

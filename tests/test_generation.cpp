@@ -114,9 +114,17 @@ class TestGeneration : public QObject {
     std::vector<int> ids = generator.encode(eval_prompt_);
     while (static_cast<int64_t>(ids.size()) < prompt_tokens) ids.insert(ids.end(), ids.begin(), ids.end());
     std::vector<int64_t> prompt(ids.begin(), ids.begin() + prompt_tokens);
+    std::vector<at::Tensor> weights_before;
+    for (const auto& p : model->parameters()) weights_before.push_back(p.clone());
     auto reference = makeTokenDecoder(*model, DecoderChoice::kReference, 0);
     auto fast = makeTokenDecoder(*model, DecoderChoice::kFast, 0);
     const Agreement a = compareDecoders(*reference, *fast, prompt, steps);
+    // Decoding never changes the model (softmax_compat's forward rewrites its weights in place).
+    const auto weights_after = model->parameters();
+    for (size_t i = 0; i < weights_before.size(); ++i) {
+      QVERIFY2(torch::equal(weights_before[i], weights_after[i]),
+               qPrintable(QString::fromStdString(name + ": decoding changed parameter " + std::to_string(i))));
+    }
     QVERIFY2(a.max_abs_diff < tolerance, qPrintable(QString("%1: %2 vs %3 logits differ by %4")
                                                         .arg(QString::fromStdString(name),
                                                              QString::fromStdString(reference->name()),
