@@ -21,6 +21,7 @@ int runCli(int argc, char** argv) {
   addBenchCommands(app, action);
   addConfigCommands(app, action);
   addGenerateCommand(app, action);
+  addInvertCommand(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

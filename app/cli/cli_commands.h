@@ -21,6 +21,7 @@ void addTokenizerCommands(CLI::App& app, Action& action);
 void addBenchCommands(CLI::App& app, Action& action);
 void addConfigCommands(CLI::App& app, Action& action);  // config schema
 void addGenerateCommand(CLI::App& app, Action& action);  // generate
+void addInvertCommand(CLI::App& app, Action& action);    // invert
 // `bench generate`, added under the bench command by addBenchCommands.
 void addGenerateBench(CLI::App& bench, Action& action);
 

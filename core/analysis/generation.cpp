@@ -10,10 +10,9 @@
 
 #include "core/analysis/checkpoint_eval.h"
 #include "core/analysis/decoders/token_decoder.h"
+#include "core/analysis/eval_documents.h"
 #include "core/analysis/sampling.h"
 #include "core/config/train_config.h"
-#include "core/data/batching.h"
-#include "core/data/corpus_reader.h"
 #include "core/data/token_cache.h"
 #include "core/data/tokenizer.h"
 #include "core/train/checkpoint.h"
@@ -188,15 +187,8 @@ GenerationResult Generator::generateFromIds(const std::vector<int>& prompt_ids, 
 std::vector<EvalPrompt> evalSplitPrompts(const fs::path& checkpoint, int64_t count, int64_t prompt_words) {
   const fs::path dir = resolveCheckpointDir(checkpoint);
   const ProjectConfig project = checkpointProject(dir, readCheckpointConfig(dir));
-  std::vector<std::string> documents;
-  if (!project.corpus.eval_path.empty()) {
-    documents = readCorpus(project.corpus.eval_path, project.corpus.format);
-  } else {
-    auto all = readCorpus(project.corpus.train_path, project.corpus.format);
-    for (size_t i : splitDocuments(all.size(), project.corpus.eval_fraction, project.corpus.split_seed).second) {
-      documents.push_back(std::move(all[i]));
-    }
-  }
+  // Documents with fewer than two words are skipped, so read a few more than asked for.
+  const std::vector<std::string> documents = evalSplitDocuments(project, static_cast<size_t>(count) * 2 + 8);
   std::vector<EvalPrompt> prompts;
   for (const std::string& doc : documents) {
     if (static_cast<int64_t>(prompts.size()) >= count) break;

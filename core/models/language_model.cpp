@@ -3,6 +3,8 @@
 
 #include <torch/torch.h>
 
+#include "core/util/error.h"
+
 namespace mixerlab {
 
 at::Tensor shiftedCrossEntropy(const at::Tensor& logits, const at::Tensor& labels) {
@@ -34,6 +36,22 @@ std::map<std::string, at::Tensor> LanguageModel::exportTensors() {
   std::map<std::string, at::Tensor> out;
   for (auto& [name, tensor] : moduleTensors()) out[fileTensorName(name)] = tensor;
   return out;
+}
+
+namespace {
+[[noreturn]] void noRepresentations(const ModelConfig& c) {
+  throw MixerLabError("architecture \"" + c.arch + "\" does not expose its layers as a stack over an input embedding",
+                      "use masked_mixer, bidirectional_mixer, llama, gpt, transfixer or mamba");
+}
+}  // namespace
+
+at::Tensor LanguageModel::tokenEmbeddingMatrix() { noRepresentations(config_); }
+at::Tensor LanguageModel::layerOutput(const at::Tensor&, int64_t) { noRepresentations(config_); }
+
+at::Tensor LanguageModel::inputEmbeddings(const at::Tensor& input_ids) {
+  auto embeds = torch::nn::functional::embedding(input_ids, tokenEmbeddingMatrix());
+  auto positions = positionEmbeddings(input_ids.size(1));
+  return positions.defined() ? embeds + positions : embeds;
 }
 
 int64_t LanguageModel::parameterCount() const {

@@ -23,6 +23,18 @@ class LanguageModel : public torch::nn::Module {
   // Hidden state after the last block, before any final norm / head: [B, L, D].
   virtual at::Tensor hiddenStates(const at::Tensor& input_ids) = 0;
 
+  // Representation access (inversion, retrieval): the model read as a stack of blocks over an input
+  // embedding. inputEmbeddings(ids) is what the first block reads ([B, L, D]: the token embedding,
+  // plus learned position embeddings where the family has them); layerOutput(embeds, k) runs blocks
+  // 1..k on it and returns block k's output: k = 0 gives the embeddings back, k =
+  // representationLayers() the same as hiddenStates(). Families opt in; representationLayers() is 0
+  // for the others and their calls throw MixerLabError.
+  virtual int64_t representationLayers() const { return 0; }
+  virtual at::Tensor tokenEmbeddingMatrix();  // [V, D], the matrix inputEmbeddings() looks tokens up in
+  virtual at::Tensor positionEmbeddings(int64_t /*length*/) { return {}; }  // [L, D] added to it, or undefined
+  virtual at::Tensor layerOutput(const at::Tensor& embeds, int64_t layer);
+  at::Tensor inputEmbeddings(const at::Tensor& input_ids);
+
   // Mean cross-entropy of the shifted prediction (logits at 0..L-2 vs labels 1..L-1), ignoring -100.
   // Families with another objective (autoencoders, bidirectional, multi-token) override it.
   virtual at::Tensor loss(const at::Tensor& logits, const at::Tensor& labels) const;

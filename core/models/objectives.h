@@ -17,6 +17,10 @@ class ObjectiveWrapper : public LanguageModel {
   explicit ObjectiveWrapper(LanguageModelPtr base);
   at::Tensor forward(const at::Tensor& input_ids) override { return base_->forward(input_ids); }
   at::Tensor hiddenStates(const at::Tensor& input_ids) override { return base_->hiddenStates(input_ids); }
+  int64_t representationLayers() const override { return base_->representationLayers(); }
+  at::Tensor tokenEmbeddingMatrix() override { return base_->tokenEmbeddingMatrix(); }
+  at::Tensor positionEmbeddings(int64_t length) override { return base_->positionEmbeddings(length); }
+  at::Tensor layerOutput(const at::Tensor& embeds, int64_t layer) override { return base_->layerOutput(embeds, layer); }
   std::map<std::string, at::Tensor> moduleTensors() override { return base_->moduleTensors(); }
   std::string fileTensorName(const std::string& name) const override { return base_->fileTensorName(name); }
   bool ignoresFileTensor(const std::string& name) const override { return base_->ignoresFileTensor(name); }

@@ -62,6 +62,8 @@ std::vector<fs::path> completeCheckpoints(const fs::path& dir) {
 }
 }  // namespace
 
+std::vector<fs::path> listCheckpoints(const fs::path& checkpoints_dir) { return completeCheckpoints(checkpoints_dir); }
+
 fs::path saveCheckpoint(const fs::path& checkpoints_dir, LanguageModel& model, torch::optim::Optimizer& optimizer,
                         const TrainerState& state, const nlohmann::json& checkpoint_config,
                         const fs::path& tokenizer_model, int64_t keep_last) {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -39,6 +40,9 @@ std::filesystem::path saveCheckpoint(const std::filesystem::path& checkpoints_di
                                      torch::optim::Optimizer& optimizer, const TrainerState& state,
                                      const nlohmann::json& checkpoint_config,
                                      const std::filesystem::path& tokenizer_model, int64_t keep_last);
+
+// Every complete step-<N> folder under checkpoints_dir, oldest first.
+std::vector<std::filesystem::path> listCheckpoints(const std::filesystem::path& checkpoints_dir);
 
 // The folder named by checkpoints/latest.json, falling back to the highest complete step-<N>.
 std::optional<std::filesystem::path> latestCheckpoint(const std::filesystem::path& checkpoints_dir);

@@ -91,8 +91,15 @@ Transfixer::Transfixer(const ModelConfig& c) : LanguageModel(c), rotary_(c.d_mod
 }
 
 at::Tensor Transfixer::hiddenStates(const at::Tensor& input_ids) {
-  auto x = model->embed_tokens->forward(input_ids);
-  for (const auto& layer : *model->layers) x = layer->as<TransfixerLayer>()->forward(x, rotary_);
+  return layerOutput(model->embed_tokens->forward(input_ids), representationLayers());
+}
+
+int64_t Transfixer::representationLayers() const { return static_cast<int64_t>(model->layers->size()); }
+at::Tensor Transfixer::tokenEmbeddingMatrix() { return model->embed_tokens->weight; }
+
+at::Tensor Transfixer::layerOutput(const at::Tensor& embeds, int64_t layer) {
+  auto x = embeds;
+  for (int64_t i = 0; i < layer; ++i) x = model->layers[i]->as<TransfixerLayer>()->forward(x, rotary_);
   return x;
 }
 

@@ -57,6 +57,9 @@ class Transfixer : public LanguageModel {
   explicit Transfixer(const ModelConfig& config);
   at::Tensor forward(const at::Tensor& input_ids) override;
   at::Tensor hiddenStates(const at::Tensor& input_ids) override;  // before the final norm
+  int64_t representationLayers() const override;
+  at::Tensor tokenEmbeddingMatrix() override;
+  at::Tensor layerOutput(const at::Tensor& embeds, int64_t layer) override;
   std::map<std::string, at::Tensor> moduleTensors() override;     // conv weights with the mask applied
   void afterLoad() override;
 

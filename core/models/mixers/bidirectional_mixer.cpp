@@ -53,9 +53,19 @@ BidirectionalMixer::BidirectionalMixer(const ModelConfig& c) : LanguageModel(c) 
 }
 
 at::Tensor BidirectionalMixer::hiddenStates(const at::Tensor& input_ids) {
-  auto x = wte->forward(input_ids);
+  return layerOutput(wte->forward(input_ids), representationLayers());
+}
+
+int64_t BidirectionalMixer::representationLayers() const { return static_cast<int64_t>(mixerblocks->size()); }
+at::Tensor BidirectionalMixer::tokenEmbeddingMatrix() { return wte->weight; }
+
+// Block k's output is the sum of the two streams after k blocks; layer 0 is the embedding itself
+// (not the streams' sum, which would double it).
+at::Tensor BidirectionalMixer::layerOutput(const at::Tensor& embeds, int64_t layer) {
+  if (layer == 0) return embeds;
+  auto x = embeds;
   auto y = x;  // both streams start from the same embedding
-  for (const auto& block : *mixerblocks) std::tie(x, y) = block->as<DoubleMixerBlock>()->forward(x, y);
+  for (int64_t i = 0; i < layer; ++i) std::tie(x, y) = mixerblocks[i]->as<DoubleMixerBlock>()->forward(x, y);
   return x + y;
 }
 

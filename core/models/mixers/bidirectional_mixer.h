@@ -44,6 +44,9 @@ class BidirectionalMixer : public LanguageModel {
   at::Tensor forward(const at::Tensor& input_ids) override;
   // x + y after the last block (what lm_head reads): [B, L, D].
   at::Tensor hiddenStates(const at::Tensor& input_ids) override;
+  int64_t representationLayers() const override;
+  at::Tensor tokenEmbeddingMatrix() override;
+  at::Tensor layerOutput(const at::Tensor& embeds, int64_t layer) override;
   std::map<std::string, at::Tensor> moduleTensors() override;
   void afterLoad() override;
 

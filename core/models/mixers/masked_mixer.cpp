@@ -168,10 +168,15 @@ MaskedMixer::MaskedMixer(const ModelConfig& c) : LanguageModel(c) {
 }
 
 at::Tensor MaskedMixer::hiddenStates(const at::Tensor& input_ids) {
-  auto x = wte->forward(input_ids);
-  for (size_t i = 0; i < mixerblocks->size(); ++i) {
-    x = applyLayerHook(static_cast<int64_t>(i), mixerblocks[i]->as<MixerBlock>()->forward(x));
-  }
+  return layerOutput(wte->forward(input_ids), representationLayers());
+}
+
+int64_t MaskedMixer::representationLayers() const { return static_cast<int64_t>(mixerblocks->size()); }
+at::Tensor MaskedMixer::tokenEmbeddingMatrix() { return wte->weight; }
+
+at::Tensor MaskedMixer::layerOutput(const at::Tensor& embeds, int64_t layer) {
+  auto x = embeds;
+  for (int64_t i = 0; i < layer; ++i) x = applyLayerHook(i, mixerblocks[i]->as<MixerBlock>()->forward(x));
   return x;
 }
 

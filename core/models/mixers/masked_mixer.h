@@ -79,6 +79,9 @@ class MaskedMixer : public LanguageModel {
   explicit MaskedMixer(const ModelConfig& config);
   at::Tensor forward(const at::Tensor& input_ids) override;
   at::Tensor hiddenStates(const at::Tensor& input_ids) override;
+  int64_t representationLayers() const override;
+  at::Tensor tokenEmbeddingMatrix() override;
+  at::Tensor layerOutput(const at::Tensor& embeds, int64_t layer) override;
   std::map<std::string, at::Tensor> moduleTensors() override;
   void afterLoad() override;
 

@@ -124,8 +124,15 @@ MambaModel::MambaModel(const ModelConfig& c) : LanguageModel(c) {
 }
 
 at::Tensor MambaModel::hiddenStates(const at::Tensor& input_ids) {
-  auto x = backbone->embeddings->forward(input_ids);
-  for (const auto& layer : *backbone->layers) x = layer->as<MambaBlock>()->forward(x);
+  return layerOutput(backbone->embeddings->forward(input_ids), representationLayers());
+}
+
+int64_t MambaModel::representationLayers() const { return static_cast<int64_t>(backbone->layers->size()); }
+at::Tensor MambaModel::tokenEmbeddingMatrix() { return backbone->embeddings->weight; }
+
+at::Tensor MambaModel::layerOutput(const at::Tensor& embeds, int64_t layer) {
+  auto x = embeds;
+  for (int64_t i = 0; i < layer; ++i) x = backbone->layers[i]->as<MambaBlock>()->forward(x);
   return x;
 }
 

@@ -76,6 +76,9 @@ class MambaModel : public LanguageModel {
   explicit MambaModel(const ModelConfig& config);
   at::Tensor forward(const at::Tensor& input_ids) override;
   at::Tensor hiddenStates(const at::Tensor& input_ids) override;  // after the last block, before norm_f
+  int64_t representationLayers() const override;
+  at::Tensor tokenEmbeddingMatrix() override;
+  at::Tensor layerOutput(const at::Tensor& embeds, int64_t layer) override;
   std::map<std::string, at::Tensor> moduleTensors() override;
 
   MambaBackbone backbone{nullptr};

@@ -104,7 +104,18 @@ at::Tensor GptTransformer::hiddenStates(const at::Tensor& input_ids) {
   auto positions = torch::arange(input_ids.size(1), input_ids.options().dtype(torch::kLong));
   auto x = transformer->tokens_embed->forward(input_ids) + transformer->positions_embed->forward(positions);
   x = applyDropout(x, dropout_, is_training());
-  for (const auto& block : *transformer->h) x = block->as<GptBlock>()->forward(x);
+  return layerOutput(x, representationLayers());
+}
+
+int64_t GptTransformer::representationLayers() const { return static_cast<int64_t>(transformer->h->size()); }
+at::Tensor GptTransformer::tokenEmbeddingMatrix() { return transformer->tokens_embed->weight; }
+at::Tensor GptTransformer::positionEmbeddings(int64_t length) {
+  return transformer->positions_embed->weight.narrow(0, 0, length);
+}
+
+at::Tensor GptTransformer::layerOutput(const at::Tensor& embeds, int64_t layer) {
+  auto x = embeds;
+  for (int64_t i = 0; i < layer; ++i) x = transformer->h[i]->as<GptBlock>()->forward(x);
   return x;
 }
 

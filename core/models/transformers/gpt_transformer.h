@@ -76,6 +76,10 @@ class GptTransformer : public LanguageModel {
   explicit GptTransformer(const ModelConfig& config);
   at::Tensor forward(const at::Tensor& input_ids) override;
   at::Tensor hiddenStates(const at::Tensor& input_ids) override;  // last block output (post-LN)
+  int64_t representationLayers() const override;
+  at::Tensor tokenEmbeddingMatrix() override;
+  at::Tensor layerOutput(const at::Tensor& embeds, int64_t layer) override;
+  at::Tensor positionEmbeddings(int64_t length) override;
   std::map<std::string, at::Tensor> moduleTensors() override;     // adds lm_head.weight (= the embedding), as HF
   bool exportsTiedHead() const override { return true; }
 

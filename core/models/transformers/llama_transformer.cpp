@@ -121,10 +121,15 @@ LlamaTransformer::LlamaTransformer(const ModelConfig& c)
 }
 
 at::Tensor LlamaTransformer::hiddenStates(const at::Tensor& input_ids) {
-  auto x = model->embed_tokens->forward(input_ids);
-  for (size_t i = 0; i < model->layers->size(); ++i) {
-    x = applyLayerHook(static_cast<int64_t>(i), model->layers[i]->as<LlamaDecoderLayer>()->forward(x, rotary_));
-  }
+  return layerOutput(model->embed_tokens->forward(input_ids), representationLayers());
+}
+
+int64_t LlamaTransformer::representationLayers() const { return static_cast<int64_t>(model->layers->size()); }
+at::Tensor LlamaTransformer::tokenEmbeddingMatrix() { return model->embed_tokens->weight; }
+
+at::Tensor LlamaTransformer::layerOutput(const at::Tensor& embeds, int64_t layer) {
+  auto x = embeds;
+  for (int64_t i = 0; i < layer; ++i) x = applyLayerHook(i, model->layers[i]->as<LlamaDecoderLayer>()->forward(x, rotary_));
   return x;
 }
 

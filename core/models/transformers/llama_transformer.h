@@ -85,6 +85,9 @@ class LlamaTransformer : public LanguageModel {
   explicit LlamaTransformer(const ModelConfig& config);
   at::Tensor forward(const at::Tensor& input_ids) override;
   at::Tensor hiddenStates(const at::Tensor& input_ids) override;  // last layer output, before the final norm
+  int64_t representationLayers() const override;
+  at::Tensor tokenEmbeddingMatrix() override;
+  at::Tensor layerOutput(const at::Tensor& embeds, int64_t layer) override;
   std::map<std::string, at::Tensor> moduleTensors() override;
 
   LlamaBody model{nullptr};
