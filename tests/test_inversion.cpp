@@ -27,8 +27,8 @@ fs::path writeProject(const fs::path& dir) {
     "corpus": {"train": ")" + (data / "stories-b.txt").string() + R"(", "eval": ")" +
                            (data / "stories-a.txt").string() + R"(", "format": "blank_line"},
     "tokenizer": {"vocab_size": 1024},
-    "defaults": {"model": {"d_model": 256, "n_layers": 8, "context_length": 64, "n_heads": 4},
-                 "train": {"device": "cpu", "threads": 2, "seed": 3}},
+    "defaults": {"model": {"d_model": 256, "n_layers": 4, "context_length": 64, "n_heads": 4},
+                 "train": {"device": "cpu", "threads": 2, "seed": 3, "max_steps": 1}},
     "runs": [
       {"name": "mixer", "model": {"arch": "masked_mixer"}},
       {"name": "llama", "model": {"arch": "llama"}},
@@ -40,7 +40,7 @@ fs::path writeProject(const fs::path& dir) {
   return dir / "project.json";
 }
 
-InversionSettings at(int64_t layer, int64_t iterations = 500) {
+InversionSettings atLayer(int64_t layer, int64_t iterations = 500) {
   InversionSettings s;
   s.layers = {layer};
   s.iterations = iterations;
@@ -63,7 +63,7 @@ class TestInversion : public QObject {
   }
 
   void embeddingLayerRecoversTheInputExactly() {
-    const auto r = invertTexts(untrained("small_mixer"), {kStory}, at(0)).at(0);
+    const auto r = invertTexts(untrained("small_mixer"), {kStory}, atLayer(0)).at(0);
     QCOMPARE(r.layer, int64_t{0});
     QVERIFY(r.counted_positions > 10);
     QCOMPARE(r.hamming_exact, 0.0);
@@ -74,7 +74,7 @@ class TestInversion : public QObject {
 
   // GPT adds learned position embeddings to the token embedding: decoding must subtract them.
   void gptPositionsAreSubtractedBeforeDecoding() {
-    const auto r = invertTexts(untrained("gpt"), {kStory}, at(0)).at(0);
+    const auto r = invertTexts(untrained("gpt"), {kStory}, atLayer(0)).at(0);
     QCOMPARE(r.hamming_exact, 0.0);
   }
 
@@ -84,7 +84,7 @@ class TestInversion : public QObject {
     const AnalysisModel m = loadAnalysisModel(untrained("small_mixer"));
     const int64_t tokens = static_cast<int64_t>(m.encode(kStory).size());
     QVERIFY(tokens < 64);
-    const auto r = invertTexts(untrained("small_mixer"), {kStory}, at(-1, 60)).at(0);
+    const auto r = invertTexts(untrained("small_mixer"), {kStory}, atLayer(-1, 60)).at(0);
     QCOMPARE(static_cast<int64_t>(r.tokens.size()), int64_t{64});
     QCOMPARE(r.counted_positions, tokens);
     int64_t misses = 0, exact_misses = 0;
@@ -103,7 +103,7 @@ class TestInversion : public QObject {
   void cancellingStopsWithinOneIteration() {
     std::atomic<bool> cancel{false};
     int64_t last_seen = 0;
-    auto settings = at(-1, 500);
+    auto settings = atLayer(-1, 500);
     settings.layers = {1, 2};
     const auto results = invertTexts(
         untrained("small_mixer"), {kStory, "The dog ran."}, settings,
@@ -122,7 +122,7 @@ class TestInversion : public QObject {
 
   // The descent makes progress and the loss curve is the summed L1 of every step.
   void lossFallsAndCurveHasEveryStep() {
-    auto settings = at(2, 80);
+    auto settings = atLayer(2, 80);
     settings.objective = InversionObjective::kLastPosition;
     const auto r = invertTexts(untrained("small_mixer"), {kStory}, settings).at(0);
     QCOMPARE(r.loss_curve.size(), size_t{80});
@@ -131,9 +131,9 @@ class TestInversion : public QObject {
   }
 
   void paperFindingUntrainedMixerVersusLlama() {
-    const auto mixer = invertTexts(untrained("mixer"), {kStory}, at(-1)).at(0);
-    const auto llama = invertTexts(untrained("llama"), {kStory}, at(-1)).at(0);
-    qInfo("untrained D=256 T=64, 8 layers, last layer: mixer Hamming top-5 %.3f (exact %.3f), llama %.3f (exact %.3f)",
+    const auto mixer = invertTexts(untrained("mixer"), {kStory}, atLayer(-1)).at(0);
+    const auto llama = invertTexts(untrained("llama"), {kStory}, atLayer(-1)).at(0);
+    qInfo("untrained D=256 T=64, 4 layers, last layer: mixer Hamming top-5 %.3f (exact %.3f), llama %.3f (exact %.3f)",
           mixer.hamming_top_k, mixer.hamming_exact, llama.hamming_top_k, llama.hamming_exact);
     QVERIFY2(mixer.hamming_top_k < 0.1, qPrintable(QString("mixer Hamming %1").arg(mixer.hamming_top_k)));
     QVERIFY2(llama.hamming_top_k > mixer.hamming_top_k + 0.3,
@@ -142,7 +142,7 @@ class TestInversion : public QObject {
 
   void badLayerNamesTheRange() {
     try {
-      invertTexts(untrained("small_mixer"), {kStory}, at(9));
+      invertTexts(untrained("small_mixer"), {kStory}, atLayer(9));
       QFAIL("layer 9 of a 2-layer model was accepted");
     } catch (const std::exception& e) {
       QVERIFY2(std::string(e.what()).find("0..2") != std::string::npos, e.what());
