@@ -1,6 +1,8 @@
 // mixerlab-gui: the desktop workbench. Opens the project given on the command line, else the most
 // recent one, else the bundled demo project. `--screenshot FILE` saves the window after it has
-// loaded (for docs and checks) and exits.
+// loaded (for docs and checks) and exits. `--generate RUN_OR_CHECKPOINT` (repeatable) opens the
+// Generate tab with those columns and generates (from `--prompt`, else the first eval prompt);
+// with --screenshot the window is saved once every column has finished.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -9,7 +11,9 @@
 #include <cstdio>
 
 #include "app/gui/app_settings.h"
+#include "app/gui/generation_panel.h"
 #include "app/gui/main_window.h"
+#include "widgets/sampling_settings_form.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -24,6 +28,15 @@ int main(int argc, char** argv) {
                              "Watch the project for SECONDS, then print the event loop's worst and p99 delay and exit.",
                              "seconds");
   parser.addOption(latency);
+  QCommandLineOption generate(
+      "generate", "Open the Generate tab with this run (name or folder) or checkpoint; repeatable.", "checkpoint");
+  parser.addOption(generate);
+  QCommandLineOption prompt("prompt", "Prompt for --generate (default: the first eval-split prompt).", "text");
+  parser.addOption(prompt);
+  QCommandLineOption preset("preset", "Sampling preset for --generate: Greedy, Balanced, Creative, ...", "name");
+  parser.addOption(preset);
+  QCommandLineOption max_new_tokens("max-new-tokens", "Max new tokens for --generate.", "n");
+  parser.addOption(max_new_tokens);
   parser.process(app);
 
   mixerlab::gui::MainWindow window;
@@ -32,7 +45,36 @@ int main(int argc, char** argv) {
   if (project.isEmpty() || !QFileInfo::exists(project)) project = "projects/demo/project.json";
   window.openProject(project);
   window.show();
-  if (parser.isSet(screenshot)) {
+  const bool generating = parser.isSet(generate);
+  if (generating) {
+    mixerlab::gui::GenerationPanel* panel = window.generationPanel();
+    window.showGeneration(parser.values(generate));
+    if (parser.isSet(preset)) panel->settingsForm()->choosePreset(parser.value(preset));
+    if (parser.isSet(max_new_tokens)) {
+      auto values = panel->settingsForm()->values();
+      values.max_new_tokens = parser.value(max_new_tokens).toInt();
+      panel->settingsForm()->setValues(values);
+    }
+    if (parser.isSet(prompt)) {
+      panel->setPrompt(parser.value(prompt));
+      panel->generate();
+    } else {
+      QObject::connect(panel, &mixerlab::gui::GenerationPanel::evalPromptsLoaded, panel, [panel]() {
+        if (panel->isGenerating()) return;
+        panel->chooseEvalPrompt(0);
+        panel->generate();
+      });
+    }
+    if (parser.isSet(screenshot)) {
+      QObject::connect(panel, &mixerlab::gui::GenerationPanel::roundFinished, &window, [&]() {
+        QTimer::singleShot(300, &window, [&]() {
+          window.grab().save(parser.value(screenshot));
+          app.quit();
+        });
+      });
+    }
+  }
+  if (parser.isSet(screenshot) && !generating) {
     QTimer::singleShot(2500, &window, [&]() {
       window.grab().save(parser.value(screenshot));
       app.quit();
