@@ -250,7 +250,7 @@ class TestGenerationPanel : public QObject {
     QVERIFY2(tip.contains("p = " + QString::number(token.prob, 'f', 3)), qPrintable(tip));
     QVERIFY2(tip.contains("top 5"), qPrintable(tip));
     for (const TokenAlternative& alt : token.top) {
-      QString piece = q(alt.text).replace(' ', QChar(0x2423)).toHtmlEscaped();
+      QString piece = q(alt.text).replace(QChar(0x2581), QChar(0x2423)).replace(' ', QChar(0x2423)).toHtmlEscaped();
       QVERIFY2(tip.contains(piece), qPrintable(tip + " lacks " + piece));
       QVERIFY2(tip.contains(QString::number(alt.prob, 'f', alt.prob < 0.001 ? 5 : 3)), qPrintable(tip));
     }

@@ -19,12 +19,14 @@ namespace mixerlab::widgets {
 
 namespace {
 
-// Whitespace made visible for the tooltip's quoted token.
+// Whitespace made visible for the tooltip (the chosen token's text and the alternatives' pieces,
+// whose sentencepiece word marker ▁ is a space too).
 QString visibleText(const QString& text) {
   QString out = text;
-  out.replace(' ', QChar(0x2423));   // ␣
-  out.replace('\n', QChar(0x21B5));  // ↵
-  out.replace('\t', QChar(0x21E5));  // ⇥
+  out.replace(QChar(0x2581), QChar(0x2423));  // ▁ -> ␣
+  out.replace(' ', QChar(0x2423));            // ␣
+  out.replace('\n', QChar(0x21B5));           // ↵
+  out.replace('\t', QChar(0x21E5));           // ⇥
   return out.toHtmlEscaped();
 }
 
@@ -173,7 +175,7 @@ QString GenerationColumnView::tokenToolTip(const TokenView& token) {
     const TokenAlternativeView& alt = token.top[i];
     const bool chosen = alt.id == token.id;
     const QString open = chosen ? "<b>" : "", close = chosen ? "</b>" : "";
-    html += QString("<tr><td>%1.</td><td>%2%3%4</td><td align='right'>&nbsp;&nbsp;%2%5%4</td></tr>")
+    html += QString("<tr><td>%1.</td><td>%2\u201c%3\u201d%4</td><td align='right'>&nbsp;&nbsp;%2%5%4</td></tr>")
                 .arg(i + 1)
                 .arg(open, visibleText(alt.text), close, probText(alt.prob));
   }
