@@ -60,6 +60,7 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
   splitter_ = new QSplitter(Qt::Horizontal, this);
   splitter_->setObjectName("generation_columns");
   splitter_->setChildrenCollapsible(false);
+  splitter_->setMinimumHeight(200);  // the stories need room: the main window's docks give way
   placeholder_ =
       new QLabel(tr("Add two to four checkpoints to compare: a run of the project (Add run) or any checkpoint folder.\n"
                     "Every column gets the same prompt and the same settings, seed included."),

@@ -2,7 +2,7 @@
 // recent one, else the bundled demo project. `--screenshot FILE` saves the window after it has
 // loaded (for docs and checks) and exits. `--generate RUN_OR_CHECKPOINT` (repeatable) opens the
 // Generate tab with those columns and generates (from `--prompt`, else the first eval prompt);
-// with --screenshot the window is saved once every column has finished.
+// with --screenshot the window is saved once every column has finished (startup_generation.h).
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -11,9 +11,8 @@
 #include <cstdio>
 
 #include "app/gui/app_settings.h"
-#include "app/gui/generation_panel.h"
 #include "app/gui/main_window.h"
-#include "widgets/sampling_settings_form.h"
+#include "app/gui/startup_generation.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -28,6 +27,8 @@ int main(int argc, char** argv) {
                              "Watch the project for SECONDS, then print the event loop's worst and p99 delay and exit.",
                              "seconds");
   parser.addOption(latency);
+  QCommandLineOption size("size", "Window size WIDTHxHEIGHT (e.g. for screenshots).", "size");
+  parser.addOption(size);
   QCommandLineOption generate(
       "generate", "Open the Generate tab with this run (name or folder) or checkpoint; repeatable.", "checkpoint");
   parser.addOption(generate);
@@ -44,35 +45,21 @@ int main(int argc, char** argv) {
   if (project.isEmpty()) project = mixerlab::gui::AppSettings().lastProject();
   if (project.isEmpty() || !QFileInfo::exists(project)) project = "projects/demo/project.json";
   window.openProject(project);
+  if (parser.isSet(size)) {
+    const QStringList wh = parser.value(size).split('x');
+    if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
+  }
   window.show();
   const bool generating = parser.isSet(generate);
   if (generating) {
-    mixerlab::gui::GenerationPanel* panel = window.generationPanel();
-    window.showGeneration(parser.values(generate));
-    if (parser.isSet(preset)) panel->settingsForm()->choosePreset(parser.value(preset));
-    if (parser.isSet(max_new_tokens)) {
-      auto values = panel->settingsForm()->values();
-      values.max_new_tokens = parser.value(max_new_tokens).toInt();
-      panel->settingsForm()->setValues(values);
-    }
-    if (parser.isSet(prompt)) {
-      panel->setPrompt(parser.value(prompt));
-      panel->generate();
-    } else {
-      QObject::connect(panel, &mixerlab::gui::GenerationPanel::evalPromptsLoaded, panel, [panel]() {
-        if (panel->isGenerating()) return;
-        panel->chooseEvalPrompt(0);
-        panel->generate();
-      });
-    }
-    if (parser.isSet(screenshot)) {
-      QObject::connect(panel, &mixerlab::gui::GenerationPanel::roundFinished, &window, [&]() {
-        QTimer::singleShot(300, &window, [&]() {
-          window.grab().save(parser.value(screenshot));
-          app.quit();
-        });
-      });
-    }
+    mixerlab::gui::StartupGeneration options;
+    options.checkpoints = parser.values(generate);
+    options.prompt = parser.value(prompt);
+    options.prompt_given = parser.isSet(prompt);
+    options.preset = parser.value(preset);
+    options.max_new_tokens = parser.value(max_new_tokens).toInt();
+    if (parser.isSet(screenshot)) options.screenshot = parser.value(screenshot);
+    mixerlab::gui::startGeneration(window, options);
   }
   if (parser.isSet(screenshot) && !generating) {
     QTimer::singleShot(2500, &window, [&]() {
