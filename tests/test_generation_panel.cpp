@@ -3,8 +3,9 @@
 // Generator::generate gives in-process for the same settings (greedy, and sampling with a seed);
 // a stop string cuts the shown story; an eval prompt shows its true continuation; a token's tooltip
 // lists the top alternatives; cancel ends a long generation with "cancelled" while the event loop
-// keeps running; models load once per checkpoint; the saved JSON and Markdown hold every column;
-// destroying the panel mid-generation joins its threads; the main window opens the Generate tab.
+// keeps running (its latency is printed); models load once per checkpoint; the saved JSON and
+// Markdown hold every column; destroying the panel mid-generation joins its threads; the main
+// window opens the Generate tab.
 #include <QtTest/QtTest>
 
 #include <QHelpEvent>
@@ -14,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/gui/event_loop_latency.h"
 #include "app/gui/generation_panel.h"
 #include "app/gui/generator_cache.h"
 #include "app/gui/main_window.h"
@@ -268,21 +270,27 @@ class TestGenerationPanel : public QObject {
     v.max_new_tokens = 20000;  // ~20 s at the tiny llama's ~1000 tokens/s: it runs until cancelled
     v.stop_at_eos = false;
     setForm(*panel, v);
-    int ticks = 0;
-    QTimer timer;
-    connect(&timer, &QTimer::timeout, [&]() { ++ticks; });
-    timer.start(10);
+    panel->show();                // the streamed tokens are laid out and painted
+    gui::EventLoopLatency probe;  // a 10 ms timer on the GUI thread: it must keep firing
     QSignalSpy finished(panel.get(), &gui::GenerationPanel::roundFinished);
     QCOMPARE(panel->generate(), QString());
     QTRY_VERIFY_WITH_TIMEOUT(panel->column(0)->tokenCount() >= 30, kTimeoutMs);
     QVERIFY(panel->isGenerating());  // the tokens arrived while it was still generating
-    QTest::qWait(100);
+    probe.start();
+    const int tokens_before = panel->column(0)->tokenCount();
+    QTest::qWait(1000);
+    const int streamed = panel->column(0)->tokenCount() - tokens_before;
+    probe.stop();
     panel->cancel();
     QVERIFY(finished.wait(30000) || finished.count() == 1);  // a cancel lands before the next token
     QCOMPARE(panel->finishReason(0), QString("cancelled"));
     QVERIFY(panel->column(0)->status().contains("cancelled"));
     QVERIFY(panel->column(0)->tokenCount() < 20000);
-    QVERIFY2(ticks >= 5, qPrintable(QString("timer ticks: %1").arg(ticks)));
+    QVERIFY2(streamed > 0, "no token arrived in a second of streaming");
+    // Reported, not asserted (timing targets are checked with mixerlab-gui --report-latency).
+    qInfo("event loop latency while %d tokens streamed in 1 s: max %.1f ms, p99 %.1f ms (%d samples)", streamed,
+          probe.maxLatencyMs(), probe.p99LatencyMs(), probe.sampleCount());
+    QVERIFY2(probe.sampleCount() >= 20, qPrintable(QString::number(probe.sampleCount())));
   }
 
   // Two rounds over two checkpoints load two models.

@@ -101,18 +101,25 @@ void GenerationColumnView::clearText(const QString& prompt) {
 
 void GenerationColumnView::startStory(const QString& prompt) { clearText(prompt); }
 
-void GenerationColumnView::appendToken(const TokenView& token) {
+void GenerationColumnView::appendToken(const TokenView& token) { appendTokens({token}); }
+
+void GenerationColumnView::appendTokens(const QVector<TokenView>& tokens) {
+  if (tokens.isEmpty()) return;
   QScrollBar* bar = text_->verticalScrollBar();
   const bool follow = bar->value() == bar->maximum();
-  QTextCharFormat format;
-  format.setBackground(tokenProbabilityColor(token.prob));
-  format.setForeground(Qt::black);
   QTextCursor cursor(text_->document());
   cursor.movePosition(QTextCursor::End);
-  const int start = cursor.position();
-  cursor.insertText(token.text, format);
-  tokens_.push_back(token);
-  spans_.push_back({start, cursor.position()});
+  cursor.beginEditBlock();
+  for (const TokenView& token : tokens) {
+    QTextCharFormat format;
+    format.setBackground(tokenProbabilityColor(token.prob));
+    format.setForeground(Qt::black);
+    const int start = cursor.position();
+    cursor.insertText(token.text, format);
+    tokens_.push_back(token);
+    spans_.push_back({start, cursor.position()});
+  }
+  cursor.endEditBlock();
   if (follow) bar->setValue(bar->maximum());
 }
 

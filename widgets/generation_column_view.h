@@ -30,6 +30,7 @@ class GenerationColumnView : public QFrame {
   // Starts a new story: the prompt in grey, no tokens yet.
   void startStory(const QString& prompt);
   void appendToken(const TokenView& token);
+  void appendTokens(const QVector<TokenView>& tokens);  // one layout pass for the batch
   // Cuts the generated text to its first `generated_length` characters (a stop string ends the
   // story before the text of the token that completed it).
   void truncateGenerated(int generated_length);

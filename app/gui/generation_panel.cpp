@@ -13,6 +13,7 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QThread>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -53,6 +54,10 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
   connect(runner_, &GenerationRunner::finished, this, &GenerationPanel::onFinished);
   connect(runner_, &GenerationRunner::failed, this, &GenerationPanel::onFailed);
   connect(runner_, &GenerationRunner::roundFinished, this, &GenerationPanel::onRoundFinished);
+  flush_timer_ = new QTimer(this);
+  flush_timer_->setSingleShot(true);
+  flush_timer_->setInterval(kFlushIntervalMs);
+  connect(flush_timer_, &QTimer::timeout, this, &GenerationPanel::flushTokens);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(6, 6, 6, 6);
@@ -313,6 +318,7 @@ QString GenerationPanel::generate() {
     c.result.reset();
     c.error.clear();
     c.tokens = 0;
+    c.pending.clear();
     c.view->startStory(prompt());
     const bool cached = runner_->cache().contains(c.choice.checkpoint_dir.toStdString());
     c.view->setStatus(cached ? tr("starting...") : tr("loading the model..."));
@@ -361,13 +367,24 @@ void GenerationPanel::onLoaded(int column, const QString& architecture, const QS
 void GenerationPanel::onToken(int column, const GeneratedToken& token, double tokens_per_s) {
   if (column >= columnCount()) return;
   Column& c = columns_[column];
-  c.view->appendToken(tokenView(token));
+  c.pending.push_back(tokenView(token));
+  c.live_tokens_per_s = tokens_per_s;
   ++c.tokens;
-  c.view->setStatus(tr("%1 tokens \u00b7 %2 tokens/s").arg(c.tokens).arg(rate(tokens_per_s)));
+  if (!flush_timer_->isActive()) flush_timer_->start();
+}
+
+void GenerationPanel::flushTokens() {
+  for (Column& c : columns_) {
+    if (c.pending.isEmpty()) continue;
+    c.view->appendTokens(c.pending);
+    c.pending.clear();
+    c.view->setStatus(tr("%1 tokens \u00b7 %2 tokens/s").arg(c.tokens).arg(rate(c.live_tokens_per_s)));
+  }
 }
 
 void GenerationPanel::onFinished(int column, const GenerationResult& result) {
   if (column >= columnCount()) return;
+  flushTokens();  // the column's last tokens before its final status
   Column& c = columns_[column];
   c.result = result;
   // A stop string cuts the story inside the token that completed it.
@@ -384,6 +401,7 @@ void GenerationPanel::onFinished(int column, const GenerationResult& result) {
 
 void GenerationPanel::onFailed(int column, const QString& error) {
   if (column >= columnCount()) return;
+  flushTokens();
   Column& c = columns_[column];
   c.error = error;
   c.view->setStatus(QString("<span style='color:#b00020'>%1</span>").arg(tr("failed: %1").arg(error).toHtmlEscaped()));

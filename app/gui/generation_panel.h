@@ -16,6 +16,7 @@
 
 #include "app/gui/checkpoint_choice.h"
 #include "app/gui/generation_comparison.h"
+#include "widgets/token_view.h"
 
 class QComboBox;
 class QLabel;
@@ -23,6 +24,7 @@ class QPlainTextEdit;
 class QPushButton;
 class QSplitter;
 class QThread;
+class QTimer;
 class QToolButton;
 
 namespace mixerlab::widgets {
@@ -90,6 +92,8 @@ class GenerationPanel : public QWidget {
     std::optional<GenerationResult> result;
     QString error, decoder;
     int tokens = 0;
+    QVector<widgets::TokenView> pending;  // arrived since the last flush
+    double live_tokens_per_s = 0;
   };
   QWidget* buildControls();
   void onLoaded(int column, const QString& architecture, const QString& decoder);
@@ -97,6 +101,7 @@ class GenerationPanel : public QWidget {
   void onFinished(int column, const GenerationResult& result);
   void onFailed(int column, const QString& error);
   void onRoundFinished();
+  void flushTokens();  // shows the tokens that arrived since the last flush
   void onPromptEdited();
   void onEvalPromptPicked(int combo_index);
   void loadEvalPrompts();
@@ -109,6 +114,10 @@ class GenerationPanel : public QWidget {
   void showStatus(const QString& text);
 
   GenerationRunner* runner_ = nullptr;
+  // Tokens arrive one queued signal each, up to thousands a second per column; they are shown in
+  // batches (one layout and paint per column per flush) so the event loop stays free.
+  QTimer* flush_timer_ = nullptr;
+  static constexpr int kFlushIntervalMs = 30;
   std::vector<Column> columns_;
   QString runs_directory_;
   QToolButton* add_run_ = nullptr;
