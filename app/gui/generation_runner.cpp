@@ -3,6 +3,7 @@
 
 #include <QCoreApplication>
 #include <QThread>
+#include <algorithm>
 
 #include "app/gui/generator_cache.h"
 
@@ -19,7 +20,10 @@ GenerationRunner::~GenerationRunner() { stop(); }
 bool GenerationRunner::start(std::vector<GenerationJob> jobs) {
   if (isRunning()) return false;
   cancel_ = std::make_shared<std::atomic<bool>>(false);
+  // The columns share the cores: more threads than cores would make them fight (and spin).
+  const int threads = std::max(1, QThread::idealThreadCount() / std::max<int>(1, static_cast<int>(jobs.size())));
   for (GenerationJob& job : jobs) {
+    job.cpu_threads = threads;
     job.cancel = cancel_;
     job.cache = cache_;
     auto* thread = new QThread;

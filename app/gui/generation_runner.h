@@ -25,8 +25,9 @@ class GenerationRunner : public QObject {
   explicit GenerationRunner(QObject* parent = nullptr);
   ~GenerationRunner() override;
 
-  // Starts every job on its own thread, sharing a fresh cancel flag and the cache (the runner fills
-  // both in). False, starting nothing, while a round runs.
+  // Starts every job on its own thread, sharing a fresh cancel flag and the cache, with an equal
+  // share of the cores as LibTorch threads (the runner fills these in). False, starting nothing,
+  // while a round runs.
   bool start(std::vector<GenerationJob> jobs);
   void cancel();  // the round's workers end with "cancelled" (a model being loaded loads first)
   void stop();    // cancel, then join every thread

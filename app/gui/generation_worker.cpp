@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "app/gui/generator_cache.h"
+#include "core/train/device.h"
 
 namespace mixerlab::gui {
 
@@ -14,6 +15,8 @@ void GenerationWorker::run() {
   try {
     GeneratorCache::Lease lease = job_.cache->acquire(job_.checkpoint_dir);
     Generator& generator = lease.generator();
+    // After the lease: loading a model sets the threads to every core.
+    if (job_.cpu_threads > 0) configureCpuThreads(job_.cpu_threads);
     const bool reference = job_.settings.decoder == DecoderChoice::kReference;
     Q_EMIT loaded(job_.column, QString::fromStdString(generator.architecture()),
                   reference ? QString("reference") : QString::fromStdString(generator.fastDecoderName()));

@@ -22,6 +22,7 @@ struct GenerationJob {
   std::filesystem::path checkpoint_dir;
   std::string prompt;
   GenerationSettings settings;
+  int cpu_threads = 0;                        // LibTorch intra-op threads for this worker's thread (0: leave as is)
   std::shared_ptr<std::atomic<bool>> cancel;  // shared by every column of a round
   std::shared_ptr<GeneratorCache> cache;
 };
