@@ -12,11 +12,11 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSplitter>
-#include <QThread>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "app/gui/eval_prompt_loader.h"
 #include "app/gui/generation_runner.h"
 #include "app/gui/generation_settings_bridge.h"
 #include "app/gui/generator_cache.h"
@@ -54,6 +54,8 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
   connect(runner_, &GenerationRunner::finished, this, &GenerationPanel::onFinished);
   connect(runner_, &GenerationRunner::failed, this, &GenerationPanel::onFailed);
   connect(runner_, &GenerationRunner::roundFinished, this, &GenerationPanel::onRoundFinished);
+  eval_loader_ = new EvalPromptLoader(kEvalPrompts, kEvalPromptWords, this);
+  connect(eval_loader_, &EvalPromptLoader::loaded, this, &GenerationPanel::onEvalPromptsRead);
   flush_timer_ = new QTimer(this);
   flush_timer_->setSingleShot(true);
   flush_timer_->setInterval(kFlushIntervalMs);
@@ -83,13 +85,7 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
   updateControls();
 }
 
-GenerationPanel::~GenerationPanel() {
-  stop();
-  if (eval_thread_) {
-    eval_thread_->wait();
-    delete eval_thread_;
-  }
-}
+GenerationPanel::~GenerationPanel() { stop(); }  // the eval prompt loader joins its own thread
 
 QWidget* GenerationPanel::buildControls() {
   auto* controls = new QWidget(this);
@@ -217,32 +213,11 @@ void GenerationPanel::setPrompt(const QString& prompt) { prompt_edit_->setPlainT
 QString GenerationPanel::prompt() const { return prompt_edit_->toPlainText(); }
 
 void GenerationPanel::loadEvalPrompts() {
-  if (columns_.empty() || eval_thread_) return;  // a running read calls back here when it ends
-  const QString checkpoint = columns_.front().choice.checkpoint_dir;
-  if (checkpoint == eval_source_) return;
-  eval_thread_ = QThread::create([this, checkpoint]() {
-    std::vector<EvalPrompt> prompts;
-    QString error;
-    try {
-      prompts = evalSplitPrompts(checkpoint.toStdString(), kEvalPrompts, kEvalPromptWords);
-    } catch (const std::exception& e) {
-      error = QString::fromStdString(e.what());
-    }
-    // The panel joins this thread before it is destroyed, so `this` is alive here.
-    QMetaObject::invokeMethod(
-        this, [this, checkpoint, prompts, error]() { onEvalPromptsRead(checkpoint, prompts, error); },
-        Qt::QueuedConnection);
-  });
-  eval_thread_->setObjectName("eval-prompts");
-  eval_thread_->start();
+  if (!columns_.empty()) eval_loader_->request(columns_.front().choice.checkpoint_dir);
 }
 
 void GenerationPanel::onEvalPromptsRead(const QString& checkpoint_dir, const std::vector<EvalPrompt>& prompts,
                                         const QString& error) {
-  eval_thread_->wait();
-  delete eval_thread_;
-  eval_thread_ = nullptr;
-  eval_source_ = checkpoint_dir;
   eval_prompts_ = prompts;
   eval_run_.clear();
   for (const Column& c : columns_) {
@@ -259,8 +234,6 @@ void GenerationPanel::onEvalPromptsRead(const QString& checkpoint_dir, const std
   eval_chosen_ = -1;
   eval_box_->setCurrentIndex(0);
   showTruth(false);
-  // The first column changed while the file was read: read the new one's.
-  if (!columns_.empty() && columns_.front().choice.checkpoint_dir != eval_source_) loadEvalPrompts();
   Q_EMIT evalPromptsLoaded();
 }
 

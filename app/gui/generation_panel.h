@@ -23,7 +23,6 @@ class QLabel;
 class QPlainTextEdit;
 class QPushButton;
 class QSplitter;
-class QThread;
 class QTimer;
 class QToolButton;
 
@@ -34,6 +33,7 @@ class SamplingSettingsForm;
 
 namespace mixerlab::gui {
 
+class EvalPromptLoader;
 class GenerationRunner;
 class GeneratorCache;
 
@@ -60,7 +60,8 @@ class GenerationPanel : public QWidget {
 
   void setPrompt(const QString& prompt);
   QString prompt() const;
-  // The first column's eval-split prompts, read on a background thread once it is added.
+  // The first column's eval-split prompts, read on a background thread once it is added (and again
+  // when another checkpoint becomes the first column).
   int evalPromptCount() const { return static_cast<int>(eval_prompts_.size()); }
   // Sets the prompt to eval prompt `index` and shows its true continuation; false if out of range.
   bool chooseEvalPrompt(int index);
@@ -133,11 +134,10 @@ class GenerationPanel : public QWidget {
   QLabel* placeholder_ = nullptr;
   widgets::GenerationColumnView* truth_view_ = nullptr;
 
+  EvalPromptLoader* eval_loader_ = nullptr;
   std::vector<EvalPrompt> eval_prompts_;
-  QString eval_source_;  // the checkpoint folder the eval prompts came from
-  QString eval_run_;
+  QString eval_run_;      // the run the eval prompts came from
   int eval_chosen_ = -1;  // the eval prompt the prompt box holds, -1 for a typed prompt
-  QThread* eval_thread_ = nullptr;
 
   // The last round, as started.
   std::string round_prompt_;
