@@ -3,9 +3,9 @@
 // Generator::generate gives in-process for the same settings (greedy, and sampling with a seed);
 // a stop string cuts the shown story; an eval prompt shows its true continuation; a token's tooltip
 // lists the top alternatives; cancel ends a long generation with "cancelled" while the event loop
-// keeps running (its latency is printed); models load once per checkpoint; the saved JSON and
-// Markdown hold every column; destroying the panel mid-generation joins its threads; the main
-// window opens the Generate tab.
+// keeps running (its latency is printed); models load once per checkpoint; a checkpoint that
+// fails to load fails its column only; the saved JSON and Markdown hold every column; destroying
+// the panel mid-generation joins its threads; the main window opens the Generate tab.
 #include <QtTest/QtTest>
 
 #include <QHelpEvent>
@@ -21,6 +21,7 @@
 #include "app/gui/main_window.h"
 #include "core/analysis/generation.h"
 #include "core/config/project_config.h"
+#include "core/train/checkpoint.h"
 #include "core/train/trainer.h"
 #include "core/util/atomic_file.h"
 #include "tests/training_fixture.h"
@@ -291,6 +292,27 @@ class TestGenerationPanel : public QObject {
     qInfo("event loop latency while %d tokens streamed in 1 s: max %.1f ms, p99 %.1f ms (%d samples)", streamed,
           probe.maxLatencyMs(), probe.p99LatencyMs(), probe.sampleCount());
     QVERIFY2(probe.sampleCount() >= 20, qPrintable(QString::number(probe.sampleCount())));
+  }
+
+  // A checkpoint that fails to load fails its own column; the others finish and the round ends.
+  void brokenCheckpointFailsItsColumnOnly() {
+    const fs::path broken = dir_ / "broken-checkpoint";
+    fs::copy(resolveCheckpointDir(llama_), broken, fs::copy_options::recursive);
+    gui::GenerationPanel panel;
+    QCOMPARE(panel.addCheckpoint(q(mixer_.string())), QString());
+    QCOMPARE(panel.addCheckpoint(q(broken.string())), QString());
+    fs::remove(broken / "model.safetensors");  // gone between choosing it and generating
+    panel.setPrompt(kPrompt);
+    widgets::SamplingValues v;
+    v.max_new_tokens = 4;
+    setForm(panel, v);
+    QVERIFY(runRound(panel));
+    QCOMPARE(panel.finishReason(0), QString("max_new_tokens"));
+    QCOMPARE(panel.finishReason(1), QString("failed"));
+    QVERIFY2(panel.column(1)->status().contains("failed"), qPrintable(panel.column(1)->status()));
+    QVERIFY(!panel.comparison().columns[1].result.has_value());
+    QVERIFY(!panel.comparison().columns[1].error.empty());
+    QVERIFY(panel.statusText().contains("1 failed"));
   }
 
   // Two rounds over two checkpoints load two models.
