@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/gui/checkpoint_choice.h"
 #include "app/gui/event_loop_latency.h"
 #include "app/gui/generation_panel.h"
 #include "app/gui/generator_cache.h"
@@ -384,6 +385,11 @@ class TestGenerationPanel : public QObject {
     QCOMPARE(window.showGeneration({"mixer", q(llama_.string())}), QString());
     gui::GenerationPanel* panel = window.generationPanel();
     QVERIFY(panel->isVisibleTo(&window));
+    // What "Add run" offers: the project's runs with a checkpoint, at their latest step.
+    const auto runs = gui::runsWithCheckpoints(window.runsDirectory());
+    QCOMPARE(runs.size(), 2);
+    QCOMPARE(runs[0].run + " " + runs[0].architecture + " " + runs[0].step, QString("llama llama step 12"));
+    QCOMPARE(runs[1].run + " " + runs[1].architecture + " " + runs[1].step, QString("mixer masked_mixer step 12"));
     QCOMPARE(panel->columnCount(), 2);
     QVERIFY(panel->column(0)->title().startsWith("mixer"));
     QVERIFY(!window.showGeneration({"mixer"}).isEmpty());  // already a column
