@@ -1,6 +1,8 @@
 // mixerlab-gui: the desktop workbench. Opens the project given on the command line, else the most
 // recent one, else the bundled demo project. `--screenshot FILE` saves the window after it has
-// loaded (for docs and checks) and exits.
+// loaded (for docs and checks) and exits. `--generate RUN_OR_CHECKPOINT` (repeatable) opens the
+// Generate tab with those columns and generates (from `--prompt`, else the first eval prompt);
+// with --screenshot the window is saved once every column has finished (startup_generation.h).
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -10,6 +12,7 @@
 
 #include "app/gui/app_settings.h"
 #include "app/gui/main_window.h"
+#include "app/gui/startup_generation.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -24,6 +27,17 @@ int main(int argc, char** argv) {
                              "Watch the project for SECONDS, then print the event loop's worst and p99 delay and exit.",
                              "seconds");
   parser.addOption(latency);
+  QCommandLineOption size("size", "Window size WIDTHxHEIGHT (e.g. for screenshots).", "size");
+  parser.addOption(size);
+  QCommandLineOption generate(
+      "generate", "Open the Generate tab with this run (name or folder) or checkpoint; repeatable.", "checkpoint");
+  parser.addOption(generate);
+  QCommandLineOption prompt("prompt", "Prompt for --generate (default: the first eval-split prompt).", "text");
+  parser.addOption(prompt);
+  QCommandLineOption preset("preset", "Sampling preset for --generate: Greedy, Balanced, Creative, ...", "name");
+  parser.addOption(preset);
+  QCommandLineOption max_new_tokens("max-new-tokens", "Max new tokens for --generate.", "n");
+  parser.addOption(max_new_tokens);
   parser.process(app);
 
   mixerlab::gui::MainWindow window;
@@ -31,8 +45,23 @@ int main(int argc, char** argv) {
   if (project.isEmpty()) project = mixerlab::gui::AppSettings().lastProject();
   if (project.isEmpty() || !QFileInfo::exists(project)) project = "projects/demo/project.json";
   window.openProject(project);
+  if (parser.isSet(size)) {
+    const QStringList wh = parser.value(size).split('x');
+    if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
+  }
   window.show();
-  if (parser.isSet(screenshot)) {
+  const bool generating = parser.isSet(generate);
+  if (generating) {
+    mixerlab::gui::StartupGeneration options;
+    options.checkpoints = parser.values(generate);
+    options.prompt = parser.value(prompt);
+    options.prompt_given = parser.isSet(prompt);
+    options.preset = parser.value(preset);
+    options.max_new_tokens = parser.value(max_new_tokens).toInt();
+    if (parser.isSet(screenshot)) options.screenshot = parser.value(screenshot);
+    mixerlab::gui::startGeneration(window, options);
+  }
+  if (parser.isSet(screenshot) && !generating) {
     QTimer::singleShot(2500, &window, [&]() {
       window.grab().save(parser.value(screenshot));
       app.quit();

@@ -16,6 +16,7 @@
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QThread>
 #include <QTimer>
@@ -25,6 +26,7 @@
 
 #include "app/gui/app_settings.h"
 #include "app/gui/event_loop_latency.h"
+#include "app/gui/generation_panel.h"
 #include "app/gui/project_document.h"
 #include "app/gui/project_file.h"
 #include "app/gui/run_launcher.h"
@@ -59,8 +61,14 @@ MainWindow::~MainWindow() { stopMonitor(); }
 void MainWindow::buildUi() {
   setWindowTitle("MixerLab");
   resize(1200, 760);
-  plot_ = new widgets::LossPlotWidget(this);
-  setCentralWidget(plot_);
+  tabs_ = new QTabWidget(this);
+  tabs_->setObjectName("central-tabs");
+  tabs_->setDocumentMode(true);
+  plot_ = new widgets::LossPlotWidget(tabs_);
+  tabs_->addTab(plot_, "Loss curves");
+  generation_ = new GenerationPanel(tabs_);
+  tabs_->addTab(generation_, "Generate");
+  setCentralWidget(tabs_);
 
   table_ = new QTableView(this);
   table_->setModel(runs_);
@@ -69,6 +77,8 @@ void MainWindow::buildUi() {
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->verticalHeader()->setVisible(false);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(table_, &QWidget::customContextMenuRequested, this, &MainWindow::onRunContextMenu);
   auto* runs_dock = new QDockWidget("Runs", this);
   runs_dock->setObjectName("runs-dock");
   runs_dock->setWidget(table_);
@@ -129,6 +139,7 @@ void MainWindow::buildMenusAndToolbar() {
   edit_menu->addAction(redo);
 
   auto* run_menu = menuBar()->addMenu("&Run");
+  run_menu_ = run_menu;
   auto* toolbar = addToolBar("Runs");
   toolbar->setObjectName("runs-toolbar");
   auto addRunAction = [&](const QString& text, const QKeySequence& keys, void (MainWindow::*slot)()) {
@@ -148,6 +159,8 @@ void MainWindow::buildMenusAndToolbar() {
   toolbar->addSeparator();
   run_menu->addAction("&Queue run", this, &MainWindow::onQueueSelected)->setShortcut(QKeySequence("Ctrl+Q, Ctrl+R"));
   run_menu->addAction("&Fork from checkpoint...", this, &MainWindow::onForkSelected);
+  run_menu->addSeparator();
+  run_menu->addAction("&Generate from run", this, &MainWindow::onGenerateSelected)->setShortcut(QKeySequence("Ctrl+G"));
   toolbar->addWidget(new QLabel(" target: ", this));
   target_box_ = new QComboBox(this);
   target_box_->addItems(launchTargetNames());  // "local" now; multi-GPU node and SSH hosts later
@@ -187,6 +200,7 @@ QString MainWindow::openProject(const QString& project_file) {
   }
   stopMonitor();
   for (const QString& run : runs_->runNames()) plot_->removeRun(run);
+  generation_->setRunsDirectory(document_->runsDirectory());
   runs_->setProjectRuns(document_->runs());
   for (const QString& run : runs_->runNames()) plot_->removeRun(run);
   const QString file = document_->filePath();
@@ -396,11 +410,38 @@ void MainWindow::onStopSelected() {
   if (!selectedRun().isEmpty()) stop(selectedRun());
 }
 
+QString MainWindow::showGeneration(const QStringList& checkpoints) {
+  tabs_->setCurrentWidget(generation_);
+  QString first_error;
+  for (const QString& checkpoint : checkpoints) {
+    // A project run's name, else a folder.
+    const bool is_run = !runsDirectory().isEmpty() && runs_->rowOf(checkpoint) >= 0;
+    const QString error = generation_->addCheckpoint(is_run ? runsDirectory() + "/" + checkpoint : checkpoint);
+    if (!error.isEmpty() && first_error.isEmpty()) first_error = checkpoint + ": " + error;
+  }
+  if (!first_error.isEmpty()) statusBar()->showMessage(first_error, 10000);
+  return first_error;
+}
+
+void MainWindow::onGenerateSelected() {
+  showGeneration(selectedRun().isEmpty() ? QStringList() : QStringList{selectedRun()});
+}
+
+void MainWindow::onRunContextMenu(const QPoint& pos) {
+  const QModelIndex index = table_->indexAt(pos);
+  if (!index.isValid()) return;
+  table_->selectRow(index.row());
+  QMenu menu(this);
+  menu.addActions(run_menu_->actions());  // the Run menu, for the row clicked (Generate from run included)
+  menu.exec(table_->viewport()->mapToGlobal(pos));
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
   AppSettings settings;
   settings.setWindowGeometry(saveGeometry());
   settings.setWindowState(saveState());
-  stopMonitor();  // runs keep going: they are separate processes
+  stopMonitor();        // runs keep going: they are separate processes
+  generation_->stop();  // generation runs in this process: cancel it and join its threads
   event->accept();
 }
 

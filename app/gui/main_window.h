@@ -2,7 +2,8 @@
 // a live loss plot of all runs, the selected run's log, and actions to train, resume and stop runs.
 // Runs are CLI child processes; a RunMonitor on an owned QThread feeds a RunListModel, which the
 // runs table, the plot and the comparison dock read. The project is held once by a ProjectDocument,
-// whose edits are undoable (Edit menu).
+// whose edits are undoable (Edit menu). The central area has two tabs: the loss curves and the
+// side-by-side generation panel (Run > Generate from run, or the run list's context menu).
 #pragma once
 #include <QJsonObject>
 #include <QMainWindow>
@@ -16,6 +17,7 @@ class QThread;
 class QLabel;
 class QMenu;
 class QComboBox;
+class QTabWidget;
 
 namespace mixerlab::widgets {
 class LossPlotWidget;
@@ -30,6 +32,7 @@ class RunQueue;
 class EventLoopLatency;
 class ProjectDocument;
 class RunListModel;
+class GenerationPanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -48,6 +51,10 @@ class MainWindow : public QMainWindow {
   QString launch(const QString& run, bool resume);  // error message, empty on success
   QString stop(const QString& run);
   RunQueue* queue() const { return queue_; }
+  GenerationPanel* generationPanel() const { return generation_; }
+  // Shows the Generate tab and adds a column per checkpoint (run or checkpoint folders, or run
+  // names of the project); returns the first error message, empty on success.
+  QString showGeneration(const QStringList& checkpoints = {});
   double eventLoopMaxLatencyMs() const;
   double eventLoopP99LatencyMs() const;
 
@@ -73,6 +80,8 @@ class MainWindow : public QMainWindow {
   void onResumeSelected();
   void onStopSelected();
   void showSelectedLog();
+  void onGenerateSelected();
+  void onRunContextMenu(const QPoint& pos);
 
  private:
   void buildUi();
@@ -88,6 +97,9 @@ class MainWindow : public QMainWindow {
   RunListModel* runs_ = nullptr;
   QTableView* table_ = nullptr;
   widgets::LossPlotWidget* plot_ = nullptr;
+  QTabWidget* tabs_ = nullptr;
+  GenerationPanel* generation_ = nullptr;
+  QMenu* run_menu_ = nullptr;
   QPlainTextEdit* log_view_ = nullptr;
   QLabel* project_label_ = nullptr;
   QMenu* recent_menu_ = nullptr;
