@@ -1,5 +1,5 @@
 // End-to-end tests of the mixerlab executable as a real child process: SIGKILL mid-run and
-// --resume continues with no duplicated or missing steps; info, score, export and generate work on the result.
+// --resume continues with no duplicated or missing steps; info, score, export, generate and invert work on the result.
 #include <torch/torch.h>
 #include <QtTest/QtTest>
 
@@ -154,6 +154,30 @@ class TestCli : public QObject {
     auto bad = runCli({"generate", "--checkpoint", run_dir, "--prompt", prompt, "--temperature", "0"});
     QVERIFY(bad.exit_code != 0);
     QVERIFY2(bad.err.contains("temperature"), qPrintable(bad.err));
+  }
+
+  // `invert --json` (spec 8): the documented fields, the embedding layer recovered exactly, and a
+  // missing --run for a project file named in the error.
+  void invertJson() {
+    const QString run_dir = QString::fromStdString((dir_ / "runs" / "mixer").string());
+    auto inv = runCli({"invert", "--checkpoint", run_dir, "--text", "Once upon a time, there was a cat.", "--layer",
+                       "0", "--layer", "last", "--iterations", "40", "--json"});
+    QVERIFY2(inv.exit_code == 0, qPrintable(inv.err));
+    const auto j = nlohmann::json::parse(inv.out.toStdString());
+    QCOMPARE(j.at("results").size(), size_t{2});
+    for (const char* key : {"hamming_top5", "hamming_exact", "epsilon_l1", "loss_curve", "original_tokens",
+                            "recovered_tokens", "counted_positions", "layer"}) {
+      QVERIFY2(j.at("results")[0].contains(key), key);
+    }
+    const auto& embedding = j.at("results")[0];
+    QCOMPARE(embedding.at("layer").get<int>(), 0);
+    QCOMPARE(embedding.at("loss_curve").size(), size_t{40});
+    QCOMPARE(embedding.at("original_tokens").size(), size_t{64});  // padded to the context
+    QCOMPARE(j.at("results")[1].at("layer").get<int>(), 2);        // "last" of the 2-layer mixer
+
+    auto no_run = runCli({"invert", "--untrained", QString::fromStdString(project_.string()), "--text", "a cat"});
+    QVERIFY(no_run.exit_code != 0);
+    QVERIFY2(no_run.err.contains("--run"), qPrintable(no_run.err));
   }
 
   void infoAndErrors() {
