@@ -1,0 +1,39 @@
+// Sentence embeddings from a language model's last hidden layer (spec 9a): each text is encoded as
+// the run's training data, padded to the context on the run's side, and the last block's output is
+// read at one position: T-2 for masked mixers (their last position's output is never trained; the
+// research reads the second-to-last), T-1 for the other families. With right padding the position
+// counts back from the last real token instead. Embeddings are cached on disk, keyed by the model
+// weights' hash, the texts and the settings, so a changed checkpoint never reuses stale vectors.
+#pragma once
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+#include "core/analysis/analysis_model.h"
+
+namespace mixerlab {
+
+struct EmbeddingSettings {
+  int64_t from_end = -1;  // which position, counted from the last real token: -1 = family default (mixer 1, else 0)
+  int64_t batch_size = 16;
+};
+
+// [N, D] float32 CPU. `progress(done, total)` after every batch; `cancel` is polled between batches
+// (a cancelled call throws MixerLabError).
+at::Tensor embedTexts(AnalysisModel& model, const std::vector<std::string>& texts, const EmbeddingSettings& settings,
+                      const std::function<void(size_t, size_t)>& progress = {}, const std::atomic<bool>* cancel = nullptr);
+
+// The same through the cache folder: `model_key` identifies the weights (see modelKey()).
+at::Tensor cachedEmbeddings(AnalysisModel& model, const std::string& model_key, const std::vector<std::string>& texts,
+                            const EmbeddingSettings& settings, const std::filesystem::path& cache_dir,
+                            bool* reused = nullptr, const std::function<void(size_t, size_t)>& progress = {},
+                            const std::atomic<bool>* cancel = nullptr);
+
+// A key for a model source: the hash of the checkpoint's weight file (untrained: its config + seed).
+std::string modelKey(const ModelSource& source);
+
+}  // namespace mixerlab
