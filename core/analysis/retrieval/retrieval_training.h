@@ -1,0 +1,54 @@
+// Training and evaluating the retrieval model (spec 9a): every epoch each training query gets a
+// fresh Algorithm-1 sample (c-1 candidates, one positive), the RetrievalMixer scores the candidates
+// and cross-entropy trains it (AdamW, linear warmup then linear decay). After every epoch the
+// held-out pairs are scored on candidate sets drawn once from the held-out targets with a fixed
+// seed, so epochs are compared on the same sets: eval cross-entropy, top-1 and top-5 accuracy.
+// The research's failure mode, a model that never breaks symmetry, shows as an eval loss stuck at
+// ln(c-1).
+#pragma once
+#include <atomic>
+#include <functional>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+#include "core/analysis/retrieval/retrieval_mixer.h"
+
+namespace mixerlab {
+
+struct RetrievalTrainSettings {
+  int64_t context = 32;  // c: the query plus c-1 candidates
+  int64_t layers = 8;
+  int64_t batch_size = 32;
+  double learning_rate = 1e-4;
+  int64_t warmup_steps = 50;
+  int64_t epochs = 20;
+  bool with_replacement = false;  // negatives drawn with replacement
+  uint64_t seed = 1;
+};
+
+struct RetrievalEpoch {
+  int64_t epoch = 0;  // 1-based
+  int64_t step = 0;   // optimizer steps so far
+  double train_loss = 0, eval_loss = 0, eval_top1 = 0, eval_top5 = 0;
+};
+
+struct RetrievalTrainResult {
+  std::vector<RetrievalEpoch> epochs;
+  double chance_top1 = 0;  // 1 / (c - 1)
+  bool cancelled = false;
+};
+
+// queries / targets: [N, D] embeddings, row n of each a pair. Throws MixerLabError on shape
+// mismatches or too few pairs for the context. `model` receives the trained weights when given.
+RetrievalTrainResult trainRetrievalModel(const at::Tensor& train_queries, const at::Tensor& train_targets,
+                                         const at::Tensor& test_queries, const at::Tensor& test_targets,
+                                         const RetrievalTrainSettings& settings,
+                                         const std::function<void(const RetrievalEpoch&)>& on_epoch = {},
+                                         const std::atomic<bool>* cancel = nullptr, RetrievalMixer* model = nullptr);
+
+// Held-out evaluation of a trained model on candidate sets drawn with `seed`.
+RetrievalEpoch evaluateRetrievalModel(RetrievalMixer& model, const at::Tensor& queries, const at::Tensor& targets,
+                                      int64_t context, uint64_t seed);
+
+}  // namespace mixerlab
