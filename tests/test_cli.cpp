@@ -1,5 +1,5 @@
 // End-to-end tests of the mixerlab executable as a real child process: SIGKILL mid-run and
-// --resume continues with no duplicated or missing steps; info, score, export, generate and invert work on the result.
+// --resume continues with no duplicated or missing steps; info, score, export, generate, invert and retrieval work on the result.
 #include <torch/torch.h>
 #include <QtTest/QtTest>
 
@@ -178,6 +178,44 @@ class TestCli : public QObject {
     auto no_run = runCli({"invert", "--untrained", QString::fromStdString(project_.string()), "--text", "a cat"});
     QVERIFY(no_run.exit_code != 0);
     QVERIFY2(no_run.err.contains("--run"), qPrintable(no_run.err));
+  }
+
+  // `retrieval build|train|eval|query` on synthetic pairs embedded by the trained mixer: eval and
+  // query print the documented JSON, train writes one metrics record per epoch.
+  void retrievalCommands() {
+    const QString run_dir = QString::fromStdString((dir_ / "runs" / "mixer").string());
+    const QString data = QString::fromStdString((dir_ / "retrieval-data").string());
+    auto build = runCli({"retrieval", "build", "--checkpoint", run_dir, "--synthetic", "80", "--out", data});
+    QVERIFY2(build.exit_code == 0, qPrintable(build.err));
+    auto eval = runCli({"retrieval", "eval", "--data", data, "--context", "4", "--json"});
+    QVERIFY2(eval.exit_code == 0, qPrintable(eval.err));
+    const auto e = nlohmann::json::parse(eval.out.toStdString());
+    QCOMPARE(e.at("candidates").get<int>(), 3);
+    QCOMPARE(e.at("queries").get<int>(), 8);
+    QVERIFY(e.at("top1").get<double>() >= 0 && e.at("top5").get<double>() == 1.0);  // 3 candidates: top-5 holds all
+
+    const QString model = QString::fromStdString((dir_ / "retrieval-model").string());
+    auto train = runCli({"retrieval", "train", "--data", data, "--out", model, "--context", "4", "--layers", "1",
+                         "--epochs", "2", "--batch", "16"});
+    QVERIFY2(train.exit_code == 0, qPrintable(train.err));
+    QCOMPARE(readMetrics(dir_ / "retrieval-model" / "metrics.jsonl").size(), size_t{2});
+    auto model_eval = runCli({"retrieval", "eval", "--data", data, "--model", model, "--json"});
+    QVERIFY2(model_eval.exit_code == 0, qPrintable(model_eval.err));
+    QCOMPARE(nlohmann::json::parse(model_eval.out.toStdString()).at("method").get<std::string>(),
+             std::string("retrieval_model"));
+
+    auto query = runCli({"retrieval", "query", "--data", data, "--text", "a dog at the park", "--k", "3", "--json"});
+    QVERIFY2(query.exit_code == 0, qPrintable(query.err));
+    const auto q = nlohmann::json::parse(query.out.toStdString());
+    QCOMPARE(q.at("results").size(), size_t{3});
+    for (const auto& r : q.at("results")) {
+      QVERIFY(r.contains("id") && r.contains("score") && r.contains("story"));
+    }
+    QVERIFY(q.at("results")[0].at("score").get<double>() >= q.at("results")[1].at("score").get<double>());
+
+    auto missing = runCli({"retrieval", "eval", "--data", QString::fromStdString((dir_ / "nowhere").string())});
+    QVERIFY(missing.exit_code != 0);
+    QVERIFY2(missing.err.contains("retrieval build"), qPrintable(missing.err));
   }
 
   void infoAndErrors() {

@@ -22,6 +22,7 @@ int runCli(int argc, char** argv) {
   addConfigCommands(app, action);
   addGenerateCommand(app, action);
   addInvertCommand(app, action);
+  addRetrievalCommands(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -63,6 +63,25 @@ RetrievalEpoch evaluateRetrievalModel(RetrievalMixer& model, const at::Tensor& q
   return e;
 }
 
+RetrievalEpoch evaluateCosineRetrieval(const at::Tensor& queries, const at::Tensor& targets, int64_t context,
+                                       uint64_t seed) {
+  torch::NoGradGuard no_grad;
+  std::mt19937_64 rng(seed);
+  namespace F = torch::nn::functional;
+  std::vector<size_t> rows(static_cast<size_t>(queries.size(0)));
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+  auto [samples, labels] = buildBatch(queries, targets, rows, context, rng, false);
+  const auto normed = F::normalize(samples, F::NormalizeFuncOptions().dim(2));
+  const auto scores = torch::matmul(normed.narrow(1, 1, context - 1), normed.select(1, 0).unsqueeze(-1)).squeeze(-1);
+  std::vector<int64_t> label_list;
+  for (int64_t i = 0; i < labels.size(0); ++i) label_list.push_back(labels[i].item<int64_t>());
+  RetrievalEpoch e;
+  e.eval_loss = F::cross_entropy(scores, labels).item<double>();
+  e.eval_top1 = topKAccuracy(scores, label_list, 1);
+  e.eval_top5 = topKAccuracy(scores, label_list, 5);
+  return e;
+}
+
 RetrievalTrainResult trainRetrievalModel(const at::Tensor& train_queries, const at::Tensor& train_targets,
                                          const at::Tensor& test_queries, const at::Tensor& test_targets,
                                          const RetrievalTrainSettings& s,

@@ -47,6 +47,11 @@ RetrievalTrainResult trainRetrievalModel(const at::Tensor& train_queries, const 
                                          const std::function<void(const RetrievalEpoch&)>& on_epoch = {},
                                          const std::atomic<bool>* cancel = nullptr, RetrievalMixer* model = nullptr);
 
+// Cosine-similarity retrieval on the same kind of candidate sets (no trained model): each query's
+// candidates are ranked by cosine with it (eval_loss is the cross-entropy of the raw cosines).
+RetrievalEpoch evaluateCosineRetrieval(const at::Tensor& queries, const at::Tensor& targets, int64_t context,
+                                       uint64_t seed);
+
 // Held-out evaluation of a trained model on candidate sets drawn with `seed`.
 RetrievalEpoch evaluateRetrievalModel(RetrievalMixer& model, const at::Tensor& queries, const at::Tensor& targets,
                                       int64_t context, uint64_t seed);

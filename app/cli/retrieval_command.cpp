@@ -1,0 +1,217 @@
+// `mixerlab retrieval build | train | eval | query` (spec 9): embed (summary, story) pairs with a
+// checkpoint, train the research's retrieval model on them, measure top-1 / top-5 on held-out
+// pairs (trained model or plain cosine similarity), and rank stories for a typed summary. The
+// algorithms live in core/analysis/retrieval/; this file parses and prints.
+#include <cstdio>
+#include <iostream>
+
+#include <torch/torch.h>
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/cli_commands.h"
+#include "core/analysis/analysis_model.h"
+#include "core/analysis/retrieval/cosine_retrieval.h"
+#include "core/analysis/retrieval/retrieval_dataset.h"
+#include "core/analysis/retrieval/retrieval_training.h"
+#include "core/models/safetensors.h"
+#include "core/runs/metrics_log.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+
+namespace mixerlab::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct BuildOptions {
+  std::string checkpoint, pairs, out;
+  int64_t synthetic = 0, from_end = -1;
+  uint64_t seed = 1;
+  double test_fraction = 0.1;
+  bool untrained = false;
+};
+
+int buildCommand(const BuildOptions& o) {
+  if (o.pairs.empty() == (o.synthetic == 0)) throw MixerLabError("give exactly one of --pairs FILE or --synthetic N");
+  const auto pairs = o.synthetic > 0 ? syntheticStoryPairs(static_cast<size_t>(o.synthetic), o.seed) : readStoryPairs(o.pairs);
+  const ModelSource source = o.untrained ? ModelSource::untrainedLike(o.checkpoint) : ModelSource::checkpoint(o.checkpoint);
+  EmbeddingSettings embedding;
+  embedding.from_end = o.from_end;
+  const auto d = buildRetrievalDataset(source, pairs, o.test_fraction, embedding, o.out, [](size_t done, size_t total) {
+    std::fprintf(stderr, "\rembedded %zu/%zu texts", done, total);
+  });
+  std::fprintf(stderr, "\n");
+  std::printf("%s: %zu pairs (%lld train, %lld held out), embeddings of width %lld from %s\n", o.out.c_str(),
+              pairs.size(), static_cast<long long>(d.train_count), static_cast<long long>(d.query_test.size(0)),
+              static_cast<long long>(d.query_train.size(1)), d.model_label.c_str());
+  return 0;
+}
+
+struct TrainOptions {
+  std::string data, out;
+  RetrievalTrainSettings settings;
+};
+
+int trainCommand(const TrainOptions& o) {
+  const RetrievalDataset d = loadRetrievalDataset(o.data);
+  fs::create_directories(o.out);
+  MetricsWriter metrics(fs::path(o.out) / "metrics.jsonl");
+  const int64_t pairs_per_epoch = d.query_train.size(0);
+  std::printf("retrieval model: c=%lld (chance top-1 %.3f), %lld layers, %lld train / %lld held-out pairs, D=%lld\n",
+              static_cast<long long>(o.settings.context), 1.0 / static_cast<double>(o.settings.context - 1),
+              static_cast<long long>(o.settings.layers), static_cast<long long>(pairs_per_epoch),
+              static_cast<long long>(d.query_test.size(0)), static_cast<long long>(d.query_train.size(1)));
+  RetrievalMixer model(nullptr);
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = trainRetrievalModel(
+      d.query_train, d.target_train, d.query_test, d.target_test, o.settings,
+      [&](const RetrievalEpoch& e) {
+        MetricsRecord rec;
+        rec.step = e.step;
+        rec.tokens = e.epoch * pairs_per_epoch;  // pairs seen (the x axis of the workbench plot)
+        rec.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        rec.train_loss = e.train_loss;
+        rec.eval_loss = e.eval_loss;
+        metrics.append(rec);
+        std::printf("epoch %3lld step %6lld  train CE %.4f  held-out CE %.4f  top-1 %.3f  top-5 %.3f\n",
+                    static_cast<long long>(e.epoch), static_cast<long long>(e.step), e.train_loss, e.eval_loss,
+                    e.eval_top1, e.eval_top5);
+        std::fflush(stdout);
+      },
+      nullptr, &model);
+  std::map<std::string, at::Tensor> tensors;
+  for (const auto& p : model->named_parameters()) tensors[p.key()] = p.value().detach().contiguous();
+  saveSafetensors(fs::path(o.out) / "retrieval_model.safetensors", tensors, {{"format", "pt"}});
+  nlohmann::json epochs = nlohmann::json::array();
+  for (const auto& e : r.epochs) {
+    epochs.push_back({{"epoch", e.epoch}, {"step", e.step}, {"train_loss", e.train_loss}, {"eval_loss", e.eval_loss},
+                      {"top1", e.eval_top1}, {"top5", e.eval_top5}});
+  }
+  const nlohmann::json info = {{"data", fs::absolute(o.data).string()},
+                               {"context", o.settings.context},
+                               {"layers", o.settings.layers},
+                               {"width", d.query_train.size(1)},
+                               {"batch_size", o.settings.batch_size},
+                               {"learning_rate", o.settings.learning_rate},
+                               {"epochs", epochs},
+                               {"chance_top1", r.chance_top1}};
+  writeFileAtomic(fs::path(o.out) / "retrieval_run.json", info.dump(2) + "\n");
+  return 0;
+}
+
+struct EvalOptions {
+  std::string data, model;
+  int64_t context = 32;
+  uint64_t seed = 2;
+  bool json = false;
+};
+
+int evalCommand(const EvalOptions& o) {
+  const RetrievalDataset d = loadRetrievalDataset(o.data);
+  RetrievalEpoch e;
+  std::string method = "cosine";
+  int64_t context = o.context;
+  if (!o.model.empty()) {
+    const auto info = nlohmann::json::parse(readFile(fs::path(o.model) / "retrieval_run.json"));
+    context = info.at("context").get<int64_t>();
+    RetrievalMixer model(context, info.at("width").get<int64_t>(), info.at("layers").get<int64_t>());
+    loadIntoModule(*model, loadSafetensors(fs::path(o.model) / "retrieval_model.safetensors"), o.model + "/retrieval_model.safetensors");
+    e = evaluateRetrievalModel(model, d.query_test, d.target_test, context, o.seed);
+    method = "retrieval_model";
+  } else {
+    e = evaluateCosineRetrieval(d.query_test, d.target_test, context, o.seed);
+  }
+  const nlohmann::json out = {{"method", method},          {"embedding_model", d.model_label},
+                              {"top1", e.eval_top1},       {"top5", e.eval_top5},
+                              {"cross_entropy", e.eval_loss}, {"candidates", context - 1},
+                              {"queries", d.query_test.size(0)}, {"chance_top1", 1.0 / static_cast<double>(context - 1)}};
+  if (o.json) {
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::printf("%s on %lld held-out summaries, %lld candidates each: top-1 %.3f, top-5 %.3f (chance %.3f)\n",
+                method.c_str(), static_cast<long long>(d.query_test.size(0)), static_cast<long long>(context - 1),
+                e.eval_top1, e.eval_top5, 1.0 / static_cast<double>(context - 1));
+  }
+  return 0;
+}
+
+struct QueryOptions {
+  std::string data, text;
+  int64_t k = 5;
+  bool json = false;
+};
+
+int queryCommand(const QueryOptions& o) {
+  const RetrievalDataset d = loadRetrievalDataset(o.data);
+  AnalysisModel m = loadAnalysisModel(d.source);
+  const at::Tensor query = embedTexts(m, {o.text}, d.embedding)[0];
+  const at::Tensor corpus = torch::cat({d.target_train, d.target_test}, 0);
+  const auto ranked = rankByCosine(query, corpus, o.k);
+  nlohmann::json results = nlohmann::json::array();
+  for (const auto& r : ranked) {
+    results.push_back({{"id", r.index}, {"score", r.score}, {"story", d.pairs[static_cast<size_t>(r.index)].story},
+                       {"summary", d.pairs[static_cast<size_t>(r.index)].summary}});
+  }
+  if (o.json) {
+    std::cout << nlohmann::json{{"query", o.text}, {"embedding_model", d.model_label}, {"results", results}}.dump(2) << "\n";
+    return 0;
+  }
+  for (const auto& r : ranked) {
+    const std::string& story = d.pairs[static_cast<size_t>(r.index)].story;
+    std::printf("%6lld  %.4f  %s\n", static_cast<long long>(r.index), r.score,
+                (story.size() > 110 ? story.substr(0, 110) + "..." : story).c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+void addRetrievalCommands(CLI::App& app, Action& action) {
+  auto* retrieval = app.add_subcommand("retrieval", "Summary-to-story retrieval on model embeddings (spec 9)");
+  retrieval->require_subcommand(1);
+
+  auto b = std::make_shared<BuildOptions>();
+  auto* build = retrieval->add_subcommand("build", "Embed (summary, story) pairs with a checkpoint into a dataset folder");
+  build->add_option("--checkpoint", b->checkpoint, "Embedding model: a checkpoint or run folder")->required();
+  build->add_flag("--untrained", b->untrained, "Use the checkpoint's untrained twin (same config, fresh weights)");
+  build->add_option("--pairs", b->pairs, "JSON Lines of {\"summary\", \"story\"}");
+  build->add_option("--synthetic", b->synthetic, "Generate N synthetic story pairs instead");
+  build->add_option("--seed", b->seed, "Seed of the synthetic stories");
+  build->add_option("--test-fraction", b->test_fraction, "Held-out share of the pairs (the last ones), 0.1");
+  build->add_option("--position-from-end", b->from_end, "Embedding position before the last token (-1: mixer 1, others 0)");
+  build->add_option("--out", b->out, "Dataset folder to write")->required();
+  build->callback([b, &action]() { action = [b]() { return buildCommand(*b); }; });
+
+  auto t = std::make_shared<TrainOptions>();
+  auto* train = retrieval->add_subcommand("train", "Train the retrieval model (a bidirectional mixer over candidates)");
+  train->add_option("--data", t->data, "Dataset folder from `retrieval build`")->required();
+  train->add_option("--out", t->out, "Folder for metrics.jsonl, the model and retrieval_run.json")->required();
+  train->add_option("--context", t->settings.context, "c: the query plus c-1 candidates (32)");
+  train->add_option("--layers", t->settings.layers, "Mixer blocks (8)");
+  train->add_option("--epochs", t->settings.epochs, "Epochs (20)");
+  train->add_option("--batch", t->settings.batch_size, "Batch size (32)");
+  train->add_option("--learning-rate", t->settings.learning_rate, "Peak AdamW learning rate (1e-4)");
+  train->add_option("--warmup", t->settings.warmup_steps, "Warm-up steps (50)");
+  train->add_flag("--with-replacement", t->settings.with_replacement, "Draw negatives with replacement");
+  train->add_option("--seed", t->settings.seed, "Seed (1)");
+  train->callback([t, &action]() { action = [t]() { return trainCommand(*t); }; });
+
+  auto e = std::make_shared<EvalOptions>();
+  auto* eval = retrieval->add_subcommand("eval", "Top-1 / top-5 on held-out pairs: a trained model, or cosine similarity");
+  eval->add_option("--data", e->data, "Dataset folder")->required();
+  eval->add_option("--model", e->model, "Folder of `retrieval train` (omit: cosine similarity)");
+  eval->add_option("--context", e->context, "c for cosine evaluation (a model uses its own), 32");
+  eval->add_option("--seed", e->seed, "Seed of the candidate sets (2)");
+  eval->add_flag("--json", e->json, "Print JSON (top1, top5, candidates)");
+  eval->callback([e, &action]() { action = [e]() { return evalCommand(*e); }; });
+
+  auto q = std::make_shared<QueryOptions>();
+  auto* query = retrieval->add_subcommand("query", "Rank the dataset's stories for a summary by cosine similarity");
+  query->add_option("--data", q->data, "Dataset folder")->required();
+  query->add_option("--text", q->text, "The summary or keywords")->required();
+  query->add_option("--k", q->k, "How many stories (5)");
+  query->add_flag("--json", q->json, "Print JSON (ids, scores, texts)");
+  query->callback([q, &action]() { action = [q]() { return queryCommand(*q); }; });
+}
+
+}  // namespace mixerlab::cli
