@@ -2,6 +2,7 @@
 // checkpoint, train the research's retrieval model on them, measure top-1 / top-5 on held-out
 // pairs (trained model or plain cosine similarity), and rank stories for a typed summary. The
 // algorithms live in core/analysis/retrieval/; this file parses and prints.
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -12,6 +13,7 @@
 #include "app/cli/cli_commands.h"
 #include "core/analysis/analysis_model.h"
 #include "core/analysis/retrieval/cosine_retrieval.h"
+#include "core/analysis/retrieval/infonce_finetune.h"
 #include "core/analysis/retrieval/retrieval_dataset.h"
 #include "core/analysis/retrieval/retrieval_training.h"
 #include "core/models/safetensors.h"
@@ -164,6 +166,34 @@ int queryCommand(const QueryOptions& o) {
   return 0;
 }
 
+struct FinetuneOptions {
+  std::string checkpoint, pairs, out;
+  int64_t synthetic = 0;
+  uint64_t data_seed = 1;
+  double test_fraction = 0.1;
+  InfoNceSettings settings;
+};
+
+int finetuneCommand(const FinetuneOptions& o) {
+  if (o.pairs.empty() == (o.synthetic == 0)) throw MixerLabError("give exactly one of --pairs FILE or --synthetic N");
+  auto pairs = o.synthetic > 0 ? syntheticStoryPairs(static_cast<size_t>(o.synthetic), o.data_seed) : readStoryPairs(o.pairs);
+  const size_t held = std::max<size_t>(2, static_cast<size_t>(std::ceil(o.test_fraction * static_cast<double>(pairs.size()))));
+  if (pairs.size() < held + static_cast<size_t>(o.settings.candidates) + 1) {
+    throw MixerLabError("too few pairs for " + std::to_string(o.settings.candidates) + " candidates per step");
+  }
+  const std::vector<StoryPair> held_out(pairs.end() - static_cast<std::ptrdiff_t>(held), pairs.end());
+  pairs.resize(pairs.size() - held);
+  const fs::path checkpoint = infoNceFinetune(ModelSource::checkpoint(o.checkpoint), pairs, held_out, o.settings, o.out,
+                                              [](const InfoNceProgress& p) {
+                                                std::printf("step %5lld  InfoNCE %.4f", static_cast<long long>(p.step), p.loss);
+                                                if (p.eval_top1) std::printf("  held-out cosine top-1 %.3f", *p.eval_top1);
+                                                std::printf("\n");
+                                                std::fflush(stdout);
+                                              });
+  std::printf("fine-tuned checkpoint: %s\n", checkpoint.string().c_str());
+  return 0;
+}
+
 }  // namespace
 
 void addRetrievalCommands(CLI::App& app, Action& action) {
@@ -204,6 +234,22 @@ void addRetrievalCommands(CLI::App& app, Action& action) {
   eval->add_option("--seed", e->seed, "Seed of the candidate sets (2)");
   eval->add_flag("--json", e->json, "Print JSON (top1, top5, candidates)");
   eval->callback([e, &action]() { action = [e]() { return evalCommand(*e); }; });
+
+  auto f = std::make_shared<FinetuneOptions>();
+  auto* finetune = retrieval->add_subcommand("finetune", "Continue training a checkpoint with the InfoNCE loss (spec 9b)");
+  finetune->add_option("--checkpoint", f->checkpoint, "The language model to fine-tune")->required();
+  finetune->add_option("--pairs", f->pairs, "JSON Lines of {\"summary\", \"story\"}");
+  finetune->add_option("--synthetic", f->synthetic, "Generate N synthetic story pairs instead");
+  finetune->add_option("--data-seed", f->data_seed, "Seed of the synthetic stories (1)");
+  finetune->add_option("--test-fraction", f->test_fraction, "Held-out share for the cosine top-1 readout (0.1)");
+  finetune->add_option("--steps", f->settings.steps, "Optimizer steps (200)");
+  finetune->add_option("--candidates", f->settings.candidates, "Texts per step (8)");
+  finetune->add_option("--temperature", f->settings.temperature, "tau of the InfoNCE loss (0.02)");
+  finetune->add_option("--learning-rate", f->settings.learning_rate, "Peak AdamW learning rate (1e-4)");
+  finetune->add_option("--warmup", f->settings.warmup_steps, "Warm-up steps (50)");
+  finetune->add_option("--eval-every", f->settings.eval_every, "Held-out cosine top-1 every N steps (50)");
+  finetune->add_option("--out", f->out, "Folder for the fine-tuned checkpoint")->required();
+  finetune->callback([f, &action]() { action = [f]() { return finetuneCommand(*f); }; });
 
   auto q = std::make_shared<QueryOptions>();
   auto* query = retrieval->add_subcommand("query", "Rank the dataset's stories for a summary by cosine similarity");
