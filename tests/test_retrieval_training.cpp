@@ -89,14 +89,20 @@ class TestRetrievalTraining : public QObject {
     s.eval_every = 400;
     s.learning_rate = 2e-3;
     s.warmup_steps = 5;
-    std::vector<double> top1;
+    std::vector<double> top1, losses;
     const fs::path checkpoint = infoNceFinetune(ModelSource::checkpoint(r.run_dir), pairs, held_out, s, dir / "infonce",
                                                 [&](const InfoNceProgress& p) {
                                                   if (p.eval_top1) top1.push_back(*p.eval_top1);
+                                                  if (p.step > 0) losses.push_back(p.loss);
                                                 });
     QCOMPARE(top1.size(), size_t{2});  // the start and the end
-    qInfo("InfoNCE: held-out cosine top-1 (8 candidates) %.3f -> %.3f", top1[0], top1[1]);
-    QVERIFY2(top1[1] > top1[0] + 0.1, qPrintable(QString("%1 -> %2").arg(top1[0]).arg(top1[1])));
+    qInfo("InfoNCE: held-out cosine top-1 (8 candidates) %.3f -> %.3f; loss of the first / last 10 steps %.3f / %.3f",
+          top1[0], top1[1], losses.front(), losses.back());
+    // The matching text must come to win: the loss falls well below ln 8 = 2.08 (measured 1.08; a
+    // model trained toward the wrong slot stays at 2.14, though its held-out cosine still gains a
+    // little, 0.10 -> 0.23, from spreading the embeddings).
+    QVERIFY2(losses.back() < 1.6, qPrintable(QString::number(losses.back())));
+    QVERIFY2(top1[1] > top1[0] + 0.3, qPrintable(QString("%1 -> %2").arg(top1[0]).arg(top1[1])));
     QCOMPARE(resolveCheckpointDir(dir / "infonce"), checkpoint);
     const auto built = buildRetrievalDataset(ModelSource::checkpoint(checkpoint), held_out, 0.5, {}, dir / "data");
     QCOMPARE(built.query_test.size(0), int64_t{20});
