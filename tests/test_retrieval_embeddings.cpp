@@ -7,6 +7,8 @@
 
 #include "core/analysis/analysis_model.h"
 #include "core/analysis/retrieval/cosine_retrieval.h"
+#include "core/analysis/retrieval/retrieval_dataset.h"
+#include "core/analysis/retrieval/retrieval_search.h"
 #include "core/analysis/retrieval/text_embeddings.h"
 #include "core/config/project_config.h"
 #include "core/data/story_pairs.h"
@@ -67,6 +69,26 @@ class TestRetrievalEmbeddings : public QObject {
     torch::NoGradGuard no_grad;
     const auto expected = m.model->hiddenStates(ids)[0][30];
     QVERIFY(torch::allclose(e[0], expected, 1e-6, 1e-6));
+  }
+
+  // A dataset folder round trip, and interactive search: a held-out story's own summary finds it
+  // among the top hits, searched with the same embeddings the folder holds.
+  void datasetFolderAndSearch() {
+    const fs::path data = dir_ / "retrieval-data";
+    const auto pairs = syntheticStoryPairs(40, 9);
+    const auto built = buildRetrievalDataset(ModelSource::checkpoint(run_dir_), pairs, 0.25, {}, data);
+    QCOMPARE(built.train_count, int64_t{30});
+    const auto loaded = loadRetrievalDataset(data);
+    QVERIFY(torch::equal(loaded.target_test, built.target_test));
+    QCOMPARE(loaded.pairs.size(), size_t{40});
+    RetrievalSearch search(data);
+    QCOMPARE(search.storyCount(), int64_t{40});
+    const auto hits = search.search(pairs[35].story, 1);  // a story embedded again finds itself
+    QCOMPARE(hits.size(), size_t{1});
+    QCOMPARE(hits[0].id, int64_t{35});
+    QVERIFY(hits[0].held_out);
+    const auto [top1, top5] = search.heldOutAccuracy(5);
+    QVERIFY(top1 >= 0 && top1 <= top5 && top5 <= 1.0);
   }
 
   void cacheIsKeyedByTheWeights() {
