@@ -13,6 +13,7 @@
 #include "core/analysis/checkpoint_eval.h"
 #include "core/analysis/eval_documents.h"
 #include "core/analysis/inversion.h"
+#include "core/analysis/inversion_json.h"
 #include "core/analysis/inversion_over_training.h"
 #include "core/train/checkpoint.h"
 #include "core/util/atomic_file.h"
@@ -78,46 +79,6 @@ std::vector<int64_t> layersOf(const std::vector<std::string>& names, int64_t dep
   return layers;
 }
 
-nlohmann::json resultJson(const InversionResult& r, int64_t top_k) {
-  nlohmann::json original_tokens = nlohmann::json::array(), recovered_tokens = nlohmann::json::array(),
-                 original_ids = nlohmann::json::array(), reference_ids = nlohmann::json::array(),
-                 recovered_ids = nlohmann::json::array(), candidates = nlohmann::json::array(),
-                 ranks = nlohmann::json::array(), counted = nlohmann::json::array();
-  for (const auto& t : r.tokens) {
-    original_tokens.push_back(t.original_text);
-    original_ids.push_back(t.original_id);
-    reference_ids.push_back(t.reference_id);
-    recovered_tokens.push_back(t.candidate_texts[0]);
-    recovered_ids.push_back(t.candidates[0]);
-    candidates.push_back(t.candidates);
-    ranks.push_back(t.reference_rank);
-    counted.push_back(t.counted);
-  }
-  return {{"model", r.model_label},
-          {"text", r.text},
-          {"layer", r.layer},
-          {"top_k", top_k},
-          {"hamming_top" + std::to_string(top_k), r.hamming_top_k},
-          {"hamming_top_k", r.hamming_top_k},
-          {"hamming_exact", r.hamming_exact},
-          {"counted_positions", r.counted_positions},
-          {"epsilon_l1", r.epsilon_l1},
-          {"target_l1", r.target_l1},
-          {"final_loss", r.final_loss},
-          {"loss_curve", r.loss_curve},
-          {"original_tokens", original_tokens},
-          {"original_ids", original_ids},
-          {"reference_ids", reference_ids},
-          {"recovered_tokens", recovered_tokens},
-          {"recovered_ids", recovered_ids},
-          {"candidates", candidates},
-          {"reference_rank", ranks},
-          {"counted", counted},
-          {"cancelled", r.cancelled},
-          {"elapsed_ms", r.elapsed_ms},
-          {"device", r.device}};
-}
-
 // Non-pad tokens of the original, with [original|recovered] where the top-k misses.
 std::string tokenDiff(const InversionResult& r) {
   std::string out;
@@ -139,18 +100,7 @@ int overTrainingCommand(const InvertOptions& o, const std::vector<std::string>& 
   });
   if (!o.json && !o.quiet) std::fputs("\n", stderr);
   if (o.json) {
-    nlohmann::json columns = nlohmann::json::array();
-    for (size_t c = 0; c < grid.steps.size(); ++c) {
-      columns.push_back({{"step", grid.steps[c]},
-                         {"checkpoint", grid.checkpoints[c].empty() ? "untrained" : grid.checkpoints[c].string()}});
-    }
-    std::cout << nlohmann::json{{"layers", grid.layers},
-                                {"columns", columns},
-                                {"hamming_top_k", grid.hamming_top_k},
-                                {"hamming_exact", grid.hamming_exact},
-                                {"inputs", texts.size()}}
-                     .dump(2)
-              << "\n";
+    std::cout << overTrainingJson(grid, texts.size()).dump(2) << "\n";
     return 0;
   }
   std::printf("mean Hamming (top-%lld) over %zu input(s); rows: layer, columns: training step (untrained first)\n",
@@ -190,14 +140,10 @@ int invertCommand(InvertOptions o) {
   });
   if (o.json) {
     nlohmann::json list = nlohmann::json::array();
-    for (const auto& r : results) list.push_back(resultJson(r, o.settings.top_k));
+    for (const auto& r : results) list.push_back(inversionResultJson(r, o.settings.top_k));
     nlohmann::json out = results.size() == 1 ? list[0] : nlohmann::json::object();
     out["results"] = list;
-    out["settings"] = {{"iterations", o.settings.iterations}, {"learning_rate", o.settings.learning_rate},
-                       {"init", o.init},                      {"objective", o.objective},
-                       {"reference", o.reference},
-                       {"reference_noise", o.settings.reference_noise}, {"seed", o.settings.seed},
-                       {"pad_to_context", o.settings.pad_to_context}};
+    out["settings"] = inversionSettingsJson(o.settings);
     std::cout << out.dump(2) << "\n";
     return 0;
   }

@@ -27,6 +27,7 @@
 #include "app/gui/app_settings.h"
 #include "app/gui/event_loop_latency.h"
 #include "app/gui/generation_panel.h"
+#include "app/gui/inversion_panel.h"
 #include "app/gui/project_document.h"
 #include "app/gui/project_file.h"
 #include "app/gui/run_launcher.h"
@@ -68,6 +69,8 @@ void MainWindow::buildUi() {
   tabs_->addTab(plot_, "Loss curves");
   generation_ = new GenerationPanel(tabs_);
   tabs_->addTab(generation_, "Generate");
+  inversion_ = new InversionPanel(tabs_);
+  tabs_->addTab(inversion_, "Inspect");
   setCentralWidget(tabs_);
 
   table_ = new QTableView(this);
@@ -161,6 +164,8 @@ void MainWindow::buildMenusAndToolbar() {
   run_menu->addAction("&Fork from checkpoint...", this, &MainWindow::onForkSelected);
   run_menu->addSeparator();
   run_menu->addAction("&Generate from run", this, &MainWindow::onGenerateSelected)->setShortcut(QKeySequence("Ctrl+G"));
+  run_menu->addAction("&Inspect representations (inversion)", this, &MainWindow::onInspectSelected)
+      ->setShortcut(QKeySequence("Ctrl+I"));
   toolbar->addWidget(new QLabel(" target: ", this));
   target_box_ = new QComboBox(this);
   target_box_->addItems(launchTargetNames());  // "local" now; multi-GPU node and SSH hosts later
@@ -201,6 +206,7 @@ QString MainWindow::openProject(const QString& project_file) {
   stopMonitor();
   for (const QString& run : runs_->runNames()) plot_->removeRun(run);
   generation_->setRunsDirectory(document_->runsDirectory());
+  inversion_->setRunsDirectory(document_->runsDirectory());
   runs_->setProjectRuns(document_->runs());
   for (const QString& run : runs_->runNames()) plot_->removeRun(run);
   const QString file = document_->filePath();
@@ -427,12 +433,33 @@ void MainWindow::onGenerateSelected() {
   showGeneration(selectedRun().isEmpty() ? QStringList() : QStringList{selectedRun()});
 }
 
+QString MainWindow::showInspection(const QStringList& models) {
+  tabs_->setCurrentWidget(inversion_);
+  QString first_error;
+  for (const QString& entry : models) {
+    const bool untrained = entry.startsWith("untrained:");
+    const QString model = untrained ? entry.mid(QString("untrained:").size()) : entry;
+    // A project run's name, else a folder.
+    const bool is_run = !runsDirectory().isEmpty() && runs_->rowOf(model) >= 0;
+    const QString error = inversion_->addModel(is_run ? runsDirectory() + "/" + model : model, untrained);
+    if (!error.isEmpty() && first_error.isEmpty()) first_error = entry + ": " + error;
+  }
+  if (!first_error.isEmpty()) statusBar()->showMessage(first_error, 10000);
+  return first_error;
+}
+
+void MainWindow::onInspectSelected() {
+  const QString run = selectedRun();
+  // The run and, one click saved, its untrained twin: the comparison the research makes.
+  showInspection(run.isEmpty() ? QStringList() : QStringList{run, "untrained:" + run});
+}
+
 void MainWindow::onRunContextMenu(const QPoint& pos) {
   const QModelIndex index = table_->indexAt(pos);
   if (!index.isValid()) return;
   table_->selectRow(index.row());
   QMenu menu(this);
-  menu.addActions(run_menu_->actions());  // the Run menu, for the row clicked (Generate from run included)
+  menu.addActions(run_menu_->actions());  // the Run menu, for the row clicked (Generate and Inspect included)
   menu.exec(table_->viewport()->mapToGlobal(pos));
 }
 
@@ -442,6 +469,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   settings.setWindowState(saveState());
   stopMonitor();        // runs keep going: they are separate processes
   generation_->stop();  // generation runs in this process: cancel it and join its threads
+  inversion_->stop();   // so does inversion
   event->accept();
 }
 

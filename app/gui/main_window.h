@@ -2,8 +2,9 @@
 // a live loss plot of all runs, the selected run's log, and actions to train, resume and stop runs.
 // Runs are CLI child processes; a RunMonitor on an owned QThread feeds a RunListModel, which the
 // runs table, the plot and the comparison dock read. The project is held once by a ProjectDocument,
-// whose edits are undoable (Edit menu). The central area has two tabs: the loss curves and the
-// side-by-side generation panel (Run > Generate from run, or the run list's context menu).
+// whose edits are undoable (Edit menu). The central area has three tabs: the loss curves, the
+// side-by-side generation panel (Run > Generate from run) and the representation-inversion
+// inspector (Run > Inspect representations); both are also in the run list's context menu.
 #pragma once
 #include <QJsonObject>
 #include <QMainWindow>
@@ -33,6 +34,7 @@ class EventLoopLatency;
 class ProjectDocument;
 class RunListModel;
 class GenerationPanel;
+class InversionPanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -55,6 +57,11 @@ class MainWindow : public QMainWindow {
   // Shows the Generate tab and adds a column per checkpoint (run or checkpoint folders, or run
   // names of the project); returns the first error message, empty on success.
   QString showGeneration(const QStringList& checkpoints = {});
+  InversionPanel* inversionPanel() const { return inversion_; }
+  // Shows the Inspect tab and adds a model per entry: a run name of the project, a run or
+  // checkpoint folder, or either prefixed with "untrained:" for its untrained twin. Returns the
+  // first error message, empty on success.
+  QString showInspection(const QStringList& models = {});
   double eventLoopMaxLatencyMs() const;
   double eventLoopP99LatencyMs() const;
 
@@ -81,6 +88,7 @@ class MainWindow : public QMainWindow {
   void onStopSelected();
   void showSelectedLog();
   void onGenerateSelected();
+  void onInspectSelected();
   void onRunContextMenu(const QPoint& pos);
 
  private:
@@ -99,6 +107,7 @@ class MainWindow : public QMainWindow {
   widgets::LossPlotWidget* plot_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   GenerationPanel* generation_ = nullptr;
+  InversionPanel* inversion_ = nullptr;
   QMenu* run_menu_ = nullptr;
   QPlainTextEdit* log_view_ = nullptr;
   QLabel* project_label_ = nullptr;

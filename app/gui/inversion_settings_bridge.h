@@ -1,0 +1,19 @@
+// Converts the inversion inspector's form values (widgets::InversionFormValues, plain Qt data)
+// into the core's InversionSettings: the one place that maps the form's fields onto the core's.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/analysis/inversion.h"
+#include "widgets/inversion_settings_form.h"
+
+namespace mixerlab::gui {
+
+// Everything but the layers, which depend on each model's depth (layersFor).
+InversionSettings toInversionSettings(const widgets::InversionFormValues& values);
+
+// The layers to invert in a model with blocks 1..depth: 0..depth for "all", else the ticked ones
+// that exist in it (empty when none does).
+std::vector<int64_t> layersFor(const widgets::InversionFormValues& values, int depth);
+
+}  // namespace mixerlab::gui

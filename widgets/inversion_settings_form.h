@@ -1,0 +1,62 @@
+// The inversion inspector's settings: which layers (all, or ticked ones among 0..N, 0 being the
+// embedding), the descent's steps and initial step size, the start embedding (the research code's
+// N(0,1) or the paper's N(1/2, 1/20)), the objective (every position or the last one), the token
+// each position must recover (the input's, or the research's noisy pseudo-inverse), top-k and the
+// seed. Plain values out (InversionFormValues); the app maps them onto the core's settings.
+#pragma once
+#include <QVector>
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QGridLayout;
+class QSpinBox;
+
+namespace mixerlab::widgets {
+
+struct InversionFormValues {
+  bool all_layers = true;
+  QVector<int> layers;  // ticked layers when not all, ascending
+  int iterations = 500;
+  double learning_rate = 0.02;
+  bool paper_init = false;          // N(1/2, 1/20) instead of N(0, 1)
+  bool last_position = false;       // the objective: the last position's output only
+  bool research_reference = false;  // recover the noisy pseudo-inverse tokens instead of the input's
+  int top_k = 5;
+  quint64 seed = 1;
+};
+
+class InversionSettingsForm : public QWidget {
+  Q_OBJECT
+ public:
+  explicit InversionSettingsForm(QWidget* parent = nullptr);
+
+  // Offers layers 0..depth (the deepest chosen model's); ticks made survive where they still exist.
+  void setDepth(int depth);
+  int depth() const { return static_cast<int>(layer_boxes_.size()) - 1; }
+  InversionFormValues values() const;
+  void setValues(const InversionFormValues& values);
+  QCheckBox* allLayersBox() const { return all_layers_; }
+  QCheckBox* layerBox(int layer) const { return layer_boxes_.value(layer); }
+
+ Q_SIGNALS:
+  void changed();
+
+ private:
+  void updateLayerBoxes();
+
+  QCheckBox* all_layers_ = nullptr;
+  QGridLayout* layer_grid_ = nullptr;
+  QVector<QCheckBox*> layer_boxes_;
+  QVector<int> ticked_;  // the ticks, kept across depth changes
+  QSpinBox* iterations_ = nullptr;
+  QDoubleSpinBox* learning_rate_ = nullptr;
+  QComboBox* init_ = nullptr;
+  QComboBox* objective_ = nullptr;
+  QComboBox* reference_ = nullptr;
+  QSpinBox* top_k_ = nullptr;
+  QSpinBox* seed_ = nullptr;
+};
+
+}  // namespace mixerlab::widgets
