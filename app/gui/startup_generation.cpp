@@ -6,13 +6,12 @@
 #include <QApplication>
 #include <QCursor>
 #include <QHelpEvent>
-#include <QPixmap>
-#include <QScreen>
 #include <QTextEdit>
 #include <QTimer>
 
 #include "app/gui/generation_panel.h"
 #include "app/gui/main_window.h"
+#include "app/gui/window_screenshot.h"
 #include "widgets/generation_column_view.h"
 #include "widgets/sampling_settings_form.h"
 
@@ -51,17 +50,6 @@ void hoverAToken(GenerationPanel* panel) {
   });
 }
 
-void saveScreenshot(MainWindow& window, const QString& file) {
-  // The screen holds the tooltip (a window of its own); offscreen platforms have no screen to read.
-  QPixmap shot;
-  if (QScreen* screen = window.screen()) {
-    const QRect area = window.frameGeometry();
-    shot = screen->grabWindow(0, area.x(), area.y(), area.width(), area.height());
-  }
-  if (shot.isNull()) shot = window.grab();
-  shot.save(file);
-}
-
 }  // namespace
 
 void startGeneration(MainWindow& window, const StartupGeneration& options) {
@@ -88,7 +76,7 @@ void startGeneration(MainWindow& window, const StartupGeneration& options) {
   QObject::connect(panel, &GenerationPanel::roundFinished, &window, [&window, panel, file]() {
     QTimer::singleShot(200, &window, [panel]() { hoverAToken(panel); });
     QTimer::singleShot(1200, &window, [&window, file]() {
-      saveScreenshot(window, file);
+      saveWindowScreenshot(window, file);
       QApplication::quit();
     });
   });

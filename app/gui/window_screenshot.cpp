@@ -1,0 +1,20 @@
+// Window screenshots with their tooltips (see window_screenshot.h).
+#include "app/gui/window_screenshot.h"
+
+#include <QPixmap>
+#include <QScreen>
+#include <QWidget>
+
+namespace mixerlab::gui {
+
+bool saveWindowScreenshot(QWidget& window, const QString& file) {
+  QPixmap shot;
+  if (QScreen* screen = window.screen()) {
+    const QRect area = window.frameGeometry();
+    shot = screen->grabWindow(0, area.x(), area.y(), area.width(), area.height());
+  }
+  if (shot.isNull()) shot = window.grab();
+  return shot.save(file);
+}
+
+}  // namespace mixerlab::gui

@@ -1,0 +1,14 @@
+// Saves a window as the screen shows it, tooltips included (a tooltip is a window of its own, so
+// grabbing the window alone would miss it); offscreen platforms have no screen to read, and there
+// the window's own rendering is saved. Used by the --screenshot start options that make the docs'
+// screenshots from the real app.
+#pragma once
+#include <QString>
+
+class QWidget;
+
+namespace mixerlab::gui {
+
+bool saveWindowScreenshot(QWidget& window, const QString& file);
+
+}  // namespace mixerlab::gui
