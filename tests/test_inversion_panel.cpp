@@ -362,6 +362,7 @@ class TestInversionPanel : public QObject {
     panel.showOverTrainingPage();
     gui::OverTrainingView* view = panel.overTraining();
     QCOMPARE(view->setRun(q(mixer_.string())), QString());
+    QCOMPARE(panel.settingsForm()->depth(), 2);  // the layer boxes follow the run when no model is chosen
     view->setEvalDocuments(2);
     setIterations(panel, kIterations);
     QVERIFY(waitFor(&panel, SIGNAL(overTrainingFinished()), [&]() { return panel.invertOverTraining(); }));

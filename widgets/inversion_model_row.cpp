@@ -43,7 +43,7 @@ InversionModelRow::InversionModelRow(QWidget* parent) : QFrame(parent) {
   details_->setObjectName("model_details");
   details_->setWordWrap(true);
   QPalette faint = details_->palette();
-  faint.setColor(QPalette::WindowText, faint.color(QPalette::Disabled, QPalette::WindowText));
+  faint.setColor(QPalette::WindowText, QColor(100, 100, 100));
   details_->setPalette(faint);
   layout->addWidget(details_);
   bar_ = new QProgressBar(this);

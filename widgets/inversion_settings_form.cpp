@@ -14,7 +14,7 @@
 namespace mixerlab::widgets {
 
 namespace {
-constexpr int kLayerColumns = 6;  // layer boxes per line
+constexpr int kLayerColumns = 5;  // layer boxes per line
 }
 
 InversionSettingsForm::InversionSettingsForm(QWidget* parent) : QWidget(parent) {

@@ -11,6 +11,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QToolButton>
@@ -62,13 +63,21 @@ InversionPanel::InversionPanel(QWidget* parent) : QWidget(parent) {
   auto* layout = new QHBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   auto* splitter = new QSplitter(Qt::Horizontal, this);
-  auto* scroll = new QScrollArea(splitter);
+  // The left column: models, input and settings scroll; the actions and status stay in view.
+  auto* left = new QWidget(splitter);
+  auto* left_layout = new QVBoxLayout(left);
+  left_layout->setContentsMargins(0, 0, 0, 0);
+  auto* scroll = new QScrollArea(left);
   scroll->setWidgetResizable(true);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  scroll->setWidget(buildControls());
-  scroll->setMinimumWidth(290);
-  scroll->setMaximumWidth(420);
-  splitter->addWidget(scroll);
+  scroll->setFrameShape(QFrame::NoFrame);
+  QWidget* controls = buildControls();
+  scroll->setWidget(controls);
+  left_layout->addWidget(scroll, 1);
+  left_layout->addWidget(buildActions());
+  left->setMinimumWidth(controls->sizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 4);
+  left->setMaximumWidth(460);
+  splitter->addWidget(left);
   splitter->addWidget(buildResults());
   splitter->setStretchFactor(1, 1);
   splitter->setChildrenCollapsible(false);
@@ -130,8 +139,17 @@ QWidget* InversionPanel::buildControls() {
   form_ = new widgets::InversionSettingsForm(controls);
   layout->addWidget(form_);
 
+  layout->addStretch(1);
+  return controls;
+}
+
+QWidget* InversionPanel::buildActions() {
+  auto* box = new QWidget(this);
+  auto* layout = new QVBoxLayout(box);
+  layout->setContentsMargins(4, 4, 8, 0);
+  layout->setSpacing(2);
   auto* actions = new QHBoxLayout;
-  invert_ = new QPushButton(tr("Invert"), controls);
+  invert_ = new QPushButton(tr("Invert"), box);
   invert_->setObjectName("invert");
   invert_->setShortcut(QKeySequence("Ctrl+Return"));
   invert_->setToolTip(tr("Invert the input at the chosen layers of every model, one model after the other (Ctrl+Return)"));
@@ -139,10 +157,10 @@ QWidget* InversionPanel::buildControls() {
     const QString error = invert();
     if (!error.isEmpty()) showStatus(error);
   });
-  cancel_ = new QPushButton(tr("Cancel"), controls);
+  cancel_ = new QPushButton(tr("Cancel"), box);
   cancel_->setObjectName("cancel");
   connect(cancel_, &QPushButton::clicked, this, &InversionPanel::cancel);
-  save_ = new QPushButton(tr("Save JSON..."), controls);
+  save_ = new QPushButton(tr("Save JSON..."), box);
   save_->setObjectName("save");
   save_->setToolTip(tr("Save every result (per layer and token) and the over-training grid as JSON"));
   connect(save_, &QPushButton::clicked, this, &InversionPanel::onSave);
@@ -150,12 +168,11 @@ QWidget* InversionPanel::buildControls() {
   actions->addWidget(cancel_);
   actions->addWidget(save_);
   layout->addLayout(actions);
-  status_ = new QLabel(controls);
+  status_ = new QLabel(box);
   status_->setObjectName("panel_status");
   status_->setWordWrap(true);
   layout->addWidget(status_);
-  layout->addStretch(1);
-  return controls;
+  return box;
 }
 
 QWidget* InversionPanel::buildResults() {
@@ -212,6 +229,7 @@ QWidget* InversionPanel::buildResults() {
     const QString error = invertOverTraining();
     if (!error.isEmpty()) over_training_->showMessage(error);
   });
+  connect(over_training_, &OverTrainingView::runChanged, this, &InversionPanel::refreshDepth);
   pages_->addTab(over_training_, tr("Over training"));
   return pages_;
 }
@@ -295,8 +313,13 @@ void InversionPanel::refreshModelRows() {
 }
 
 void InversionPanel::refreshDepth() {
+  // Layer boxes for the deepest model, and the over-training run (the form serves both pages).
   int depth = 0;
   for (const Model& m : models_) depth = std::max(depth, m.choice.depth);
+  InversionModelChoice run;
+  if (!over_training_->runDirectory().isEmpty() &&
+      chooseInversionModel(over_training_->runDirectory(), false, &run).isEmpty())
+    depth = std::max(depth, run.depth);
   form_->setDepth(depth);
 }
 

@@ -114,7 +114,8 @@ class InversionPanel : public QWidget {
   };
   enum class Job { kNone, kInspect, kOverTraining };
 
-  QWidget* buildControls();
+  QWidget* buildControls();  // models, input, settings
+  QWidget* buildActions();   // invert, cancel, save, status
   QWidget* buildResults();
   void populateAddRunMenu();
   void onAddFolder();

@@ -3,6 +3,9 @@
 // loaded (for docs and checks) and exits. `--generate RUN_OR_CHECKPOINT` (repeatable) opens the
 // Generate tab with those columns and generates (from `--prompt`, else the first eval prompt);
 // with --screenshot the window is saved once every column has finished (startup_generation.h).
+// `--inspect MODEL` (repeatable, "untrained:" for a twin) opens the Inspect tab and inverts (from
+// `--text`, else the first eval document); `--over-training RUN` runs the heatmap; with
+// --screenshot the window is saved once they have finished (startup_inversion.h).
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -13,6 +16,7 @@
 #include "app/gui/app_settings.h"
 #include "app/gui/main_window.h"
 #include "app/gui/startup_generation.h"
+#include "app/gui/startup_inversion.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -38,6 +42,21 @@ int main(int argc, char** argv) {
   parser.addOption(preset);
   QCommandLineOption max_new_tokens("max-new-tokens", "Max new tokens for --generate.", "n");
   parser.addOption(max_new_tokens);
+  QCommandLineOption inspect("inspect",
+                             "Open the Inspect tab with this run (name or folder) or checkpoint; prefix untrained: for "
+                             "its untrained twin; repeatable.",
+                             "model");
+  parser.addOption(inspect);
+  QCommandLineOption text("text", "Input text for --inspect (default: the first eval-split document).", "text");
+  parser.addOption(text);
+  QCommandLineOption iterations("iterations", "Descent steps for --inspect / --over-training (default 500).", "n");
+  parser.addOption(iterations);
+  QCommandLineOption layers("layers", "Layers for --inspect / --over-training: all, or e.g. 0,2,4.", "list");
+  parser.addOption(layers);
+  QCommandLineOption over_training("over-training", "Invert at every checkpoint of this run (name or folder).", "run");
+  parser.addOption(over_training);
+  QCommandLineOption eval_inputs("eval-inputs", "Eval documents inverted by --over-training (default 4).", "n");
+  parser.addOption(eval_inputs);
   parser.process(app);
 
   mixerlab::gui::MainWindow window;
@@ -61,7 +80,19 @@ int main(int argc, char** argv) {
     if (parser.isSet(screenshot)) options.screenshot = parser.value(screenshot);
     mixerlab::gui::startGeneration(window, options);
   }
-  if (parser.isSet(screenshot) && !generating) {
+  const bool inspecting = parser.isSet(inspect) || parser.isSet(over_training);
+  if (inspecting && !generating) {
+    mixerlab::gui::StartupInversion options;
+    options.models = parser.values(inspect);
+    options.text = parser.value(text);
+    options.iterations = parser.value(iterations).toInt();
+    options.layers = parser.value(layers);
+    options.over_training = parser.value(over_training);
+    options.eval_inputs = parser.value(eval_inputs).toInt();
+    if (parser.isSet(screenshot)) options.screenshot = parser.value(screenshot);
+    mixerlab::gui::startInversion(window, options);
+  }
+  if (parser.isSet(screenshot) && !generating && !inspecting) {
     QTimer::singleShot(2500, &window, [&]() {
       window.grab().save(parser.value(screenshot));
       app.quit();

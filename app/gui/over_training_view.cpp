@@ -35,6 +35,7 @@ OverTrainingView::OverTrainingView(QWidget* parent) : QWidget(parent) {
   run_box_->setMinimumContentsLength(18);
   run_box_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   run_box_->setToolTip(tr("A run of the project: every checkpoint it kept is a column (keep_checkpoints says how many)"));
+  connect(run_box_, &QComboBox::currentIndexChanged, this, &OverTrainingView::runChanged);
   folder_ = new QPushButton(tr("Folder..."), this);
   connect(folder_, &QPushButton::clicked, this, [this]() {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Choose a run folder"), runs_directory_);

@@ -52,6 +52,7 @@ class OverTrainingView : public QWidget {
 
  Q_SIGNALS:
   void startRequested();
+  void runChanged();  // another run chosen (its depth may differ)
 
  private:
   void refreshRuns();
