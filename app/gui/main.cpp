@@ -15,10 +15,12 @@
 
 #include "app/gui/app_settings.h"
 #include "app/gui/main_window.h"
+#include "app/gui/openmp_wait.h"
 #include "app/gui/startup_generation.h"
 #include "app/gui/startup_inversion.h"
 
 int main(int argc, char** argv) {
+  mixerlab::gui::ensurePassiveOpenMpWait(argv);  // before anything starts a thread
   QApplication app(argc, argv);
   QApplication::setApplicationName("MixerLab");
   QCommandLineParser parser;
