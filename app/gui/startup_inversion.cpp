@@ -45,18 +45,13 @@ void hoverAMiss(widgets::InversionDiffView* diff) {
   });
 }
 
-// The inspector needs the room: the run list and the log below it shrink as far as they go (the
-// comparison table, tabbed with the log, sets the floor). A cap on their height, lifted once the
-// window's layout has taken it: resizeDocks left docks restored from the saved state as they were.
+// For the screenshot, the inspector gets the room: the run list and the log below it are capped at
+// a few rows (the process quits after the screenshot). resizeDocks leaves docks restored from the
+// saved window state as they were, and lifting the cap gives them their old height back.
 void shrinkDocks(MainWindow& window) {
-  QList<QDockWidget*> docks;
   for (const char* name : {"runs-dock", "log-dock", "comparison-dock"}) {
-    if (auto* dock = window.findChild<QDockWidget*>(name)) docks.push_back(dock);
+    if (auto* dock = window.findChild<QDockWidget*>(name)) dock->setMaximumHeight(130);
   }
-  for (QDockWidget* dock : docks) dock->setMaximumHeight(130);
-  QTimer::singleShot(3000, &window, [docks]() {
-    for (QDockWidget* dock : docks) dock->setMaximumHeight(QWIDGETSIZE_MAX);
-  });
 }
 
 void screenshotAfter(MainWindow& window, widgets::InversionDiffView* diff, const QString& file) {
@@ -109,7 +104,7 @@ void startOverTraining(MainWindow& window, const StartupInversion& options) {
 void startInversion(MainWindow& window, const StartupInversion& options) {
   InversionPanel* panel = window.inversionPanel();
   window.showInspection(options.models);
-  shrinkDocks(window);
+  if (!options.screenshot.isEmpty()) shrinkDocks(window);
   applyForm(panel, options);
   if (options.models.isEmpty()) {
     if (!options.over_training.isEmpty()) startOverTraining(window, options);
