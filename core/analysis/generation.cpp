@@ -8,15 +8,12 @@
 
 #include <torch/torch.h>
 
+#include "core/analysis/analysis_model.h"
 #include "core/analysis/checkpoint_eval.h"
 #include "core/analysis/decoders/token_decoder.h"
 #include "core/analysis/eval_documents.h"
 #include "core/analysis/sampling.h"
-#include "core/config/train_config.h"
-#include "core/data/token_cache.h"
-#include "core/data/tokenizer.h"
 #include "core/train/checkpoint.h"
-#include "core/train/device.h"
 #include "core/util/error.h"
 
 namespace mixerlab {
@@ -48,29 +45,20 @@ std::vector<int> GenerationResult::ids() const {
 
 struct Generator::Impl {
   fs::path dir;
-  LanguageModelPtr model;
+  AnalysisModel loaded;           // model (eval mode), tokenizer, the run's train settings
   LanguageModel* base = nullptr;  // the next-token model generation runs
-  std::unique_ptr<Tokenizer> tokenizer;
-  TrainConfig train;
-  int pad_id = 0;
 
   bool positional() const { return ::mixerlab::contextPolicy(*base) == ContextPolicy::kStopAtWindowEnd; }
   bool windowEnd(PromptPlacement p) const {
     if (p != PromptPlacement::kAuto) return p == PromptPlacement::kWindowEnd;
-    return train.batch_mode == "padded" && train.padding_side == "left";
+    return loaded.train.batch_mode == "padded" && loaded.train.padding_side == "left";
   }
 };
 
 Generator::Generator(const fs::path& checkpoint) : impl_(std::make_unique<Impl>()) {
   impl_->dir = resolveCheckpointDir(checkpoint);
-  configureCpuThreads(0);
-  impl_->model = loadModelFromCheckpoint(impl_->dir);
-  impl_->model->eval();
-  impl_->base = &nextTokenModel(*impl_->model);
-  impl_->tokenizer = std::make_unique<Tokenizer>(Tokenizer::load(checkpointTokenizerFile(impl_->dir)));
-  const nlohmann::json run = readCheckpointConfig(impl_->dir).value("run", nlohmann::json::object());
-  impl_->train = TrainConfig::fromJson(run.value("train", nlohmann::json::object()));
-  impl_->pad_id = impl_->train.pad_token == "pad" ? impl_->tokenizer->padId() : impl_->tokenizer->eosId();
+  impl_->loaded = loadAnalysisModel(ModelSource::checkpoint(impl_->dir));
+  impl_->base = &nextTokenModel(*impl_->loaded.model);
 }
 
 Generator::~Generator() = default;
@@ -78,16 +66,16 @@ Generator::Generator(Generator&&) noexcept = default;
 Generator& Generator::operator=(Generator&&) noexcept = default;
 
 const fs::path& Generator::checkpoint() const { return impl_->dir; }
-std::string Generator::architecture() const { return impl_->model->config().arch; }
-int64_t Generator::contextLength() const { return impl_->model->config().context_length; }
+std::string Generator::architecture() const { return impl_->loaded.model->config().arch; }
+int64_t Generator::contextLength() const { return impl_->loaded.model->config().context_length; }
 std::string Generator::contextPolicy() const { return ::mixerlab::describeContextPolicy(*impl_->base); }
 std::string Generator::fastDecoderName() const { return mixerlab::fastDecoderName(*impl_->base); }
 
 std::vector<int> Generator::encode(const std::string& text) const {
-  return encodeDocument(*impl_->tokenizer, text, parseNewlineMode(impl_->train.newline));
+  return impl_->loaded.encode(text);
 }
 
-std::string Generator::decode(const std::vector<int>& ids) const { return impl_->tokenizer->decode(ids); }
+std::string Generator::decode(const std::vector<int>& ids) const { return impl_->loaded.tokenizer->decode(ids); }
 
 GenerationResult Generator::generate(const std::string& prompt, const GenerationSettings& settings,
                                      const TokenCallback& on_token, const std::atomic<bool>* cancel) {
@@ -120,16 +108,16 @@ GenerationResult Generator::generateFromIds(const std::vector<int>& prompt_ids, 
   } else if (g.positional() && g.windowEnd(settings.placement)) {
     result.pad_tokens = std::max<int64_t>(0, context - static_cast<int64_t>(prompt.size()) - max_new);
   }
-  window.assign(result.pad_tokens, g.pad_id);
+  window.assign(result.pad_tokens, g.loaded.padId());
   window.insert(window.end(), prompt.begin(), prompt.end());
 
   torch::NoGradGuard no_grad;
-  auto decoder = makeTokenDecoder(*g.model, settings.decoder, g.pad_id);
+  auto decoder = makeTokenDecoder(*g.loaded.model, settings.decoder, g.loaded.padId());
   result.decoder = decoder->name();
   std::mt19937_64 rng(settings.sampling.seed);
   std::vector<int64_t> previous(prompt.begin(), prompt.end());  // for the repetition penalty
   std::vector<int> sequence = prompt;                           // prompt + generated, for text deltas
-  std::string decoded = g.tokenizer->decode(sequence);
+  std::string decoded = g.loaded.tokenizer->decode(sequence);
 
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
@@ -146,10 +134,10 @@ GenerationResult Generator::generateFromIds(const std::vector<int>& prompt_ids, 
     GeneratedToken token;
     token.id = choice.id;
     token.prob = choice.prob;
-    for (const auto& [id, prob] : choice.top) token.top.push_back({id, g.tokenizer->piece(id), prob});
+    for (const auto& [id, prob] : choice.top) token.top.push_back({id, g.loaded.tokenizer->piece(id), prob});
     sequence.push_back(choice.id);
-    const std::string now = g.tokenizer->decode(sequence);
-    token.text = now.compare(0, decoded.size(), decoded) == 0 ? now.substr(decoded.size()) : g.tokenizer->piece(choice.id);
+    const std::string now = g.loaded.tokenizer->decode(sequence);
+    token.text = now.compare(0, decoded.size(), decoded) == 0 ? now.substr(decoded.size()) : g.loaded.tokenizer->piece(choice.id);
     decoded = now;
     previous.push_back(choice.id);
     ++position;
@@ -157,7 +145,7 @@ GenerationResult Generator::generateFromIds(const std::vector<int>& prompt_ids, 
     result.tokens.push_back(token);
     if (on_token) on_token(token);
 
-    if (settings.stop_at_eos && choice.id == g.tokenizer->eosId()) {
+    if (settings.stop_at_eos && choice.id == g.loaded.tokenizer->eosId()) {
       result.finish = FinishReason::kEndOfText;
       break;
     }

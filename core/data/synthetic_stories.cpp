@@ -1,7 +1,7 @@
 // The synthetic story generator (see story_pairs.h). A story is a plan (hero, companion, place,
 // object, event, ending) told through sentence templates chosen by the seed; the summary states the
-// plan in one sentence. Index draws use the raw 64-bit generator (not std::uniform_int_distribution,
-// whose output differs between standard libraries), so a seed gives the same stories everywhere.
+// plan in one sentence. Index draws use uniformIndex (core/util/random_index.h), so a seed gives the
+// same stories everywhere.
 #include <array>
 #include <random>
 #include <set>
@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "core/data/story_pairs.h"
+#include "core/util/random_index.h"
 
 namespace mixerlab {
 namespace {
@@ -84,12 +85,7 @@ constexpr std::array<const char*, 4> kOpenings = {"Once upon a time, there was a
                                                   "{hero} was a happy {kind} who loved to play.",
                                                   "Long ago, a {kind} named {hero} lived near a {place}."};
 
-size_t pick(std::mt19937_64& rng, size_t n) {
-  const uint64_t limit = UINT64_MAX - UINT64_MAX % n;  // reject the biased tail
-  uint64_t x = rng();
-  while (x >= limit) x = rng();
-  return static_cast<size_t>(x % n);
-}
+size_t pick(std::mt19937_64& rng, size_t n) { return uniformIndex(rng, n); }
 
 std::string fill(std::string text, const std::string& key, const std::string& value) {
   for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size())) {

@@ -193,7 +193,7 @@ class GptStack : public AttentionStack {
 class KvCacheDecoder : public TokenDecoder {
  public:
   KvCacheDecoder(LanguageModel& model, std::unique_ptr<AttentionStack> stack)
-      : model_(model),
+      : options_(model.parameters().front().options()),
         stack_(std::move(stack)),
         context_(model.config().context_length),
         slides_(contextPolicy(model) == ContextPolicy::kSlideWindow) {}
@@ -218,21 +218,21 @@ class KvCacheDecoder : public TokenDecoder {
 
  private:
   at::Tensor rebuild() {
-    stack_->reset(context_, model_.parameters().front().options());
+    stack_->reset(context_, options_);
     const size_t keep = std::min<size_t>(tokens_.size(), static_cast<size_t>(context_));
     length_ = 0;
     return run(std::vector<int64_t>(tokens_.end() - static_cast<std::ptrdiff_t>(keep), tokens_.end()), 0);
   }
 
   at::Tensor run(const std::vector<int64_t>& ids, int64_t first) {
-    auto input = torch::tensor(ids, torch::kLong).unsqueeze(0).to(model_.parameters().front().device());
+    auto input = torch::tensor(ids, torch::kLong).unsqueeze(0).to(options_.device());
     auto x = stack_->embed(input, first);
     for (int64_t i = 0; i < stack_->layers(); ++i) x = stack_->layer(i, x, first);
     length_ = first + static_cast<int64_t>(ids.size());
     return stack_->head(x.select(1, x.size(1) - 1))[0].to(torch::kCPU, torch::kFloat64);
   }
 
-  LanguageModel& model_;
+  at::TensorOptions options_;  // the model's parameters' device and dtype, looked up once
   std::unique_ptr<AttentionStack> stack_;
   int64_t context_;
   bool slides_;

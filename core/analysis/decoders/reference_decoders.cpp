@@ -40,7 +40,11 @@ class CompatWeightGuard {
 class FixedWindowDecoder : public TokenDecoder {
  public:
   FixedWindowDecoder(LanguageModel& model, int64_t filler_id)
-      : model_(model), guard_(model), context_(model.config().context_length), filler_id_(filler_id) {}
+      : model_(model),
+        guard_(model),
+        device_(model.parameters().front().device()),
+        context_(model.config().context_length),
+        filler_id_(filler_id) {}
   std::string name() const override { return "fixed-window"; }
 
   at::Tensor prefill(const std::vector<int64_t>& ids) override {
@@ -62,7 +66,7 @@ class FixedWindowDecoder : public TokenDecoder {
 
  private:
   at::Tensor run() {
-    auto input = torch::tensor(window_, torch::kLong).unsqueeze(0).to(model_.parameters().front().device());
+    auto input = torch::tensor(window_, torch::kLong).unsqueeze(0).to(device_);
     auto logits = model_.forward(input);
     guard_.restore();
     return lastLogits(logits, length_ - 1);  // the logits one position before the next write
@@ -70,6 +74,7 @@ class FixedWindowDecoder : public TokenDecoder {
 
   LanguageModel& model_;
   CompatWeightGuard guard_;
+  c10::Device device_;
   int64_t context_, filler_id_, length_ = 0;
   std::vector<int64_t> window_;
 };
@@ -77,7 +82,9 @@ class FixedWindowDecoder : public TokenDecoder {
 class RecomputeDecoder : public TokenDecoder {
  public:
   explicit RecomputeDecoder(LanguageModel& model)
-      : model_(model), slides_(contextPolicy(model) == ContextPolicy::kSlideWindow) {}
+      : model_(model),
+        device_(model.parameters().front().device()),
+        slides_(contextPolicy(model) == ContextPolicy::kSlideWindow) {}
   std::string name() const override { return "recompute"; }
 
   at::Tensor prefill(const std::vector<int64_t>& ids) override {
@@ -94,11 +101,12 @@ class RecomputeDecoder : public TokenDecoder {
     const int64_t context = model_.config().context_length, length = static_cast<int64_t>(tokens_.size());
     const int64_t first = slides_ && length > context ? length - context : 0;
     std::vector<int64_t> window(tokens_.begin() + first, tokens_.end());
-    auto input = torch::tensor(window, torch::kLong).unsqueeze(0).to(model_.parameters().front().device());
+    auto input = torch::tensor(window, torch::kLong).unsqueeze(0).to(device_);
     return lastLogits(model_.forward(input), static_cast<int64_t>(window.size()) - 1);
   }
 
   LanguageModel& model_;
+  c10::Device device_;
   bool slides_;
   std::vector<int64_t> tokens_;
 };

@@ -5,18 +5,9 @@
 #include <unordered_map>
 
 #include "core/util/error.h"
+#include "core/util/random_index.h"
 
 namespace mixerlab {
-namespace {
-// Uniform in [0, n) from the raw generator (the same on every standard library).
-size_t uniformIndex(std::mt19937_64& rng, size_t n) {
-  const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
-  uint64_t x = rng();
-  while (x >= limit) x = rng();
-  return static_cast<size_t>(x % n);
-}
-}  // namespace
-
 CandidateSample sampleCandidates(size_t query, size_t targets, int64_t context, std::mt19937_64& rng,
                                  bool with_replacement) {
   if (context < 2) throw MixerLabError("retrieval context must be >= 2 (a query and a candidate), got " + std::to_string(context));
