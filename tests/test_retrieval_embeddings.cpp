@@ -56,6 +56,12 @@ class TestRetrievalEmbeddings : public QObject {
     QCOMPARE(ranked[0].index, int64_t{7});
     QVERIFY(std::abs(ranked[0].score - 1.0) < 1e-5);
     QVERIFY(ranked[1].score < ranked[0].score);
+    // Ranks of single stories (the panel's "true match: rank r"): the story itself is first, the
+    // others follow in rankByCosine's order, and the worst is last.
+    const auto scores = cosineScores(again[0], corpus);
+    QCOMPARE(rankOf(scores, 7), int64_t{1});
+    QCOMPARE(rankOf(scores, ranked[1].index), int64_t{2});
+    QCOMPARE(rankOf(scores, rankByCosine(again[0], corpus, 20).back().index), int64_t{20});
   }
 
   // The mixer is read at T-2 (left padding): equal to hiddenStates there.

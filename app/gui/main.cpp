@@ -6,6 +6,8 @@
 // `--inspect MODEL` (repeatable, "untrained:" for a twin) opens the Inspect tab and inverts (from
 // `--text`, else the first eval document); `--over-training RUN` runs the heatmap; with
 // --screenshot the window is saved once they have finished (startup_inversion.h).
+// `--retrieve MODEL` (repeatable) opens the Retrieve tab and searches (`--query`, else held-out
+// summary `--held-out N`); with --screenshot the window is saved once every column has ranked.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -18,6 +20,7 @@
 #include "app/gui/openmp_wait.h"
 #include "app/gui/startup_generation.h"
 #include "app/gui/startup_inversion.h"
+#include "app/gui/startup_retrieval.h"
 
 int main(int argc, char** argv) {
   mixerlab::gui::ensurePassiveOpenMpWait(argv);  // before anything starts a thread
@@ -59,6 +62,17 @@ int main(int argc, char** argv) {
   parser.addOption(over_training);
   QCommandLineOption eval_inputs("eval-inputs", "Eval documents inverted by --over-training (default 4).", "n");
   parser.addOption(eval_inputs);
+  QCommandLineOption retrieve("retrieve",
+                              "Open the Retrieve tab with this run, checkpoint or dataset folder; repeatable "
+                              "(\"untrained:RUN\" for its untrained twin).",
+                              "model");
+  parser.addOption(retrieve);
+  QCommandLineOption query("query", "Query for --retrieve (default: a held-out summary, see --held-out).", "text");
+  parser.addOption(query);
+  QCommandLineOption held_out("held-out", "Held-out summary (1-based) --retrieve searches for (default 1).", "n");
+  parser.addOption(held_out);
+  QCommandLineOption stories("stories", "Synthetic corpus size for --retrieve (default 400).", "n");
+  parser.addOption(stories);
   parser.process(app);
 
   mixerlab::gui::MainWindow window;
@@ -94,7 +108,17 @@ int main(int argc, char** argv) {
     if (parser.isSet(screenshot)) options.screenshot = parser.value(screenshot);
     mixerlab::gui::startInversion(window, options);
   }
-  if (parser.isSet(screenshot) && !generating && !inspecting) {
+  const bool retrieving = parser.isSet(retrieve) && !generating && !inspecting;
+  if (retrieving) {
+    mixerlab::gui::StartupRetrieval options;
+    options.models = parser.values(retrieve);
+    options.query = parser.value(query);
+    if (parser.isSet(held_out)) options.held_out = parser.value(held_out).toInt();
+    options.synthetic_count = parser.value(stories).toInt();
+    if (parser.isSet(screenshot)) options.screenshot = parser.value(screenshot);
+    mixerlab::gui::startRetrieval(window, options);
+  }
+  if (parser.isSet(screenshot) && !generating && !inspecting && !retrieving) {
     QTimer::singleShot(2500, &window, [&]() {
       window.grab().save(parser.value(screenshot));
       app.quit();

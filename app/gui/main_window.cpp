@@ -28,6 +28,7 @@
 #include "app/gui/event_loop_latency.h"
 #include "app/gui/generation_panel.h"
 #include "app/gui/inversion_panel.h"
+#include "app/gui/retrieval_panel.h"
 #include "app/gui/project_document.h"
 #include "app/gui/project_file.h"
 #include "app/gui/run_launcher.h"
@@ -71,6 +72,8 @@ void MainWindow::buildUi() {
   tabs_->addTab(generation_, "Generate");
   inversion_ = new InversionPanel(tabs_);
   tabs_->addTab(inversion_, "Inspect");
+  retrieval_ = new RetrievalPanel(tabs_);
+  tabs_->addTab(retrieval_, "Retrieve");
   setCentralWidget(tabs_);
 
   table_ = new QTableView(this);
@@ -166,6 +169,8 @@ void MainWindow::buildMenusAndToolbar() {
   run_menu->addAction("&Generate from run", this, &MainWindow::onGenerateSelected)->setShortcut(QKeySequence("Ctrl+G"));
   run_menu->addAction("&Inspect representations (inversion)", this, &MainWindow::onInspectSelected)
       ->setShortcut(QKeySequence("Ctrl+I"));
+  run_menu->addAction("Re&trieve stories with run", this, &MainWindow::onRetrieveSelected)
+      ->setShortcut(QKeySequence("Ctrl+Shift+F"));
   toolbar->addWidget(new QLabel(" target: ", this));
   target_box_ = new QComboBox(this);
   target_box_->addItems(launchTargetNames());  // "local" now; multi-GPU node and SSH hosts later
@@ -207,6 +212,7 @@ QString MainWindow::openProject(const QString& project_file) {
   for (const QString& run : runs_->runNames()) plot_->removeRun(run);
   generation_->setRunsDirectory(document_->runsDirectory());
   inversion_->setRunsDirectory(document_->runsDirectory());
+  retrieval_->setRunsDirectory(document_->runsDirectory());
   runs_->setProjectRuns(document_->runs());
   for (const QString& run : runs_->runNames()) plot_->removeRun(run);
   const QString file = document_->filePath();
@@ -454,6 +460,24 @@ void MainWindow::onInspectSelected() {
   showInspection(run.isEmpty() ? QStringList() : QStringList{run, "untrained:" + run});
 }
 
+QString MainWindow::showRetrieval(const QStringList& models) {
+  tabs_->setCurrentWidget(retrieval_);
+  QString first_error;
+  for (const QString& entry : models) {
+    const bool untrained = entry.startsWith("untrained:");
+    const QString model = untrained ? entry.mid(QString("untrained:").size()) : entry;
+    const bool is_run = !runsDirectory().isEmpty() && runs_->rowOf(model) >= 0;
+    const QString error = retrieval_->addModel(is_run ? runsDirectory() + "/" + model : model, untrained);
+    if (!error.isEmpty() && first_error.isEmpty()) first_error = entry + ": " + error;
+  }
+  if (!first_error.isEmpty()) statusBar()->showMessage(first_error, 10000);
+  return first_error;
+}
+
+void MainWindow::onRetrieveSelected() {
+  showRetrieval(selectedRun().isEmpty() ? QStringList() : QStringList{selectedRun()});
+}
+
 void MainWindow::onRunContextMenu(const QPoint& pos) {
   const QModelIndex index = table_->indexAt(pos);
   if (!index.isValid()) return;
@@ -470,6 +494,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   stopMonitor();        // runs keep going: they are separate processes
   generation_->stop();  // generation runs in this process: cancel it and join its threads
   inversion_->stop();   // so does inversion
+  retrieval_->stop();   // and retrieval
   event->accept();
 }
 

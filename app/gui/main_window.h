@@ -2,9 +2,10 @@
 // a live loss plot of all runs, the selected run's log, and actions to train, resume and stop runs.
 // Runs are CLI child processes; a RunMonitor on an owned QThread feeds a RunListModel, which the
 // runs table, the plot and the comparison dock read. The project is held once by a ProjectDocument,
-// whose edits are undoable (Edit menu). The central area has three tabs: the loss curves, the
-// side-by-side generation panel (Run > Generate from run) and the representation-inversion
-// inspector (Run > Inspect representations); both are also in the run list's context menu.
+// whose edits are undoable (Edit menu). The central area has four tabs: the loss curves, the
+// side-by-side generation panel (Run > Generate from run), the representation-inversion inspector
+// (Run > Inspect representations) and the summary-to-story retrieval panel (Run > Retrieve stories
+// with run); all three are also in the run list's context menu.
 #pragma once
 #include <QJsonObject>
 #include <QMainWindow>
@@ -35,6 +36,7 @@ class ProjectDocument;
 class RunListModel;
 class GenerationPanel;
 class InversionPanel;
+class RetrievalPanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -62,6 +64,10 @@ class MainWindow : public QMainWindow {
   // checkpoint folder, or either prefixed with "untrained:" for its untrained twin. Returns the
   // first error message, empty on success.
   QString showInspection(const QStringList& models = {});
+  RetrievalPanel* retrievalPanel() const { return retrieval_; }
+  // Shows the Retrieve tab and adds a column per entry (as showInspection: run name or folder,
+  // "untrained:" for the twin, or a retrieval dataset folder). Returns the first error, empty on success.
+  QString showRetrieval(const QStringList& models = {});
   double eventLoopMaxLatencyMs() const;
   double eventLoopP99LatencyMs() const;
 
@@ -89,6 +95,7 @@ class MainWindow : public QMainWindow {
   void showSelectedLog();
   void onGenerateSelected();
   void onInspectSelected();
+  void onRetrieveSelected();
   void onRunContextMenu(const QPoint& pos);
 
  private:
@@ -108,6 +115,7 @@ class MainWindow : public QMainWindow {
   QTabWidget* tabs_ = nullptr;
   GenerationPanel* generation_ = nullptr;
   InversionPanel* inversion_ = nullptr;
+  RetrievalPanel* retrieval_ = nullptr;
   QMenu* run_menu_ = nullptr;
   QPlainTextEdit* log_view_ = nullptr;
   QLabel* project_label_ = nullptr;

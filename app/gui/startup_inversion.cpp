@@ -3,7 +3,6 @@
 
 #include <QApplication>
 #include <QCursor>
-#include <QDockWidget>
 #include <QHelpEvent>
 #include <QTimer>
 #include <cstdio>
@@ -43,15 +42,6 @@ void hoverAMiss(widgets::InversionDiffView* diff) {
     QHelpEvent help(QEvent::ToolTip, at, canvas->mapToGlobal(at));
     QApplication::sendEvent(canvas, &help);
   });
-}
-
-// For the screenshot, the inspector gets the room: the run list and the log below it are capped at
-// a few rows (the process quits after the screenshot). resizeDocks leaves docks restored from the
-// saved window state as they were, and lifting the cap gives them their old height back.
-void shrinkDocks(MainWindow& window) {
-  for (const char* name : {"runs-dock", "log-dock", "comparison-dock"}) {
-    if (auto* dock = window.findChild<QDockWidget*>(name)) dock->setMaximumHeight(130);
-  }
 }
 
 void screenshotAfter(MainWindow& window, widgets::InversionDiffView* diff, const QString& file) {
@@ -104,7 +94,7 @@ void startOverTraining(MainWindow& window, const StartupInversion& options) {
 void startInversion(MainWindow& window, const StartupInversion& options) {
   InversionPanel* panel = window.inversionPanel();
   window.showInspection(options.models);
-  if (!options.screenshot.isEmpty()) shrinkDocks(window);
+  if (!options.screenshot.isEmpty()) capDocksForScreenshot(window);
   applyForm(panel, options);
   if (options.models.isEmpty()) {
     if (!options.over_training.isEmpty()) startOverTraining(window, options);

@@ -1,6 +1,7 @@
 // Window screenshots with their tooltips (see window_screenshot.h).
 #include "app/gui/window_screenshot.h"
 
+#include <QDockWidget>
 #include <QPixmap>
 #include <QScreen>
 #include <QWidget>
@@ -15,6 +16,12 @@ bool saveWindowScreenshot(QWidget& window, const QString& file) {
   }
   if (shot.isNull()) shot = window.grab();
   return shot.save(file);
+}
+
+void capDocksForScreenshot(QWidget& window) {
+  for (const char* name : {"runs-dock", "log-dock", "comparison-dock"}) {
+    if (auto* dock = window.findChild<QDockWidget*>(name)) dock->setMaximumHeight(130);
+  }
 }
 
 }  // namespace mixerlab::gui

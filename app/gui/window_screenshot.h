@@ -11,4 +11,9 @@ namespace mixerlab::gui {
 
 bool saveWindowScreenshot(QWidget& window, const QString& file);
 
+// For a screenshot of a tab, the tab gets the room: the run list, log and comparison docks are
+// capped at a few rows (the process quits after the screenshot). resizeDocks would leave docks
+// restored from the saved window state as they were; lifting the cap gives them their height back.
+void capDocksForScreenshot(QWidget& window);
+
 }  // namespace mixerlab::gui

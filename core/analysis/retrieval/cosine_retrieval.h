@@ -15,6 +15,11 @@ struct RankedMatch {
 
 // query [D] against corpus [N, D]: the k best rows, best first (ties by lower index).
 std::vector<RankedMatch> rankByCosine(const at::Tensor& query, const at::Tensor& corpus, int64_t k);
+// The parts of rankByCosine: the [N] cosines of a [D] query with an [N, D] corpus (float64), the k
+// best rows of any [N] scores, and the 1-based rank of one row under that same order.
+at::Tensor cosineScores(const at::Tensor& query, const at::Tensor& corpus);
+std::vector<RankedMatch> topMatches(const at::Tensor& scores, int64_t k);
+int64_t rankOf(const at::Tensor& scores, int64_t index);
 
 // scores [N, C] (higher = better), labels[n] = the true candidate of row n: the fraction of rows
 // whose true candidate is among their k highest scores (k = 1: top-1 accuracy). A tie with the true

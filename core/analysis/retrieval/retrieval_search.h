@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/data/story_pairs.h"
+
 namespace mixerlab {
 
 struct SearchHit {
@@ -15,6 +17,12 @@ struct SearchHit {
   double score = 0;   // cosine similarity
   std::string story, summary;
   bool held_out = false;
+};
+
+struct SearchResult {
+  std::vector<SearchHit> hits;  // best first
+  int64_t marked_rank = 0;      // 1-based rank of the marked story among all stories; 0: none marked
+  double marked_score = 0;
 };
 
 class RetrievalSearch {
@@ -29,6 +37,15 @@ class RetrievalSearch {
   int64_t storyCount() const;
   // The k best stories for `text` (a summary or a few keywords), best first.
   std::vector<SearchHit> search(const std::string& text, int64_t k) const;
+  // The same, plus where story `marked_id` (the true match, when the user knows it) ranks among
+  // every story: how far a near miss is. marked_id < 0: none.
+  SearchResult search(const std::string& text, int64_t k, int64_t marked_id) const;
+
+  // The dataset's pairs: [0, trainCount()) train, the rest held out.
+  const std::vector<StoryPair>& pairs() const;
+  int64_t trainCount() const;
+  std::string architecture() const;  // the embedding model's family, e.g. "masked_mixer"
+  int64_t embeddingWidth() const;
   // Cosine top-1 / top-5 of the held-out summaries among `candidates` drawn per query (seeded).
   std::pair<double, double> heldOutAccuracy(int64_t candidates, uint64_t seed = 2) const;
 

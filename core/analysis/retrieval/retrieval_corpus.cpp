@@ -1,0 +1,94 @@
+// Retrieval corpora and their per-model dataset folders (see retrieval_corpus.h).
+#include "core/analysis/retrieval/retrieval_corpus.h"
+
+#include <cctype>
+
+#include "core/analysis/retrieval/retrieval_dataset.h"
+#include "core/util/error.h"
+#include "core/util/hashing.h"
+
+namespace mixerlab {
+namespace fs = std::filesystem;
+
+namespace {
+std::string folderSafe(const std::string& s) {
+  std::string out;
+  for (const char c : s) out += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ? c : '_';
+  return out.empty() ? "_" : out;
+}
+
+// The folder holds this model's embeddings of exactly these pairs, split the same way.
+bool matches(const fs::path& dir, const ModelSource& source, const std::vector<StoryPair>& pairs, double test_fraction) {
+  try {
+    if (!fs::exists(dir / "retrieval.json")) return false;
+    const RetrievalDataset d = loadRetrievalDataset(dir);
+    const auto n = static_cast<int64_t>(pairs.size());
+    const auto held_out = static_cast<int64_t>(std::ceil(test_fraction * static_cast<double>(n)));
+    const int64_t train = std::clamp<int64_t>(n - held_out, 1, n - 1);
+    if (d.source.untrained != source.untrained || d.source.run_name != source.run_name) return false;
+    if (fs::weakly_canonical(d.source.path) != fs::weakly_canonical(source.path)) return false;
+    if (d.train_count != train || d.pairs.size() != pairs.size()) return false;
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      if (d.pairs[i].summary != pairs[i].summary || d.pairs[i].story != pairs[i].story) return false;
+    }
+    return true;
+  } catch (const std::exception&) {
+    return false;  // unreadable or half-written: build it again
+  }
+}
+}  // namespace
+
+RetrievalCorpus RetrievalCorpus::synthetic(int64_t count, uint64_t seed) {
+  RetrievalCorpus c;
+  c.synthetic_count = count;
+  c.seed = seed;
+  return c;
+}
+
+RetrievalCorpus RetrievalCorpus::file(const fs::path& pairs_file) {
+  RetrievalCorpus c;
+  c.pairs_file = pairs_file;
+  return c;
+}
+
+std::string RetrievalCorpus::id() const {
+  if (pairs_file.empty()) return "synthetic-" + std::to_string(synthetic_count) + "-seed" + std::to_string(seed);
+  return "pairs-" + folderSafe(pairs_file.stem().string()) + "-" + hashHex(fs::absolute(pairs_file).string()).substr(0, 8);
+}
+
+std::string RetrievalCorpus::label() const {
+  if (pairs_file.empty()) return std::to_string(synthetic_count) + " synthetic stories (seed " + std::to_string(seed) + ")";
+  return pairs_file.filename().string();
+}
+
+std::vector<StoryPair> RetrievalCorpus::pairs() const {
+  if (!pairs_file.empty()) return readStoryPairs(pairs_file);
+  if (synthetic_count < 2) throw MixerLabError("a synthetic corpus needs at least 2 stories, got " + std::to_string(synthetic_count));
+  return syntheticStoryPairs(static_cast<size_t>(synthetic_count), seed);
+}
+
+std::string datasetFolderName(const ModelSource& source) {
+  std::string name;
+  if (!source.run_name.empty()) {
+    name = source.path.stem().string() + "-" + source.run_name;
+  } else if (source.path.parent_path().filename() == "checkpoints") {
+    name = source.path.parent_path().parent_path().filename().string() + "-" + source.path.filename().string();
+  } else {
+    name = source.path.parent_path().filename().string() + "-" + source.path.filename().string();
+  }
+  if (source.untrained) name += "-untrained";
+  return folderSafe(name);
+}
+
+EnsuredDataset ensureRetrievalDataset(const RetrievalCorpus& corpus, const ModelSource& source, const fs::path& root,
+                                      const std::function<void(size_t, size_t)>& progress,
+                                      const std::atomic<bool>* cancel) {
+  const std::vector<StoryPair> pairs = corpus.pairs();
+  EnsuredDataset out{root / corpus.id() / datasetFolderName(source), false};
+  if (matches(out.dir, source, pairs, corpus.test_fraction)) return out;
+  buildRetrievalDataset(source, pairs, corpus.test_fraction, EmbeddingSettings{}, out.dir, progress, cancel);
+  out.built = true;
+  return out;
+}
+
+}  // namespace mixerlab

@@ -1,0 +1,52 @@
+// A retrieval corpus (the synthetic stories or a JSON Lines pairs file) and the dataset folders the
+// workbench keeps for it, one per embedding model: <root>/<corpus id>/<model name>/. A folder built
+// earlier for the same model and the same pairs is reused; anything else is (re)built. This is how
+// the GUI's retrieval panel gets from "this corpus, that checkpoint" to a searchable dataset
+// without the user running `mixerlab retrieval build`. Torch-free header for Qt callers.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/analysis/model_source.h"
+#include "core/data/story_pairs.h"
+
+namespace mixerlab {
+
+struct RetrievalCorpus {
+  std::filesystem::path pairs_file;  // empty: synthetic stories
+  int64_t synthetic_count = 400;
+  uint64_t seed = 1;
+  double test_fraction = 0.1;  // the last ceil(fraction * N) pairs are held out
+
+  static RetrievalCorpus synthetic(int64_t count, uint64_t seed = 1);
+  static RetrievalCorpus file(const std::filesystem::path& pairs_file);
+
+  // A folder-safe name: "synthetic-400-seed1", or "pairs-<file stem>-<hash of its absolute path>".
+  std::string id() const;
+  std::string label() const;  // "400 synthetic stories (seed 1)" or the file name
+  // Reads the file (MixerLabError naming it when missing or malformed) or generates the stories.
+  std::vector<StoryPair> pairs() const;
+};
+
+// "<run>-step-00000300" for runs/<run>/checkpoints/step-00000300, "-untrained" appended for an
+// untrained twin; other folders by their last two path parts.
+std::string datasetFolderName(const ModelSource& source);
+
+struct EnsuredDataset {
+  std::filesystem::path dir;
+  bool built = false;  // false: an earlier folder was reused
+};
+
+// root/<corpus.id()>/<datasetFolderName(source)>, built (embedding every summary and story,
+// `progress(done, total)` as buildRetrievalDataset reports it; `cancel` stops it with
+// MixerLabError) unless it already holds this model's embeddings of exactly these pairs.
+EnsuredDataset ensureRetrievalDataset(const RetrievalCorpus& corpus, const ModelSource& source,
+                                      const std::filesystem::path& root,
+                                      const std::function<void(size_t, size_t)>& progress = {},
+                                      const std::atomic<bool>* cancel = nullptr);
+
+}  // namespace mixerlab
