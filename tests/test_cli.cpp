@@ -229,6 +229,17 @@ class TestCli : public QObject {
     QVERIFY(bad.err.contains("mixer, llama"));
     auto usage = runCli({"train"});
     QVERIFY(usage.exit_code != 0);  // CLI11 usage error
+    // Crashed before (issue 15): an empty timing list was averaged and indexed.
+    for (const char* steps : {"0", "-3"}) {
+      auto bench = runCli({"bench", "train", "--steps", steps, "--d-model", "16", "--layers", "1", "--context", "8"});
+      QVERIFY2(bench.exit_code > 0 && bench.err.contains("--steps"), qPrintable(bench.err));
+    }
+    // A run id is a folder name: "../escape" would have written outside the runs folder.
+    auto escape = runCli({"train", QString::fromStdString(project_.string()), "--run", "mixer", "--run-id", "../escape",
+                          "--max-steps", "1"});
+    QCOMPARE(escape.exit_code, 1);
+    QVERIFY2(escape.err.contains("--run-id \"../escape\""), qPrintable(escape.err));
+    QVERIFY(!fs::exists(project_.parent_path() / "escape"));
   }
 };
 

@@ -88,23 +88,28 @@ class TestTraining : public QObject {
     QVERIFY_THROWS_EXCEPTION(std::exception, train(project_, "mixer", dir, false));
   }
 
+  // A learning rate of 1e30 overflows the weights at the first resumed step, so the next loss is
+  // not finite: the run fails, says that the step-4 checkpoint is kept and how to fix it, and
+  // writes no checkpoint of the diverged weights.
   void nanLossFailsAndKeepsLastCheckpoint() {
     const fs::path dir = dir_ / "runs" / "nan";
     ProjectConfig project = project_;
     QCOMPARE(train(project, "mixer", dir, false, 4).state, RunState::Stopped);
     const fs::path ckpt = *latestCheckpoint(dir / "checkpoints");
-    // Poison the weights so the next forward pass produces NaN.
-    auto file = loadSafetensors(ckpt / "model.safetensors");
-    file.tensors["wte.weight"].fill_(std::numeric_limits<float>::quiet_NaN());
-    saveSafetensors(ckpt / "model.safetensors", file.tensors);
+    for (RunConfig& run : project.runs) {
+      run.train.learning_rate = 1e30;
+      run.train.warmup_steps = 0;
+    }
     const auto outcome = train(project, "mixer", dir, true);
     QCOMPARE(outcome.state, RunState::Failed);
-    QVERIFY(QString::fromStdString(outcome.reason).contains("NaN"));
+    const QString reason = QString::fromStdString(outcome.reason);
+    QVERIFY2(reason.contains("NaN") || reason.contains("infinite"), qPrintable(reason));
+    QVERIFY2(reason.contains("the last checkpoint (step 4"), qPrintable(reason));
     const auto status = readRunStatus(dir);
     QCOMPARE(status->state, RunState::Failed);
     QVERIFY(QString::fromStdString(status->reason).contains("learning_rate"));
     QCOMPARE(*latestCheckpoint(dir / "checkpoints"), ckpt);  // nothing newer was written
-    QCOMPARE(readMetrics(dir / "metrics.jsonl").back().step, int64_t{4});
+    QCOMPARE(readMetrics(dir / "metrics.jsonl").back().step <= 6, true);
   }
 };
 

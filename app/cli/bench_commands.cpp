@@ -12,6 +12,7 @@
 #include "core/runs/run_directory.h"
 #include "core/train/device.h"
 #include "core/train/gradients.h"
+#include "core/util/error.h"
 #include "kernels/selective_scan.h"
 
 namespace mixerlab::cli {
@@ -41,6 +42,7 @@ int benchTrain(const BenchOptions& o) {
     optimizer.step();
     return loss.item<double>();
   };
+  if (o.steps < 1) throw MixerLabError("bench train needs --steps of at least 1, got " + std::to_string(o.steps));
   for (int64_t i = 0; i < o.warmup; ++i) step();
   std::vector<double> step_ms;
   for (int64_t i = 0; i < o.steps; ++i) {
@@ -96,28 +98,28 @@ void addBenchCommands(CLI::App& app, Action& action) {
   bench->require_subcommand(1);
   auto* train = bench->add_subcommand("train", "Training throughput on random tokens (tokens/s)");
   train->add_option("--arch", o->model.arch, "Architecture (" + architectureNames() + ")");
-  train->add_option("--d-model", o->model.d_model, "Hidden size D");
-  train->add_option("--layers", o->model.n_layers, "Number of blocks N");
-  train->add_option("--context", o->model.context_length, "Context length T");
-  train->add_option("--heads", o->model.n_heads, "Attention heads (transformers)");
-  train->add_option("--kernel-size", o->model.kernel_size, "Token-mixing kernel size (mixers)");
-  train->add_option("--vocab", o->model.vocab_size, "Vocabulary size V");
-  train->add_option("--batch", o->batch, "Batch size");
-  train->add_option("--steps", o->steps, "Timed steps");
-  train->add_option("--warmup", o->warmup, "Untimed warm-up steps");
-  train->add_option("--threads", o->threads, "CPU threads (0 = all cores)");
+  train->add_option("--d-model", o->model.d_model, "Hidden size D")->check(CLI::PositiveNumber);
+  train->add_option("--layers", o->model.n_layers, "Number of blocks N")->check(CLI::PositiveNumber);
+  train->add_option("--context", o->model.context_length, "Context length T")->check(CLI::PositiveNumber);
+  train->add_option("--heads", o->model.n_heads, "Attention heads (transformers)")->check(CLI::PositiveNumber);
+  train->add_option("--kernel-size", o->model.kernel_size, "Token-mixing kernel size (mixers)")->check(CLI::PositiveNumber);
+  train->add_option("--vocab", o->model.vocab_size, "Vocabulary size V")->check(CLI::PositiveNumber);
+  train->add_option("--batch", o->batch, "Batch size")->check(CLI::PositiveNumber);
+  train->add_option("--steps", o->steps, "Timed steps")->check(CLI::PositiveNumber);
+  train->add_option("--warmup", o->warmup, "Untimed warm-up steps")->check(CLI::NonNegativeNumber);
+  train->add_option("--threads", o->threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
   train->add_option("--device", o->device, "cpu, cuda or auto");
   train->callback([o, &action]() { action = [o]() { return benchTrain(*o); }; });
 
   auto s = std::make_shared<ScanBenchOptions>();
   auto* scan = bench->add_subcommand("scan", "Selective-scan (SSM recurrence) time per forward call, by scan mode");
-  scan->add_option("--batch", s->batch, "Batch B");
-  scan->add_option("--length", s->length, "Sequence length L");
-  scan->add_option("--channels", s->channels, "Inner channels E");
-  scan->add_option("--state", s->state, "State size N");
-  scan->add_option("--chunk-size", s->chunk_size, "Chunk size of the chunked scan");
+  scan->add_option("--batch", s->batch, "Batch B")->check(CLI::PositiveNumber);
+  scan->add_option("--length", s->length, "Sequence length L")->check(CLI::PositiveNumber);
+  scan->add_option("--channels", s->channels, "Inner channels E")->check(CLI::PositiveNumber);
+  scan->add_option("--state", s->state, "State size N")->check(CLI::PositiveNumber);
+  scan->add_option("--chunk-size", s->chunk_size, "Chunk size of the chunked scan")->check(CLI::PositiveNumber);
   scan->add_option("--repeats", s->repeats, "Timed calls per mode");
-  scan->add_option("--threads", s->threads, "CPU threads (0 = all cores)");
+  scan->add_option("--threads", s->threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
   scan->add_option("--mode", s->mode, "all, sequential, parallel or chunked")
       ->check(CLI::IsMember({"all", "sequential", "parallel", "chunked"}));
   scan->callback([s, &action]() { action = [s]() { return benchScan(*s); }; });

@@ -107,14 +107,14 @@ void addGenerateBench(CLI::App& bench, Action& action) {
   auto* cmd = bench.add_subcommand(
       "generate", "Greedy decoding tokens/s: full forward per token vs cached / KV-cache / recurrent decoders");
   cmd->add_option("--arch", o->archs, "Architectures to time (masked_mixer, llama, gpt, transfixer, mamba)");
-  cmd->add_option("--d-model", o->d_model, "Hidden size D");
-  cmd->add_option("--layers", o->layers, "Number of blocks N");
-  cmd->add_option("--context", o->context, "Context length T");
-  cmd->add_option("--vocab", o->vocab, "Vocabulary size V");
-  cmd->add_option("--heads", o->heads, "Attention heads (transformers)");
-  cmd->add_option("--prompts", o->prompts, "Prompt lengths in tokens")->delimiter(',');
-  cmd->add_option("--new-tokens", o->new_tokens, "Tokens to generate (fewer when the window is shorter)");
-  cmd->add_option("--threads", o->threads, "CPU threads (0 = all cores)");
+  cmd->add_option("--d-model", o->d_model, "Hidden size D")->check(CLI::PositiveNumber);
+  cmd->add_option("--layers", o->layers, "Number of blocks N")->check(CLI::PositiveNumber);
+  cmd->add_option("--context", o->context, "Context length T")->check(CLI::PositiveNumber);
+  cmd->add_option("--vocab", o->vocab, "Vocabulary size V")->check(CLI::PositiveNumber);
+  cmd->add_option("--heads", o->heads, "Attention heads (transformers)")->check(CLI::PositiveNumber);
+  cmd->add_option("--prompts", o->prompts, "Prompt lengths in tokens")->delimiter(',')->check(CLI::PositiveNumber);
+  cmd->add_option("--new-tokens", o->new_tokens, "Tokens to generate (fewer when the window is shorter)")->check(CLI::PositiveNumber);
+  cmd->add_option("--threads", o->threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
   cmd->callback([o, &action]() { action = [o]() { return benchGenerate(*o); }; });
 }
 

@@ -9,6 +9,7 @@
 #include "app/cli/progress_bar.h"
 #include "core/config/project_config.h"
 #include "core/train/trainer.h"
+#include "core/util/folder_name.h"
 
 namespace mixerlab::cli {
 namespace fs = std::filesystem;
@@ -34,6 +35,7 @@ struct TrainOptions {
 };
 
 int trainOne(const ProjectConfig& project, const TrainOptions& o) {
+  if (!o.run_id.empty()) requireFolderName(o.run_id, "--run-id");  // "../x" would leave the runs folder
   RunConfig run = project.run(o.run);
   if (o.max_steps > 0) {
     run.train.max_steps = o.max_steps;

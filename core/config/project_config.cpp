@@ -11,6 +11,7 @@
 #include "core/models/objectives.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/folder_name.h"
 #include "core/util/json_fields.h"
 
 namespace mixerlab {
@@ -149,10 +150,8 @@ ProjectConfig parseProject(const nlohmann::json& document, const fs::path& path,
     JsonFields run(run_array[i], source, run_path);
     RunConfig rc;
     runFields().readInto(run, rc);
-    for (char c : rc.name) {
-      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
-        run.fail("name", "\"" + rc.name + "\" may only contain letters, digits, '-', '_' and '.' (it names a folder)");
-      }
+    if (const std::string problem = folderNameProblem(rc.name); !problem.empty()) {
+      run.fail("name", "\"" + rc.name + "\" " + problem);
     }
     if (!seen.insert(rc.name).second) run.fail("name", "duplicate run name \"" + rc.name + "\"");
     run.accept("model");

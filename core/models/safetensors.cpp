@@ -9,6 +9,7 @@
 
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/hashing.h"
 
 namespace mixerlab {
 namespace {
@@ -48,7 +49,6 @@ std::string shapeText(at::IntArrayRef sizes) {
 void saveSafetensors(const std::filesystem::path& path, const std::map<std::string, at::Tensor>& tensors,
                      const std::map<std::string, std::string>& metadata) {
   nlohmann::json header = nlohmann::json::object();
-  if (!metadata.empty()) header["__metadata__"] = metadata;
   std::vector<at::Tensor> ordered;
   size_t offset = 0;
   for (const auto& [name, tensor] : tensors) {  // std::map: sorted names, deterministic files
@@ -60,18 +60,24 @@ void saveSafetensors(const std::filesystem::path& path, const std::map<std::stri
     offset += bytes;
     ordered.push_back(cpu);
   }
+  std::string data(offset, '\0');
+  char* at = data.data();
+  for (const auto& t : ordered) {
+    const size_t bytes = t.numel() * t.element_size();
+    if (bytes) std::memcpy(at, t.data_ptr(), bytes);
+    at += bytes;
+  }
+  // A checksum of the tensor bytes, so a damaged file fails to load instead of loading wrong weights.
+  std::map<std::string, std::string> meta = metadata;
+  meta[kSafetensorsChecksumKey] = hashHex(data);
+  header["__metadata__"] = meta;
   std::string header_text = header.dump();
   header_text.append((8 - header_text.size() % 8) % 8, ' ');  // keep the data 8-byte aligned
-  std::string blob(8 + header_text.size() + offset, '\0');
+  std::string blob(8 + header_text.size(), '\0');
   const uint64_t header_size = header_text.size();
   for (int i = 0; i < 8; ++i) blob[i] = static_cast<char>((header_size >> (8 * i)) & 0xff);
   std::memcpy(blob.data() + 8, header_text.data(), header_text.size());
-  char* data = blob.data() + 8 + header_text.size();
-  for (const auto& t : ordered) {
-    const size_t bytes = t.numel() * t.element_size();
-    if (bytes) std::memcpy(data, t.data_ptr(), bytes);
-    data += bytes;
-  }
+  blob += data;
   writeFileAtomic(path, blob);
 }
 
@@ -91,6 +97,15 @@ SafetensorsFile loadSafetensors(const std::filesystem::path& path) {
   }
   const size_t data_start = 8 + header_size;
   const size_t data_size = blob.size() - data_start;
+  if (header.contains("__metadata__") && header["__metadata__"].contains(kSafetensorsChecksumKey)) {
+    const std::string stored = header["__metadata__"][kSafetensorsChecksumKey].get<std::string>();
+    const std::string computed = hashHex(std::string_view(blob).substr(data_start));
+    if (stored != computed) {
+      throw MixerLabError(source + ": the tensor data does not match its checksum (stored " + stored + ", computed " +
+                              computed + "): the file is damaged",
+                          "use an earlier checkpoint (train --resume falls back to the newest intact one) or re-export it");
+    }
+  }
   SafetensorsFile file;
   for (const auto& [name, entry] : header.items()) {
     if (name == "__metadata__") {

@@ -20,7 +20,12 @@ struct SafetensorsFile {
   std::map<std::string, std::string> metadata;
 };
 
+// Metadata key of the FNV-1a checksum of the tensor bytes that saveSafetensors records and
+// loadSafetensors verifies when present (files from elsewhere have none and load unchecked).
+inline constexpr const char* kSafetensorsChecksumKey = "mixerlab_data_fnv1a64";
+
 // Writes atomically (temporary name + rename). Tensors are moved to CPU and made contiguous.
+
 void saveSafetensors(const std::filesystem::path& path, const std::map<std::string, at::Tensor>& tensors,
                      const std::map<std::string, std::string>& metadata = {});
 

@@ -151,13 +151,15 @@ std::vector<MetricsRecord> MetricsTail::poll() {
   return out;
 }
 
-void truncateMetricsAfterStep(const fs::path& path, int64_t last_step) {
-  if (!fs::exists(path)) return;
+int truncateMetricsAfterStep(const fs::path& path, int64_t last_step) {
+  if (!fs::exists(path)) return 0;
   std::string kept;
-  for (const auto& r : readMetrics(path)) {
+  int skipped = 0;
+  for (const auto& r : readMetrics(path, &skipped)) {
     if (r.step <= last_step) kept += r.toJsonLine() + "\n";
   }
   writeFileAtomic(path, kept);
+  return skipped;
 }
 
 }  // namespace mixerlab

@@ -64,7 +64,8 @@ class MetricsTail {
 };
 
 // Keeps only records with step <= last_step (atomic rewrite). Used on resume so that steps redone
-// after the last checkpoint are not logged twice.
-void truncateMetricsAfterStep(const std::filesystem::path& path, int64_t last_step);
+// after the last checkpoint are not logged twice. Returns how many unreadable lines it dropped, so
+// the caller can say so.
+int truncateMetricsAfterStep(const std::filesystem::path& path, int64_t last_step);
 
 }  // namespace mixerlab

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <mutex>
 #include <regex>
+#include <sstream>
 
 #include <torch/torch.h>
 
@@ -12,6 +13,7 @@
 #include "core/runs/run_directory.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/hashing.h"
 
 namespace mixerlab {
 namespace fs = std::filesystem;
@@ -41,18 +43,47 @@ TrainerState TrainerState::fromJson(const nlohmann::json& j) {
 }
 
 namespace {
+constexpr const char* kChecksumsKey = "file_fnv1a64";
+
+// The bytes of a checkpoint file, checked against the checksum trainer_state.json recorded for it
+// (checkpoints written before checksums were recorded are read unchecked).
+std::string readCheckedFile(const fs::path& dir, const std::string& name) {
+  const fs::path path = dir / name;
+  std::string bytes = readFile(path);
+  nlohmann::json state;
+  try {
+    state = nlohmann::json::parse(readFile(dir / "trainer_state.json"));
+  } catch (const std::exception&) {
+    return bytes;  // readTrainerState reports a malformed state file
+  }
+  if (state.contains(kChecksumsKey) && state[kChecksumsKey].contains(name)) {
+    const std::string stored = state[kChecksumsKey][name].get<std::string>();
+    const std::string computed = hashHex(bytes);
+    if (stored != computed) {
+      throw MixerLabError(path.string() + ": does not match the checksum in trainer_state.json (stored " + stored +
+                              ", computed " + computed + "): the file is damaged",
+                          "use an earlier checkpoint (train --resume falls back to the newest intact one)");
+    }
+  }
+  return bytes;
+}
+
 std::string stepFolderName(int64_t step) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "step-%08lld", static_cast<long long>(step));
   return buf;
 }
 
+bool isStepFolderName(const std::string& name) {
+  static const std::regex pattern("step-[0-9]{8}");
+  return std::regex_match(name, pattern);
+}
+
 std::vector<fs::path> completeCheckpoints(const fs::path& dir) {
   std::vector<fs::path> found;
   if (!fs::exists(dir)) return found;
-  static const std::regex pattern("step-[0-9]{8}");
   for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.is_directory() && std::regex_match(entry.path().filename().string(), pattern) &&
+    if (entry.is_directory() && isStepFolderName(entry.path().filename().string()) &&
         fs::exists(entry.path() / "trainer_state.json")) {
       found.push_back(entry.path());
     }
@@ -64,9 +95,26 @@ std::vector<fs::path> completeCheckpoints(const fs::path& dir) {
 
 std::vector<fs::path> listCheckpoints(const fs::path& checkpoints_dir) { return completeCheckpoints(checkpoints_dir); }
 
+std::vector<fs::path> removePartialCheckpoints(const fs::path& checkpoints_dir) {
+  std::vector<fs::path> removed;
+  if (!fs::exists(checkpoints_dir)) return removed;
+  for (const auto& entry : fs::directory_iterator(checkpoints_dir)) {
+    if (entry.path().filename().string().rfind(".partial-", 0) == 0) removed.push_back(entry.path());
+  }
+  for (const fs::path& p : removed) fs::remove_all(p);
+  return removed;
+}
+
 fs::path saveCheckpoint(const fs::path& checkpoints_dir, LanguageModel& model, torch::optim::Optimizer& optimizer,
                         const TrainerState& state, const nlohmann::json& checkpoint_config,
                         const fs::path& tokenizer_model, int64_t keep_last) {
+  for (const auto& p : model.parameters()) {
+    if (!torch::isfinite(p).all().item<bool>()) {
+      throw MixerLabError("not writing checkpoint " + stepFolderName(state.step) +
+                              ": the model's weights are not finite (the run has diverged)",
+                          "resume from the previous checkpoint with a lower train.learning_rate");
+    }
+  }
   fs::create_directories(checkpoints_dir);
   const std::string name = stepFolderName(state.step);
   const fs::path partial = checkpoints_dir / (".partial-" + name);
@@ -76,13 +124,23 @@ fs::path saveCheckpoint(const fs::path& checkpoints_dir, LanguageModel& model, t
   try {
     saveSafetensors(partial / "model.safetensors", model.exportTensors(),
                     {{"format", "pt"}, {"arch", model.config().arch}, {"step", std::to_string(state.step)}});
+    // Serialized in memory and written by writeFileAtomic (fsync, ENOSPC as an error): LibTorch's
+    // file writer throws from a destructor when the disk fills, which aborts the process.
+    std::ostringstream optimizer_bytes, rng_bytes;
     torch::serialize::OutputArchive archive;
     optimizer.save(archive);
-    archive.save_to((partial / "optimizer.pt").string());
-    torch::save(at::detail::getDefaultCPUGenerator().get_state(), (partial / "rng.pt").string());
+    archive.save_to(optimizer_bytes);
+    torch::save(at::detail::getDefaultCPUGenerator().get_state(), rng_bytes);
+    const std::string optimizer_file = optimizer_bytes.str(), rng_file = rng_bytes.str();
+    writeFileAtomic(partial / "optimizer.pt", optimizer_file);
+    writeFileAtomic(partial / "rng.pt", rng_file);
     writeFileAtomic(checkpointConfigFile(partial), checkpoint_config.dump(2) + "\n");
     if (!tokenizer_model.empty()) fs::copy_file(tokenizer_model, checkpointTokenizerFile(partial));
-    writeFileAtomic(partial / "trainer_state.json", state.toJson().dump(2) + "\n");
+    // LibTorch's archives are not checked when read: their checksums travel in trainer_state.json
+    // (model.safetensors carries its own), written last, so a complete checkpoint vouches for them.
+    nlohmann::json trainer_state = state.toJson();
+    trainer_state[kChecksumsKey] = {{"optimizer.pt", hashHex(optimizer_file)}, {"rng.pt", hashHex(rng_file)}};
+    writeFileAtomic(partial / "trainer_state.json", trainer_state.dump(2) + "\n");
     syncDirectory(partial);
     fs::remove_all(final_dir);  // a resumed run may redo a step it had checkpointed
     renameAtomic(partial, final_dir);
@@ -106,8 +164,10 @@ fs::path saveCheckpoint(const fs::path& checkpoints_dir, LanguageModel& model, t
 std::optional<fs::path> latestCheckpoint(const fs::path& checkpoints_dir) {
   try {
     auto j = nlohmann::json::parse(readFile(checkpoints_dir / "latest.json"));
-    fs::path dir = checkpoints_dir / j.at("checkpoint").get<std::string>();
-    if (fs::exists(dir / "trainer_state.json")) return dir;
+    const std::string name = j.at("checkpoint").get<std::string>();
+    // Only a step folder of this run: a hand-edited "../.." never leads outside it.
+    const fs::path dir = checkpoints_dir / name;
+    if (isStepFolderName(name) && fs::exists(dir / "trainer_state.json")) return dir;
   } catch (const std::exception&) {
   }
   auto all = completeCheckpoints(checkpoints_dir);
@@ -171,19 +231,32 @@ void loadModelWeights(LanguageModel& model, const fs::path& dir) {
 }
 
 void loadOptimizerState(torch::optim::Optimizer& optimizer, const fs::path& dir) {
-  torch::serialize::InputArchive archive;
-  archive.load_from((dir / "optimizer.pt").string());
-  optimizer.load(archive);
+  const fs::path path = dir / "optimizer.pt";
+  try {
+    std::istringstream bytes(readCheckedFile(dir, "optimizer.pt"));
+    torch::serialize::InputArchive archive;
+    archive.load_from(bytes);
+    optimizer.load(archive);
+  } catch (const c10::Error& e) {
+    throw MixerLabError(path.string() + ": unreadable optimizer state (" + e.what_without_backtrace() + ")",
+                        "the file is damaged; use an earlier checkpoint (train --resume falls back to one)");
+  }
 }
 
 void restoreRngState(const fs::path& dir) {
   const fs::path path = dir / "rng.pt";
   if (!fs::exists(path)) return;
   at::Tensor state;
-  torch::load(state, path.string());
-  at::Generator generator = at::detail::getDefaultCPUGenerator();  // a handle sharing the default generator
-  std::lock_guard<std::mutex> lock(generator.mutex());
-  generator.set_state(state);
+  try {
+    std::istringstream bytes(readCheckedFile(dir, "rng.pt"));
+    torch::load(state, bytes);
+    at::Generator generator = at::detail::getDefaultCPUGenerator();  // a handle sharing the default generator
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(state);
+  } catch (const c10::Error& e) {
+    throw MixerLabError(path.string() + ": unreadable random-number state (" + e.what_without_backtrace() + ")",
+                        "the file is damaged; use an earlier checkpoint (train --resume falls back to one)");
+  }
 }
 
 LanguageModelPtr loadModelFromCheckpoint(const fs::path& dir) {

@@ -1,6 +1,8 @@
 // Checkpoints: checkpoints/step-<N>/ holds model.safetensors (research tensor names), optimizer.pt,
 // trainer_state.json (step, tokens, wall time, data position), rng.pt, config.json and a copy of
-// the tokenizer, so a checkpoint folder is self-contained for eval/score/export. A checkpoint is
+// the tokenizer, so a checkpoint folder is self-contained for eval/score/export. Every binary file
+// is checksummed (model.safetensors in its header, optimizer.pt and rng.pt in trainer_state.json)
+// and checked when read, so a damaged checkpoint fails to load instead of loading wrong. A checkpoint is
 // written to a temporary folder and renamed into place, then checkpoints/latest.json is updated
 // atomically; a crash at any point leaves the previous checkpoint intact.
 #pragma once
@@ -44,7 +46,12 @@ std::filesystem::path saveCheckpoint(const std::filesystem::path& checkpoints_di
 // Every complete step-<N> folder under checkpoints_dir, oldest first.
 std::vector<std::filesystem::path> listCheckpoints(const std::filesystem::path& checkpoints_dir);
 
-// The folder named by checkpoints/latest.json, falling back to the highest complete step-<N>.
+// Removes the .partial-* folders a killed or failed checkpoint write left behind (they can hold
+// most of a full disk); returns what it removed. Call only while holding the run's lock.
+std::vector<std::filesystem::path> removePartialCheckpoints(const std::filesystem::path& checkpoints_dir);
+
+// The folder named by checkpoints/latest.json (only a step-<N> folder inside checkpoints_dir),
+// falling back to the highest complete step-<N>.
 std::optional<std::filesystem::path> latestCheckpoint(const std::filesystem::path& checkpoints_dir);
 
 // Accepts a checkpoint folder, a run folder (uses its latest checkpoint) or a checkpoints/ folder.

@@ -35,7 +35,12 @@ double evaluateLoss(LanguageModel& model, const std::vector<Batch>& batches, con
     weight_sum += weight;
   }
   model.train(was_training);
-  return weight_sum > 0 ? loss_sum / weight_sum : 0.0;
+  if (weight_sum == 0) {
+    throw MixerLabError("the eval split has no target token to score (" + std::to_string(batches.size()) +
+                            " batches), so there is no eval loss",
+                        "use a longer eval text, a shorter model.context_length, or train.batch_mode \"padded\"");
+  }
+  return loss_sum / weight_sum;
 }
 
 }  // namespace mixerlab

@@ -1,6 +1,8 @@
 // Run start policy, device set-up and run.json (see run_start.h).
 #include "core/train/run_start.h"
 
+#include <algorithm>
+
 #include <torch/torch.h>
 
 #include "core/models/model_registry.h"
@@ -52,10 +54,49 @@ void copyParentMetrics(const fs::path& checkpoint_dir, const fs::path& metrics_p
 }
 
 TrainerState restoreFrom(const fs::path& checkpoint, LanguageModel& model, torch::optim::Optimizer& optimizer) {
+  TrainerState state = readTrainerState(checkpoint);
   loadModelWeights(model, checkpoint);
+  for (const auto& p : model.parameters()) {
+    if (!torch::isfinite(p).all().item<bool>()) {
+      throw MixerLabError(checkpoint.string() + ": the model's weights are not finite (it was written after the run "
+                              "diverged)",
+                          "resume from an earlier checkpoint");
+    }
+  }
   loadOptimizerState(optimizer, checkpoint);
   restoreRngState(checkpoint);
-  return readTrainerState(checkpoint);
+  return state;
+}
+
+// The newest checkpoint that loads, trying latest.json's first and then every older one: a damaged
+// latest checkpoint (a torn disk, a bad copy) costs the steps since the one before, not the run.
+std::optional<TrainerState> restoreNewestIntact(const RunPaths& paths, LanguageModel& model,
+                                                torch::optim::Optimizer& optimizer, RunLog& log) {
+  std::vector<fs::path> candidates = listCheckpoints(paths.checkpoints());
+  std::reverse(candidates.begin(), candidates.end());
+  if (const auto latest = latestCheckpoint(paths.checkpoints())) {
+    candidates.erase(std::remove(candidates.begin(), candidates.end(), *latest), candidates.end());
+    candidates.insert(candidates.begin(), *latest);
+  }
+  std::string failures;
+  for (const fs::path& checkpoint : candidates) {
+    try {
+      TrainerState state = restoreFrom(checkpoint, model, optimizer);
+      if (!failures.empty()) {
+        log.warn("resuming from the newest intact checkpoint, " + checkpoint.filename().string() + "; skipped:" + failures);
+      }
+      log.info("resumed from " + checkpoint.string() + " at step " + std::to_string(state.step));
+      return state;
+    } catch (const std::exception& e) {
+      log.warn("cannot resume from " + checkpoint.string() + ": " + e.what());
+      failures += " " + checkpoint.filename().string() + " (" + e.what() + ")";
+    }
+  }
+  if (!failures.empty()) {
+    throw MixerLabError("no checkpoint of " + paths.root.string() + " could be loaded:" + failures,
+                        "restore a checkpoint folder from a backup, or start the run again under another --run-id");
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -98,16 +139,15 @@ TrainerState restoreRunStart(const StartPlan& plan, const RunPaths& paths, Langu
     log.info("forked from " + plan.fork_checkpoint.string() + " at step " + std::to_string(state.step));
     return state;
   }
-  const auto latest = plan.kind == StartKind::Resume ? latestCheckpoint(paths.checkpoints()) : std::nullopt;
-  if (latest) {
-    TrainerState state = restoreFrom(*latest, model, optimizer);
-    truncateMetricsAfterStep(paths.metrics(), state.step);
-    log.info("resumed from " + latest->string() + " at step " + std::to_string(state.step));
-    return state;
+  const auto restored = plan.kind == StartKind::Resume ? restoreNewestIntact(paths, model, optimizer, log) : std::nullopt;
+  const int64_t kept_step = restored ? restored->step : -1;
+  if (plan.kind == StartKind::Resume && !restored) log.info("no checkpoint to resume from; starting from step 0");
+  const int skipped = truncateMetricsAfterStep(paths.metrics(), kept_step);
+  if (skipped > 0) {
+    log.warn(std::to_string(skipped) + " unreadable line(s) of " + paths.metrics().string() +
+             " were dropped (a torn write or a hand edit); the records around them are kept");
   }
-  if (plan.kind == StartKind::Resume) log.info("no checkpoint to resume from; starting from step 0");
-  truncateMetricsAfterStep(paths.metrics(), -1);
-  return TrainerState{};
+  return restored ? *restored : TrainerState{};
 }
 
 void recordRunStart(const TrainRequest& req, const StartPlan& plan, const RunPaths& paths, const TrainDevice& device,

@@ -13,7 +13,9 @@
 #include "core/runs/metrics_log.h"
 #include "core/runs/run_directory.h"
 #include "core/runs/run_info.h"
+#include "core/runs/run_lock.h"
 #include "core/runs/run_log.h"
+#include "core/runs/run_status.h"
 #include "core/train/checkpoint.h"
 #include "core/train/evaluator.h"
 #include "core/train/lr_schedule.h"
@@ -22,6 +24,8 @@
 #include "core/train/train_cadence.h"
 #include "core/train/train_metrics.h"
 #include "core/train/train_step.h"
+#include "core/util/error.h"
+#include "core/util/folder_name.h"
 
 namespace mixerlab {
 namespace fs = std::filesystem;
@@ -31,12 +35,22 @@ namespace {
 
 double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-std::string nonFiniteLossReason(double loss, int64_t step, double lr) {
+// Says which checkpoint a resume would start from: checkpoints are only written with finite
+// weights (saveCheckpoint refuses others), so the latest one predates the divergence.
+std::string nonFiniteLossReason(double loss, int64_t step, double lr, const fs::path& checkpoints_dir) {
+  const auto latest = latestCheckpoint(checkpoints_dir);
+  const std::string kept = latest ? "the last checkpoint (step " + std::to_string(readTrainerState(*latest).step) +
+                                        ", written before the loss diverged) is kept"
+                                  : "no checkpoint was written before it, so a resume starts from step 0";
   return "loss became " + std::string(std::isnan(loss) ? "NaN" : "infinite") + " at step " + std::to_string(step) +
-         " (learning rate " + std::to_string(lr) +
-         "); the last good checkpoint is kept: lower train.learning_rate, raise "
-         "train.warmup_steps or set train.grad_clip_norm, then --resume";
+         " (learning rate " + std::to_string(lr) + "); " + kept +
+         ": lower train.learning_rate, raise train.warmup_steps or set train.grad_clip_norm, then --resume";
 }
+
+// A logged train loss this far above ln(vocabulary), the loss of guessing uniformly, means the run
+// has diverged even though the loss is still finite.
+constexpr double kDivergedLossOverUniform = 1.5;
+constexpr double kStatusEverySeconds = 2.0;  // status.json's step while training, at most this often
 
 // Says where the learning rate decays to, since a time-only budget takes its horizon from epochs.
 void logSchedule(const TrainConfig& tc, int64_t horizon, RunLog& log) {
@@ -91,6 +105,13 @@ TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const 
 
   MetricsWriter metrics(paths.metrics());
   const auto eval_batches = makeEvalBatches(*data.eval_examples, tc.batch_size, tc.eval_batches);
+  if (eval_batches.empty()) {
+    throw MixerLabError("the eval split gives no example of " + std::to_string(run.model.context_length + 1) +
+                            " tokens (model.context_length " + std::to_string(run.model.context_length) +
+                            " with train.batch_mode \"" + tc.batch_mode + "\"), so the run would have no eval loss",
+                        "use a longer eval text (corpus.eval), a shorter model.context_length, or train.batch_mode "
+                        "\"padded\"");
+  }
   const EvalWeighting eval_weighting = parseEvalWeighting(tc.eval_weighting);
   const int64_t horizon = tc.scheduleHorizon(tc.batch_size * run.model.context_length * tc.grad_accum_steps,
                                              data.train_examples->numExamples() / tc.batch_size);
@@ -101,12 +122,17 @@ TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const 
   auto learningRate = [&](int64_t step) {
     return learningRateAt(step, tc.learning_rate, tc.warmup_steps, horizon, tc.schedule, tc.min_lr_ratio);
   };
+  auto last_status = Clock::now();
   auto writeCheckpoint = [&]() {
     metrics.sync();
     auto dir = saveCheckpoint(paths.checkpoints(), *model, optimizer, state, checkpoint_config, data.tokenizer_path,
                               tc.keep_checkpoints);
     log.info("checkpoint " + dir.filename().string());
+    status.set(RunState::Running, "", state.step, state.tokens);
+    last_status = Clock::now();
   };
+  const double diverged_loss = kDivergedLossOverUniform * std::log(static_cast<double>(run.model.vocab_size));
+  std::string divergence_warning;  // the first sign of divergence, kept for the final status
   auto evaluate = [&]() {
     const double loss = evaluateLoss(*model, eval_batches, device.device, eval_weighting);
     if (!state.best_eval_loss || loss < *state.best_eval_loss) state.best_eval_loss = loss;
@@ -137,7 +163,7 @@ TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const 
     const double lr = learningRate(state.step);
     const StepOutcome step = runTrainStep(*model, optimizer, loader, tc, device.device, lr, state);
     if (step.non_finite_loss) {
-      const std::string reason = nonFiniteLossReason(*step.non_finite_loss, state.step + 1, lr);
+      const std::string reason = nonFiniteLossReason(*step.non_finite_loss, state.step + 1, lr, paths.checkpoints());
       status.set(RunState::Failed, reason, state.step, state.tokens);
       log.error(reason);
       return {RunState::Failed, reason, state.step, state.best_eval_loss};
@@ -166,6 +192,17 @@ TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const 
       record.tokens_per_s = window.tokensPerSecond();
       metrics.append(record);
       reportProgress(req, budget, state, record);
+      if (record.train_loss && *record.train_loss > diverged_loss && divergence_warning.empty()) {
+        divergence_warning = "train loss " + std::to_string(*record.train_loss) + " at step " +
+                             std::to_string(state.step) + " is far above ln(vocab) = " +
+                             std::to_string(std::log(static_cast<double>(run.model.vocab_size))) +
+                             " (guessing uniformly): the run has probably diverged; lower train.learning_rate";
+        log.warn(divergence_warning);
+      }
+      if (secondsSince(last_status) >= kStatusEverySeconds) {
+        status.set(RunState::Running, "", state.step, state.tokens);
+        last_status = Clock::now();
+      }
     }
     if (cadence.checkpointDue(state.step, final_step)) {
       writeCheckpoint();
@@ -173,7 +210,8 @@ TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const 
     }
   }
   if (last_checkpoint_step != state.step || !latestCheckpoint(paths.checkpoints())) writeCheckpoint();
-  status.set(RunState::Finished, "", state.step, state.tokens);
+  status.set(RunState::Finished, divergence_warning.empty() ? "" : "warning: " + divergence_warning, state.step,
+             state.tokens);
   log.info("finished at step " + std::to_string(state.step) + ", best eval loss " +
            (state.best_eval_loss ? std::to_string(*state.best_eval_loss) : std::string("n/a")));
   return {RunState::Finished, "", state.step, state.best_eval_loss};
@@ -183,11 +221,21 @@ TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const 
 
 TrainOutcome trainRun(const TrainRequest& req) {
   const RunPaths paths{req.run_dir};
+  requireFolderName(paths.root.filename().string(), "run folder name (--run-id)");
+  const RunLock lock(paths.root);            // before anything is read or written: one writer per run
   const StartPlan plan = planRunStart(req);  // throws before anything is written
   fs::create_directories(paths.checkpoints());
   RunLog log(paths.log(), req.on_log);
+  for (const fs::path& partial : removePartialCheckpoints(paths.checkpoints())) {
+    log.warn("removed " + partial.filename().string() + ", left by a checkpoint write that did not finish");
+  }
   RunStatusRecorder status(paths.root);
   TrainerState state;
+  // A resume that fails before restoring keeps the step the run had reached.
+  if (const auto previous = readRunStatus(paths.root); previous && req.resume) {
+    state.step = previous->step;
+    state.tokens = previous->tokens;
+  }
   try {
     return trainSession(req, plan, paths, log, status, state);
   } catch (const std::exception& e) {

@@ -1,0 +1,342 @@
+// Reliability tests of the trainer and its run directory (issue 15), in-process on the tiny demo
+// project: a checkpoint write that hits the file-size limit (a full disk, as far as the writer can
+// tell) fails the run cleanly with no .partial folder and the previous checkpoint intact, and the
+// run resumes; stale .partial folders are removed on resume; a second trainer on a running run is
+// refused by the run lock without touching the run; an empty eval split fails at start; damaged
+// weights fail their checksum; a damaged latest checkpoint falls back to the newest intact one;
+// "." / ".." / path run ids and a latest.json pointing outside the run are refused; status.json
+// follows the step while training and keeps it after a failed resume; unreadable metrics lines
+// are reported on resume; a diverging run that stays finite finishes with a warning.
+#include <torch/torch.h>
+#include <QtTest/QtTest>
+
+#include <sys/resource.h>
+
+#include <csignal>
+#include <condition_variable>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include "core/config/project_config.h"
+#include "core/models/safetensors.h"
+#include "core/runs/metrics_log.h"
+#include "core/runs/run_status.h"
+#include "core/train/checkpoint.h"
+#include "core/train/trainer.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "tests/training_fixture.h"
+
+using namespace mixerlab;
+namespace fs = std::filesystem;
+
+namespace {
+
+TrainRequest request(const ProjectConfig& project, const std::string& run, const fs::path& dir, bool resume) {
+  TrainRequest r;
+  r.project = &project;
+  r.run = project.run(run);
+  r.run_dir = dir;
+  r.resume = resume;
+  return r;
+}
+
+TrainOutcome train(const ProjectConfig& project, const std::string& run, const fs::path& dir, bool resume,
+                   int64_t stop_after_step = 0, std::vector<std::string>* log = nullptr) {
+  std::atomic<bool> stop{false};
+  TrainRequest r = request(project, run, dir, resume);
+  r.stop_requested = &stop;
+  r.on_progress = [&](const TrainProgress& p) {
+    if (stop_after_step > 0 && p.step >= stop_after_step) stop = true;
+  };
+  if (log != nullptr) r.on_log = [log](const std::string& line) { log->push_back(line); };
+  return trainRun(r);
+}
+
+QString joined(const std::vector<std::string>& lines) {
+  QString out;
+  for (const auto& l : lines) out += QString::fromStdString(l) + "\n";
+  return out;
+}
+
+// Limits the size of any file this process writes (RLIMIT_FSIZE) for its lifetime; writes past it
+// fail with EFBIG (SIGXFSZ ignored), which the writers see as they would a full disk.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    getrlimit(RLIMIT_FSIZE, &saved_);
+    std::signal(SIGXFSZ, SIG_IGN);
+    rlimit limit = saved_;
+    limit.rlim_cur = bytes;
+    setrlimit(RLIMIT_FSIZE, &limit);
+  }
+  ~FileSizeLimit() { setrlimit(RLIMIT_FSIZE, &saved_); }
+
+ private:
+  rlimit saved_{};
+};
+
+void flipAByte(const fs::path& file, size_t from_end) {
+  std::string bytes = readFile(file);
+  bytes[bytes.size() - from_end] ^= 0x5a;
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+}  // namespace
+
+class TestReliability : public QObject {
+  Q_OBJECT
+  fs::path dir_;
+  ProjectConfig project_;
+
+ private Q_SLOTS:
+  void initTestCase() {
+    at::set_num_threads(2);
+    dir_ = testing::makeScratchDir("reliability");
+    project_ = loadProject(testing::writeTinyProject(dir_));
+  }
+
+  // The optimizer state (the largest file) no longer fits: the run fails with a message naming the
+  // checkpoint, the status says failed at the step reached, no .partial folder stays, the previous
+  // checkpoint is the latest, and once the disk has room the run resumes and finishes.
+  void checkpointWriteFailureFailsCleanly() {
+    const fs::path dir = dir_ / "runs" / "full-disk";
+    QCOMPARE(train(project_, "mixer", dir, false, 4).state, RunState::Stopped);
+    const fs::path step4 = *latestCheckpoint(dir / "checkpoints");
+    const auto optimizer_bytes = fs::file_size(step4 / "optimizer.pt");
+    const auto model_bytes = fs::file_size(step4 / "model.safetensors");
+    QVERIFY(model_bytes < optimizer_bytes);
+    bool threw = false;
+    {
+      const FileSizeLimit limit((model_bytes + optimizer_bytes) / 2);
+      try {
+        train(project_, "mixer", dir, true);
+      } catch (const MixerLabError& e) {
+        threw = true;
+        QVERIFY2(QString(e.what()).contains("cannot write checkpoint") || QString(e.what()).contains("optimizer.pt"),
+                 e.what());
+      }
+    }
+    QVERIFY(threw);
+    const auto status = readRunStatus(dir);
+    QCOMPARE(status->state, RunState::Failed);
+    QCOMPARE(status->step, int64_t{8});  // it had trained to the step-8 checkpoint
+    for (const auto& entry : fs::directory_iterator(dir / "checkpoints")) {
+      QVERIFY2(entry.path().filename().string().rfind(".partial", 0) != 0, entry.path().c_str());
+    }
+    QCOMPARE(*latestCheckpoint(dir / "checkpoints"), step4);
+    QCOMPARE(train(project_, "mixer", dir, true).state, RunState::Finished);
+    QCOMPARE(readMetrics(dir / "metrics.jsonl").back().step, int64_t{12});
+  }
+
+  void stalePartialFoldersAreRemovedOnResume() {
+    const fs::path dir = dir_ / "runs" / "partial";
+    QCOMPARE(train(project_, "mixer", dir, false, 4).state, RunState::Stopped);
+    fs::create_directories(dir / "checkpoints" / ".partial-step-00000008");
+    writeFileAtomic(dir / "checkpoints" / ".partial-step-00000008" / "model.safetensors", std::string(4096, 'x'));
+    std::vector<std::string> log;
+    QCOMPARE(train(project_, "mixer", dir, true, 0, &log).state, RunState::Finished);
+    QVERIFY(!fs::exists(dir / "checkpoints" / ".partial-step-00000008"));
+    QVERIFY2(joined(log).contains("removed .partial-step-00000008"), qPrintable(joined(log)));
+  }
+
+  // While a run trains, a second trainer of the same run directory (a resume, or a fresh start)
+  // is refused naming the holder, and writes nothing there: the first run's status stays its own.
+  void secondTrainerIsRefusedByTheLock() {
+    const fs::path dir = dir_ / "runs" / "locked";
+    std::mutex m;
+    std::condition_variable cv;
+    bool at_step_2 = false, release = false;
+    std::atomic<bool> stop{false};
+    TrainRequest first = request(project_, "mixer", dir, false);
+    first.stop_requested = &stop;
+    first.on_progress = [&](const TrainProgress& p) {
+      if (p.step != 2) return;
+      std::unique_lock<std::mutex> lock(m);
+      at_step_2 = true;
+      cv.notify_all();
+      cv.wait(lock, [&] { return release; });
+    };
+    TrainOutcome first_outcome;
+    std::thread runner([&] { first_outcome = trainRun(first); });
+    {
+      std::unique_lock<std::mutex> lock(m);
+      QVERIFY(cv.wait_for(lock, std::chrono::minutes(2), [&] { return at_step_2; }));
+    }
+    const auto before = readFile(dir / "status.json");
+    for (const bool resume : {true, false}) {
+      try {
+        trainRun(request(project_, "mixer", dir, resume));
+        QFAIL("a second trainer was allowed");
+      } catch (const MixerLabError& e) {
+        QVERIFY2(QString(e.what()).contains("is in use by pid"), e.what());
+      }
+    }
+    QCOMPARE(readFile(dir / "status.json"), before);
+    {
+      std::lock_guard<std::mutex> lock(m);
+      release = true;
+    }
+    cv.notify_all();
+    runner.join();
+    QCOMPARE(first_outcome.state, RunState::Finished);
+    QCOMPARE(readRunStatus(dir)->state, RunState::Finished);
+    QCOMPARE(train(project_, "mixer", dir, true).state, RunState::Finished);  // the lock went with the run
+  }
+
+  void emptyEvalSplitFailsAtStart() {
+    const fs::path project_dir = dir_ / "short-eval";
+    fs::create_directories(project_dir);
+    testing::writeText(project_dir / "eval.txt", "Tom had a red ball.\n");
+    const fs::path file = testing::writeTinyProject(project_dir);
+    std::string json = readFile(file);
+    const std::string eval_path = (testing::sourceDir() / "projects/demo/data/stories-a.txt").string();
+    json.replace(json.find(eval_path), eval_path.size(), (project_dir / "eval.txt").string());
+    testing::writeText(file, json);
+    const ProjectConfig project = loadProject(file);
+    try {
+      train(project, "mixer", project_dir / "runs" / "mixer", false);
+      QFAIL("a run without eval examples started");
+    } catch (const MixerLabError& e) {
+      QVERIFY2(QString(e.what()).contains("the eval split gives no example"), e.what());
+      QVERIFY(QString(e.what()).contains("context_length"));
+    }
+    QCOMPARE(readRunStatus(project_dir / "runs" / "mixer")->state, RunState::Failed);
+  }
+
+  void damagedWeightsFailTheirChecksum() {
+    const fs::path dir = dir_ / "runs" / "checksum";
+    QCOMPARE(train(project_, "mixer", dir, false, 4).state, RunState::Stopped);
+    const fs::path weights = *latestCheckpoint(dir / "checkpoints") / "model.safetensors";
+    QVERIFY(loadSafetensors(weights).metadata.count(kSafetensorsChecksumKey) == 1);
+    flipAByte(weights, 100);  // inside the last tensor's bytes
+    try {
+      loadSafetensors(weights);
+      QFAIL("damaged weights loaded");
+    } catch (const MixerLabError& e) {
+      QVERIFY2(QString(e.what()).contains("does not match its checksum"), e.what());
+      QVERIFY(QString(e.what()).contains("model.safetensors"));
+    }
+  }
+
+  void damagedLatestCheckpointFallsBack_data() {
+    QTest::addColumn<QString>("file");
+    QTest::newRow("weights") << "model.safetensors";
+    QTest::newRow("optimizer") << "optimizer.pt";
+    QTest::newRow("rng") << "rng.pt";
+    QTest::newRow("trainer state") << "trainer_state.json";
+  }
+  // With the step-8 checkpoint damaged, a resume starts from step 4, says so, and ends exactly as
+  // an uninterrupted run (the same final eval loss).
+  void damagedLatestCheckpointFallsBack() {
+    QFETCH(QString, file);
+    const fs::path whole = dir_ / "runs" / "whole";
+    if (!fs::exists(whole / "status.json")) QCOMPARE(train(project_, "mixer", whole, false).state, RunState::Finished);
+    const fs::path dir = dir_ / "runs" / ("fallback-" + file.toStdString());
+    QCOMPARE(train(project_, "mixer", dir, false, 8).state, RunState::Stopped);
+    const fs::path step8 = *latestCheckpoint(dir / "checkpoints");
+    QVERIFY(step8.filename() == "step-00000008");
+    if (file == "trainer_state.json") {
+      testing::writeText(step8 / "trainer_state.json", "{\"step\": ");
+    } else {
+      flipAByte(step8 / file.toStdString(), 40);
+    }
+    std::vector<std::string> log;
+    QCOMPARE(train(project_, "mixer", dir, true, 0, &log).state, RunState::Finished);
+    QVERIFY2(joined(log).contains("resuming from the newest intact checkpoint, step-00000004"), qPrintable(joined(log)));
+    QVERIFY2(joined(log).contains(file), qPrintable(joined(log)));
+    const auto a = readMetrics(whole / "metrics.jsonl"), b = readMetrics(dir / "metrics.jsonl");
+    QCOMPARE(b.size(), a.size());
+    QCOMPARE(*b.back().eval_loss, *a.back().eval_loss);
+  }
+
+  void runFoldersStayInsideTheRunsFolder() {
+    for (const char* id : {".", "..", ".hidden"}) {
+      try {
+        train(project_, "mixer", dir_ / "runs" / id, false);
+        QFAIL(id);
+      } catch (const MixerLabError& e) {
+        QVERIFY2(QString(e.what()).contains("run folder name"), e.what());
+      }
+    }
+    for (const char* name : {".", ".."}) {
+      std::string json = readFile(dir_ / "project.json");
+      json.replace(json.find("\"name\": \"mixer\""), 15, std::string("\"name\": \"") + name + "\"");
+      testing::writeText(dir_ / "bad-names.json", json);
+      try {
+        loadProject(dir_ / "bad-names.json");
+        QFAIL(name);
+      } catch (const MixerLabError& e) {
+        QVERIFY2(QString(e.what()).contains("starts with '.'"), e.what());
+      }
+    }
+    // latest.json naming a folder outside the run is ignored in favour of the run's own checkpoints.
+    const fs::path dir = dir_ / "runs" / "latest-outside";
+    QCOMPARE(train(project_, "mixer", dir, false, 4).state, RunState::Stopped);
+    fs::create_directories(dir_ / "outside");
+    testing::writeText(dir_ / "outside" / "trainer_state.json", "{}");
+    testing::writeText(dir / "checkpoints" / "latest.json", "{\"checkpoint\": \"../../../outside\", \"step\": 99}");
+    QCOMPARE(latestCheckpoint(dir / "checkpoints")->filename().string(), std::string("step-00000004"));
+  }
+
+  // status.json has the step while training (checkpoint at step 4 seen at step 5), and a resume
+  // that fails before it restores anything keeps the step the run had reached.
+  void statusFollowsTheStep() {
+    const fs::path dir = dir_ / "runs" / "status";
+    int64_t seen_at_5 = -1;
+    std::atomic<bool> stop{false};
+    TrainRequest r = request(project_, "mixer", dir, false);
+    r.stop_requested = &stop;
+    r.on_progress = [&](const TrainProgress& p) {
+      if (p.step == 5) seen_at_5 = readRunStatus(dir)->step;
+      if (p.step >= 8) stop = true;
+    };
+    QCOMPARE(trainRun(r).state, RunState::Stopped);
+    QCOMPARE(seen_at_5, int64_t{4});
+    QCOMPARE(readRunStatus(dir)->step, int64_t{8});
+    for (const fs::path& c : listCheckpoints(dir / "checkpoints")) flipAByte(c / "optimizer.pt", 40);
+    try {
+      train(project_, "mixer", dir, true);
+      QFAIL("resumed from damaged checkpoints");
+    } catch (const MixerLabError& e) {
+      QVERIFY2(QString(e.what()).contains("no checkpoint of"), e.what());
+      QVERIFY(QString(e.what()).contains("optimizer.pt"));
+      QVERIFY(!QString(e.what()).contains("frame #"));  // no C++ stack trace in the message
+    }
+    const auto status = readRunStatus(dir);
+    QCOMPARE(status->state, RunState::Failed);
+    QCOMPARE(status->step, int64_t{8});
+  }
+
+  void unreadableMetricsLinesAreReported() {
+    const fs::path dir = dir_ / "runs" / "metrics-lines";
+    QCOMPARE(train(project_, "mixer", dir, false, 4).state, RunState::Stopped);
+    std::string text = readFile(dir / "metrics.jsonl");
+    text.insert(text.find('\n') + 1, "{\"step\": 1, garbage\n");
+    testing::writeText(dir / "metrics.jsonl", text);
+    std::vector<std::string> log;
+    QCOMPARE(train(project_, "mixer", dir, true, 0, &log).state, RunState::Finished);
+    QVERIFY2(joined(log).contains("1 unreadable line(s)"), qPrintable(joined(log)));
+  }
+
+  // Learning rate 0.3 without clipping sends the tiny mixer's loss far above ln(512) while it stays
+  // finite: the run finishes, with the warning in the log and in its final status.
+  void divergingRunFinishesWithAWarning() {
+    ProjectConfig project = project_;
+    for (RunConfig& run : project.runs) {
+      run.train.learning_rate = 0.3;
+      run.train.grad_clip_norm = 0;
+    }
+    const fs::path dir = dir_ / "runs" / "diverging";
+    std::vector<std::string> log;
+    const TrainOutcome outcome = train(project, "mixer", dir, false, 0, &log);
+    if (outcome.state == RunState::Failed) QSKIP(qPrintable("the loss became non-finite: " + QString::fromStdString(outcome.reason)));
+    QCOMPARE(outcome.state, RunState::Finished);
+    QVERIFY2(joined(log).contains("has probably diverged"), qPrintable(joined(log)));
+    QVERIFY(QString::fromStdString(readRunStatus(dir)->reason).startsWith("warning: "));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestReliability)
+#include "test_reliability.moc"
