@@ -240,6 +240,10 @@ class TestCli : public QObject {
     QCOMPARE(escape.exit_code, 1);
     QVERIFY2(escape.err.contains("--run-id \"../escape\""), qPrintable(escape.err));
     QVERIFY(!fs::exists(project_.parent_path() / "escape"));
+    // A file where a checkpoint folder belongs: a clear message, not a raw filesystem error.
+    auto file = runCli({"eval", "--checkpoint", QString::fromStdString(project_.string())});
+    QCOMPARE(file.exit_code, 1);
+    QVERIFY2(file.err.contains("is a file, not a checkpoint folder"), qPrintable(file.err));
   }
 };
 

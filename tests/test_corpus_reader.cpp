@@ -42,6 +42,27 @@ class TestCorpusReader : public QObject {
     QVERIFY2(message.find("blank_line") != std::string::npos, message.c_str());
   }
 
+  // Issue 15: a binary file used to reach the tokenizer trainer, which blamed the vocabulary size.
+  void binaryFileIsRefusedAsNotText() {
+    const auto dir = testing::makeScratchDir("corpus-binary");
+    std::string with_nul = "Once upon a time";
+    with_nul += '\0';
+    with_nul += "there was";
+    testing::writeText(dir / "nul.bin", with_nul);
+    std::string latin1;
+    for (int i = 0; i < 400; ++i) latin1 += i % 3 == 0 ? "\xe9t\xe9 " : "word ";
+    testing::writeText(dir / "latin1.txt", latin1);
+    for (const char* name : {"nul.bin", "latin1.txt"}) {
+      const std::string message = errorOf([&] { loadCorpusFile(dir / name, CorpusFormat::Auto); });
+      QVERIFY2(message.find("is not UTF-8 text") != std::string::npos, message.c_str());
+      QVERIFY2(message.find(name) != std::string::npos, message.c_str());
+    }
+    std::string mostly_text(5000, 'a');
+    mostly_text[100] = '\xff';  // one stray byte in a large text file is tolerated
+    testing::writeText(dir / "stray.txt", mostly_text);
+    QCOMPARE(loadCorpusFile(dir / "stray.txt", CorpusFormat::Auto).contents.size(), size_t(5000));
+  }
+
   void emptyFileHasNoDocuments() {
     const auto dir = testing::makeScratchDir("corpus-empty");
     testing::writeText(dir / "empty.txt", "");

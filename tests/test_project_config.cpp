@@ -99,6 +99,14 @@ class TestProjectConfig : public QObject {
     QTest::newRow("vocab mismatch") << QString::fromStdString(
                                            replaced(v, "\"d_model\": 32", "\"d_model\": 32, \"vocab_size\": 1000"))
                                     << QStringList{"runs[0].model.vocab_size", "512"};
+    // Issue 15: accepted silently, or reported without a place, before.
+    QTest::newRow("duplicate key") << QString::fromStdString(
+                                          replaced(v, "\"max_steps\": 10", "\"max_steps\": 10, \"max_steps\": 20"))
+                                   << QStringList{"project.json:4:", "\"max_steps\" appears twice"};
+    QTest::newRow("number overflow") << QString::fromStdString(replaced(v, "\"max_steps\": 10", "\"max_steps\": 1e400"))
+                                     << QStringList{"project.json:4:", "1e400", "too large"};
+    QTest::newRow("run named ..") << QString::fromStdString(replaced(v, "\"name\": \"m\"", "\"name\": \"..\""))
+                                  << QStringList{"runs[0].name", "starts with '.'"};
     QTest::newRow("run not an object") << QString::fromStdString(R"({"corpus": {"train": "train.txt"}, "runs": [3]})")
                                        << QStringList{"runs[0]", "expected a JSON object"};
   }

@@ -320,6 +320,25 @@ class TestReliability : public QObject {
     QVERIFY2(joined(log).contains("1 unreadable line(s)"), qPrintable(joined(log)));
   }
 
+  // A model far larger than this machine's memory is refused before anything is allocated, with
+  // the estimate and what to lower (it used to end in a raw allocator error).
+  void oversizedModelIsRefusedWithAnEstimate() {
+    ProjectConfig project = project_;
+    for (RunConfig& run : project.runs) {
+      run.model.d_model = 32768;
+      run.model.n_layers = 64;
+    }
+    const fs::path dir = dir_ / "runs" / "oversized";
+    try {
+      train(project, "mixer", dir, false);
+      QFAIL("an oversized model started");
+    } catch (const MixerLabError& e) {
+      QVERIFY2(QString(e.what()).contains("needs about") && QString(e.what()).contains("available"), e.what());
+      QVERIFY(QString(e.what()).contains("batch_size"));
+    }
+    QCOMPARE(readRunStatus(dir)->state, RunState::Failed);
+  }
+
   // Learning rate 0.3 without clipping sends the tiny mixer's loss far above ln(512) while it stays
   // finite: the run finishes, with the warning in the log and in its final status.
   void divergingRunFinishesWithAWarning() {

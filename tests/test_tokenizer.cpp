@@ -125,6 +125,14 @@ class TestTokenizer : public QObject {
       QFAIL("loading a junk model must throw");
     } catch (const MixerLabError& e) {
       QVERIFY2(std::string(e.what()).find(junk.string()) != std::string::npos, e.what());
+      QVERIFY2(std::string(e.what()).find("trained again") == std::string::npos, e.what());  // not a cache entry
+    }
+    // Issue 15: a project file passed as --model was taken for a broken tokenizer.json.
+    try {
+      Tokenizer::load(testing::sourceDir() / "projects/demo/project.json");
+      QFAIL("a project file loaded as a tokenizer");
+    } catch (const MixerLabError& e) {
+      QVERIFY2(std::string(e.what()).find("is a MixerLab project file, not a tokenizer") != std::string::npos, e.what());
     }
   }
 

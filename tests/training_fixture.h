@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/test_support.h"
 
 namespace mixerlab::testing {
@@ -22,15 +24,21 @@ inline std::filesystem::path writeTinyProject(const std::filesystem::path& dir, 
                            std::to_string(context) + R"(},
       "train": {"batch_size": 4, "learning_rate": 0.003, "warmup_steps": 3, "max_steps": 12, "schedule_steps": 12,
                 "eval_every": 4, "eval_batches": 2, "log_every": 1, "checkpoint_every": 4, "batch_mode": "packed",
-                "device": "cpu", "threads": 2 )" +
-                           extra_train + R"(}
+                "device": "cpu", "threads": 2}
     },
     "runs": [
       {"name": "mixer", "model": {"arch": "masked_mixer"}},
       {"name": "llama", "model": {"arch": "llama", "n_heads": 4}}
     ]
   })";
-  writeText(dir / "project.json", json);
+  // extra_train (", \"key\": value, ...") overrides the defaults above: merged, since a project file
+  // with a key given twice is refused.
+  nlohmann::json project = nlohmann::json::parse(json);
+  if (!extra_train.empty()) {
+    const auto extra = nlohmann::json::parse("{" + extra_train.substr(extra_train.find(',') + 1) + "}");
+    project["defaults"]["train"].merge_patch(extra);
+  }
+  writeText(dir / "project.json", project.dump(2));
   return dir / "project.json";
 }
 

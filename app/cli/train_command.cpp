@@ -61,7 +61,8 @@ int trainOne(const ProjectConfig& project, const TrainOptions& o) {
   const TrainOutcome outcome = trainRun(request);
   display.finish();
   if (outcome.state == RunState::Failed) {
-    std::cerr << "error: run failed: " << outcome.reason << "\n";
+    std::cerr << "error: run failed at step " << outcome.step << " (why: above, and in "
+              << (request.run_dir / "log.txt").string() << ")\n";
     return 3;
   }
   return 0;

@@ -12,6 +12,7 @@
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "core/util/folder_name.h"
+#include "core/util/json_document.h"
 #include "core/util/json_fields.h"
 
 namespace mixerlab {
@@ -169,24 +170,7 @@ ProjectConfig parseProject(const nlohmann::json& document, const fs::path& path,
 }
 
 ProjectConfig parseProjectText(const std::string& text, const fs::path& path, CorpusFiles corpus_files) {
-  nlohmann::json document;
-  try {
-    document = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.byte is the 1-based offset of the error; turn it into line:column for the user.
-    size_t line = 1, column = 1;
-    for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
-    throw MixerLabError(
-        path.string() + ":" + std::to_string(line) + ":" + std::to_string(column) + ": malformed JSON: " + e.what(),
-        "fix the JSON syntax at that position (trailing commas and comments are not allowed)");
-  }
+  const nlohmann::json document = parseJsonDocument(text, path);  // errors carry line:column
   return parseProject(document, path, corpus_files);
 }
 

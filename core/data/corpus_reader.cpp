@@ -177,6 +177,28 @@ std::string CorpusFile::cacheKey() const { return content_hash + "-" + corpusFor
 
 std::vector<std::string> CorpusFile::documents() const { return splitCorpusText(contents, format, path.string()); }
 
+namespace {
+// Where `text` stops looking like text: the first NUL byte, or (when over 1% of the first MiB is
+// not valid UTF-8) the first invalid byte; npos for text.
+size_t firstNonTextByte(const std::string& text) {
+  if (const size_t nul = text.find('\0'); nul != std::string::npos) return nul;
+  const size_t checked = std::min<size_t>(text.size(), 1 << 20);
+  size_t invalid = 0, first_invalid = std::string::npos;
+  for (size_t i = 0; i < checked;) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    bool ok = length > 0 && i + length <= text.size();
+    for (size_t k = 1; ok && k < length; ++k) ok = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
+    if (!ok) {
+      ++invalid;
+      if (first_invalid == std::string::npos) first_invalid = i;
+    }
+    i += ok ? length : 1;
+  }
+  return invalid * 100 > checked ? first_invalid : std::string::npos;
+}
+}  // namespace
+
 CorpusFile loadCorpusFile(const fs::path& path, CorpusFormat format) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) {
@@ -186,6 +208,11 @@ CorpusFile loadCorpusFile(const fs::path& path, CorpusFormat format) {
   CorpusFile file;
   file.path = path;
   file.contents = readFile(path);
+  if (const size_t at = firstNonTextByte(file.contents); at != std::string::npos) {
+    throw MixerLabError("corpus file " + path.string() + " is not UTF-8 text (binary data at byte " + std::to_string(at) +
+                            ")",
+                        "point the corpus at a text file: plain text, JSON Lines or a blank-line separated file");
+  }
   file.content_hash = hashHex(file.contents);
   file.format = format == CorpusFormat::Auto ? detectCorpusFormat(path, file.contents) : format;
   return file;

@@ -100,7 +100,8 @@ Tokenizer Tokenizer::load(const fs::path& model_path) {
   std::error_code ec;
   if (!fs::is_regular_file(model_path, ec)) {
     throw MixerLabError("tokenizer model " + model_path.string() + " does not exist",
-                        "check the path, or delete the tokenizer cache entry so it is trained again");
+                        "pass a checkpoint's tokenizer.model (runs/<run>/checkpoints/step-N/tokenizer.model), a "
+                        "project's cache/tokenizer-*.model or a tokenizer.json");
   }
   const std::string bytes = readFile(model_path);
   Tokenizer tokenizer;
@@ -108,6 +109,11 @@ Tokenizer Tokenizer::load(const fs::path& model_path) {
   tokenizer.hash_ = hashHex(bytes);
   // A serialized SentencePiece model is a protobuf and never starts like a JSON object.
   if (hf::looksLikeJsonObject(bytes)) {
+    if (bytes.find("\"runs\"") != std::string::npos && bytes.find("\"corpus\"") != std::string::npos) {
+      throw MixerLabError(model_path.string() + " is a MixerLab project file, not a tokenizer",
+                          "pass its tokenizer: a checkpoint's tokenizer.model or the project's cache/tokenizer-*.model "
+                          "(`mixerlab tokenizer train` writes one)");
+    }
     tokenizer.hf_ = std::make_shared<const HfBpeTokenizer>(HfBpeTokenizer::fromJson(bytes, model_path.string()));
     return tokenizer;
   }
@@ -117,7 +123,9 @@ Tokenizer Tokenizer::load(const fs::path& model_path) {
     throw MixerLabError(
         "tokenizer model " + model_path.string() +
             " is neither a SentencePiece model nor a Hugging Face tokenizer.json: " + status.message(),
-        "use a SentencePiece .model or a tokenizer.json, or delete a cached model so it is trained again");
+        model_path.parent_path().filename() == "cache"
+            ? "delete this cached model so the next run trains it again"
+            : "pass a SentencePiece .model or a Hugging Face tokenizer.json");
   }
   tokenizer.processor_ = std::move(processor);
   return tokenizer;

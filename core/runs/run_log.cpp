@@ -31,4 +31,6 @@ void RunLog::error(const std::string& line) {
   if (forward_) forward_("error: " + line);
 }
 
+void RunLog::errorNotForwarded(const std::string& line) { logger_->error(line); }
+
 }  // namespace mixerlab

@@ -19,6 +19,9 @@ class RunLog {
   void info(const std::string& line);
   void warn(const std::string& line);
   void error(const std::string& line);
+  // To the file only: for an error the caller reports itself (an exception it rethrows), so the
+  // user does not read it twice.
+  void errorNotForwarded(const std::string& line);
   void operator()(const std::string& line) { info(line); }
 
  private:

@@ -81,7 +81,7 @@ bool isStepFolderName(const std::string& name) {
 
 std::vector<fs::path> completeCheckpoints(const fs::path& dir) {
   std::vector<fs::path> found;
-  if (!fs::exists(dir)) return found;
+  if (!fs::is_directory(dir)) return found;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.is_directory() && isStepFolderName(entry.path().filename().string()) &&
         fs::exists(entry.path() / "trainer_state.json")) {
@@ -176,6 +176,12 @@ std::optional<fs::path> latestCheckpoint(const fs::path& checkpoints_dir) {
 }
 
 fs::path resolveCheckpointDir(const fs::path& path) {
+  const std::string fix = "pass a run folder (runs/<run-id>), its checkpoints/ folder or a checkpoints/step-N folder";
+  if (!fs::exists(path)) throw MixerLabError("no such checkpoint or run folder: " + path.string(), fix);
+  if (!fs::is_directory(path)) {
+    throw MixerLabError(path.string() + " is a file, not a checkpoint folder",
+                        fix + (path.has_parent_path() ? " (perhaps " + path.parent_path().string() + ")" : ""));
+  }
   if (fs::exists(path / "trainer_state.json")) return path;
   for (const fs::path& candidate : {RunPaths{path}.checkpoints(), path}) {
     if (auto latest = latestCheckpoint(candidate)) return *latest;

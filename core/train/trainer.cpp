@@ -19,6 +19,7 @@
 #include "core/train/checkpoint.h"
 #include "core/train/evaluator.h"
 #include "core/train/lr_schedule.h"
+#include "core/train/memory_check.h"
 #include "core/train/run_data.h"
 #include "core/train/run_start.h"
 #include "core/train/train_cadence.h"
@@ -89,6 +90,7 @@ TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const 
   const RunConfig& run = req.run;
   const TrainConfig& tc = run.train;
   const TrainDevice device = setUpTrainDevice(tc, log);
+  if (device.device.is_cpu()) checkTrainingFitsInMemory(run);  // before the data and the model are built
   torch::manual_seed(tc.seed);
   RunData data = prepareRunData(*req.project, run, [&](const std::string& line) { log.info(line); });
   auto model = buildModel(run.model);
@@ -242,7 +244,7 @@ TrainOutcome trainRun(const TrainRequest& req) {
     const std::string reason = e.what();
     try {
       status.set(RunState::Failed, reason, state.step, state.tokens);
-      log.error(reason);
+      log.errorNotForwarded(reason);  // the caller reports the exception
     } catch (...) {
     }
     throw;

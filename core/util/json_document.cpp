@@ -1,0 +1,82 @@
+// JSON documents with placed errors (see json_document.h).
+#include "core/util/json_document.h"
+
+#include <map>
+#include <set>
+#include <vector>
+
+#include "core/util/error.h"
+
+namespace mixerlab {
+namespace {
+
+// Where `needle` occurs for the `nth` time (0-based) in `text`, else the end.
+size_t nthOccurrence(const std::string& text, const std::string& needle, int nth) {
+  size_t at = text.find(needle);
+  for (int i = 0; i < nth && at != std::string::npos; ++i) at = text.find(needle, at + 1);
+  return at == std::string::npos ? text.size() : at;
+}
+
+struct DuplicateKey {
+  std::string key;
+  int earlier = 0;  // how many times the quoted key occurs before the duplicate, for its place
+};
+
+}  // namespace
+
+std::string lineColumnAt(const std::string& text, size_t offset) {
+  size_t line = 1, column = 1;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return std::to_string(line) + ":" + std::to_string(column);
+}
+
+nlohmann::json parseJsonDocument(const std::string& text, const std::filesystem::path& path) {
+  std::vector<std::set<std::string>> open_objects;
+  std::vector<DuplicateKey> duplicates;
+  std::map<std::string, int> key_count;  // every key seen so far, for the duplicate's place
+  const auto callback = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (event == Event::object_start) open_objects.emplace_back();
+    if (event == Event::object_end && !open_objects.empty()) open_objects.pop_back();
+    if (event == Event::key && !open_objects.empty()) {
+      const std::string key = parsed.get<std::string>();
+      const int seen = key_count[key]++;
+      if (!open_objects.back().insert(key).second) duplicates.push_back({key, seen});
+    }
+    return true;
+  };
+  nlohmann::json document;
+  try {
+    document = nlohmann::json::parse(text, callback);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw MixerLabError(path.string() + ":" + lineColumnAt(text, e.byte > 0 ? e.byte - 1 : 0) + ": malformed JSON: " +
+                            e.what(),
+                        "fix the JSON syntax at that position (trailing commas and comments are not allowed)");
+  } catch (const nlohmann::json::out_of_range& e) {
+    // "number overflow parsing '1e400'": nlohmann gives no position, so find the number.
+    const std::string message = e.what();
+    const size_t open = message.find('\''), close = message.rfind('\'');
+    const std::string number = open != std::string::npos && close > open ? message.substr(open + 1, close - open - 1) : "";
+    const size_t at = number.empty() ? text.size() : text.find(number);
+    throw MixerLabError(path.string() + (at < text.size() ? ":" + lineColumnAt(text, at) : std::string()) +
+                            ": number " + (number.empty() ? message : number + " is too large for a double"),
+                        "write a smaller number");
+  }
+  if (!duplicates.empty()) {
+    const DuplicateKey& d = duplicates.front();
+    const size_t at = nthOccurrence(text, "\"" + d.key + "\"", d.earlier);
+    throw MixerLabError(path.string() + ":" + lineColumnAt(text, at) + ": key \"" + d.key +
+                            "\" appears twice in the same object; the later value would silently win",
+                        "keep one of them");
+  }
+  return document;
+}
+
+}  // namespace mixerlab
