@@ -18,6 +18,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/analysis/checkpoint_eval.h"
 #include "core/config/project_config.h"
 #include "core/models/safetensors.h"
 #include "core/runs/metrics_log.h"
@@ -217,6 +218,22 @@ class TestReliability : public QObject {
     } catch (const MixerLabError& e) {
       QVERIFY2(QString(e.what()).contains("does not match its checksum"), e.what());
       QVERIFY(QString(e.what()).contains("model.safetensors"));
+    }
+  }
+
+  // NaN weights that were saved intact (a valid checksum) used to give `"eval_loss": null` and exit 0.
+  void evalOfNonFiniteWeightsFails() {
+    const fs::path dir = dir_ / "runs" / "nan-eval";
+    QCOMPARE(train(project_, "mixer", dir, false, 4).state, RunState::Stopped);
+    const fs::path checkpoint = *latestCheckpoint(dir / "checkpoints");
+    auto file = loadSafetensors(checkpoint / "model.safetensors");
+    file.tensors["wte.weight"].fill_(std::numeric_limits<float>::quiet_NaN());
+    saveSafetensors(checkpoint / "model.safetensors", file.tensors, file.metadata);
+    try {
+      evaluateCheckpoint(checkpoint, 1);
+      QFAIL("a non-finite eval loss was reported as a result");
+    } catch (const MixerLabError& e) {
+      QVERIFY2(QString(e.what()).contains("non-finite logits"), e.what());
     }
   }
 

@@ -1,12 +1,16 @@
 // Checkpoint evaluation (see checkpoint_eval.h).
 #include "core/analysis/checkpoint_eval.h"
 
+#include <cmath>
+
 #include <torch/torch.h>
 
 #include "core/train/checkpoint.h"
 #include "core/train/device.h"
 #include "core/train/evaluator.h"
 #include "core/train/run_data.h"
+
+#include "core/util/error.h"
 
 namespace mixerlab {
 namespace fs = std::filesystem;
@@ -35,6 +39,11 @@ CheckpointEval evaluateCheckpoint(const fs::path& checkpoint, int64_t max_batche
   result.checkpoint = dir;
   result.eval_weighting = run.train.eval_weighting;
   result.eval_loss = evaluateLoss(*model, batches, c10::Device(c10::kCPU), parseEvalWeighting(result.eval_weighting));
+  if (!std::isfinite(result.eval_loss)) {
+    throw MixerLabError("the eval loss of " + dir.string() + " is " + std::to_string(result.eval_loss) +
+                            ": its weights give non-finite logits (a diverged run?)",
+                        "evaluate an earlier checkpoint of the run");
+  }
   result.step = readTrainerState(dir).step;
   result.eval_batches = static_cast<int64_t>(batches.size());
   return result;
