@@ -4,7 +4,9 @@
 // dataset; typing searches once typing pauses, and only the last text is shown; marking a result
 // shows where that story ranks in both columns; a dataset folder is reused for the same model and
 // pairs and rebuilt when a pairs file changes; a malformed pairs file fails its columns with the
-// file named; closing the panel mid-build joins its threads; the main window opens the tab.
+// file named; closing the panel mid-build joins its threads; a retrieval training is a run
+// directory the workbench lists and plots, also when the panel starts it; the main window opens
+// the tab.
 #include <QtTest/QtTest>
 
 #include <QLabel>
@@ -15,8 +17,14 @@
 #include "app/gui/main_window.h"
 #include "app/gui/retrieval_panel.h"
 #include "core/analysis/retrieval/retrieval_corpus.h"
+#include "core/analysis/retrieval/retrieval_run.h"
 #include "core/analysis/retrieval/retrieval_search.h"
+#include "app/gui/run_list_model.h"
 #include "core/config/project_config.h"
+#include "core/runs/metrics_log.h"
+#include "core/runs/run_summary.h"
+#include "core/train/checkpoint.h"
+#include "core/util/error.h"
 #include "core/train/trainer.h"
 #include "core/util/atomic_file.h"
 #include "tests/training_fixture.h"
@@ -59,7 +67,15 @@ QString datasetDirOf(const widgets::RetrievalResultsView* view) {
 
 class TestRetrievalPanel : public QObject {
   Q_OBJECT
-  fs::path dir_, mixer_, llama_;
+  fs::path dir_, mixer_, llama_, dataset_;
+
+  // A 60-story dataset folder embedded by the mixer (built once).
+  void ensureDataset() {
+    if (!dataset_.empty()) return;
+    dataset_ = ensureRetrievalDataset(RetrievalCorpus::synthetic(kStories), ModelSource::checkpoint(resolveCheckpointDir(mixer_)),
+                                      dir_ / "datasets-core")
+                   .dir;
+  }
 
   std::unique_ptr<gui::RetrievalPanel> twoColumnPanel(const QString& root) {
     auto panel = std::make_unique<gui::RetrievalPanel>();
@@ -76,6 +92,7 @@ class TestRetrievalPanel : public QObject {
  private Q_SLOTS:
   void initTestCase() {
     dir_ = testing::makeScratchDir("retrieval-panel");
+    qputenv("MIXERLAB_CLI", QByteArray::fromStdString(testing::cliPath().string()));  // for panel-started runs
     const ProjectConfig project = loadProject(testing::writeTinyProject(dir_));
     for (const char* name : {"mixer", "llama"}) {
       TrainRequest r;
@@ -215,6 +232,84 @@ class TestRetrievalPanel : public QObject {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     qInfo("panel destroyed mid-build in %.0f ms", ms);
     QVERIFY(!fs::exists(dir_ / "datasets-c" / "synthetic-4000-seed1" / "llama-step-00000012" / "retrieval.json"));
+  }
+
+  // A retrieval training is a run directory (status, metrics, log, retrieval_run.json), summarized
+  // like any run: finished, "retrieval mixer c=6 on ..." as its architecture, x = pairs seen; a
+  // second run into the same folder is refused; bad settings fail it with the reason recorded.
+  void retrievalTrainingIsARunDirectory() {
+    ensureDataset();
+    const fs::path run_dir = dir_ / "runs" / "retrieval-core";
+    RetrievalRunRequest request;
+    request.data_dir = dataset_;
+    request.run_dir = run_dir;
+    request.settings.context = 6;  // the 6 held-out stories allow at most 6
+    request.settings.layers = 2;
+    request.settings.epochs = 3;
+    request.settings.batch_size = 16;
+    int epochs_seen = 0;
+    request.on_epoch = [&](const RetrievalEpoch&) {
+      // The run describes itself from its first epoch on, while it runs.
+      const RunSummary live = summarizeRun(run_dir);
+      QCOMPARE(int(live.state), int(RunState::Running));
+      QVERIFY(QString::fromStdString(live.arch).startsWith("retrieval mixer c=6 on mixer"));
+      ++epochs_seen;
+    };
+    RetrievalRunRecord record;
+    try {
+      record = runRetrievalTraining(request);
+    } catch (const std::exception& e) {
+      QFAIL(e.what());
+    }
+    QCOMPARE(epochs_seen, 3);
+    QCOMPARE(int(record.epochs.size()), 3);
+    const RunSummary summary = summarizeRun(run_dir);
+    QCOMPARE(int(summary.state), int(RunState::Finished));
+    QCOMPARE(summary.tokens, int64_t{3 * (kStories - 6)});  // pairs seen
+    QVERIFY(summary.best_eval_loss.has_value() && summary.last_train_loss.has_value());
+    const auto records = readMetrics(run_dir / "metrics.jsonl");
+    QCOMPARE(int(records.size()), 3);
+    QVERIFY(fs::exists(run_dir / "retrieval_model.safetensors"));
+    QCOMPARE(tryReadRetrievalRunRecord(run_dir)->epochs.size(), size_t{3});
+    try {
+      runRetrievalTraining(request);
+      QFAIL("a second run into the same folder was allowed");
+    } catch (const MixerLabError& e) {
+      QVERIFY2(QString(e.what()).contains("already holds a run"), e.what());
+    }
+    QCOMPARE(int(readMetrics(run_dir / "metrics.jsonl").size()), 3);  // untouched
+    request.run_dir = dir_ / "runs" / "retrieval-too-wide";
+    request.settings.context = 500;  // more candidates than stories
+    QVERIFY_THROWS_EXCEPTION(MixerLabError, runRetrievalTraining(request));
+    const auto failed = readRunStatus(request.run_dir);
+    QCOMPARE(int(failed->state), int(RunState::Failed));
+    QVERIFY2(QString::fromStdString(failed->reason).contains("context 500"), failed->reason.c_str());
+  }
+
+  // "Train retrieval model" in the panel starts a `mixerlab retrieval train` child process writing
+  // a run of the project, and the main window's run list and plot pick it up like any run.
+  void panelTrainingShowsInTheWorkbench() {
+    gui::MainWindow window;
+    QCOMPARE(window.openProject(q((dir_ / "project.json").string())), QString());
+    gui::RetrievalPanel* panel = window.retrievalPanel();
+    panel->setCorpus(RetrievalCorpus::synthetic(kStories));
+    QCOMPARE(window.showRetrieval({"mixer"}), QString());
+    QVERIFY(waitReady(*panel));
+    QString error;
+    const QString run = panel->trainRetrievalModel(0, 3, &error);
+    QVERIFY2(!run.isEmpty(), qPrintable(error));
+    QCOMPARE(run, QString("retrieval-mixer-step-00000012"));
+    QTRY_COMPARE_WITH_TIMEOUT(window.runState(run), QString("finished"), kTimeoutMs);
+    const widgets::LossSeries* series = window.runModel()->series(run);
+    QVERIFY(series != nullptr);
+    QTRY_COMPARE_WITH_TIMEOUT(int(series->eval.size()), 3, 10000);
+    QCOMPARE(int(series->train.size()), 3);
+    const int row = window.runModel()->rowOf(run);
+    QVERIFY(window.runModel()
+                ->data(window.runModel()->index(row, gui::RunListModel::Architecture))
+                .toString()
+                .startsWith("retrieval mixer c=6"));  // 32 capped at the 6 held-out stories
+    QCOMPARE(panel->trainRetrievalModel(0, 3, &error), QString("retrieval-mixer-step-00000012-2"));  // a fresh name
   }
 
   void mainWindowOpensTheRetrieveTab() {

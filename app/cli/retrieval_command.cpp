@@ -2,7 +2,9 @@
 // checkpoint, train the research's retrieval model on them, measure top-1 / top-5 on held-out
 // pairs (trained model or plain cosine similarity), and rank stories for a typed summary. The
 // algorithms live in core/analysis/retrieval/; this file parses and prints.
+#include <atomic>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 
@@ -15,10 +17,10 @@
 #include "core/analysis/retrieval/cosine_retrieval.h"
 #include "core/analysis/retrieval/infonce_finetune.h"
 #include "core/analysis/retrieval/retrieval_dataset.h"
+#include "core/analysis/retrieval/retrieval_run.h"
 #include "core/analysis/retrieval/retrieval_training.h"
 #include "core/models/safetensors.h"
-#include "core/runs/metrics_log.h"
-#include "core/util/atomic_file.h"
+#include "core/runs/retrieval_run_record.h"
 #include "core/util/error.h"
 
 namespace mixerlab::cli {
@@ -54,50 +56,31 @@ struct TrainOptions {
   RetrievalTrainSettings settings;
 };
 
+std::atomic<bool> g_retrieval_stop{false};
+void onRetrievalStopSignal(int) { g_retrieval_stop.store(true); }
+
 int trainCommand(const TrainOptions& o) {
-  const RetrievalDataset d = loadRetrievalDataset(o.data);
-  fs::create_directories(o.out);
-  MetricsWriter metrics(fs::path(o.out) / "metrics.jsonl");
-  const int64_t pairs_per_epoch = d.query_train.size(0);
-  std::printf("retrieval model: c=%lld (chance top-1 %.3f), %lld layers, %lld train / %lld held-out pairs, D=%lld\n",
-              static_cast<long long>(o.settings.context), 1.0 / static_cast<double>(o.settings.context - 1),
-              static_cast<long long>(o.settings.layers), static_cast<long long>(pairs_per_epoch),
-              static_cast<long long>(d.query_test.size(0)), static_cast<long long>(d.query_train.size(1)));
-  RetrievalMixer model(nullptr);
-  const auto start = std::chrono::steady_clock::now();
-  const auto r = trainRetrievalModel(
-      d.query_train, d.target_train, d.query_test, d.target_test, o.settings,
-      [&](const RetrievalEpoch& e) {
-        MetricsRecord rec;
-        rec.step = e.step;
-        rec.tokens = e.epoch * pairs_per_epoch;  // pairs seen (the x axis of the workbench plot)
-        rec.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        rec.train_loss = e.train_loss;
-        rec.eval_loss = e.eval_loss;
-        metrics.append(rec);
-        std::printf("epoch %3lld step %6lld  train CE %.4f  held-out CE %.4f  top-1 %.3f  top-5 %.3f\n",
-                    static_cast<long long>(e.epoch), static_cast<long long>(e.step), e.train_loss, e.eval_loss,
-                    e.eval_top1, e.eval_top5);
-        std::fflush(stdout);
-      },
-      nullptr, &model);
-  std::map<std::string, at::Tensor> tensors;
-  for (const auto& p : model->named_parameters()) tensors[p.key()] = p.value().detach().contiguous();
-  saveSafetensors(fs::path(o.out) / "retrieval_model.safetensors", tensors, {{"format", "pt"}});
-  nlohmann::json epochs = nlohmann::json::array();
-  for (const auto& e : r.epochs) {
-    epochs.push_back({{"epoch", e.epoch}, {"step", e.step}, {"train_loss", e.train_loss}, {"eval_loss", e.eval_loss},
-                      {"top1", e.eval_top1}, {"top5", e.eval_top5}});
+  {
+    const RetrievalDataset d = loadRetrievalDataset(o.data);  // for the header; the run loads it again
+    std::printf("retrieval model: c=%lld (chance top-1 %.3f), %lld layers, %lld train / %lld held-out pairs, D=%lld\n",
+                static_cast<long long>(o.settings.context), 1.0 / static_cast<double>(o.settings.context - 1),
+                static_cast<long long>(o.settings.layers), static_cast<long long>(d.query_train.size(0)),
+                static_cast<long long>(d.query_test.size(0)), static_cast<long long>(d.query_train.size(1)));
   }
-  const nlohmann::json info = {{"data", fs::absolute(o.data).string()},
-                               {"context", o.settings.context},
-                               {"layers", o.settings.layers},
-                               {"width", d.query_train.size(1)},
-                               {"batch_size", o.settings.batch_size},
-                               {"learning_rate", o.settings.learning_rate},
-                               {"epochs", epochs},
-                               {"chance_top1", r.chance_top1}};
-  writeFileAtomic(fs::path(o.out) / "retrieval_run.json", info.dump(2) + "\n");
+  RetrievalRunRequest request;
+  request.data_dir = o.data;
+  request.run_dir = o.out;
+  request.settings = o.settings;
+  request.cancel = &g_retrieval_stop;  // SIGINT / SIGTERM (the workbench's Stop): "stopped" after the epoch
+  std::signal(SIGINT, onRetrievalStopSignal);
+  std::signal(SIGTERM, onRetrievalStopSignal);
+  request.on_epoch = [](const RetrievalEpoch& e) {
+    std::printf("epoch %3lld step %6lld  train CE %.4f  held-out CE %.4f  top-1 %.3f  top-5 %.3f\n",
+                static_cast<long long>(e.epoch), static_cast<long long>(e.step), e.train_loss, e.eval_loss,
+                e.eval_top1, e.eval_top5);
+    std::fflush(stdout);
+  };
+  runRetrievalTraining(request);
   return 0;
 }
 
@@ -114,9 +97,10 @@ int evalCommand(const EvalOptions& o) {
   std::string method = "cosine";
   int64_t context = o.context;
   if (!o.model.empty()) {
-    const auto info = nlohmann::json::parse(readFile(fs::path(o.model) / "retrieval_run.json"));
-    context = info.at("context").get<int64_t>();
-    RetrievalMixer model(context, info.at("width").get<int64_t>(), info.at("layers").get<int64_t>());
+    const auto info = tryReadRetrievalRunRecord(o.model);
+    if (!info) throw MixerLabError(o.model + " holds no readable retrieval_run.json", "pass a folder of `retrieval train`");
+    context = info->context;
+    RetrievalMixer model(context, info->width, info->layers);
     loadIntoModule(*model, loadSafetensors(fs::path(o.model) / "retrieval_model.safetensors"), o.model + "/retrieval_model.safetensors");
     e = evaluateRetrievalModel(model, d.query_test, d.target_test, context, o.seed);
     method = "retrieval_model";
@@ -215,7 +199,10 @@ void addRetrievalCommands(CLI::App& app, Action& action) {
   auto t = std::make_shared<TrainOptions>();
   auto* train = retrieval->add_subcommand("train", "Train the retrieval model (a bidirectional mixer over candidates)");
   train->add_option("--data", t->data, "Dataset folder from `retrieval build`")->required();
-  train->add_option("--out", t->out, "Folder for metrics.jsonl, the model and retrieval_run.json")->required();
+  train->add_option("--out", t->out,
+                    "Run folder for metrics.jsonl, status.json, the model and retrieval_run.json (a project's "
+                    "runs/<name> shows it live in the workbench)")
+      ->required();
   train->add_option("--context", t->settings.context, "c: the query plus c-1 candidates (32)");
   train->add_option("--layers", t->settings.layers, "Mixer blocks (8)");
   train->add_option("--epochs", t->settings.epochs, "Epochs (20)");

@@ -1,6 +1,8 @@
 // RetrievalPanel (see retrieval_panel.h).
 #include "app/gui/retrieval_panel.h"
 
+#include <algorithm>
+
 #include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
@@ -18,6 +20,7 @@
 #include <QVBoxLayout>
 
 #include "app/gui/checkpoint_choice.h"
+#include "app/gui/run_launcher.h"
 #include "widgets/retrieval_results_view.h"
 
 namespace mixerlab::gui {
@@ -112,6 +115,17 @@ QWidget* RetrievalPanel::buildControls() {
   sources->addWidget(new QLabel(tr("Models:"), controls));
   sources->addWidget(add_run_);
   sources->addWidget(add_folder_);
+  train_ = new QToolButton(controls);
+  train_->setObjectName("retrieval-train");
+  train_->setText(tr("Train retrieval model"));
+  train_->setToolTip(tr("Train the research's retrieval model (a bidirectional mixer over c = 32 inputs, fewer for "
+                        "a small corpus) on a column's embeddings, as a run of the project: its curves appear in "
+                        "the Loss curves tab"));
+  train_->setPopupMode(QToolButton::InstantPopup);
+  auto* train_menu = new QMenu(train_);
+  connect(train_menu, &QMenu::aboutToShow, this, &RetrievalPanel::populateTrainMenu);
+  train_->setMenu(train_menu);
+  sources->addWidget(train_);
   sources->addSpacing(16);
   sources->addWidget(new QLabel(tr("Accuracy over"), controls));
   sources->addWidget(candidates_);
@@ -496,6 +510,45 @@ void RetrievalPanel::onAddFolder() {
   if (folder.isEmpty()) return;
   const QString error = addModel(folder);
   if (!error.isEmpty()) showStatus(error);
+}
+
+QString RetrievalPanel::trainRetrievalModel(int index, int epochs, QString* error) {
+  auto fail = [error](const QString& message) {
+    if (error != nullptr) *error = message;
+    return QString();
+  };
+  if (index < 0 || index >= columnCount() || !isReady(index)) return fail(tr("that column is not ready"));
+  if (runs_directory_.isEmpty()) return fail(tr("open a project first: the retrieval run is one of its runs"));
+  const Column& c = *columns_[static_cast<size_t>(index)];
+  // The research's c = 32, capped by the stories the sampler draws candidates from (the held-out
+  // ones for evaluation, the training ones for training).
+  const qint64 context = std::min<qint64>({32, c.info.stories - c.info.train_count, c.info.train_count});
+  if (context < 2) return fail(tr("too few stories to train a retrieval model: use a larger corpus"));
+  const QString base = "retrieval-" + QFileInfo(c.info.dataset_dir).fileName();
+  QString name = base;
+  for (int n = 2; QFileInfo::exists(runs_directory_ + "/" + name); ++n) name = base + "-" + QString::number(n);
+  LocalLaunchTarget target(findCliExecutable());
+  const QString launch_error =
+      target.start({"retrieval", "train", "--data", c.info.dataset_dir, "--out", runs_directory_ + "/" + name,
+                    "--epochs", QString::number(epochs), "--context", QString::number(context)},
+                   QFileInfo(runs_directory_).absolutePath());
+  if (!launch_error.isEmpty()) return fail(launch_error);
+  showStatus(tr("training the retrieval model on %1's embeddings as run %2: its curves are in the Loss curves tab")
+                 .arg(c.label, name));
+  return name;
+}
+
+void RetrievalPanel::populateTrainMenu() {
+  QMenu* menu = train_->menu();
+  menu->clear();
+  for (int i = 0; i < columnCount(); ++i) {
+    QAction* action = menu->addAction(tr("on %1's embeddings").arg(columns_[static_cast<size_t>(i)]->label), this, [this, i]() {
+      QString error;
+      if (trainRetrievalModel(i, 20, &error).isEmpty()) showStatus(error);
+    });
+    action->setEnabled(isReady(i));
+  }
+  if (columns_.empty()) menu->addAction(tr("(add a model first)"))->setEnabled(false);
 }
 
 void RetrievalPanel::updateControls() {

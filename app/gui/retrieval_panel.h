@@ -5,7 +5,8 @@
 // the corpus's stories by cosine similarity as you type. Pick a held-out summary (its story is then
 // marked as the true match) or mark a result as the true match: each column shows where that story
 // ranks. Each column also shows its model's held-out top-1 / top-5 accuracy over a chosen number of
-// candidates. Every column works on its own QThread (RetrievalWorker): building a dataset (embedding
+// candidates. "Train retrieval model" trains the research's retrieval mixer on a column's
+// embeddings as a run of the project (a CLI child process; its curves show in the Loss curves tab). Every column works on its own QThread (RetrievalWorker): building a dataset (embedding
 // the corpus once per model, kept under <project>/retrieval/), loading the model and each query.
 #pragma once
 #include <QString>
@@ -78,6 +79,11 @@ class RetrievalPanel : public QWidget {
   int candidates() const;
   void setResultCount(int k);
 
+  // Trains the research's retrieval model (spec 9a) on column `index`'s dataset as a run of the
+  // project: a `mixerlab retrieval train` child process writing runs/<name>, whose curves the
+  // workbench plots live. Returns the run's name, or empty with *error set.
+  QString trainRetrievalModel(int index, int epochs = 20, QString* error = nullptr);
+
   void stop();  // cancel builds, join threads (the window is closing)
   QString statusText() const;
 
@@ -117,6 +123,7 @@ class RetrievalPanel : public QWidget {
   void onHeldOutPicked(int combo_index);
   void populateAddRunMenu();
   void onAddFolder();
+  void populateTrainMenu();
   void updateMarkLabel();
   void updateControls();
   void showStatus(const QString& text);
@@ -135,6 +142,7 @@ class RetrievalPanel : public QWidget {
   QSpinBox* synthetic_count_ = nullptr;
   QToolButton* add_run_ = nullptr;
   QPushButton* add_folder_ = nullptr;
+  QToolButton* train_ = nullptr;
   QLineEdit* query_edit_ = nullptr;
   QComboBox* held_out_box_ = nullptr;
   QSpinBox* result_count_ = nullptr;

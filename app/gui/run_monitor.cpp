@@ -46,6 +46,11 @@ void RunMonitor::pollNow() {
         watched->summary.applyRunInfo(*info);
         watched->training_flops_per_token = info->training_flops_per_token;
         watched->run_config_json = QByteArray::fromStdString(info->run.toJson().dump());
+      } else if (const auto retrieval = tryReadRetrievalRunRecord(dir)) {
+        // A retrieval-model run: its x axis is pairs seen and it has no FLOPs figure. Re-read until
+        // its epochs are recorded, so the final record is the one kept.
+        watched->summary.applyRetrievalRun(*retrieval);
+        watched->has_run_info = !retrieval->epochs.empty();
       }
     }
     RunSnapshot snap;

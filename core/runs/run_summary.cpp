@@ -42,12 +42,21 @@ void RunSummary::applyRunInfo(const RunInfo& info) {
   device = info.device();
 }
 
+void RunSummary::applyRetrievalRun(const RetrievalRunRecord& record) {
+  arch = record.describe();
+  device = record.device;
+}
+
 RunSummary summarizeRun(const std::filesystem::path& run_dir) {
   const RunPaths paths{run_dir};
   RunSummary summary;
   for (const auto& record : readMetrics(paths.metrics())) summary.add(record);
   if (const auto status = readRunStatus(run_dir)) summary.applyStatus(*status);
-  if (const auto info = tryReadRunInfo(run_dir)) summary.applyRunInfo(*info);
+  if (const auto info = tryReadRunInfo(run_dir)) {
+    summary.applyRunInfo(*info);
+  } else if (const auto retrieval = tryReadRetrievalRunRecord(run_dir)) {
+    summary.applyRetrievalRun(*retrieval);
+  }
   return summary;
 }
 

@@ -1,7 +1,8 @@
 // RunSummary: what a runs table shows about one run (status, progress, losses, throughput, model
-// and device), derived in this one place from status.json, metrics.jsonl and run.json. One-shot
-// readers call summarizeRun(); live readers keep a RunSummary and feed it the records they tail,
-// so "best eval loss" and "last train loss" mean the same everywhere.
+// and device), derived in this one place from status.json, metrics.jsonl and run.json (or, for a
+// retrieval-model run, retrieval_run.json). One-shot readers call summarizeRun(); live readers keep
+// a RunSummary and feed it the records they tail, so "best eval loss" and "last train loss" mean
+// the same everywhere.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "core/runs/metrics_log.h"
+#include "core/runs/retrieval_run_record.h"
 #include "core/runs/run_info.h"
 #include "core/runs/run_status.h"
 
@@ -32,6 +34,8 @@ struct RunSummary {
   // stopped); step and tokens only move forward from it, the metrics log may be ahead.
   void applyStatus(const RunStatus& status);
   void applyRunInfo(const RunInfo& info);
+  // A retrieval-model run (retrieval_run.json instead of run.json): arch describes it.
+  void applyRetrievalRun(const RetrievalRunRecord& record);
 };
 
 // The summary of one run directory, read now (a torn last metrics line is ignored).
