@@ -71,7 +71,7 @@ int trainCommand(const TrainOptions& o) {
   request.data_dir = o.data;
   request.run_dir = o.out;
   request.settings = o.settings;
-  request.cancel = &g_retrieval_stop;  // SIGINT / SIGTERM (the workbench's Stop): "stopped" after the epoch
+  request.cancel = &g_retrieval_stop;  // SIGINT / SIGTERM (the workbench's Stop): "stopped" after the batch
   std::signal(SIGINT, onRetrievalStopSignal);
   std::signal(SIGTERM, onRetrievalStopSignal);
   request.on_epoch = [](const RetrievalEpoch& e) {

@@ -20,7 +20,7 @@ struct RetrievalRunRequest {
   RetrievalTrainSettings settings;
   std::function<void(const RetrievalEpoch&)> on_epoch;
   std::function<void(const std::string&)> on_log;
-  const std::atomic<bool>* cancel = nullptr;  // stops after the current epoch: status "stopped"
+  const std::atomic<bool>* cancel = nullptr;  // stops after the current batch: status "stopped"
 };
 
 // Throws MixerLabError (after recording status "failed" with the reason) on bad data or settings,
