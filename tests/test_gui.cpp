@@ -1,4 +1,5 @@
-// GUI tests (offscreen): the loss series never overlaps after a resume; the real main window
+// GUI tests (offscreen): the loss series never overlaps after a resume; opening another project
+// leaves nothing of the previous one on the plot; the real main window
 // launches a short run as a child process, sees it finish and draws its curve; closing and
 // reopening the window mid-run reattaches to the run.
 #include <QtTest/QtTest>
@@ -10,7 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/gui/app_settings.h"
 #include "app/gui/main_window.h"
+#include "core/runs/metrics_log.h"
+#include "core/runs/run_status.h"
 #include "tests/training_fixture.h"
 #include "widgets/loss_plot_widget.h"
 
@@ -40,6 +44,80 @@ class TestGui : public QObject {
     plot.setSeries(s);
     QCOMPARE(plot.graphCount(), 1);
     QCOMPARE(plot.pointCount("", false), 12);
+  }
+
+  // Issue 14, bug 2: after File > Open of another project, nothing of the previous project's runs
+  // may stay on the plot (or reach its exports), even a monitor report still queued at the switch.
+  void openingAnotherProjectClearsThePlot() {
+    const fs::path a = testing::makeScratchDir("gui-project-a"), b = testing::makeScratchDir("gui-project-b");
+    const fs::path project_a = testing::writeTinyProject(a), project_b = testing::writeTinyProject(b);
+    for (const char* run : {"mixer", "llama", "extra"}) {
+      const fs::path dir = a / "runs" / run;
+      fs::create_directories(dir);
+      MetricsWriter metrics(dir / "metrics.jsonl");
+      for (int step = 1; step <= 50; ++step) {
+        MetricsRecord r;
+        r.step = step;
+        r.train_loss = 6.0 - 0.01 * step;
+        metrics.append(r);
+      }
+      writeRunStatus(dir, RunStatus{RunState::Finished});
+    }
+    gui::MainWindow window;
+    window.show();
+    QCOMPARE(window.openProject(QString::fromStdString(project_a.string())), QString());
+    QTRY_VERIFY_WITH_TIMEOUT(window.lossPlot()->pointCount("extra", false) == 50, 20000);
+    for (int i = 0; i < 5; ++i) {  // switch back and forth, leaving reports in flight
+      QCOMPARE(window.openProject(QString::fromStdString(project_b.string())), QString());
+      QTest::qWait(i * 40);
+      QCOMPARE(window.openProject(QString::fromStdString(project_a.string())), QString());
+      QTest::qWait(i * 40);
+    }
+    QCOMPARE(window.openProject(QString::fromStdString(project_b.string())), QString());
+    QTest::qWait(1500);  // several monitor polls of project b
+    QCOMPARE(window.lossPlot()->pointCount("mixer", false), 0);
+    QCOMPARE(window.lossPlot()->pointCount("extra", false), 0);
+    QCOMPARE(window.lossPlot()->graphCount(), 0);
+    QCOMPARE(window.runTable()->model()->rowCount(), 2);  // b's two runs, not a's "extra"
+  }
+
+  // Issue 14, bug 7: the tests kept the user's real settings, so a user's next launch could open a
+  // test's temporary project. A test's settings live in its own scope.
+  void settingsStayOutOfTheUsersConfiguration() {
+    const QString user_file = QSettings("MixerLab", "mixerlab-gui").fileName();
+    const QFileInfo before(user_file);
+    const QDateTime modified = before.exists() ? before.lastModified() : QDateTime();
+    {
+      gui::MainWindow window;
+      QCOMPARE(window.openProject(QString::fromStdString(project_.string())), QString());
+      window.close();
+    }
+    const gui::AppSettings settings;
+    QVERIFY2(!settings.fileName().startsWith(QFileInfo(user_file).absolutePath()), qPrintable(settings.fileName()));
+    QCOMPARE(settings.lastProject(), QString::fromStdString(project_.string()));
+    QCOMPARE(QFileInfo::exists(user_file), before.exists());
+    if (before.exists()) QCOMPARE(QFileInfo(user_file).lastModified(), modified);
+  }
+
+  // Issue 14, bug 5: Queue run was "Ctrl+Q, Ctrl+R" while Quit is Ctrl+Q, so pressing it quit. No
+  // shortcut of the window may equal another or start another's key sequence.
+  void shortcutsNeverShadowEachOther() {
+    gui::MainWindow window;
+    QList<QPair<QString, QKeySequence>> keys;
+    for (QAction* action : window.findChildren<QAction*>()) {
+      for (const QKeySequence& k : action->shortcuts()) {
+        if (!k.isEmpty()) keys.append({action->text(), k});
+      }
+    }
+    QVERIFY(keys.size() >= 10);
+    for (int i = 0; i < keys.size(); ++i) {
+      for (int j = 0; j < keys.size(); ++j) {
+        if (i == j || keys[i].first == keys[j].first) continue;
+        QVERIFY2(keys[j].second.matches(keys[i].second) == QKeySequence::NoMatch,
+                 qPrintable(keys[i].first + " (" + keys[i].second.toString() + ") and " + keys[j].first + " (" +
+                            keys[j].second.toString() + ")"));
+      }
+    }
   }
 
   void launchRunFromTheWindowAndReattach() {

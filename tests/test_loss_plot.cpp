@@ -221,6 +221,35 @@ class TestLossPlot : public QObject {
     QCOMPARE(w.graphCount(), 2);
   }
 
+  // Issue 14, bug 8: colours were given by position among the shown runs, so hiding one recoloured
+  // the others. A run keeps its colour; forgetting the runs (another project) frees the colours.
+  void runColoursAreStable() {
+    LossPlotWidget plot;
+    auto series = [](const QString& run) {
+      LossSeries s;
+      s.run = run;
+      for (int step = 1; step <= 5; ++step) s.appendTrain({double(step), 0, 0, 5.0 - step * 0.1});
+      return s;
+    };
+    for (const char* run : {"alpha", "beta", "gamma"}) plot.setSeries(series(run));
+    plot.replotNow();
+    const QColor alpha = plot.drawnColour("alpha"), beta = plot.drawnColour("beta"), gamma = plot.drawnColour("gamma");
+    QVERIFY(alpha != beta && beta != gamma && alpha != gamma);
+    plot.removeRun("alpha");
+    plot.replotNow();
+    QCOMPARE(plot.drawnColour("beta"), beta);
+    QCOMPARE(plot.drawnColour("gamma"), gamma);
+    plot.setSeries(series("alpha"));
+    plot.setSeries(series("delta"));
+    plot.replotNow();
+    QCOMPARE(plot.drawnColour("alpha"), alpha);
+    QVERIFY(plot.drawnColour("delta") != alpha && plot.drawnColour("delta") != beta && plot.drawnColour("delta") != gamma);
+    plot.forgetRuns();
+    plot.setSeries(series("gamma"));
+    plot.replotNow();
+    QCOMPARE(plot.drawnColour("gamma"), alpha);  // the first colour again
+  }
+
   void exportsAndScreenshot() {
     QDir().mkpath(QDir::tempPath() + "/mixerlab-test-loss-plot");
     QTemporaryDir dir;

@@ -4,10 +4,24 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <fstream>
 
 namespace mixerlab::testing {
 namespace fs = std::filesystem;
+
+namespace {
+// Every test program keeps the GUI's settings in its own folder (app_settings.h), never in the
+// user's configuration, whatever runs it (ctest or a test binary started by hand).
+const bool kOwnSettingsScope = [] {
+  if (std::getenv("MIXERLAB_SETTINGS_DIR") == nullptr) {
+    const fs::path dir = fs::temp_directory_path() / ("mixerlab-test-settings-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    ::setenv("MIXERLAB_SETTINGS_DIR", dir.c_str(), 1);
+  }
+  return true;
+}();
+}  // namespace
 
 fs::path sourceDir() { return fs::path(MIXERLAB_SOURCE_DIR); }
 fs::path demoTrainCorpus() { return sourceDir() / "projects/demo/data/stories-a.txt"; }

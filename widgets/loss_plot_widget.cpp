@@ -14,10 +14,12 @@
 namespace mixerlab::widgets {
 
 namespace {
-QColor runColour(int index) {
+QColor paletteColour(int slot) {
   static const QColor palette[] = {QColor(31, 119, 180),  QColor(214, 39, 40),  QColor(44, 160, 44),
-                                   QColor(148, 103, 189), QColor(255, 127, 14), QColor(23, 190, 207)};
-  return palette[index % 6];
+                                   QColor(148, 103, 189), QColor(255, 127, 14), QColor(23, 190, 207),
+                                   QColor(140, 86, 75),   QColor(227, 119, 194), QColor(127, 127, 127),
+                                   QColor(188, 189, 34)};
+  return palette[slot % 10];
 }
 constexpr int kFaintAlpha = 60;
 
@@ -199,15 +201,36 @@ void LossPlotWidget::addCurve(const QString& run, bool eval, bool smoothed, cons
   curves_.push_back({run, eval, smoothed, g, std::move(xs), std::move(ys)});
 }
 
+QColor LossPlotWidget::runColour(const QString& run) const {
+  // A run keeps the colour it was first drawn with, whatever is shown or hidden later.
+  auto it = colour_slots_.find(run);
+  if (it == colour_slots_.end()) it = colour_slots_.insert(run, next_colour_slot_++);
+  return paletteColour(it.value());
+}
+
+QColor LossPlotWidget::drawnColour(const QString& run) const {
+  for (const Curve& c : curves_) {
+    if (c.run == run && !c.eval && !c.smoothed) return c.graph->pen().color();
+  }
+  return {};
+}
+
+void LossPlotWidget::forgetRuns() {
+  series_.clear();
+  colour_slots_.clear();
+  next_colour_slot_ = 0;
+  redraw();
+  replotNow();
+}
+
 void LossPlotWidget::redraw() {
   plot_->clearGraphs();
   curves_.clear();
 
   downsampled_ = false;
   const bool log_x = logX(), log_y = logY();
-  int index = 0;
-  for (auto it = series_.cbegin(); it != series_.cend(); ++it, ++index) {
-    const QColor colour = runColour(index);
+  for (auto it = series_.cbegin(); it != series_.cend(); ++it) {
+    const QColor colour = runColour(it.key());
     auto add = [&](const QVector<LossPoint>& points, bool eval) {
       QVector<double> raw;
       for (const auto& p : points) raw.push_back(p.loss);

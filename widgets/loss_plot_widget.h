@@ -3,6 +3,7 @@
 // and log y, optional smoothing (raw curve drawn faint behind), min/max downsampling for long
 // curves, a hover readout of the nearest point, legend, zoom/pan with reset, SVG/PNG/CSV export.
 #pragma once
+#include <QHash>
 #include <QMap>
 #include <QPointF>
 #include <QVector>
@@ -28,7 +29,12 @@ class LossPlotWidget : public QWidget {
  public:
   explicit LossPlotWidget(QWidget* parent = nullptr);
   void setSeries(const LossSeries& series);  // adds or replaces the run's curves
-  void removeRun(const QString& run);
+  void removeRun(const QString& run);  // hides it; it keeps its colour for when it comes back
+  // The colour a run is drawn with: given when the run is first seen and kept while the widget
+  // lives, so showing or hiding other runs never recolours it.
+  QColor runColour(const QString& run) const;
+  QColor drawnColour(const QString& run) const;  // its drawn train curve's pen colour; invalid when not drawn
+  void forgetRuns();  // removes every run and frees their colours (another project was opened)
   void setAxis(LossAxis axis);
   LossAxis axis() const { return axis_; }
   void setLogX(bool on);  // points with x <= 0 are skipped on a log axis
@@ -84,6 +90,8 @@ class LossPlotWidget : public QWidget {
   QCPItemText* readout_ = nullptr;
   QCPItemTracer* marker_ = nullptr;
   QMap<QString, LossSeries> series_;
+  mutable QHash<QString, int> colour_slots_;
+  mutable int next_colour_slot_ = 0;
   QVector<Curve> curves_;
   LossAxis axis_ = LossAxis::Step;
   Smoothing smoothing_;

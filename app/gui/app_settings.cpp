@@ -10,24 +10,28 @@ const char* const kLastProjectKey = "recent/project";
 const char* const kRecentProjectsKey = "recent/projects";
 }  // namespace
 
-AppSettings::AppSettings() : settings_("MixerLab", "mixerlab-gui") {}
+AppSettings::AppSettings()
+    : settings_(qEnvironmentVariableIsEmpty("MIXERLAB_SETTINGS_DIR")
+                    ? std::make_unique<QSettings>("MixerLab", "mixerlab-gui")
+                    : std::make_unique<QSettings>(qEnvironmentVariable("MIXERLAB_SETTINGS_DIR") + "/mixerlab-gui.ini",
+                                                  QSettings::IniFormat)) {}
 
-QByteArray AppSettings::windowGeometry() const { return settings_.value(kGeometryKey).toByteArray(); }
-void AppSettings::setWindowGeometry(const QByteArray& geometry) { settings_.setValue(kGeometryKey, geometry); }
-QByteArray AppSettings::windowState() const { return settings_.value(kStateKey).toByteArray(); }
-void AppSettings::setWindowState(const QByteArray& state) { settings_.setValue(kStateKey, state); }
+QByteArray AppSettings::windowGeometry() const { return settings_->value(kGeometryKey).toByteArray(); }
+void AppSettings::setWindowGeometry(const QByteArray& geometry) { settings_->setValue(kGeometryKey, geometry); }
+QByteArray AppSettings::windowState() const { return settings_->value(kStateKey).toByteArray(); }
+void AppSettings::setWindowState(const QByteArray& state) { settings_->setValue(kStateKey, state); }
 
-QString AppSettings::lastProject() const { return settings_.value(kLastProjectKey).toString(); }
+QString AppSettings::lastProject() const { return settings_->value(kLastProjectKey).toString(); }
 
-QStringList AppSettings::recentProjects() const { return settings_.value(kRecentProjectsKey).toStringList(); }
+QStringList AppSettings::recentProjects() const { return settings_->value(kRecentProjectsKey).toStringList(); }
 
 void AppSettings::rememberProject(const QString& project_file) {
-  settings_.setValue(kLastProjectKey, project_file);
+  settings_->setValue(kLastProjectKey, project_file);
   QStringList recent = recentProjects();
   recent.removeAll(project_file);
   recent.prepend(project_file);
   while (recent.size() > kMaxRecentProjects) recent.removeLast();
-  settings_.setValue(kRecentProjectsKey, recent);
+  settings_->setValue(kRecentProjectsKey, recent);
 }
 
 }  // namespace mixerlab::gui

@@ -1,11 +1,14 @@
 // AppSettings: the GUI's persistent preferences (QSettings "MixerLab" / "mixerlab-gui") behind
 // typed accessors, so no other file spells a settings key: the main window's geometry and dock
-// layout, the last opened project and the recent-projects list.
+// layout, the last opened project and the recent-projects list. With MIXERLAB_SETTINGS_DIR set
+// they live in <dir>/mixerlab-gui.ini instead of the user's configuration: the test programs set it,
+// so running the tests never changes what the user's next launch opens.
 #pragma once
 #include <QByteArray>
 #include <QSettings>
 #include <QString>
 #include <QStringList>
+#include <memory>
 
 namespace mixerlab::gui {
 
@@ -14,6 +17,7 @@ class AppSettings {
   static constexpr int kMaxRecentProjects = 8;
 
   AppSettings();
+  QString fileName() const { return settings_->fileName(); }
 
   QByteArray windowGeometry() const;
   void setWindowGeometry(const QByteArray& geometry);
@@ -28,7 +32,7 @@ class AppSettings {
   void rememberProject(const QString& project_file);
 
  private:
-  QSettings settings_;
+  std::unique_ptr<QSettings> settings_;
 };
 
 }  // namespace mixerlab::gui

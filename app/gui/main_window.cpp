@@ -133,7 +133,8 @@ void MainWindow::buildMenusAndToolbar() {
   open->setShortcut(QKeySequence::Open);
   recent_menu_ = file_menu->addMenu("Open &recent");
   file_menu->addSeparator();
-  file_menu->addAction("&Quit", this, &QWidget::close)->setShortcut(QKeySequence::Quit);
+  // Ctrl+Q spelled out: QKeySequence::Quit is empty on some platforms (offscreen, some desktops).
+  file_menu->addAction("&Quit", this, &QWidget::close)->setShortcut(QKeySequence("Ctrl+Q"));
   rebuildRecentMenu();
 
   auto* edit_menu = menuBar()->addMenu("&Edit");
@@ -163,7 +164,7 @@ void MainWindow::buildMenusAndToolbar() {
   addRunAction("Resume", QKeySequence("Ctrl+Shift+R"), &MainWindow::onResumeSelected);
   addRunAction("Stop", QKeySequence("Ctrl+."), &MainWindow::onStopSelected);
   toolbar->addSeparator();
-  run_menu->addAction("&Queue run", this, &MainWindow::onQueueSelected)->setShortcut(QKeySequence("Ctrl+Q, Ctrl+R"));
+  run_menu->addAction("&Queue run", this, &MainWindow::onQueueSelected)->setShortcut(QKeySequence("Ctrl+Shift+Q"));
   run_menu->addAction("&Fork from checkpoint...", this, &MainWindow::onForkSelected);
   run_menu->addSeparator();
   run_menu->addAction("&Generate from run", this, &MainWindow::onGenerateSelected)->setShortcut(QKeySequence("Ctrl+G"));
@@ -209,7 +210,7 @@ QString MainWindow::openProject(const QString& project_file) {
     return error;
   }
   stopMonitor();
-  for (const QString& run : runs_->runNames()) plot_->removeRun(run);
+  plot_->forgetRuns();  // the previous project's curves and their colours
   generation_->setRunsDirectory(document_->runsDirectory());
   inversion_->setRunsDirectory(document_->runsDirectory());
   retrieval_->setRunsDirectory(document_->runsDirectory());
@@ -247,6 +248,8 @@ QString MainWindow::selectedRun() const {
 QString MainWindow::runState(const QString& run) const { return runs_->state(run); }
 
 void MainWindow::onRunUpdated(const RunSnapshot& s) {
+  // A report of the previous project's monitor, queued before it stopped: not this project's run.
+  if (s.runs_directory != runsDirectory()) return;
   runs_->applySnapshot(s);
   if (queue_) queue_->onRunStateChanged(s.run, s.state);
   if (s.run == selectedRun()) showSelectedLog();

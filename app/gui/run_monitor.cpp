@@ -54,6 +54,7 @@ void RunMonitor::pollNow() {
       }
     }
     RunSnapshot snap;
+    snap.runs_directory = runs_directory_;
     snap.run = name;
     const auto records = watched->tail.poll();
     snap.reset = watched->tail.wasReset();

@@ -10,7 +10,8 @@
 namespace mixerlab::gui {
 
 struct RunSnapshot {
-  QString run;    // run-id (folder name)
+  QString runs_directory;  // the monitored folder: a snapshot still queued when another project opens is dropped
+  QString run;             // run-id (folder name)
   QString state;  // pending, running, finished, failed, stopped
   QString reason;
   QString arch, device;        // from run.json (empty until the run has written it)
