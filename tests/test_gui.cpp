@@ -5,6 +5,7 @@
 #include <QtTest/QtTest>
 
 #include <QAction>
+#include <QStatusBar>
 #include <QTableView>
 
 #include <fstream>
@@ -13,6 +14,7 @@
 
 #include "app/gui/app_settings.h"
 #include "app/gui/main_window.h"
+#include "app/gui/run_list_model.h"
 #include "core/runs/metrics_log.h"
 #include "core/runs/run_status.h"
 #include "tests/training_fixture.h"
@@ -118,6 +120,25 @@ class TestGui : public QObject {
                             keys[j].second.toString() + ")"));
       }
     }
+  }
+
+  // Issue 14, bug 1: a launch the CLI refuses said "started" and nothing happened. Now the run list
+  // shows "failed to start" with the CLI's own message, and so does the status bar.
+  void refusedLaunchShowsTheCliMessage() {
+    const fs::path dir = testing::makeScratchDir("gui-refused");
+    const fs::path project = testing::writeTinyProject(dir);
+    testing::writeText(dir / "runs" / "llama" / "run.json", "{}");  // "already exists; pass --resume"
+    gui::MainWindow window;
+    QCOMPARE(window.openProject(QString::fromStdString(project.string())), QString());
+    QCOMPARE(window.launch("llama", false), QString());
+    QTRY_COMPARE_WITH_TIMEOUT(window.runState("llama"), QString("failed to start"), 30000);
+    const QModelIndex status = window.runModel()->index(window.runModel()->rowOf("llama"), gui::RunListModel::Status);
+    const QString shown = window.runModel()->data(status).toString();
+    QVERIFY2(shown.contains("already exists") && shown.contains("--resume"), qPrintable(shown));
+    QVERIFY2(window.statusBar()->currentMessage().contains("llama did not start"),
+             qPrintable(window.statusBar()->currentMessage()));
+    QTest::qWait(800);  // monitor polls of the run folder (no status.json) keep the message
+    QCOMPARE(window.runState("llama"), QString("failed to start"));
   }
 
   void launchRunFromTheWindowAndReattach() {

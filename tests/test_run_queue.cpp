@@ -42,7 +42,7 @@ class TestRunQueue : public QObject {
     // A target that never runs anything: the first run stays "current", the rest wait.
     struct NullTarget : gui::LaunchTarget {
       QString name() const override { return "null"; }
-      QString start(const QStringList&, const QString&) override { return {}; }
+      QString start(const QStringList&, const QString&, gui::LaunchedProcess*) override { return {}; }
     };
     gui::RunQueue queue(std::make_unique<NullTarget>(), "p.json",
                         QString::fromStdString((dir_ / "null-runs").string()));

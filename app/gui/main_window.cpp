@@ -28,6 +28,7 @@
 #include "app/gui/event_loop_latency.h"
 #include "app/gui/generation_panel.h"
 #include "app/gui/inversion_panel.h"
+#include "app/gui/launch_watcher.h"
 #include "app/gui/retrieval_panel.h"
 #include "app/gui/project_document.h"
 #include "app/gui/project_file.h"
@@ -37,6 +38,7 @@
 #include "app/gui/run_queue.h"
 #include "app/gui/run_setup_dialog.h"
 #include "core/runs/run_directory.h"
+#include "core/runs/run_info.h"
 #include "widgets/config_diff_view.h"
 #include "widgets/loss_plot_widget.h"
 #include "widgets/run_comparison.h"
@@ -50,6 +52,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), target_(new Local
   connect(document_, &ProjectDocument::writeFailed, this,
           [this](const QString& error) { statusBar()->showMessage(error, 10000); });
   runs_ = new RunListModel(this);
+  launch_watcher_ = new LaunchWatcher(this);
+  connect(launch_watcher_, &LaunchWatcher::launchFailed, this, &MainWindow::onLaunchFailed);
+  connect(launch_watcher_, &LaunchWatcher::started, this,
+          [this](const QString& run) { statusBar()->showMessage("started " + run + " on " + target_->name(), 8000); });
   connect(runs_, &RunListModel::seriesChanged, this, &MainWindow::onSeriesChanged);
   connect(runs_, &RunListModel::overlayChanged, this, &MainWindow::onOverlayToggled);
   buildUi();
@@ -226,8 +232,7 @@ QString MainWindow::openProject(const QString& project_file) {
   queue_ = new RunQueue(makeLaunchTarget(target_box_->currentText()), file, runsDirectory(), this);
   connect(queue_, &RunQueue::started, this,
           [this](const QString& run) { statusBar()->showMessage("queue started " + run, 5000); });
-  connect(queue_, &RunQueue::launchFailed, this,
-          [this](const QString& run, const QString& error) { statusBar()->showMessage(run + ": " + error, 10000); });
+  connect(queue_, &RunQueue::launchFailed, this, &MainWindow::onLaunchFailed);
   startMonitor();
   if (runs_->rowCount() > 0) table_->selectRow(0);
   statusBar()->showMessage("opened " + file, 5000);
@@ -277,10 +282,29 @@ void MainWindow::showSelectedLog() {
 QString MainWindow::launch(const QString& run, bool resume) {
   if (!document_->isOpen()) return "open a project first";
   const QString project_file = document_->filePath();
-  const QString error =
-      target_->start(trainArguments(project_file, run, resume), QFileInfo(project_file).absolutePath());
-  statusBar()->showMessage(error.isEmpty() ? "started " + run + " on " + target_->name() : error, 8000);
+  // A run folder the project does not name (a fork) resumes as its project run, under its own id.
+  QString project_run = run, run_id;
+  if (!document_->runNames().contains(run)) {
+    if (const auto info = tryReadRunInfo((runsDirectory() + "/" + run).toStdString())) {
+      project_run = QString::fromStdString(info->run.name);
+      run_id = run;
+    }
+  }
+  LaunchedProcess launched;
+  const QString error = target_->start(trainArguments(project_file, project_run, resume, run_id),
+                                       QFileInfo(project_file).absolutePath(), &launched);
+  if (error.isEmpty()) {
+    launch_watcher_->watch(run, runsDirectory() + "/" + run, launched);
+    statusBar()->showMessage("starting " + run + " on " + target_->name() + "...", 8000);
+  } else {
+    onLaunchFailed(run, error);
+  }
   return error;
+}
+
+void MainWindow::onLaunchFailed(const QString& run, const QString& error) {
+  runs_->setLaunchError(run, error);
+  statusBar()->showMessage(run + " did not start: " + QString(error).replace('\n', ' '), 20000);
 }
 
 QString MainWindow::stop(const QString& run) {

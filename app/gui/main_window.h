@@ -37,6 +37,7 @@ class RunListModel;
 class GenerationPanel;
 class InversionPanel;
 class RetrievalPanel;
+class LaunchWatcher;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -52,7 +53,9 @@ class MainWindow : public QMainWindow {
   RunListModel* runModel() const { return runs_; }
   ProjectDocument* project() const { return document_; }
   QString runState(const QString& run) const;
-  QString launch(const QString& run, bool resume);  // error message, empty on success
+  // Starts the run (a fork resumes as its project run); returns an error when it cannot start at all.
+  // A start the CLI refuses is reported a moment later: the run list shows "failed to start: <why>".
+  QString launch(const QString& run, bool resume);
   QString stop(const QString& run);
   RunQueue* queue() const { return queue_; }
   GenerationPanel* generationPanel() const { return generation_; }
@@ -96,6 +99,7 @@ class MainWindow : public QMainWindow {
   void onGenerateSelected();
   void onInspectSelected();
   void onRetrieveSelected();
+  void onLaunchFailed(const QString& run, const QString& error);  // in the run list and the status bar
   void onRunContextMenu(const QPoint& pos);
 
  private:
@@ -116,6 +120,7 @@ class MainWindow : public QMainWindow {
   GenerationPanel* generation_ = nullptr;
   InversionPanel* inversion_ = nullptr;
   RetrievalPanel* retrieval_ = nullptr;
+  LaunchWatcher* launch_watcher_ = nullptr;
   QMenu* run_menu_ = nullptr;
   QPlainTextEdit* log_view_ = nullptr;
   QLabel* project_label_ = nullptr;

@@ -4,9 +4,11 @@
 #include <signal.h>
 
 #include <QCoreApplication>
+#include <QDir>
 #include <QFileInfo>
 #include <QProcess>
 #include <QStandardPaths>
+#include <QUuid>
 
 #include "core/runs/run_status.h"
 
@@ -38,16 +40,22 @@ std::unique_ptr<LaunchTarget> makeLaunchTarget(const QString& name) {
   return nullptr;
 }
 
-QString LocalLaunchTarget::start(const QStringList& arguments, const QString& working_directory) {
+QString LocalLaunchTarget::start(const QStringList& arguments, const QString& working_directory,
+                                 LaunchedProcess* launched) {
   if (cli_path_.isEmpty()) return "cannot find the mixerlab executable next to the GUI or on PATH";
   qint64 pid = 0;
   QProcess process;
   process.setProgram(cli_path_);
   process.setArguments(arguments);
   process.setWorkingDirectory(working_directory);
-  process.setStandardOutputFile(QProcess::nullDevice());
-  process.setStandardErrorFile(QProcess::nullDevice());  // the run writes its own log.txt
+  process.setStandardOutputFile(QProcess::nullDevice());  // progress; the run writes its own log.txt
+  // Standard error goes to a file the LaunchWatcher reads if the process ends without starting the
+  // run: the CLI's refusal ("already exists; pass --resume") must reach the user.
+  const QString error_file = QDir(QDir::tempPath()).filePath(
+      "mixerlab-launch-" + QUuid::createUuid().toString(QUuid::WithoutBraces) + ".log");
+  process.setStandardErrorFile(launched != nullptr ? error_file : QProcess::nullDevice());
   if (!process.startDetached(&pid)) return "could not start " + cli_path_ + ": " + process.errorString();
+  if (launched != nullptr) *launched = {pid, error_file};
   return {};
 }
 

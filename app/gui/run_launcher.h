@@ -8,12 +8,21 @@
 
 namespace mixerlab::gui {
 
+// A started CLI process: its pid and the file that receives its standard error, where a command
+// the CLI refuses (a run that already exists, an unknown run) says why.
+struct LaunchedProcess {
+  qint64 pid = 0;
+  QString error_file;
+};
+
 class LaunchTarget {
  public:
   virtual ~LaunchTarget() = default;
   virtual QString name() const = 0;
-  // Starts `mixerlab <arguments>`; returns an error message, empty on success.
-  virtual QString start(const QStringList& arguments, const QString& working_directory) = 0;
+  // Starts `mixerlab <arguments>`; returns an error message, empty on success. `launched` (when
+  // given) receives the process and its error file, for a LaunchWatcher.
+  virtual QString start(const QStringList& arguments, const QString& working_directory,
+                        LaunchedProcess* launched = nullptr) = 0;
 };
 
 // The local machine (CPU or its one GPU): a detached `mixerlab` process.
@@ -21,7 +30,8 @@ class LocalLaunchTarget : public LaunchTarget {
  public:
   explicit LocalLaunchTarget(QString cli_path) : cli_path_(std::move(cli_path)) {}
   QString name() const override { return "local"; }
-  QString start(const QStringList& arguments, const QString& working_directory) override;
+  QString start(const QStringList& arguments, const QString& working_directory,
+                LaunchedProcess* launched = nullptr) override;
 
  private:
   QString cli_path_;

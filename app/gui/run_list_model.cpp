@@ -169,8 +169,11 @@ void RunListModel::applySnapshot(const RunSnapshot& s) {
   const int r = ensureRow(s.run, s.arch, false);
   RunRow& row = rows_[r];
   row.reported = true;
-  row.state = s.state;
-  row.reason = s.reason;
+  if (!row.launch_failed || s.state != "pending") {
+    row.launch_failed = false;
+    row.state = s.state;
+    row.reason = s.reason;
+  }
   row.step = s.step;
   row.tokens = s.tokens;
   row.best_eval_loss = s.best_eval_loss;
@@ -184,6 +187,15 @@ void RunListModel::applySnapshot(const RunSnapshot& s) {
   for (const auto& p : s.new_eval) row.series.appendEval(p);
   Q_EMIT dataChanged(index(r, 0), index(r, ColumnCount - 1), {Qt::DisplayRole, Qt::ToolTipRole});
   if (!s.new_train.isEmpty() || !s.new_eval.isEmpty() || s.reset) Q_EMIT seriesChanged(s.run);
+}
+
+void RunListModel::setLaunchError(const QString& run, const QString& error) {
+  const int r = ensureRow(run, QString(), false);
+  RunRow& row = rows_[r];
+  row.launch_failed = true;
+  row.state = "failed to start";
+  row.reason = QString(error).replace('\n', ' ');
+  Q_EMIT dataChanged(index(r, 0), index(r, ColumnCount - 1), {Qt::DisplayRole, Qt::ToolTipRole});
 }
 
 int RunListModel::rowOf(const QString& run) const {

@@ -40,6 +40,9 @@ class RunListModel : public QAbstractTableModel {
   void syncProjectRuns(const QVector<ProjectRunSummary>& runs);
   // Folds one monitor snapshot in (adding a row for a run directory not seen before).
   void applySnapshot(const RunSnapshot& snapshot);
+  // A launch the CLI refused (LaunchWatcher): the row reads "failed to start: <the CLI's message>"
+  // until the run writes a status of its own.
+  void setLaunchError(const QString& run, const QString& error);
 
   int rowOf(const QString& run) const;  // -1 if there is none
   QString runAt(int row) const;
@@ -67,6 +70,7 @@ class RunListModel : public QAbstractTableModel {
     bool reported = false;       // the monitor has sent a snapshot
     bool in_project = true;      // false: a run directory the project does not name (a fork)
     bool overlaid = true;
+    bool launch_failed = false;  // state/reason hold a launch error, kept over "pending" snapshots
     widgets::LossSeries series;
     QByteArray config_json;
   };

@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QTimer>
 
+#include "app/gui/launch_watcher.h"
 #include "app/gui/run_launcher.h"
 #include "core/runs/run_directory.h"
 #include "core/runs/run_status.h"
@@ -27,9 +28,15 @@ RunQueue::RunQueue(std::unique_ptr<LaunchTarget> target, QString project_file, Q
       target_(std::move(target)),
       project_file_(std::move(project_file)),
       runs_dir_(std::move(runs_directory)),
-      poll_timer_(new QTimer(this)) {
+      poll_timer_(new QTimer(this)),
+      launch_watcher_(new LaunchWatcher(this)) {
   poll_timer_->setInterval(kPollIntervalMs);
   connect(poll_timer_, &QTimer::timeout, this, &RunQueue::poll);
+  connect(launch_watcher_, &LaunchWatcher::launchFailed, this, [this](const QString& run, const QString& error) {
+    if (run != current_) return;
+    finishCurrent();
+    Q_EMIT launchFailed(run, error);
+  });
 }
 
 RunQueue::~RunQueue() = default;
@@ -116,13 +123,15 @@ void RunQueue::startNext() {
     const auto before = currentStatus(dir);
     const QString run_id = next.run_id == next.run ? QString() : next.run_id;
     const QStringList arguments = trainArguments(project_file_, next.run, next.resume, run_id, next.fork_from);
-    const QString error =
-        target_ ? target_->start(arguments, QFileInfo(project_file_).absolutePath()) : QString("no launch target");
+    LaunchedProcess launched;
+    const QString error = target_ ? target_->start(arguments, QFileInfo(project_file_).absolutePath(), &launched)
+                                  : QString("no launch target");
     if (!error.isEmpty()) {
       Q_EMIT launchFailed(next.run_id, error);
       continue;
     }
     current_ = next.run_id;
+    launch_watcher_->watch(next.run_id, dir, launched);
     current_status_before_ = before ? QString::fromStdString(before->updated_at) : QString();
     current_seen_running_ = false;
     since_launch_.start();

@@ -14,6 +14,8 @@ class QTimer;
 
 namespace mixerlab::gui {
 
+class LaunchWatcher;
+
 class LaunchTarget;
 
 class RunQueue : public QObject {
@@ -63,6 +65,7 @@ class RunQueue : public QObject {
   QElapsedTimer since_launch_;
   int startup_timeout_ms_ = 300000;  // the first run of a project trains its tokenizer first
   QTimer* poll_timer_ = nullptr;
+  LaunchWatcher* launch_watcher_ = nullptr;  // a refused launch ends its turn at once, with the CLI's message
 };
 
 }  // namespace mixerlab::gui
