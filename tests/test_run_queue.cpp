@@ -61,6 +61,34 @@ class TestRunQueue : public QObject {
     QVERIFY(queue.pending().isEmpty());
   }
 
+  // Issue 14, bug 4: a queued run started at once while a run started by hand was training, so the
+  // two shared the cores. The queue now waits for the target to be free.
+  void queueWaitsForARunStartedByHand() {
+    struct NullTarget : gui::LaunchTarget {
+      QString name() const override { return "null"; }
+      QString start(const QStringList&, const QString&, gui::LaunchedProcess*) override { return {}; }
+    };
+    const fs::path runs = dir_ / "busy-runs";
+    RunStatus busy;
+    busy.state = RunState::Running;
+    busy.pid = QCoreApplication::applicationPid();  // a live process on this host
+    busy.host = hostName();
+    fs::create_directories(runs / "by-hand");
+    writeRunStatus(runs / "by-hand", busy);
+    gui::RunQueue queue(std::make_unique<NullTarget>(), "p.json", QString::fromStdString(runs.string()));
+    QSignalSpy started(&queue, &gui::RunQueue::started);
+    QCOMPARE(queue.runningRuns(), QStringList({"by-hand"}));
+    queue.enqueue("a", false);
+    QTest::qWait(1200);  // a few polls while the hand-started run still runs
+    QCOMPARE(started.count(), 0);
+    QCOMPARE(queue.current(), QString());
+    QCOMPARE(queue.pending(), QStringList({"a"}));
+    busy.state = RunState::Finished;
+    writeRunStatus(runs / "by-hand", busy);
+    QTRY_COMPARE_WITH_TIMEOUT(started.count(), 1, 5000);
+    QCOMPARE(queue.current(), QString("a"));
+  }
+
   void queuedRunsRunOneAfterAnother() {
     gui::MainWindow window;
     QCOMPARE(window.openProject(QString::fromStdString(project_.string())), QString());

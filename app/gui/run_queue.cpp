@@ -77,9 +77,21 @@ void RunQueue::onRunStateChanged(const QString& run, const QString& state) {
   }
 }
 
+QStringList RunQueue::runningRuns() const {
+  QStringList running;
+  for (const auto& dir : listRunDirectories(runs_dir_.toStdString())) {
+    const auto status = readRunStatus(dir);
+    if (status && status->resolvedForReader().state == RunState::Running) {
+      running << QString::fromStdString(dir.filename().string());
+    }
+  }
+  return running;
+}
+
 void RunQueue::poll() {
   if (current_.isEmpty()) {
-    poll_timer_->stop();
+    startNext();  // waiting for a run started by hand to end
+    if (current_.isEmpty() && queue_.isEmpty()) poll_timer_->stop();
     return;
   }
   const auto status = currentStatus(runDirectory(current_));
@@ -108,6 +120,10 @@ void RunQueue::finishCurrent() {
 }
 
 void RunQueue::startNext() {
+  if (!queue_.isEmpty() && current_.isEmpty() && runningRuns().size() >= max_running_) {
+    poll_timer_->start();  // the target is busy with runs the queue did not start: look again later
+    return;
+  }
   while (current_.isEmpty() && !queue_.isEmpty()) {
     const Entry next = queue_.takeFirst();
     Q_EMIT queueChanged();

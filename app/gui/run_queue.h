@@ -1,6 +1,8 @@
 // A queue of training runs for one launch target: runs wait their turn and the next one starts
-// when the run the queue started last is no longer running, so a machine trains one queued run at
-// a time. The queue learns about run states by polling status.json every 500 ms (tiny reads) and
+// when the run the queue started last is no longer running and no other run of the project is
+// running on the target (one started by hand, say), so a machine trains one run at a time and
+// throughput and wall-clock figures are not distorted by runs sharing the cores (setMaxRunning
+// allows more). The queue learns about run states by polling status.json every 500 ms (tiny reads) and
 // also accepts notifications from the main window's run monitor (onRunStateChanged).
 #pragma once
 #include <QElapsedTimer>
@@ -14,9 +16,8 @@ class QTimer;
 
 namespace mixerlab::gui {
 
-class LaunchWatcher;
-
 class LaunchTarget;
+class LaunchWatcher;
 
 class RunQueue : public QObject {
   Q_OBJECT
@@ -36,6 +37,10 @@ class RunQueue : public QObject {
   QString targetName() const;
   // A launched run that writes no status within this time is taken as failed to start.
   void setStartupTimeoutMs(int timeout_ms) { startup_timeout_ms_ = timeout_ms; }
+  // How many runs of the project may run on the target at once, counting ones started by hand (1).
+  void setMaxRunning(int runs) { max_running_ = runs; }
+  // The runs of the project's runs folder that are running now (status.json, a live process).
+  QStringList runningRuns() const;
 
  public Q_SLOTS:
   // From the run monitor (run = run id): state is a run_status name ("running", "finished", "failed", "stopped").
@@ -65,6 +70,7 @@ class RunQueue : public QObject {
   QElapsedTimer since_launch_;
   int startup_timeout_ms_ = 300000;  // the first run of a project trains its tokenizer first
   QTimer* poll_timer_ = nullptr;
+  int max_running_ = 1;
   LaunchWatcher* launch_watcher_ = nullptr;  // a refused launch ends its turn at once, with the CLI's message
 };
 
