@@ -5,6 +5,8 @@
 #include <QtTest/QtTest>
 
 #include <QAction>
+#include <QApplication>
+#include <QTimer>
 #include <QStatusBar>
 #include <QTableView>
 
@@ -15,7 +17,9 @@
 #include "app/gui/app_settings.h"
 #include "app/gui/main_window.h"
 #include "app/gui/run_list_model.h"
+#include "core/config/project_config.h"
 #include "core/runs/metrics_log.h"
+#include "core/runs/run_info.h"
 #include "core/runs/run_status.h"
 #include "tests/training_fixture.h"
 #include "widgets/loss_plot_widget.h"
@@ -139,6 +143,38 @@ class TestGui : public QObject {
              qPrintable(window.statusBar()->currentMessage()));
     QTest::qWait(800);  // monitor polls of the run folder (no status.json) keep the message
     QCOMPARE(window.runState("llama"), QString("failed to start"));
+  }
+
+  // Issue 14, bug 6: Edit run on a forked run opened the form with an empty name and unrelated
+  // values (the project has no entry by that name). Now it says why and opens nothing.
+  void editOnAForkSaysWhy() {
+    const fs::path dir = testing::makeScratchDir("gui-fork-edit");
+    const fs::path project_file = testing::writeTinyProject(dir);
+    const ProjectConfig project = loadProject(project_file);
+    writeRunInfo(dir / "runs" / "mixer-fork", runInfoFor(project, project.run("mixer")));
+    writeRunStatus(dir / "runs" / "mixer-fork", RunStatus{RunState::Finished});
+    gui::MainWindow window;
+    window.show();
+    QCOMPARE(window.openProject(QString::fromStdString(project_file.string())), QString());
+    QTRY_VERIFY_WITH_TIMEOUT(window.runModel()->rowOf("mixer-fork") >= 0, 10000);
+    window.runTable()->selectRow(window.runModel()->rowOf("mixer-fork"));
+    bool dialog_opened = false;
+    QTimer::singleShot(800, [&dialog_opened]() {  // the old behaviour: a modal form; close it
+      if (QWidget* modal = QApplication::activeModalWidget()) {
+        dialog_opened = true;
+        modal->close();
+      }
+    });
+    QAction* edit = nullptr;
+    for (QAction* a : window.findChildren<QAction*>()) {
+      if (a->text() == "&Edit run...") edit = a;
+    }
+    QVERIFY(edit != nullptr);
+    edit->trigger();
+    QTest::qWait(1000);
+    QVERIFY(!dialog_opened);
+    QVERIFY2(window.statusBar()->currentMessage().contains("not a run of the project (a fork of mixer)"),
+             qPrintable(window.statusBar()->currentMessage()));
   }
 
   void launchRunFromTheWindowAndReattach() {

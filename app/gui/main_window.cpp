@@ -10,6 +10,7 @@
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QInputDialog>
+#include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -356,20 +357,43 @@ void MainWindow::onNewRun() {
   editRunInDialog(run, {});
 }
 
+QString MainWindow::notAProjectRun(const QString& run) const {
+  if (document_->runNames().contains(run)) return {};
+  const auto info = tryReadRunInfo((runsDirectory() + "/" + run).toStdString());
+  const QString origin = info ? " (a fork of " + QString::fromStdString(info->run.name) + ")" : QString();
+  return run + " is a run folder, not a run of the project" + origin +
+         ": edit the project run it came from, or Duplicate run to make a project run from its settings";
+}
+
 void MainWindow::onDuplicateRun() {
   if (selectedRun().isEmpty()) return;
   QJsonObject run = document_->run(selectedRun());
+  if (!document_->runNames().contains(selectedRun())) {  // a fork: its settings as it ran (run.json)
+    run = QJsonDocument::fromJson(runs_->runConfigJson(selectedRun())).object();
+  }
+  if (run.isEmpty()) {
+    statusBar()->showMessage(selectedRun() + " has no recorded settings to duplicate", 10000);
+    return;
+  }
   run["name"] = selectedRun() + "-copy";
   editRunInDialog(run, {});
 }
 
 void MainWindow::onEditRun() {
   if (selectedRun().isEmpty()) return;
+  if (const QString why = notAProjectRun(selectedRun()); !why.isEmpty()) {
+    statusBar()->showMessage(why, 15000);  // the form would open empty: the project has no such entry
+    return;
+  }
   editRunInDialog(document_->run(selectedRun()), selectedRun());
 }
 
 void MainWindow::onRemoveRun() {
   if (selectedRun().isEmpty()) return;
+  if (const QString why = notAProjectRun(selectedRun()); !why.isEmpty()) {
+    statusBar()->showMessage(why, 15000);
+    return;
+  }
   const QString run = selectedRun();
   const QString error = document_->removeRun(run);
   statusBar()->showMessage(

@@ -111,6 +111,8 @@ class MainWindow : public QMainWindow {
   void startMonitor();
   void stopMonitor();
   QString selectedRun() const;
+  // Empty for a run of the project; else why Edit/Remove do not apply (a fork's run folder).
+  QString notAProjectRun(const QString& run) const;
 
   ProjectDocument* document_ = nullptr;
   RunListModel* runs_ = nullptr;
