@@ -51,7 +51,30 @@ class TestLossPlot : public QObject {
     s.kind = SmoothingKind::MovingAverage;
     s.window_points = 3;
     s.centred = false;
-    QCOMPARE(smoothed(ys, s), (QVector<double>{1, 1.5, 2, 3, 4}));
+    QCOMPARE(smoothed({1, 2, 3, 4, 5}, ys, s), (QVector<double>{1, 1.5, 2, 3, 4}));
+  }
+
+  // Issue 14, bug 9: the EMA weight applied per logged point, so logging every 10 steps made the
+  // smoothed line lag far behind (5.2 against a raw 4.5 at step 100). It applies per step now: the
+  // same run logged every step or every 10 steps smooths to the same value, close to the raw loss.
+  void emaIsPerStepNotPerPoint() {
+    auto loss = [](int step) { return 4.5 + 1.5 * std::exp(-step / 15.0); };
+    QVector<double> every_step, every_step_at, every_ten, every_ten_at;
+    for (int step = 1; step <= 100; ++step) {
+      every_step << loss(step), every_step_at << step;
+      if (step % 10 == 0) every_ten << loss(step), every_ten_at << step;
+    }
+    Smoothing s;
+    s.kind = SmoothingKind::Ema;
+    s.ema_weight = 0.9;
+    const double dense = smoothed(every_step_at, every_step, s).back();
+    const double sparse = smoothed(every_ten_at, every_ten, s).back();
+    qInfo("smoothed at step 100: logging every step %.4f, every 10 steps %.4f, raw %.4f", dense, sparse, loss(100));
+    QVERIFY2(std::abs(dense - sparse) < 0.01, qPrintable(QString("%1 vs %2").arg(dense).arg(sparse)));
+    QVERIFY(std::abs(sparse - loss(100)) < 0.05);
+    QCOMPARE(emaSmoothOverSteps({10, 20}, {4, 2}, 0.9)[0], 4.0);  // debiased: the first value is the first point
+    const double b10 = std::pow(0.9, 10);
+    QVERIFY(std::abs(emaSmoothOverSteps({10, 20}, {4, 2}, 0.9)[1] - (b10 * 4 + 2) / (b10 + 1)) < 1e-12);
   }
 
   void downsamplingKeepsSpikesAndBoundsSize() {

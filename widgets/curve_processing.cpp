@@ -24,6 +24,30 @@ QVector<double> emaSmooth(const QVector<double>& ys, double weight) {
   return out;
 }
 
+QVector<double> emaSmoothOverSteps(const QVector<double>& steps, const QVector<double>& ys, double weight) {
+  const double b = std::clamp(weight, 0.0, 0.999);
+  QVector<double> out(ys.size());
+  // s = sum_i b^(step_t - step_i) y_i / sum_i b^(step_t - step_i): the debiased EMA with the decay
+  // applied per training step, so uneven or sparse logging gives the same smoothed curve.
+  double numerator = 0, denominator = 0, last_step = 0;
+  bool started = false;
+  for (int i = 0; i < ys.size(); ++i) {
+    const double y = ys[i];
+    if (!std::isfinite(y)) {
+      out[i] = y;
+      continue;
+    }
+    const double step = i < steps.size() ? steps[i] : static_cast<double>(i);
+    const double decay = started ? std::pow(b, std::max(0.0, step - last_step)) : 0.0;
+    numerator = decay * numerator + y;
+    denominator = decay * denominator + 1;
+    last_step = step;
+    started = true;
+    out[i] = numerator / denominator;
+  }
+  return out;
+}
+
 QVector<double> movingAverage(const QVector<double>& ys, int window_points, bool centred) {
   const int n = ys.size();
   const int w = std::max(1, window_points);
@@ -44,12 +68,12 @@ QVector<double> movingAverage(const QVector<double>& ys, int window_points, bool
   return out;
 }
 
-QVector<double> smoothed(const QVector<double>& ys, const Smoothing& smoothing) {
+QVector<double> smoothed(const QVector<double>& steps, const QVector<double>& ys, const Smoothing& smoothing) {
   switch (smoothing.kind) {
     case SmoothingKind::None:
       return ys;
     case SmoothingKind::Ema:
-      return emaSmooth(ys, smoothing.ema_weight);
+      return emaSmoothOverSteps(steps, ys, smoothing.ema_weight);
     case SmoothingKind::MovingAverage:
       return movingAverage(ys, smoothing.window_points, smoothing.centred);
   }

@@ -9,7 +9,7 @@ enum class SmoothingKind { None, Ema, MovingAverage };
 
 struct Smoothing {
   SmoothingKind kind = SmoothingKind::None;
-  double ema_weight = 0.9;  // b in [0, 0.999]
+  double ema_weight = 0.9;  // b in [0, 0.999], per training step (not per logged point)
   int window_points = 10;   // moving-average window, in points (>= 1)
   bool centred = true;      // moving average centred on each point, else trailing
   bool enabled() const { return kind != SmoothingKind::None; }
@@ -20,13 +20,20 @@ struct Smoothing {
 // unchanged and do not disturb the running state. b is clamped to [0, 0.999].
 QVector<double> emaSmooth(const QVector<double>& ys, double weight);
 
+// The EMA the plot draws: the weight applies per training step, so points logged every k steps
+// decay by b^k between them and the smoothed curve does not depend on the logging interval (a
+// per-point EMA with b = 0.9 lags ~90 steps behind when logging every 10). Debiased: the weights
+// b^(step_t - step_i) are normalised by their sum, so the first output equals the first input.
+QVector<double> emaSmoothOverSteps(const QVector<double>& steps, const QVector<double>& ys, double weight);
+
 // Moving average over w = window_points points: centred (points i - w/2 .. i - w/2 + w - 1) or
 // trailing (points i - w + 1 .. i); windows are clipped at the ends of the curve. Only finite values
 // are averaged (a window with none gives NaN). O(n) via prefix sums.
 QVector<double> movingAverage(const QVector<double>& ys, int window_points, bool centred);
 
-// Applies the chosen smoothing; returns ys unchanged for SmoothingKind::None.
-QVector<double> smoothed(const QVector<double>& ys, const Smoothing& smoothing);
+// Applies the chosen smoothing to points at `steps`: the EMA over steps, the moving average over
+// points; returns ys unchanged for SmoothingKind::None.
+QVector<double> smoothed(const QVector<double>& steps, const QVector<double>& ys, const Smoothing& smoothing);
 
 // Draw-time downsampling that keeps spikes: keys must be sorted ascending. The key range
 // [key_lo, key_hi] is cut into `buckets` equal buckets; for each bucket the indices of its minimum

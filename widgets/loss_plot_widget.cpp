@@ -232,10 +232,10 @@ void LossPlotWidget::redraw() {
   for (auto it = series_.cbegin(); it != series_.cend(); ++it) {
     const QColor colour = runColour(it.key());
     auto add = [&](const QVector<LossPoint>& points, bool eval) {
-      QVector<double> raw;
-      for (const auto& p : points) raw.push_back(p.loss);
+      QVector<double> raw, steps;
+      for (const auto& p : points) raw.push_back(p.loss), steps.push_back(p.step);
       const bool smooth = !eval && smoothing_.enabled();
-      const QVector<double> smooth_ys = smooth ? smoothed(raw, smoothing_) : QVector<double>();
+      const QVector<double> smooth_ys = smooth ? smoothed(steps, raw, smoothing_) : QVector<double>();
       QVector<double> xs, ys, sys;
       for (int i = 0; i < points.size(); ++i) {
         const double x = points[i].x(axis_);

@@ -44,9 +44,9 @@ QString lossTableCsv(const QList<LossSeries>& runs, const Smoothing& smoothing) 
   QTextStream csv(&out);
   csv << "run,series,step,tokens,wall_s,flops,loss" << (smoothing.enabled() ? ",smoothed_loss" : "") << "\n";
   for (const LossSeries& s : runs) {
-    QVector<double> train_ys;
-    for (const LossPoint& p : s.train) train_ys.push_back(p.loss);
-    const QVector<double> train_smooth = smoothed(train_ys, smoothing);
+    QVector<double> train_ys, train_steps;
+    for (const LossPoint& p : s.train) train_ys.push_back(p.loss), train_steps.push_back(p.step);
+    const QVector<double> train_smooth = smoothed(train_steps, train_ys, smoothing);
     auto rows = [&](const QVector<LossPoint>& points, const char* name, const QVector<double>* smooth) {
       for (int i = 0; i < points.size(); ++i) {
         const LossPoint& p = points[i];
