@@ -2,6 +2,8 @@
 // budget, the budget all runs reached, flattened config differences, and the widget's tables.
 #include <QtTest/QtTest>
 
+#include <limits>
+
 #include <QJsonArray>
 #include <QTableWidget>
 #include <cmath>
@@ -93,6 +95,18 @@ class TestRunComparison : public QObject {
     QCOMPARE(w.resultsTable()->rowCount(), 3);
     QVERIFY(w.resultsTable()->horizontalHeaderItem(RunComparisonWidget::EvalAtBudget)->text().contains("step = 30"));
     QCOMPARE(w.resultsTable()->item(0, RunComparisonWidget::EvalAtBudget)->text(), QString::number(8.0 - 0.6, 'f', 4));
+    // Issue 14, bug 10: a value interpolated between evals is marked as such; a measured one is not.
+    RunCurve sparse = makeCurve("sparse", 60, 8.0, 1.0, 1e-3);
+    for (CurvePoint& p : sparse.points) {
+      if (p.step == 30) p.eval_loss = std::numeric_limits<double>::quiet_NaN();  // evals at 20 and 40 only around 30
+    }
+    w.setRuns({a, b, sparse});
+    QCOMPARE(w.resultsTable()->item(0, RunComparisonWidget::EvalAtBudget)->text(), QString::number(8.0 - 0.6, 'f', 4));
+    QCOMPARE(w.resultsTable()->item(2, RunComparisonWidget::EvalAtBudget)->text(),
+             "\u2248 " + QString::number(8.0 - 0.6, 'f', 4));  // the line through 20 and 40 passes 7.4 at 30
+    QVERIFY(w.resultsTable()->item(2, RunComparisonWidget::EvalAtBudget)->toolTip().contains("interpolated"));
+    QVERIFY(w.resultsTable()->horizontalHeaderItem(RunComparisonWidget::EvalAtBudget)->text().contains("interpolated"));
+    w.setRuns({a, b, c});
     QCOMPARE(w.resultsTable()->item(1, RunComparisonWidget::BestEval)->text(), QString::number(7.5 - 0.6, 'f', 4));
     w.setBudget(Budget::WallSeconds);
     QVERIFY(w.resultsTable()->horizontalHeaderItem(RunComparisonWidget::EvalAtBudget)->text().contains("wall-clock"));

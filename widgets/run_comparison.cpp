@@ -83,6 +83,13 @@ double valueAtBudget(const RunCurve& curve, Budget budget, double x) {
   return kNoLoss;  // beyond the last eval point
 }
 
+bool evaluatedAtBudget(const RunCurve& curve, Budget budget, double x) {
+  for (const CurvePoint& p : curve.points) {
+    if (!std::isnan(p.eval_loss) && budgetOf(p, budget) == x) return true;
+  }
+  return false;
+}
+
 double commonBudget(const QVector<RunCurve>& curves, Budget budget) {
   double common = kNoLoss;
   for (const RunCurve& curve : curves) {
@@ -208,7 +215,8 @@ void RunComparisonWidget::refresh() {
   results_->setRowCount(curves_.size());
   results_->setHorizontalHeaderLabels(
       {"final train loss", "final eval loss", "best eval loss",
-       "eval loss at " + budgetLabel(budget_) + " = " + budgetText(common, budget_) + " (reached by all)"});
+       "eval loss at " + budgetLabel(budget_) + " = " + budgetText(common, budget_) +
+           " (reached by all; \u2248 interpolated)"});
   QStringList run_names;
   for (int r = 0; r < curves_.size(); ++r) {
     const RunCurve& c = curves_[r];
@@ -218,6 +226,14 @@ void RunComparisonWidget::refresh() {
     for (int col = 0; col < ColumnCount; ++col) {
       auto* item = new QTableWidgetItem(lossText(values[col]));
       item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      // A run with no eval exactly at the common budget gets a value interpolated between its two
+      // evals around it: say so, so it is not read as a measurement.
+      if (col == EvalAtBudget && !std::isnan(values[col]) && !evaluatedAtBudget(c, budget_, common)) {
+        item->setText("\u2248 " + item->text());
+        item->setToolTip("interpolated linearly between this run's two evals around " + budgetText(common, budget_) +
+                         ": it has no eval at exactly that point");
+        item->setForeground(QColor(110, 110, 110));
+      }
       results_->setItem(r, col, item);
     }
   }

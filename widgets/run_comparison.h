@@ -42,6 +42,8 @@ double bestEvalLoss(const RunCurve& curve);
 // Eval loss at budget x, linearly interpolated between the two eval points around x; NaN when x
 // lies outside the run's evaluated range or the run has no eval point.
 double valueAtBudget(const RunCurve& curve, Budget budget, double x);
+// True when the run has an eval point exactly at budget x (valueAtBudget measured, not interpolated).
+bool evaluatedAtBudget(const RunCurve& curve, Budget budget, double x);
 // The largest budget every run reached at an eval point (the min over runs of their last eval
 // point's budget), so valueAtBudget() is defined for all of them there; NaN if a run has no eval.
 double commonBudget(const QVector<RunCurve>& curves, Budget budget);
