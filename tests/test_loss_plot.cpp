@@ -271,6 +271,13 @@ class TestLossPlot : public QObject {
     plot.setSeries(series("gamma"));
     plot.replotNow();
     QCOMPARE(plot.drawnColour("gamma"), alpha);  // the first colour again
+    // Issue 14: an export name typed without an extension gets the format's.
+    const QString dir = QDir::tempPath() + "/mixerlab-test-loss-plot-suffix";
+    QDir().mkpath(dir);
+    QVERIFY(plot.exportPng(dir + "/no-extension", 320, 200));
+    QVERIFY(plot.exportCsv(dir + "/table"));
+    QVERIFY(QFileInfo::exists(dir + "/no-extension.png") && !QFileInfo::exists(dir + "/no-extension"));
+    QVERIFY(QFileInfo::exists(dir + "/table.csv"));
   }
 
   void exportsAndScreenshot() {

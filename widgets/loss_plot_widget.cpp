@@ -7,6 +7,7 @@
 #include <QMouseEvent>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <QFileInfo>
 #include <cmath>
 
 #include "widgets/plot_export.h"
@@ -283,7 +284,15 @@ bool LossPlotWidget::saveImage(const QString& path) {
   return plot_->savePng(path, 0, 0, 2.0);
 }
 
-bool LossPlotWidget::exportSvg(const QString& path, int width_px, int height_px) {
+namespace {
+// Issue 14: "Export PNG" to a name typed without an extension wrote a file with none.
+QString withSuffix(const QString& path, const char* suffix) {
+  return QFileInfo(path).suffix().isEmpty() ? path + "." + suffix : path;
+}
+}  // namespace
+
+bool LossPlotWidget::exportSvg(const QString& given_path, int width_px, int height_px) {
+  const QString path = withSuffix(given_path, "svg");
   const QSize size = exportSize(width_px, height_px);
   const bool shown = readout_->visible();
   readout_->setVisible(false), marker_->setVisible(false);
@@ -292,7 +301,8 @@ bool LossPlotWidget::exportSvg(const QString& path, int width_px, int height_px)
   return ok;
 }
 
-bool LossPlotWidget::exportPng(const QString& path, int width_px, int height_px) {
+bool LossPlotWidget::exportPng(const QString& given_path, int width_px, int height_px) {
+  const QString path = withSuffix(given_path, "png");
   const QSize size = exportSize(width_px, height_px);
   const bool shown = readout_->visible();
   readout_->setVisible(false), marker_->setVisible(false);
@@ -302,7 +312,7 @@ bool LossPlotWidget::exportPng(const QString& path, int width_px, int height_px)
 }
 
 bool LossPlotWidget::exportCsv(const QString& path) const {
-  return writeLossTableCsv(path, series_.values(), smoothing_);
+  return writeLossTableCsv(withSuffix(path, "csv"), series_.values(), smoothing_);
 }
 
 }  // namespace mixerlab::widgets

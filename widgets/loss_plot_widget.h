@@ -55,7 +55,8 @@ class LossPlotWidget : public QWidget {
   void replotNow();                               // lay out and draw immediately (normally queued)
 
   bool saveImage(const QString& path);  // PNG, PDF or SVG by extension
-  // Width/height 0: the plot's current size (960x600 when it has none yet).
+  // Width/height 0: the plot's current size (960x600 when it has none yet). A path without an
+  // extension gets the format's (.svg, .png, .csv).
   bool exportSvg(const QString& path, int width_px = 0, int height_px = 0);
   bool exportPng(const QString& path, int width_px = 0, int height_px = 0);
   bool exportCsv(const QString& path) const;  // see lossTableCsv in plot_export.h
