@@ -177,6 +177,28 @@ class TestGui : public QObject {
              qPrintable(window.statusBar()->currentMessage()));
   }
 
+  // Issue 14, bug 11: the plot's axis, log scales and smoothing were forgotten at every restart.
+  void plotViewIsKeptAcrossRestarts() {
+    {
+      gui::MainWindow window;
+      window.lossPlot()->setAxis(widgets::LossAxis::Tokens);
+      window.lossPlot()->setLogY(true);
+      widgets::Smoothing s;
+      s.kind = widgets::SmoothingKind::Ema;
+      s.ema_weight = 0.8;
+      window.lossPlot()->setSmoothing(s);
+    }
+    gui::MainWindow reopened;
+    QCOMPARE(reopened.lossPlot()->axis(), widgets::LossAxis::Tokens);
+    QVERIFY(reopened.lossPlot()->logY());
+    QVERIFY(!reopened.lossPlot()->logX());
+    QCOMPARE(reopened.lossPlot()->smoothing().kind, widgets::SmoothingKind::Ema);
+    QCOMPARE(reopened.lossPlot()->smoothing().ema_weight, 0.8);
+    reopened.lossPlot()->setAxis(widgets::LossAxis::Step);  // leave the default for the tests after this one
+    reopened.lossPlot()->setLogY(false);
+    reopened.lossPlot()->setSmoothing(widgets::Smoothing{});
+  }
+
   void launchRunFromTheWindowAndReattach() {
     auto window = std::make_unique<gui::MainWindow>();
     QCOMPARE(window->openProject(QString::fromStdString(project_.string())), QString());

@@ -96,6 +96,7 @@ void LossPlotWidget::buildControls() {
     smoothing_.centred = centred_->isChecked();
     show_smoothing_controls();
     redraw();
+    Q_EMIT viewSettingsChanged();
   };
   connect(smoothing_box_, &QComboBox::currentIndexChanged, this, read_smoothing);
   connect(ema_weight_, &QDoubleSpinBox::valueChanged, this, read_smoothing);
@@ -106,11 +107,13 @@ void LossPlotWidget::buildControls() {
     applyLogScale(plot_->xAxis, on);
     user_view_ = false;  // the old range means nothing on the new scale
     redraw();
+    Q_EMIT viewSettingsChanged();
   });
   connect(log_y_, &QCheckBox::toggled, this, [this](bool on) {
     applyLogScale(plot_->yAxis, on);
     user_view_ = false;
     redraw();
+    Q_EMIT viewSettingsChanged();
   });
   connect(reset, &QPushButton::clicked, this, &LossPlotWidget::resetView);
 }
@@ -120,6 +123,7 @@ void LossPlotWidget::setAxis(LossAxis axis) {
   axis_ = axis;
   if (axis_box_->currentIndex() != static_cast<int>(axis)) axis_box_->setCurrentIndex(static_cast<int>(axis));
   redraw();
+  Q_EMIT viewSettingsChanged();
 }
 
 void LossPlotWidget::setSmoothing(const Smoothing& smoothing) {
@@ -135,6 +139,7 @@ void LossPlotWidget::setSmoothing(const Smoothing& smoothing) {
   window_->setVisible(smoothing_.kind == SmoothingKind::MovingAverage);
   centred_->setVisible(smoothing_.kind == SmoothingKind::MovingAverage);
   redraw();
+  Q_EMIT viewSettingsChanged();
 }
 
 }  // namespace mixerlab::widgets

@@ -61,6 +61,10 @@ class LossPlotWidget : public QWidget {
   bool exportPng(const QString& path, int width_px = 0, int height_px = 0);
   bool exportCsv(const QString& path) const;  // see lossTableCsv in plot_export.h
 
+ Q_SIGNALS:
+  // The x axis, log scales or smoothing changed (by the user or a setter): for keeping them.
+  void viewSettingsChanged();
+
  protected:
   void resizeEvent(QResizeEvent* event) override;
 

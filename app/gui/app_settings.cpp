@@ -8,6 +8,7 @@ const char* const kGeometryKey = "window/geometry";
 const char* const kStateKey = "window/state";
 const char* const kLastProjectKey = "recent/project";
 const char* const kRecentProjectsKey = "recent/projects";
+const char* const kPlotViewKey = "plot/view";
 }  // namespace
 
 AppSettings::AppSettings()
@@ -20,6 +21,9 @@ QByteArray AppSettings::windowGeometry() const { return settings_->value(kGeomet
 void AppSettings::setWindowGeometry(const QByteArray& geometry) { settings_->setValue(kGeometryKey, geometry); }
 QByteArray AppSettings::windowState() const { return settings_->value(kStateKey).toByteArray(); }
 void AppSettings::setWindowState(const QByteArray& state) { settings_->setValue(kStateKey, state); }
+
+QVariantMap AppSettings::plotView() const { return settings_->value(kPlotViewKey).toMap(); }
+void AppSettings::setPlotView(const QVariantMap& view) { settings_->setValue(kPlotViewKey, view); }
 
 QString AppSettings::lastProject() const { return settings_->value(kLastProjectKey).toString(); }
 

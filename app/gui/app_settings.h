@@ -8,6 +8,7 @@
 #include <QSettings>
 #include <QString>
 #include <QStringList>
+#include <QVariantMap>
 #include <memory>
 
 namespace mixerlab::gui {
@@ -23,6 +24,11 @@ class AppSettings {
   void setWindowGeometry(const QByteArray& geometry);
   QByteArray windowState() const;  // docks and toolbars (QMainWindow::saveState)
   void setWindowState(const QByteArray& state);
+
+  // The loss plot's view (x axis, log scales, smoothing) as the user left it: a map of plain values
+  // (empty when never saved), so this class needs no widget types.
+  QVariantMap plotView() const;
+  void setPlotView(const QVariantMap& view);
 
   // The project opened last (empty if none): opened at start when none is given.
   QString lastProject() const;

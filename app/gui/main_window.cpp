@@ -1,6 +1,8 @@
 // The MixerLab main window (see main_window.h).
 #include "app/gui/main_window.h"
 
+#include <algorithm>
+
 #include <QAction>
 #include <QCloseEvent>
 #include <QComboBox>
@@ -74,6 +76,8 @@ void MainWindow::buildUi() {
   tabs_->setObjectName("central-tabs");
   tabs_->setDocumentMode(true);
   plot_ = new widgets::LossPlotWidget(tabs_);
+  restorePlotView();
+  connect(plot_, &widgets::LossPlotWidget::viewSettingsChanged, this, &MainWindow::savePlotView);
   tabs_->addTab(plot_, "Loss curves");
   generation_ = new GenerationPanel(tabs_);
   tabs_->addTab(generation_, "Generate");
@@ -509,6 +513,32 @@ void MainWindow::onInspectSelected() {
   const QString run = selectedRun();
   // The run and, one click saved, its untrained twin: the comparison the research makes.
   showInspection(run.isEmpty() ? QStringList() : QStringList{run, "untrained:" + run});
+}
+
+void MainWindow::restorePlotView() {
+  const QVariantMap view = AppSettings().plotView();
+  if (view.isEmpty()) return;
+  const QSignalBlocker quiet(plot_);  // restoring is not a change to save
+  plot_->setAxis(static_cast<widgets::LossAxis>(std::clamp(view.value("axis").toInt(), 0, 3)));
+  plot_->setLogX(view.value("log_x").toBool());
+  plot_->setLogY(view.value("log_y").toBool());
+  widgets::Smoothing smoothing;
+  smoothing.kind = static_cast<widgets::SmoothingKind>(std::clamp(view.value("smoothing").toInt(), 0, 2));
+  smoothing.ema_weight = view.value("ema_weight", smoothing.ema_weight).toDouble();
+  smoothing.window_points = view.value("window_points", smoothing.window_points).toInt();
+  smoothing.centred = view.value("centred", smoothing.centred).toBool();
+  plot_->setSmoothing(smoothing);
+}
+
+void MainWindow::savePlotView() {
+  const widgets::Smoothing s = plot_->smoothing();
+  AppSettings().setPlotView({{"axis", static_cast<int>(plot_->axis())},
+                             {"log_x", plot_->logX()},
+                             {"log_y", plot_->logY()},
+                             {"smoothing", static_cast<int>(s.kind)},
+                             {"ema_weight", s.ema_weight},
+                             {"window_points", s.window_points},
+                             {"centred", s.centred}});
 }
 
 QString MainWindow::showRetrieval(const QStringList& models) {

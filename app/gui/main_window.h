@@ -99,6 +99,8 @@ class MainWindow : public QMainWindow {
   void onGenerateSelected();
   void onInspectSelected();
   void onRetrieveSelected();
+  void restorePlotView();  // the loss plot's axis, log scales and smoothing from the last session
+  void savePlotView();
   void onLaunchFailed(const QString& run, const QString& error);  // in the run list and the status bar
   void onRunContextMenu(const QPoint& pos);
 
