@@ -8,6 +8,7 @@
 #include "app/cli/cli_commands.h"
 #include "app/cli/progress_bar.h"
 #include "core/config/project_config.h"
+#include "core/runs/demo_project.h"
 #include "core/train/trainer.h"
 #include "core/util/folder_name.h"
 
@@ -92,7 +93,9 @@ void addTrainCommands(CLI::App& app, Action& action) {
 
   auto demo_options = std::make_shared<TrainOptions>();
   auto* demo = app.add_subcommand("demo", "Train every run of a project one after another (default: the demo project)");
-  demo_options->project = "projects/demo/project.json";
+  // A checkout's projects/demo, else the installed package's demo (copied to a writable folder).
+  const fs::path demo_project = demoProjectFile(fs::read_symlink("/proc/self/exe"));
+  demo_options->project = demo_project.empty() ? "projects/demo/project.json" : demo_project.string();
   demo->add_option("project", demo_options->project, "Project file")->check(CLI::ExistingFile);
   demo->add_option("--max-steps", demo_options->max_steps, "Override each run's budget")->check(CLI::PositiveNumber);
   demo->add_option("--out", demo_options->out, "Folder that holds run directories");

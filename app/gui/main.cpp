@@ -21,6 +21,7 @@
 #include "app/gui/startup_generation.h"
 #include "app/gui/startup_inversion.h"
 #include "app/gui/startup_retrieval.h"
+#include "core/runs/demo_project.h"
 
 int main(int argc, char** argv) {
   mixerlab::gui::ensurePassiveOpenMpWait(argv);  // before anything starts a thread
@@ -78,7 +79,11 @@ int main(int argc, char** argv) {
   mixerlab::gui::MainWindow window;
   QString project = parser.positionalArguments().value(0);
   if (project.isEmpty()) project = mixerlab::gui::AppSettings().lastProject();
-  if (project.isEmpty() || !QFileInfo::exists(project)) project = "projects/demo/project.json";
+  if (project.isEmpty() || !QFileInfo::exists(project)) {
+    // A checkout's projects/demo, else the installed package's demo (copied to a writable folder).
+    const auto demo = mixerlab::demoProjectFile(QCoreApplication::applicationFilePath().toStdString());
+    project = demo.empty() ? QString("projects/demo/project.json") : QString::fromStdString(demo.string());
+  }
   window.openProject(project);
   if (parser.isSet(size)) {
     const QStringList wh = parser.value(size).split('x');
