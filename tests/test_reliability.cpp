@@ -237,6 +237,28 @@ class TestReliability : public QObject {
     }
   }
 
+  // Found by fuzz/metrics_fuzzer and fuzz/checkpoint_state_fuzzer: a float too large for int64_t
+  // read as "step" was converted with undefined behaviour. Now the metrics line is unreadable
+  // (counted) and the trainer state malformed (a clear error); an integral float still reads.
+  void outOfRangeIntegersAreRejected() {
+    int skipped = 0;
+    const auto records = parseMetricsText("{\"step\": 6.6e20}\n{\"step\": 3.0, \"tokens\": 1e3}\n", &skipped);
+    QCOMPARE(skipped, 1);
+    QCOMPARE(records.size(), size_t{1});
+    QCOMPARE(records[0].step, int64_t{3});
+    QCOMPARE(records[0].tokens, int64_t{1000});
+    const std::string state = R"({"step": 6.1e32, "tokens": 0, "wall_s": 0, "data_position": {"epoch": 0, "index": 0}})";
+    try {
+      parseTrainerState(state, "fuzz/trainer_state.json");
+      QFAIL("an out-of-range step was accepted");
+    } catch (const MixerLabError& e) {
+      QVERIFY2(QString(e.what()).contains("\"step\" is 6.1e+32"), e.what());
+    }
+    QCOMPARE(parseTrainerState(R"({"step": 7.0, "tokens": 2, "wall_s": 0, "data_position": {"epoch": 1, "index": 4}})", "s")
+                 .step,
+             int64_t{7});
+  }
+
   void damagedLatestCheckpointFallsBack_data() {
     QTest::addColumn<QString>("file");
     QTest::newRow("weights") << "model.safetensors";

@@ -6,6 +6,7 @@
 
 #include "core/models/model_registry.h"
 #include "core/models/safetensors.h"
+#include "core/util/error.h"
 #include "tests/test_support.h"
 
 using namespace mixerlab;
@@ -110,6 +111,24 @@ class TestSafetensors : public QObject {
     fs::resize_file(dir / "t.safetensors", fs::file_size(dir / "t.safetensors") - 40);
     QVERIFY_THROWS_EXCEPTION(std::exception, loadSafetensors(dir / "t.safetensors"));
     QVERIFY_THROWS_EXCEPTION(std::exception, loadSafetensors(dir / "missing.safetensors"));
+  }
+
+  // Found by fuzz/safetensors_fuzzer: a checksum that is not a string (and a header that is not an
+  // object) escaped as nlohmann exceptions instead of a MixerLabError naming the file.
+  void malformedHeadersGiveClearErrors() {
+    auto file = [](const std::string& header) {
+      std::string bytes(8, '\0');
+      for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
+      return bytes + header;
+    };
+    for (const std::string header : {std::string(R"({"__metadata__": {"mixerlab_data_fnv1a64": {}}})"), std::string("[1, 2]")}) {
+      try {
+        parseSafetensors(file(header), "odd.safetensors");
+        QFAIL(header.c_str());
+      } catch (const MixerLabError& e) {
+        QVERIFY2(QString(e.what()).contains("odd.safetensors"), e.what());
+      }
+    }
   }
 };
 

@@ -81,9 +81,9 @@ void saveSafetensors(const std::filesystem::path& path, const std::map<std::stri
   writeFileAtomic(path, blob);
 }
 
-SafetensorsFile loadSafetensors(const std::filesystem::path& path) {
-  const std::string source = path.string();
-  const std::string blob = readFile(path);
+SafetensorsFile loadSafetensors(const std::filesystem::path& path) { return parseSafetensors(readFile(path), path.string()); }
+
+SafetensorsFile parseSafetensors(const std::string& blob, const std::string& source) {
   const std::string fix = "the file is damaged or not a safetensors file; re-export it";
   if (blob.size() < 8) throw MixerLabError(source + ": too short to be a safetensors file", fix);
   uint64_t header_size = 0;
@@ -97,8 +97,14 @@ SafetensorsFile loadSafetensors(const std::filesystem::path& path) {
   }
   const size_t data_start = 8 + header_size;
   const size_t data_size = blob.size() - data_start;
-  if (header.contains("__metadata__") && header["__metadata__"].contains(kSafetensorsChecksumKey)) {
-    const std::string stored = header["__metadata__"][kSafetensorsChecksumKey].get<std::string>();
+  if (!header.is_object()) throw MixerLabError(source + ": the safetensors header is not a JSON object", fix);
+  const nlohmann::json* metadata = header.contains("__metadata__") ? &header["__metadata__"] : nullptr;
+  if (metadata != nullptr && metadata->is_object() && metadata->contains(kSafetensorsChecksumKey)) {
+    // Found by fuzz/safetensors_fuzzer: a checksum that is not a string threw nlohmann's type_error.
+    if (!metadata->at(kSafetensorsChecksumKey).is_string()) {
+      throw MixerLabError(source + ": the header's checksum is not a string", fix);
+    }
+    const std::string stored = metadata->at(kSafetensorsChecksumKey).get<std::string>();
     const std::string computed = hashHex(std::string_view(blob).substr(data_start));
     if (stored != computed) {
       throw MixerLabError(source + ": the tensor data does not match its checksum (stored " + stored + ", computed " +

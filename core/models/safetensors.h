@@ -31,6 +31,8 @@ void saveSafetensors(const std::filesystem::path& path, const std::map<std::stri
 
 // Throws MixerLabError naming the file for a missing file, a truncated file or a malformed header.
 SafetensorsFile loadSafetensors(const std::filesystem::path& path);
+// The same from the file's bytes (`source` names it in errors); the fuzz target's entry point.
+SafetensorsFile parseSafetensors(const std::string& bytes, const std::string& source);
 
 // Copies tensors into a module's parameters and buffers by name. Every parameter must be present
 // with the same shape (error names the tensor and both shapes); extra tensors in the file are an

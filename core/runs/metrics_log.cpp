@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/util/atomic_file.h"
+#include "core/util/json_numbers.h"
 #include "core/util/error.h"
 
 namespace mixerlab {
@@ -31,8 +32,11 @@ std::optional<MetricsRecord> parseLine(const std::string& line) {
   try {
     auto j = nlohmann::json::parse(line);
     MetricsRecord r;
-    r.step = j.at("step").get<int64_t>();
-    r.tokens = j.value("tokens", int64_t{0});
+    const auto step = exactInt64(j.at("step"));
+    const auto tokens = j.contains("tokens") ? exactInt64(j.at("tokens")) : std::optional<int64_t>(0);
+    if (!step || !tokens) return std::nullopt;  // a value no integer holds: an unreadable line
+    r.step = *step;
+    r.tokens = *tokens;
     r.wall_s = j.value("wall_s", 0.0);
     r.learning_rate = j.value("lr", 0.0);
     r.tokens_per_s = j.value("tokens_per_s", 0.0);
@@ -95,6 +99,12 @@ void MetricsWriter::append(const MetricsRecord& record) {
 void MetricsWriter::sync() {
   std::fflush(file_);
   ::fsync(::fileno(file_));
+}
+
+std::vector<MetricsRecord> parseMetricsText(const std::string& text, int* skipped_lines) {
+  std::vector<MetricsRecord> out;
+  parseCompleteLines(text, out, skipped_lines);
+  return out;
 }
 
 std::vector<MetricsRecord> readMetrics(const fs::path& path, int* skipped_lines) {

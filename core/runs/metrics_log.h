@@ -39,6 +39,8 @@ class MetricsWriter {
 // Parses a whole log; a torn final line is skipped. Malformed lines before the end are skipped too
 // and counted in *skipped_lines when given.
 std::vector<MetricsRecord> readMetrics(const std::filesystem::path& path, int* skipped_lines = nullptr);
+// The same from a metrics log's text (complete lines only); the fuzz target's entry point.
+std::vector<MetricsRecord> parseMetricsText(const std::string& text, int* skipped_lines = nullptr);
 
 // Incremental reader for live views: returns only records completed since the last call.
 // A rewrite of the file (a resume truncates it by writing a new file and renaming it over the old

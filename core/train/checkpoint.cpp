@@ -14,6 +14,7 @@
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "core/util/hashing.h"
+#include "core/util/json_numbers.h"
 
 namespace mixerlab {
 namespace fs = std::filesystem;
@@ -30,15 +31,16 @@ nlohmann::json TrainerState::toJson() const {
 }
 
 TrainerState TrainerState::fromJson(const nlohmann::json& j) {
+  const std::string source = "trainer state";
   TrainerState s;
-  s.step = j.at("step").get<int64_t>();
-  s.tokens = j.at("tokens").get<int64_t>();
+  s.step = requireInt64(j, "step", source);
+  s.tokens = requireInt64(j, "tokens", source);
   s.wall_s = j.at("wall_s").get<double>();
-  s.data_position.epoch = j.at("data_position").at("epoch").get<int64_t>();
-  s.data_position.index = j.at("data_position").at("index").get<int64_t>();
+  s.data_position.epoch = requireInt64(j.at("data_position"), "epoch", source + " data_position");
+  s.data_position.index = requireInt64(j.at("data_position"), "index", source + " data_position");
   if (j.contains("best_eval_loss")) s.best_eval_loss = j.at("best_eval_loss").get<double>();
   s.pending_loss_sum = j.value("pending_loss_sum", 0.0);
-  s.pending_loss_steps = j.value("pending_loss_steps", int64_t{0});
+  s.pending_loss_steps = j.contains("pending_loss_steps") ? requireInt64(j, "pending_loss_steps", source) : 0;
   return s;
 }
 
@@ -202,10 +204,16 @@ nlohmann::json readCheckpointConfig(const fs::path& dir) {
 }
 
 TrainerState readTrainerState(const fs::path& dir) {
+  return parseTrainerState(readFile(dir / "trainer_state.json"), (dir / "trainer_state.json").string());
+}
+
+TrainerState parseTrainerState(const std::string& text, const std::string& source) {
   try {
-    return TrainerState::fromJson(nlohmann::json::parse(readFile(dir / "trainer_state.json")));
+    return TrainerState::fromJson(nlohmann::json::parse(text));
   } catch (const nlohmann::json::exception& e) {
-    throw MixerLabError((dir / "trainer_state.json").string() + ": malformed: " + e.what(), "use another checkpoint");
+    throw MixerLabError(source + ": malformed: " + e.what(), "use another checkpoint");
+  } catch (const MixerLabError& e) {
+    throw MixerLabError(source + ": malformed: " + e.problem(), "use another checkpoint");
   }
 }
 

@@ -62,6 +62,8 @@ nlohmann::json readCheckpointConfig(const std::filesystem::path& checkpoint_dir)
 std::filesystem::path checkpointConfigFile(const std::filesystem::path& checkpoint_dir);     // config.json
 std::filesystem::path checkpointTokenizerFile(const std::filesystem::path& checkpoint_dir);  // tokenizer.model
 TrainerState readTrainerState(const std::filesystem::path& checkpoint_dir);
+// trainer_state.json's text (`source` names it in errors); MixerLabError when malformed.
+TrainerState parseTrainerState(const std::string& text, const std::string& source);
 void loadModelWeights(LanguageModel& model, const std::filesystem::path& checkpoint_dir);
 // Loads exported tensors (exportTensors() / a research safetensors file) into a model: drops the
 // tied head's lm_head.weight copy, checks names and shapes, re-applies masks.
