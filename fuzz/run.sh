@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-10}
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -eq 0 ]] && targets=(project_file safetensors metrics checkpoint_state tokenizer)
+[[ ${#targets[@]} -eq 0 ]] && targets=(project_file safetensors metrics checkpoint_state tokenizer tokenizer_json)
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(cd .. && pwd)}"
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DMIXERLAB_BUILD_FUZZERS=ON -DMIXERLAB_BUILD_GUI=OFF -DMIXERLAB_BUILD_TESTS=OFF -DMIXERLAB_USE_PCH=OFF >/dev/null
@@ -17,7 +17,7 @@ ninja -C build-fuzz "${targets[@]/%/_fuzzer}"
 # LibTorch is not built with ASan: its allocations at exit are not leaks of ours.
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-export MIXERLAB_FUZZ_CORPUS="$PWD/projects/demo/data/stories-a.txt"  # the tokenizer target's training text
+export MIXERLAB_FUZZ_TOKENIZER="$PWD/tests/fixtures/hf_llama_bpe_tokenizer.json"  # tokenizer_fuzzer's tokenizer
 for t in "${targets[@]}"; do
   mkdir -p "build-fuzz/corpus/$t"
   echo "== $t: ${seconds} s"

@@ -333,6 +333,28 @@ class TestHfTokenizer : public QObject {
   }
 
   void cleanupTestCase() { fs::remove_all(scratch_); }
+
+  // Found by fuzz/tokenizer_json_fuzzer: a vocabulary id of 1e50 was cast to int (undefined
+  // behaviour). Ids must be non-negative integers that fit an int.
+  void outOfRangeIdsAreRejected() {
+    for (const char* id : {"1e50", "-3", "2.5"}) {
+      json edited = fixture_;
+      edited["model"]["vocab"]["zz"] = json::parse(id);
+      try {
+        HfBpeTokenizer::fromJson(edited.dump(), "odd.json");
+        QFAIL(id);
+      } catch (const MixerLabError& e) {
+        QVERIFY2(QString(e.what()).contains("is not a non-negative integer"), e.what());
+      }
+    }
+    // A number no double holds escaped as nlohmann's out_of_range (also fuzz-found).
+    try {
+      HfBpeTokenizer::fromJson(R"({"model": {"type": "BPE", "vocab": {"a": 4E02000}}})", "huge.json");
+      QFAIL("a number overflow was accepted");
+    } catch (const MixerLabError& e) {
+      QVERIFY2(QString(e.what()).contains("huge.json is not valid JSON"), e.what());
+    }
+  }
 };
 
 QTEST_APPLESS_MAIN(TestHfTokenizer)

@@ -3,12 +3,25 @@
 #include "core/data/hf_tokenizer_json.h"
 
 #include <cctype>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "core/util/error.h"
+#include "core/util/json_numbers.h"
 
 namespace mixerlab::hf {
 namespace {
+
+// A token id: an exact non-negative integer that fits an int. Found by fuzz/tokenizer_json_fuzzer:
+// nlohmann's get<int>() on 1e50 is a cast with undefined behaviour.
+int tokenId(const nlohmann::json& value, const std::string& what) {
+  const auto id = exactInt64(value);
+  if (!id || *id < 0 || *id > std::numeric_limits<int>::max()) {
+    throw MixerLabError("token id " + value.dump() + " of " + what + " is not a non-negative integer",
+                        "use a valid tokenizer.json");
+  }
+  return static_cast<int>(*id);
+}
 
 using nlohmann::json;
 
@@ -144,7 +157,7 @@ class Reader {
     }
     out.byte_fallback = model.value("byte_fallback", false);
     out.fuse_unk = model.value("fuse_unk", false);
-    for (const auto& [piece, id] : model.at("vocab").items()) out.vocab.emplace_back(piece, id.get<int>());
+    for (const auto& [piece, id] : model.at("vocab").items()) out.vocab.emplace_back(piece, tokenId(id, piece));
     for (const json& merge : model.at("merges")) out.merges.push_back(readMerge(merge));
   }
 
@@ -165,7 +178,7 @@ class Reader {
   void readAddedTokens(const json& list, TokenizerJson& out) const {
     for (const json& entry : list) {
       AddedToken token;
-      token.id = entry.at("id").get<int>();
+      token.id = tokenId(entry.at("id"), "an added token");
       token.content = entry.at("content").get<std::string>();
       token.normalized = entry.value("normalized", false);
       token.special = entry.value("special", false);
@@ -197,7 +210,7 @@ TokenizerJson parseTokenizerJson(std::string_view json_text, const std::string& 
   json root;
   try {
     root = json::parse(json_text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 4E02000 (fuzz-found)
     throw MixerLabError(source + " is not valid JSON: " + e.what(),
                         "use a SentencePiece .model or a Hugging Face tokenizer.json");
   }
