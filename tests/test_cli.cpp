@@ -12,6 +12,7 @@
 #include "core/runs/metrics_log.h"
 #include "core/runs/run_status.h"
 #include "core/train/checkpoint.h"
+#include "core/util/atomic_file.h"
 #include "tests/training_fixture.h"
 
 using namespace mixerlab;
@@ -240,6 +241,17 @@ class TestCli : public QObject {
     QCOMPARE(escape.exit_code, 1);
     QVERIFY2(escape.err.contains("--run-id \"../escape\""), qPrintable(escape.err));
     QVERIFY(!fs::exists(project_.parent_path() / "escape"));
+    // Issue 15: every trainer error was printed twice (the log line and the CLI's report).
+    const fs::path short_eval = dir_ / "short-eval";
+    fs::create_directories(short_eval);
+    testing::writeText(short_eval / "eval.txt", "Tom had a ball.\n");
+    std::string json = readFile(testing::writeTinyProject(short_eval));
+    const std::string eval_path = (testing::sourceDir() / "projects/demo/data/stories-a.txt").string();
+    json.replace(json.find(eval_path), eval_path.size(), (short_eval / "eval.txt").string());
+    testing::writeText(short_eval / "project.json", json);
+    auto failed = runCli({"train", QString::fromStdString((short_eval / "project.json").string()), "--run", "mixer"});
+    QCOMPARE(failed.exit_code, 1);
+    QCOMPARE((failed.out + failed.err).count("the eval split gives no example"), 1);
     // A file where a checkpoint folder belongs: a clear message, not a raw filesystem error.
     auto file = runCli({"eval", "--checkpoint", QString::fromStdString(project_.string())});
     QCOMPARE(file.exit_code, 1);
