@@ -184,7 +184,7 @@ class TestLossPlot : public QObject {
     LossSeries s = makeRun("mixer", 200, 4.0, 6e6, 1);
     s.train.prepend({0, 0, 0, 8.0, 0});  // a step-0 point: skipped on a log x axis
     w.setSeries(s);
-    const auto* combo = w.findChild<QComboBox*>();
+    const auto* combo = w.findChild<QComboBox*>("axis-box");
     QVERIFY(combo);
     QCOMPARE(combo->count(), 4);
     QCOMPARE(combo->itemText(3), QString("FLOPs"));

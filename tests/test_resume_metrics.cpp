@@ -66,7 +66,8 @@ QString recordsDiffer(const std::vector<MetricsRecord>& expected, const std::vec
     const MetricsRecord& e = expected[i];
     const MetricsRecord& a = actual[i];
     if (e.step != a.step || e.tokens != a.tokens || e.learning_rate != a.learning_rate ||
-        !sameOptional(e.train_loss, a.train_loss) || !sameOptional(e.eval_loss, a.eval_loss))
+        !sameOptional(e.train_loss, a.train_loss) || !sameOptional(e.eval_loss, a.eval_loss) ||
+        !sameOptional(e.grad_norm, a.grad_norm))
       return QString("record %1: expected %2, got %3").arg(i).arg(describe(e), describe(a));
   }
   if (expected.size() != actual.size())
@@ -105,6 +106,24 @@ class TestResumeMetrics : public QObject {
     // Records at evaluations (0, 4, 8, 12) and train-loss records (3, 6, 9, 12).
     QCOMPARE(stepsOf(whole_), (std::vector<int64_t>{0, 3, 4, 6, 8, 9, 12}));
     for (const auto& r : whole_) QCOMPARE(r.train_loss.has_value(), r.step % 3 == 0 && r.step > 0);
+    // Each train record carries the logged step's gradient norm (issue 14: plot any metric).
+    for (const auto& r : whole_) {
+      QCOMPARE(r.grad_norm.has_value(), r.train_loss.has_value());
+      if (r.grad_norm) QVERIFY2(std::isfinite(*r.grad_norm) && *r.grad_norm > 0, qPrintable(describe(r)));
+    }
+  }
+
+  // A numeric field this version does not know (a later metric) is read, kept and written back.
+  void unknownMetricsSurviveARoundTrip() {
+    const auto records = parseMetricsText(
+        "{\"step\":5,\"tokens\":10,\"train_loss\":3.5,\"grad_norm\":0.75,\"router_entropy\":0.5,\"note\":\"x\"}\n");
+    QCOMPARE(records.size(), size_t{1});
+    QCOMPARE(*records[0].grad_norm, 0.75);
+    QCOMPARE(records[0].extra_metrics.size(), size_t{1});
+    QCOMPARE(records[0].extra_metrics.at("router_entropy"), 0.5);
+    const auto again = parseMetricsText(records[0].toJsonLine() + "\n");
+    QCOMPARE(again[0].extra_metrics.at("router_entropy"), 0.5);
+    QCOMPARE(*again[0].grad_norm, 0.75);
   }
 
   // Stopped at the step-4 checkpoint, one step into the 4..6 loss window: the resumed run's

@@ -13,15 +13,34 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 #include "widgets/loss_plot_widget.h"
 
 namespace mixerlab::widgets {
 
 namespace {
+// Log-axis ticks labelled uniformly as powers of ten ("10⁹", "10¹²", "10⁻³"); the stock labels
+// mixed "10⁹" with "1·10¹²" (issue 14). A tick that is not a power of ten reads "m·10ᵏ".
+class PowerOfTenTicker : public QCPAxisTickerLog {
+ protected:
+  QString getTickLabel(double tick, const QLocale& locale, QChar format, int precision) override {
+    if (!(tick > 0)) return QCPAxisTickerLog::getTickLabel(tick, locale, format, precision);
+    const int exponent = static_cast<int>(std::floor(std::log10(tick) + 1e-9));
+    const double mantissa = tick / std::pow(10.0, exponent);
+    static const QString kSuperscripts = QStringLiteral("⁰¹²³⁴⁵⁶⁷⁸⁹");
+    QString power = QStringLiteral("10");
+    if (exponent < 0) power += QChar(0x207B);  // superscript minus
+    for (const QChar digit : QString::number(std::abs(exponent))) power += kSuperscripts[digit.digitValue()];
+    if (std::abs(mantissa - 1.0) < 1e-6) return power;
+    return QString::number(mantissa, 'g', 3) + QChar(0x00B7) + power;
+  }
+};
+
 void applyLogScale(QCPAxis* axis, bool on) {
   axis->setScaleType(on ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
   if (on) {
-    axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new PowerOfTenTicker));
   } else {
     axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
   }
@@ -29,7 +48,15 @@ void applyLogScale(QCPAxis* axis, bool on) {
 }  // namespace
 
 void LossPlotWidget::buildControls() {
+  metric_box_ = new QComboBox(this);
+  metric_box_->setObjectName("metric-box");
+  metric_box_->setToolTip("The metric this panel plots: any metric the runs log");
+  metric_box_->addItem(metricLabel(kLossMetric), kLossMetric);
+  for (const char* key : {"lr", "tokens_per_s", "grad_norm"}) metric_box_->addItem(metricLabel(key), QString(key));
+  connect(metric_box_, &QComboBox::currentIndexChanged, this,
+          [this](int i) { setMetric(metric_box_->itemData(i).toString()); });
   axis_box_ = new QComboBox(this);
+  axis_box_->setObjectName("axis-box");
   for (LossAxis a : {LossAxis::Step, LossAxis::Tokens, LossAxis::WallSeconds, LossAxis::Flops})
     axis_box_->addItem(lossAxisLabel(a));
   axis_box_->setToolTip("FLOPs: estimated training compute, to compare runs at equal compute");
@@ -67,6 +94,7 @@ void LossPlotWidget::buildControls() {
 
   auto* controls = new QHBoxLayout;
   controls->setContentsMargins(6, 4, 6, 0);
+  controls->addWidget(metric_box_);
   controls->addWidget(new QLabel("x axis:", this));
   controls->addWidget(axis_box_);
   controls->addWidget(log_x_);
@@ -124,6 +152,31 @@ void LossPlotWidget::setAxis(LossAxis axis) {
   if (axis_box_->currentIndex() != static_cast<int>(axis)) axis_box_->setCurrentIndex(static_cast<int>(axis));
   redraw();
   Q_EMIT viewSettingsChanged();
+}
+
+void LossPlotWidget::setMetric(const QString& metric) {
+  if (metric_box_->findData(metric) < 0) metric_box_->addItem(metricLabel(metric), metric);
+  const bool changed = metric != metric_;
+  metric_ = metric;
+  if (changed) user_view_ = false;  // a range of losses means nothing for the learning rate
+  {
+    const QSignalBlocker quiet(metric_box_);
+    metric_box_->setCurrentIndex(metric_box_->findData(metric));
+  }
+  redraw();
+  if (changed) Q_EMIT viewSettingsChanged();
+}
+
+void LossPlotWidget::showContextMenu(const QPoint& pixel) {
+  QString run;
+  double step = 0;
+  QMenu menu(this);
+  if (pointAt(pixel.x(), pixel.y(), &run, &step)) {
+    menu.addAction(QString("Fork %1 from step %2…").arg(run).arg(qint64(step)), this,
+                   [this, run, step] { Q_EMIT forkRequested(run, step); });
+  }
+  menu.addAction("Reset view", this, &LossPlotWidget::resetView);
+  menu.exec(plot_->mapToGlobal(pixel));
 }
 
 void LossPlotWidget::setSmoothing(const Smoothing& smoothing) {

@@ -31,7 +31,14 @@ LossPlotWidget::LossPlotWidget(QWidget* parent) : QWidget(parent), plot_(new QCu
   auto* layout = qobject_cast<QVBoxLayout*>(this->layout());
   layout->addWidget(plot_, 1);
   plot_->legend->setVisible(true);
-  plot_->yAxis->setLabel("cross-entropy loss");
+  // The legend sits in its own row under the axes, so it never covers a curve (issue 14).
+  plot_->axisRect()->insetLayout()->take(plot_->legend);
+  plot_->plotLayout()->addElement(1, 0, plot_->legend);
+  plot_->plotLayout()->setRowStretchFactor(1, 0.001);
+  plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  plot_->legend->setWrap(4);
+  plot_->legend->setMargins(QMargins(4, 2, 4, 2));
+  plot_->yAxis->setLabel(metricLabel(metric_));
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   plot_->setMinimumSize(480, 320);
   plot_->setMouseTracking(true);
@@ -55,7 +62,11 @@ LossPlotWidget::LossPlotWidget(QWidget* parent) : QWidget(parent), plot_(new QCu
     last_hover_ = e->position();
     if (e->buttons() == Qt::NoButton) showReadout(e->position().x(), e->position().y());
   });
-  connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent*) {
+  connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
+    if (e->button() == Qt::RightButton) {
+      showContextMenu(e->position().toPoint());
+      return;
+    }
     press_range_ = {plot_->xAxis->range().lower, plot_->xAxis->range().upper, plot_->yAxis->range().lower,
                     plot_->yAxis->range().upper};
   });
@@ -77,7 +88,20 @@ LossPlotWidget::LossPlotWidget(QWidget* parent) : QWidget(parent), plot_(new QCu
 
 void LossPlotWidget::setSeries(const LossSeries& series) {
   series_[series.run] = series;
+  for (auto it = series.metrics.cbegin(); it != series.metrics.cend(); ++it) {
+    if (metric_box_->findData(it.key()) < 0) metric_box_->addItem(metricLabel(it.key()), it.key());
+  }
   redraw();
+}
+
+QStringList LossPlotWidget::availableMetrics() const {
+  QStringList metrics{kLossMetric};
+  for (const LossSeries& s : series_) {
+    for (auto it = s.metrics.cbegin(); it != s.metrics.cend(); ++it) {
+      if (!metrics.contains(it.key())) metrics << it.key();
+    }
+  }
+  return metrics;
 }
 
 void LossPlotWidget::removeRun(const QString& run) {
@@ -140,6 +164,48 @@ QString LossPlotWidget::readoutAt(double pixel_x, double pixel_y) const {
       .arg(best->run, series, lossAxisLabel(axis_), x_text, QString::number(best->ys[i], 'f', 4));
 }
 
+QString LossPlotWidget::readoutAcrossRuns(double x) const {
+  const auto format_x = [this](double value) {
+    return axis_ == LossAxis::Step ? QString::number(qint64(value)) : QString::number(value, 'g', 5);
+  };
+  QStringList lines{lossAxisLabel(axis_) + " = " + format_x(x)};
+  const bool smoothing_on = smoothing_.enabled();
+  for (const Curve& c : curves_) {
+    // One value per run and series: the smoothed line when there is one, else the raw one.
+    if (c.xs.isEmpty() || (!c.eval && smoothing_on != c.smoothed)) continue;
+    int nearest = 0;
+    for (int i = 1; i < c.xs.size(); ++i) {
+      if (std::abs(c.xs[i] - x) < std::abs(c.xs[nearest] - x)) nearest = i;
+    }
+    QString name = c.run;
+    if (metric_ == kLossMetric) name += c.eval ? " eval" : " train";
+    QString line = QStringLiteral("%1: %2").arg(name, QString::number(c.ys[nearest], 'g', 5));
+    if (c.xs[nearest] != x) line += "  (at " + format_x(c.xs[nearest]) + ")";
+    lines << line;
+  }
+  return lines.join('\n');
+}
+
+bool LossPlotWidget::pointAt(double pixel_x, double pixel_y, QString* run, double* step) const {
+  const Curve* best = nullptr;
+  int i = -1;
+  if (!nearestPoint(pixel_x, pixel_y, &best, &i)) return false;
+  *run = best->run;
+  // The curve's x may be tokens or seconds: find the logged point of that run at this x for its step.
+  const LossSeries& series = series_[best->run];
+  const QVector<LossPoint>& points =
+      metric_ == kLossMetric ? (best->eval ? series.eval : series.train) : series.metrics.value(metric_);
+  *step = 0;
+  for (const LossPoint& p : points) {
+    if (p.x(axis_) <= best->xs[i]) *step = p.step;
+  }
+  return true;
+}
+
+QRect LossPlotWidget::legendRect() const { return plot_->legend->outerRect(); }
+QRect LossPlotWidget::axisRect() const { return plot_->axisRect()->rect(); }
+QStringList LossPlotWidget::xTickLabels() const { return plot_->xAxis->tickVectorLabels().toList(); }
+
 void LossPlotWidget::showReadout(double pixel_x, double pixel_y) {
   const bool inside = plot_->axisRect()->rect().contains(QPoint(int(pixel_x), int(pixel_y)));
   const Curve* best = nullptr;
@@ -148,7 +214,7 @@ void LossPlotWidget::showReadout(double pixel_x, double pixel_y) {
   readout_->setVisible(found);
   marker_->setVisible(found);
   if (found) {
-    readout_->setText(readoutAt(pixel_x, pixel_y));
+    readout_->setText(readoutAcrossRuns(best->xs[i]));
     marker_->position->setCoords(best->xs[i], best->ys[i]);
   }
   plot_->replot(QCustomPlot::rpQueuedReplot);
@@ -183,7 +249,7 @@ void LossPlotWidget::addCurve(const QString& run, bool eval, bool smoothed, cons
   }
   g->setData(draw_x, draw_y, /*alreadySorted=*/true);
   g->setAdaptiveSampling(false);  // our min/max buckets already bound the point count
-  g->setName(run + (eval ? " eval" : " train"));
+  g->setName(metric_ != kLossMetric ? run : run + (eval ? " eval" : " train"));
   QPen pen(colour, eval ? 2.0 : 1.4);
   if (eval) {
     pen.setStyle(Qt::DashLine);
@@ -247,10 +313,15 @@ void LossPlotWidget::redraw() {
       addCurve(it.key(), eval, false, colour, xs, ys);
       if (smooth) addCurve(it.key(), eval, true, colour, xs, sys);
     };
-    add(it->train, false);
-    add(it->eval, true);
+    if (metric_ == kLossMetric) {
+      add(it->train, false);
+      add(it->eval, true);
+    } else {
+      add(it->metrics.value(metric_), false);
+    }
   }
   plot_->xAxis->setLabel(lossAxisLabel(axis_));
+  plot_->yAxis->setLabel(metricLabel(metric_));
   if (!user_view_) {
     plot_->rescaleAxes();
     if (!curves_.isEmpty()) plot_->yAxis->scaleRange(1.06);  // a little air above and below the curves
@@ -312,7 +383,16 @@ bool LossPlotWidget::exportPng(const QString& given_path, int width_px, int heig
 }
 
 bool LossPlotWidget::exportCsv(const QString& path) const {
-  return writeLossTableCsv(withSuffix(path, "csv"), series_.values(), smoothing_);
+  if (metric_ == kLossMetric) return writeLossTableCsv(withSuffix(path, "csv"), series_.values(), smoothing_);
+  // Another metric: its points as the loss column's "train" series (one row per logged point).
+  QList<LossSeries> runs;
+  for (const LossSeries& s : series_) {
+    LossSeries only;
+    only.run = s.run;
+    only.train = s.metrics.value(metric_);
+    runs << only;
+  }
+  return writeLossTableCsv(withSuffix(path, "csv"), runs, smoothing_);
 }
 
 }  // namespace mixerlab::widgets

@@ -1,12 +1,17 @@
-// Live loss plot (QCustomPlot): train loss as solid lines and eval loss as dashed lines with
-// markers, one colour per run; x axis by step / tokens / wall-clock / FLOPs (equal compute), log x
-// and log y, optional smoothing (raw curve drawn faint behind), min/max downsampling for long
-// curves, a hover readout of the nearest point, legend, zoom/pan with reset, SVG/PNG/CSV export.
+// Live metric plot (QCustomPlot), one panel of the workbench's plot area. Its metric is the loss
+// (train as solid lines, eval as dashed lines with markers) or any other logged metric (lr,
+// tokens/s, grad norm, ...), one colour per run; x axis by step / tokens / wall-clock / FLOPs
+// (equal compute), log x and log y, optional smoothing (raw curve drawn faint behind), min/max
+// downsampling for long curves, a hover readout of every visible run at the pointer's x, a legend
+// below the axes (never over the curves), zoom/pan with reset, a right-click "fork from here",
+// SVG/PNG/CSV export.
 #pragma once
 #include <QHash>
 #include <QMap>
 #include <QPointF>
 #include <QVector>
+#include <QRect>
+#include <QStringList>
 #include <QWidget>
 #include <array>
 
@@ -35,6 +40,11 @@ class LossPlotWidget : public QWidget {
   QColor runColour(const QString& run) const;
   QColor drawnColour(const QString& run) const;  // its drawn train curve's pen colour; invalid when not drawn
   void forgetRuns();  // removes every run and frees their colours (another project was opened)
+  // The metric shown: kLossMetric or a key of LossSeries::metrics. Runs without it draw nothing.
+  void setMetric(const QString& metric);
+  QString metric() const { return metric_; }
+  // kLossMetric and every metric key of the runs given so far (for the metric picker).
+  QStringList availableMetrics() const;
   void setAxis(LossAxis axis);
   LossAxis axis() const { return axis_; }
   void setLogX(bool on);  // points with x <= 0 are skipped on a log axis
@@ -51,6 +61,15 @@ class LossPlotWidget : public QWidget {
   // "<run> train|eval[ (smoothed)]: <x axis> = x, loss = y" for the drawn point nearest to a pixel
   // position in the inner QCustomPlot's coordinates; empty when nothing is drawn. The hover shows it.
   QString readoutAt(double pixel_x, double pixel_y) const;
+  // Every drawn run's value at the logged x nearest to `x` (smoothed curves when smoothing is on),
+  // one line per run and series under a header naming the x: what the hover shows.
+  QString readoutAcrossRuns(double x) const;
+  // The run and step of the drawn point nearest a pixel position (false when nothing is drawn):
+  // what the right-click "fork from here" forks.
+  bool pointAt(double pixel_x, double pixel_y, QString* run, double* step) const;
+  QRect legendRect() const;  // where the legend is drawn, plot pixels (for tests)
+  QRect axisRect() const;    // where the curves are drawn, plot pixels
+  QStringList xTickLabels() const;  // the x axis's tick labels as drawn (after a replot)
   QPointF dataToPixel(double x, double y) const;  // plot pixel position of a data point (for tests)
   void replotNow();                               // lay out and draw immediately (normally queued)
 
@@ -64,6 +83,8 @@ class LossPlotWidget : public QWidget {
  Q_SIGNALS:
   // The x axis, log scales or smoothing changed (by the user or a setter): for keeping them.
   void viewSettingsChanged();
+  // The user asked to fork `run` from the checkpoint at or before `step` (right-click on a point).
+  void forkRequested(const QString& run, double step);
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
@@ -85,6 +106,8 @@ class LossPlotWidget : public QWidget {
   int pixelWidth() const;
 
   QCustomPlot* plot_;
+  void showContextMenu(const QPoint& pixel);
+  QComboBox* metric_box_ = nullptr;
   QComboBox* axis_box_ = nullptr;
   QCheckBox* log_x_ = nullptr;
   QCheckBox* log_y_ = nullptr;
@@ -99,6 +122,7 @@ class LossPlotWidget : public QWidget {
   mutable int next_colour_slot_ = 0;
   QVector<Curve> curves_;
   LossAxis axis_ = LossAxis::Step;
+  QString metric_ = kLossMetric;
   Smoothing smoothing_;
   std::array<double, 4> press_range_{};  // x lo, x hi, y lo, y hi at a mouse press: pan or click?
   QPointF last_hover_{-1, -1};           // last pointer position over the plot, plot pixels

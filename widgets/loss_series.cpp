@@ -26,9 +26,19 @@ QString lossAxisLabel(LossAxis axis) {
 
 void LossSeries::appendTrain(const LossPoint& p) { appendMonotonic(train, p); }
 void LossSeries::appendEval(const LossPoint& p) { appendMonotonic(eval, p); }
+void LossSeries::appendMetric(const QString& metric, const LossPoint& p) { appendMonotonic(metrics[metric], p); }
 void LossSeries::clear() {
   train.clear();
   eval.clear();
+  metrics.clear();
+}
+
+QString metricLabel(const QString& metric) {
+  if (metric == kLossMetric) return QStringLiteral("cross-entropy loss");
+  if (metric == "lr") return QStringLiteral("learning rate");
+  if (metric == "tokens_per_s") return QStringLiteral("tokens/s");
+  if (metric == "grad_norm") return QStringLiteral("gradient norm");
+  return metric;
 }
 
 }  // namespace mixerlab::widgets

@@ -1,6 +1,7 @@
 // Plain data behind the loss plot: one run's train and eval curves against several x axes.
 // No Qt widgets and no torch, so it can be filled from metrics records or made-up data.
 #pragma once
+#include <QMap>
 #include <QString>
 #include <QVector>
 
@@ -32,13 +33,22 @@ struct LossPoint {
 // Human-readable axis name ("step", "tokens", "wall-clock (s)", "FLOPs").
 QString lossAxisLabel(LossAxis axis);
 
+// The metric a plot panel shows: "loss" (train and eval curves) or a metric key of the run's log
+// ("lr", "tokens_per_s", "grad_norm", or any other numeric field a run logs).
+inline const QString kLossMetric = QStringLiteral("loss");
+// Axis label of a metric key ("learning rate", "tokens/s", "gradient norm", else the key itself).
+QString metricLabel(const QString& metric);
+
 struct LossSeries {
   QString run;
   QVector<LossPoint> train, eval;
+  // Every other logged metric by key; each point's `loss` field holds the metric's value.
+  QMap<QString, QVector<LossPoint>> metrics;
   // Appends points, dropping any at or before a step already present (a resumed run that re-logs
   // steps after its last checkpoint must draw as one line, never overlapping copies).
   void appendTrain(const LossPoint& p);
   void appendEval(const LossPoint& p);
+  void appendMetric(const QString& metric, const LossPoint& p);
   void clear();
 };
 

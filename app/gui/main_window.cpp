@@ -44,6 +44,7 @@
 #include "core/runs/run_info.h"
 #include "widgets/config_diff_view.h"
 #include "widgets/loss_plot_widget.h"
+#include "widgets/plot_panels.h"
 #include "widgets/run_comparison.h"
 
 namespace mixerlab::gui {
@@ -75,10 +76,12 @@ void MainWindow::buildUi() {
   tabs_ = new QTabWidget(this);
   tabs_->setObjectName("central-tabs");
   tabs_->setDocumentMode(true);
-  plot_ = new widgets::LossPlotWidget(tabs_);
+  panels_ = new widgets::PlotPanels(tabs_);
+  plot_ = panels_->firstPanel();
   restorePlotView();
-  connect(plot_, &widgets::LossPlotWidget::viewSettingsChanged, this, &MainWindow::savePlotView);
-  tabs_->addTab(plot_, "Loss curves");
+  connect(panels_, &widgets::PlotPanels::panelsChanged, this, &MainWindow::savePlotView);
+  connect(panels_, &widgets::PlotPanels::forkRequested, this, &MainWindow::onForkFromPlot);
+  tabs_->addTab(panels_, "Curves");
   generation_ = new GenerationPanel(tabs_);
   tabs_->addTab(generation_, "Generate");
   inversion_ = new InversionPanel(tabs_);
@@ -221,12 +224,12 @@ QString MainWindow::openProject(const QString& project_file) {
     return error;
   }
   stopMonitor();
-  plot_->forgetRuns();  // the previous project's curves and their colours
+  panels_->forgetRuns();  // the previous project's curves and their colours
   generation_->setRunsDirectory(document_->runsDirectory());
   inversion_->setRunsDirectory(document_->runsDirectory());
   retrieval_->setRunsDirectory(document_->runsDirectory());
   runs_->setProjectRuns(document_->runs());
-  for (const QString& run : runs_->runNames()) plot_->removeRun(run);
+  for (const QString& run : runs_->runNames()) panels_->removeRun(run);
   const QString file = document_->filePath();
   project_label_->setText(document_->name() + "  (" + file + ")");
   setWindowTitle("MixerLab - " + document_->name());
@@ -267,7 +270,7 @@ void MainWindow::onRunUpdated(const RunSnapshot& s) {
 
 void MainWindow::onSeriesChanged(const QString& run) {
   const widgets::LossSeries* series = runs_->series(run);
-  if (series && runs_->isOverlaid(run)) plot_->setSeries(*series);
+  if (series && runs_->isOverlaid(run)) panels_->setSeries(*series);
 }
 
 void MainWindow::showSelectedLog() {
@@ -450,9 +453,9 @@ void MainWindow::refreshComparison() { comparison_->setRuns(runs_->overlaidCurve
 void MainWindow::onOverlayToggled(const QString& run, bool overlaid) {
   const widgets::LossSeries* series = runs_->series(run);
   if (overlaid && series) {
-    plot_->setSeries(*series);
+    panels_->setSeries(*series);
   } else if (!overlaid) {
-    plot_->removeRun(run);
+    panels_->removeRun(run);
   }
   refreshComparison();
 }
@@ -513,32 +516,6 @@ void MainWindow::onInspectSelected() {
   const QString run = selectedRun();
   // The run and, one click saved, its untrained twin: the comparison the research makes.
   showInspection(run.isEmpty() ? QStringList() : QStringList{run, "untrained:" + run});
-}
-
-void MainWindow::restorePlotView() {
-  const QVariantMap view = AppSettings().plotView();
-  if (view.isEmpty()) return;
-  const QSignalBlocker quiet(plot_);  // restoring is not a change to save
-  plot_->setAxis(static_cast<widgets::LossAxis>(std::clamp(view.value("axis").toInt(), 0, 3)));
-  plot_->setLogX(view.value("log_x").toBool());
-  plot_->setLogY(view.value("log_y").toBool());
-  widgets::Smoothing smoothing;
-  smoothing.kind = static_cast<widgets::SmoothingKind>(std::clamp(view.value("smoothing").toInt(), 0, 2));
-  smoothing.ema_weight = view.value("ema_weight", smoothing.ema_weight).toDouble();
-  smoothing.window_points = view.value("window_points", smoothing.window_points).toInt();
-  smoothing.centred = view.value("centred", smoothing.centred).toBool();
-  plot_->setSmoothing(smoothing);
-}
-
-void MainWindow::savePlotView() {
-  const widgets::Smoothing s = plot_->smoothing();
-  AppSettings().setPlotView({{"axis", static_cast<int>(plot_->axis())},
-                             {"log_x", plot_->logX()},
-                             {"log_y", plot_->logY()},
-                             {"smoothing", static_cast<int>(s.kind)},
-                             {"ema_weight", s.ema_weight},
-                             {"window_points", s.window_points},
-                             {"centred", s.centred}});
 }
 
 QString MainWindow::showRetrieval(const QStringList& models) {

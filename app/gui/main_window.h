@@ -23,6 +23,7 @@ class QTabWidget;
 
 namespace mixerlab::widgets {
 class LossPlotWidget;
+class PlotPanels;
 class RunComparisonWidget;
 }  // namespace mixerlab::widgets
 
@@ -48,7 +49,12 @@ class MainWindow : public QMainWindow {
   // Loads a project file; returns an error message (also shown in the status bar), empty on success.
   QString openProject(const QString& project_file);
   QString runsDirectory() const;
-  widgets::LossPlotWidget* lossPlot() const { return plot_; }
+  widgets::LossPlotWidget* lossPlot() const { return plot_; }  // the first panel (the loss)
+  widgets::PlotPanels* plotPanels() const { return panels_; }
+  // Forks `run` from its newest checkpoint at or before `step` into run directory `run_id`
+  // (what "Fork … from step N" on a point of the plot does after asking for the name). Returns
+  // the error, empty when the fork started.
+  QString forkFromStep(const QString& run, double step, const QString& run_id);
   QTableView* runTable() const { return table_; }
   RunListModel* runModel() const { return runs_; }
   ProjectDocument* project() const { return document_; }
@@ -103,6 +109,7 @@ class MainWindow : public QMainWindow {
   void savePlotView();
   void onLaunchFailed(const QString& run, const QString& error);  // in the run list and the status bar
   void onRunContextMenu(const QPoint& pos);
+  void onForkFromPlot(const QString& run, double step);
 
  private:
   void buildUi();
@@ -119,6 +126,7 @@ class MainWindow : public QMainWindow {
   ProjectDocument* document_ = nullptr;
   RunListModel* runs_ = nullptr;
   QTableView* table_ = nullptr;
+  widgets::PlotPanels* panels_ = nullptr;
   widgets::LossPlotWidget* plot_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   GenerationPanel* generation_ = nullptr;

@@ -185,8 +185,11 @@ void RunListModel::applySnapshot(const RunSnapshot& s) {
   if (s.reset) row.series.clear();
   for (const auto& p : s.new_train) row.series.appendTrain(p);
   for (const auto& p : s.new_eval) row.series.appendEval(p);
+  for (auto it = s.new_metrics.cbegin(); it != s.new_metrics.cend(); ++it) {
+    for (const auto& p : it.value()) row.series.appendMetric(it.key(), p);
+  }
   Q_EMIT dataChanged(index(r, 0), index(r, ColumnCount - 1), {Qt::DisplayRole, Qt::ToolTipRole});
-  if (!s.new_train.isEmpty() || !s.new_eval.isEmpty() || s.reset) Q_EMIT seriesChanged(s.run);
+  if (!s.new_train.isEmpty() || !s.new_eval.isEmpty() || !s.new_metrics.isEmpty() || s.reset) Q_EMIT seriesChanged(s.run);
 }
 
 void RunListModel::setLaunchError(const QString& run, const QString& error) {

@@ -73,6 +73,14 @@ void RunMonitor::pollNow() {
         p.loss = *r.eval_loss;
         snap.new_eval.push_back(p);
       }
+      auto metric = [&](const QString& name, double value) {
+        p.loss = value;
+        snap.new_metrics[name].push_back(p);
+      };
+      if (r.learning_rate > 0 || r.train_loss) metric("lr", r.learning_rate);
+      if (r.tokens_per_s > 0) metric("tokens_per_s", r.tokens_per_s);
+      if (r.grad_norm) metric("grad_norm", *r.grad_norm);
+      for (const auto& [name, value] : r.extra_metrics) metric(QString::fromStdString(name), value);
       watched->summary.add(r);
     }
     if (const auto status = readRunStatus(dir)) {

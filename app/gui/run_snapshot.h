@@ -1,6 +1,7 @@
 // What the GUI knows about one run directory at a moment: status plus the metrics that arrived
 // since the previous snapshot. Plain data passed from the monitor thread through queued signals.
 #pragma once
+#include <QMap>
 #include <QMetaType>
 #include <QString>
 #include <QVector>
@@ -21,6 +22,7 @@ struct RunSnapshot {
   double best_eval_loss = -1;  // < 0: none yet
   bool reset = false;          // the metrics log shrank (resume): drop earlier points first
   QVector<widgets::LossPoint> new_train, new_eval;
+  QMap<QString, QVector<widgets::LossPoint>> new_metrics;  // lr, tokens_per_s, grad_norm, any other
 };
 
 }  // namespace mixerlab::gui

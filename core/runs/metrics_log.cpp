@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 
@@ -24,6 +25,10 @@ std::string MetricsRecord::toJsonLine() const {
       {"step", step}, {"tokens", tokens}, {"wall_s", wall_s}, {"lr", learning_rate}, {"tokens_per_s", tokens_per_s}};
   if (train_loss) j["train_loss"] = *train_loss;
   if (eval_loss) j["eval_loss"] = *eval_loss;
+  if (grad_norm) j["grad_norm"] = *grad_norm;
+  for (const auto& [name, value] : extra_metrics) {
+    if (!j.contains(name)) j[name] = value;
+  }
   return j.dump();
 }
 
@@ -42,6 +47,14 @@ std::optional<MetricsRecord> parseLine(const std::string& line) {
     r.tokens_per_s = j.value("tokens_per_s", 0.0);
     if (j.contains("train_loss") && j.at("train_loss").is_number()) r.train_loss = j.at("train_loss").get<double>();
     if (j.contains("eval_loss") && j.at("eval_loss").is_number()) r.eval_loss = j.at("eval_loss").get<double>();
+    if (j.contains("grad_norm") && j.at("grad_norm").is_number()) r.grad_norm = j.at("grad_norm").get<double>();
+    static const char* const kKnown[] = {"step", "tokens", "wall_s", "lr", "tokens_per_s", "train_loss", "eval_loss",
+                                         "grad_norm"};
+    for (const auto& [name, value] : j.items()) {
+      if (!value.is_number() || std::find(std::begin(kKnown), std::end(kKnown), name) != std::end(kKnown)) continue;
+      const double number = value.get<double>();
+      if (std::isfinite(number)) r.extra_metrics[name] = number;
+    }
     return r;
   } catch (const std::exception&) {
     return std::nullopt;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,11 @@ struct MetricsRecord {
   std::optional<double> eval_loss;
   double learning_rate = 0;
   double tokens_per_s = 0;         // recent training throughput
+  // L2 norm of the gradients of the logged step, before clipping (absent in older logs).
+  std::optional<double> grad_norm;
+  // Any other numeric field of the line (a metric a later version or a plug-in logs): kept so a
+  // reader can plot it and a rewrite keeps it.
+  std::map<std::string, double> extra_metrics;
   std::string toJsonLine() const;  // without the newline
 };
 

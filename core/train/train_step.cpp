@@ -14,6 +14,15 @@ void setLearningRate(torch::optim::Optimizer& optimizer, double lr) {
   for (auto& group : optimizer.param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
 }
 
+// L2 norm over every parameter's gradient, as clip_grad_norm_ measures it.
+double gradientNorm(const std::vector<torch::Tensor>& parameters) {
+  std::vector<torch::Tensor> norms;
+  for (const auto& p : parameters) {
+    if (p.grad().defined()) norms.push_back(p.grad().detach().norm(2));
+  }
+  return norms.empty() ? 0.0 : torch::stack(norms).norm(2).item<double>();
+}
+
 }  // namespace
 
 StepOutcome runTrainStep(LanguageModel& model, torch::optim::Optimizer& optimizer, PrefetchingLoader& loader,
@@ -44,7 +53,10 @@ StepOutcome runTrainStep(LanguageModel& model, torch::optim::Optimizer& optimize
 
   // Mixed precision (seam): unscale the gradients here (and skip the step on inf/NaN gradients)
   // before clipping, so the clip norm applies to the true gradients.
-  if (train.grad_clip_norm > 0) torch::nn::utils::clip_grad_norm_(model.parameters(), train.grad_clip_norm);
+  // The norm is logged either way (measured without touching the gradients when clipping is off).
+  outcome.grad_norm = train.grad_clip_norm > 0
+                          ? torch::nn::utils::clip_grad_norm_(model.parameters(), train.grad_clip_norm)
+                          : gradientNorm(model.parameters());
   optimizer.step();
   return outcome;
 }

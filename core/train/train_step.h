@@ -20,6 +20,7 @@ namespace mixerlab {
 struct StepOutcome {
   double loss = 0;     // mean training loss over the step's micro-batches
   int64_t tokens = 0;  // training tokens the step consumed
+  double grad_norm = 0;  // L2 norm of the averaged gradients before clipping
   // A micro-batch's loss was NaN or infinite: the step stopped there, before its backward and
   // before the update (the model is unchanged; earlier micro-batches were consumed).
   std::optional<double> non_finite_loss;

@@ -183,7 +183,10 @@ TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const 
       record.step = state.step;
       record.tokens = state.tokens;
       record.learning_rate = lr;
-      if (log_due) record.train_loss = window.takeTrainLoss();
+      if (log_due) {
+        record.train_loss = window.takeTrainLoss();
+        record.grad_norm = step.grad_norm;
+      }
       if (eval_due) {
         const auto eval_start = Clock::now();
         record.eval_loss = evaluate();

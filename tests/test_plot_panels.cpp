@@ -1,0 +1,148 @@
+// Widget tests of the plot area (issue 14): any logged metric in a panel, several panels with one
+// shared x axis, the hover readout of every run at one x, the legend off the curves, uniform
+// log-axis labels and the point that "fork from here" forks from. Pure widgets: no torch, no core.
+#include <QtTest/QtTest>
+
+#include <QComboBox>
+#include <QRegularExpression>
+#include <QSignalSpy>
+
+#include "tests/loss_plot_fixture.h"
+#include "widgets/loss_plot_widget.h"
+#include "widgets/plot_panels.h"
+
+using namespace mixerlab::widgets;
+using mixerlab::widgets::testing::makeRun;
+
+namespace {
+// makeRun plus an lr point and a made-up metric every 10 steps.
+LossSeries runWithMetrics(const QString& name, double lr_scale, unsigned seed) {
+  LossSeries s = makeRun(name, 200, 4.0, 6e6, seed);
+  for (int step = 10; step <= 200; step += 10) {
+    s.appendMetric("lr", {double(step), step * 2048.0, step * 0.25, lr_scale * step, 0});
+    s.appendMetric("router_entropy", {double(step), step * 2048.0, step * 0.25, 1.0 / step, 0});
+  }
+  return s;
+}
+}  // namespace
+
+class TestPlotPanels : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void metricPickerPlotsAnyLoggedMetric() {
+    LossPlotWidget w;
+    w.resize(900, 500);
+    w.setSeries(runWithMetrics("mixer", 1e-5, 1));
+    w.setSeries(runWithMetrics("llama", 2e-5, 2));
+    QVERIFY(w.availableMetrics().contains("router_entropy"));  // a metric nobody declared
+    auto* box = w.findChild<QComboBox*>("metric-box");
+    QVERIFY(box);
+    QVERIFY(box->findData("router_entropy") >= 0);
+    QCOMPARE(w.graphCount(), 4);  // loss: train and eval per run
+    box->setCurrentIndex(box->findData("lr"));
+    QCOMPARE(w.metric(), QString("lr"));
+    QCOMPARE(w.graphCount(), 2);  // one line per run
+    QCOMPARE(w.pointCount("mixer", false), 200);  // the loss series is untouched
+    QCOMPARE(w.drawnPointCount("llama", false), 20);
+    const QString readout = w.readoutAcrossRuns(100);
+    QVERIFY2(readout.contains("mixer: 0.001") && readout.contains("llama: 0.002"), qPrintable(readout));
+  }
+
+  void hoverShowsEveryVisibleRunAtOneX() {
+    LossPlotWidget w;
+    w.resize(900, 500);
+    const LossSeries a = makeRun("mixer", 200, 4.0, 6e6, 1), b = makeRun("transformer", 200, 4.5, 6e6, 2);
+    w.setSeries(a);
+    w.setSeries(b);
+    const QStringList lines = w.readoutAcrossRuns(100).split('\n');
+    QCOMPARE(lines.front(), QString("step = 100"));
+    QCOMPARE(lines.size(), 5);  // the header, then train and eval of both runs
+    QVERIFY(lines.contains("mixer train: " + QString::number(a.train[99].loss, 'g', 5)));
+    QVERIFY(lines.contains("transformer eval: " + QString::number(b.eval[1].loss, 'g', 5)));
+    // Between logged points a run's value says where it was logged.
+    w.removeRun("transformer");
+    const QString between = w.readoutAcrossRuns(120);
+    QVERIFY2(between.contains("mixer eval: " + QString::number(a.eval[1].loss, 'g', 5) + "  (at 100)"),
+             qPrintable(between));
+  }
+
+  void legendNeverCoversTheCurves() {
+    LossPlotWidget w;
+    w.resize(900, 500);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    for (int i = 0; i < 6; ++i) w.setSeries(makeRun("run-" + QString::number(i), 200, 4.0 + 0.1 * i, 6e6, i + 1));
+    w.replotNow();
+    QVERIFY(w.legendRect().height() > 0);
+    QVERIFY2(!w.legendRect().intersects(w.axisRect()), "the legend is drawn over the curves");
+  }
+
+  void logXLabelsAreUniformPowersOfTen() {
+    LossPlotWidget w;
+    w.resize(900, 500);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    LossSeries s;
+    s.run = "mixer";
+    for (int i = 0; i <= 40; ++i) {
+      const double flops = std::pow(10.0, 9.0 + i * 0.1);  // 1e9 .. 1e13
+      s.appendTrain({double(i + 1), double(i + 1), double(i + 1), 5.0 - 0.01 * i, flops});
+    }
+    w.setSeries(s);
+    w.setAxis(LossAxis::Flops);
+    w.setLogX(true);
+    w.replotNow();
+    const QStringList labels = w.xTickLabels();
+    QVERIFY(labels.size() >= 3);
+    static const QRegularExpression power(QStringLiteral("^10[⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+$"));
+    for (const QString& label : labels) QVERIFY2(power.match(label).hasMatch(), qPrintable(labels.join(" | ")));
+    QVERIFY(labels.contains(QStringLiteral("10¹²")));
+  }
+
+  void forkPointIsTheNearestLoggedStep() {
+    LossPlotWidget w;
+    w.resize(900, 500);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    const LossSeries s = makeRun("mixer", 200, 4.0, 6e6, 1);
+    w.setSeries(s);
+    w.setAxis(LossAxis::Tokens);  // the step is found from the x of another axis
+    w.replotNow();
+    const LossPoint p = s.eval[2];  // step 150
+    const QPointF pixel = w.dataToPixel(p.tokens, p.loss);
+    QString run;
+    double step = -1;
+    QVERIFY(w.pointAt(pixel.x(), pixel.y(), &run, &step));
+    QCOMPARE(run, QString("mixer"));
+    QCOMPARE(step, 150.0);
+  }
+
+  void panelsShareRunsAndTheXAxis() {
+    PlotPanels panels;
+    panels.resize(900, 900);
+    panels.setSeries(runWithMetrics("mixer", 1e-5, 1));
+    LossPlotWidget* lr = panels.addPanel("lr");
+    QCOMPARE(panels.panels().size(), 2);
+    QCOMPARE(lr->graphCount(), 1);  // a new panel starts with the runs already shown
+    panels.setSeries(runWithMetrics("llama", 2e-5, 2));
+    QCOMPARE(lr->graphCount(), 2);
+    QCOMPARE(panels.firstPanel()->graphCount(), 4);
+    lr->setAxis(LossAxis::WallSeconds);
+    QCOMPARE(panels.firstPanel()->axis(), LossAxis::WallSeconds);
+    QCOMPARE(panels.panelMetrics(), (QStringList{kLossMetric, "lr"}));
+    QSignalSpy fork(&panels, &PlotPanels::forkRequested);
+    Q_EMIT lr->forkRequested("llama", 40);
+    QCOMPARE(fork.count(), 1);
+    panels.removeRun("llama");
+    QCOMPARE(lr->graphCount(), 1);
+    panels.closePanel(panels.firstPanel());  // the loss panel stays
+    QCOMPARE(panels.panels().size(), 2);
+    panels.setPanelMetrics({kLossMetric, "grad_norm", "router_entropy"});
+    QCOMPARE(panels.panelMetrics(), (QStringList{kLossMetric, "grad_norm", "router_entropy"}));
+    panels.closePanel(panels.panels()[1]);
+    QCOMPARE(panels.panelMetrics(), (QStringList{kLossMetric, "router_entropy"}));
+  }
+};
+
+QTEST_MAIN(TestPlotPanels)
+#include "test_plot_panels.moc"

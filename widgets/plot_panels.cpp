@@ -1,0 +1,124 @@
+// The workbench's column of metric panels (see plot_panels.h).
+#include "widgets/plot_panels.h"
+
+#include <algorithm>
+
+#include <QHBoxLayout>
+#include <QPushButton>
+#include <QSplitter>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "widgets/loss_plot_widget.h"
+
+namespace mixerlab::widgets {
+
+PlotPanels::PlotPanels(QWidget* parent) : QWidget(parent), splitter_(new QSplitter(Qt::Vertical, this)) {
+  auto* add = new QPushButton("Add panel", this);
+  add->setObjectName("add-panel");
+  add->setToolTip("Plot another metric (learning rate, tokens/s, gradient norm, ...) below");
+  connect(add, &QPushButton::clicked, this, [this] {
+    // A useful start: the first logged metric no panel shows yet.
+    const QStringList shown = panelMetrics();
+    QString metric = "lr";
+    for (const QString& m : panels_.front()->availableMetrics()) {
+      if (!shown.contains(m)) {
+        metric = m;
+        break;
+      }
+    }
+    addPanel(metric);
+  });
+  auto* bar = new QHBoxLayout;
+  bar->setContentsMargins(6, 0, 6, 0);
+  bar->addStretch();
+  bar->addWidget(add);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(splitter_, 1);
+  layout->addLayout(bar);
+  auto* first = new LossPlotWidget(splitter_);
+  panels_.push_back(first);
+  splitter_->addWidget(first);
+  adopt(first);
+}
+
+// The runs and x axis of the others, and the connections every panel has.
+void PlotPanels::adopt(LossPlotWidget* panel) {
+  for (const LossSeries& s : series_) panel->setSeries(s);
+  if (panel != panels_.front()) panel->setAxis(panels_.front()->axis());
+  connect(panel, &LossPlotWidget::forkRequested, this, &PlotPanels::forkRequested);
+  connect(panel, &LossPlotWidget::viewSettingsChanged, this, [this, panel] {
+    for (LossPlotWidget* other : panels_) {  // one x axis for all panels
+      if (other != panel && other->axis() != panel->axis()) other->setAxis(panel->axis());
+    }
+    Q_EMIT panelsChanged();
+  });
+}
+
+LossPlotWidget* PlotPanels::addPanel(const QString& metric) {
+  auto* holder = new QWidget(splitter_);
+  auto* panel = new LossPlotWidget(holder);
+  panel->setMetric(metric);
+  auto* close = new QToolButton(holder);
+  close->setText("×");
+  close->setToolTip("Close this panel");
+  close->setObjectName("close-panel");
+  auto* layout = new QVBoxLayout(holder);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(0);
+  auto* top = new QHBoxLayout;
+  top->addStretch();
+  top->addWidget(close);
+  layout->addLayout(top);
+  layout->addWidget(panel, 1);
+  panels_.push_back(panel);
+  splitter_->addWidget(holder);
+  adopt(panel);
+  connect(close, &QToolButton::clicked, this, [this, panel] { closePanel(panel); });
+  Q_EMIT panelsChanged();
+  return panel;
+}
+
+void PlotPanels::closePanel(LossPlotWidget* panel) {
+  const int i = panels_.indexOf(panel);
+  if (i <= 0) return;
+  panels_.remove(i);
+  panel->parentWidget()->deleteLater();
+  Q_EMIT panelsChanged();
+}
+
+QStringList PlotPanels::panelMetrics() const {
+  QStringList metrics;
+  for (const LossPlotWidget* p : panels_) metrics << p->metric();
+  return metrics;
+}
+
+void PlotPanels::setPanelMetrics(const QStringList& metrics) {
+  if (metrics.isEmpty()) return;
+  while (panels_.size() > 1) closePanel(panels_.back());
+  panels_.front()->setMetric(metrics.front());
+  for (int i = 1; i < metrics.size(); ++i) addPanel(metrics[i]);
+}
+
+void PlotPanels::setSeries(const LossSeries& series) {
+  bool known = false;
+  for (LossSeries& s : series_) {
+    if (s.run == series.run) s = series, known = true;
+  }
+  if (!known) series_ << series;
+  for (LossPlotWidget* p : panels_) p->setSeries(series);
+}
+
+void PlotPanels::removeRun(const QString& run) {
+  series_.erase(std::remove_if(series_.begin(), series_.end(), [&](const LossSeries& s) { return s.run == run; }),
+                series_.end());
+  for (LossPlotWidget* p : panels_) p->removeRun(run);
+}
+
+void PlotPanels::forgetRuns() {
+  series_.clear();
+  for (LossPlotWidget* p : panels_) p->forgetRuns();
+}
+
+}  // namespace mixerlab::widgets

@@ -1,0 +1,47 @@
+// PlotPanels: the workbench's plot area, a column of metric panels (LossPlotWidget) that all show
+// the same runs. The first panel is the loss; "Add panel" adds one for any logged metric (learning
+// rate, tokens/s, gradient norm, ...), each panel has its own metric, log scales and smoothing and
+// can be closed (all but the first). The x axis is shared: choosing it in one panel sets it in all,
+// so panels line up. Runs given to the area reach every panel, as do "fork from here" requests.
+#pragma once
+#include <QStringList>
+#include <QVector>
+#include <QWidget>
+
+#include "widgets/loss_series.h"
+
+class QSplitter;
+
+namespace mixerlab::widgets {
+
+class LossPlotWidget;
+
+class PlotPanels : public QWidget {
+  Q_OBJECT
+ public:
+  explicit PlotPanels(QWidget* parent = nullptr);
+
+  LossPlotWidget* firstPanel() const { return panels_.front(); }
+  QVector<LossPlotWidget*> panels() const { return panels_; }
+  LossPlotWidget* addPanel(const QString& metric);
+  void closePanel(LossPlotWidget* panel);  // the first panel stays
+  QStringList panelMetrics() const;        // each panel's metric, top to bottom
+  // Makes the panels show these metrics (the first panel's included), adding or closing panels.
+  void setPanelMetrics(const QStringList& metrics);
+
+  void setSeries(const LossSeries& series);
+  void removeRun(const QString& run);
+  void forgetRuns();
+
+ Q_SIGNALS:
+  void panelsChanged();  // a panel was added or closed, or a panel's view settings changed
+  void forkRequested(const QString& run, double step);
+
+ private:
+  void adopt(LossPlotWidget* panel);
+  QSplitter* splitter_;
+  QVector<LossPlotWidget*> panels_;
+  QList<LossSeries> series_;  // what a new panel starts with
+};
+
+}  // namespace mixerlab::widgets
