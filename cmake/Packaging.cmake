@@ -35,6 +35,8 @@ install(FILES ${CMAKE_SOURCE_DIR}/resources/mixerlab.desktop DESTINATION share/a
 install(FILES ${CMAKE_SOURCE_DIR}/packaging/mixerlab.svg DESTINATION share/icons/hicolor/scalable/apps)
 install(FILES ${CMAKE_SOURCE_DIR}/projects/demo/project.json DESTINATION share/mixerlab/projects/demo)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/projects/demo/data DESTINATION share/mixerlab/projects/demo)
+install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION share/doc/mixerlab)
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION share/doc/mixerlab/docs)
 
 set(CPACK_PACKAGE_NAME mixerlab)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})

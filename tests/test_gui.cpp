@@ -5,6 +5,7 @@
 #include <QtTest/QtTest>
 
 #include <QAction>
+#include <QMenuBar>
 #include <QApplication>
 #include <QTimer>
 #include <QStatusBar>
@@ -15,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/gui/app_settings.h"
+#include "app/gui/help_menu.h"
 #include "app/gui/main_window.h"
 #include "app/gui/run_list_model.h"
 #include "core/config/project_config.h"
@@ -124,6 +126,24 @@ class TestGui : public QObject {
                             keys[j].second.toString() + ")"));
       }
     }
+  }
+
+  // Issue 14, "Help menu": the shortcuts table is generated from the menus (so it lists every
+  // shortcut, with its menu path), About names the versions and the BLAS in use, and the docs are found.
+  void helpMenuShortcutsAboutAndDocs() {
+    gui::MainWindow window;
+    const auto table = gui::shortcutTable(window.menuBar());
+    QVERIFY(table.contains(qMakePair(QString("Run > Train"), QKeySequence("Ctrl+R").toString(QKeySequence::NativeText))));
+    QVERIFY(table.contains(qMakePair(QString("Help > Keyboard shortcuts"), QKeySequence("Ctrl+/").toString(QKeySequence::NativeText))));
+    QVERIFY(table.size() >= 12);
+    const QString about = gui::aboutText();
+    QVERIFY2(about.contains("LibTorch 1.") || about.contains("LibTorch 2."), qPrintable(about));
+    QVERIFY2(about.contains("BLAS in use: /"), qPrintable(about));
+    QVERIFY(about.contains("Qt 6."));
+    const QStringList docs = gui::documentationFiles();
+    QVERIFY(!docs.isEmpty());
+    QVERIFY(docs.front().endsWith("/README.md"));
+    QVERIFY(std::any_of(docs.begin(), docs.end(), [](const QString& f) { return f.endsWith("docs/reliability.md"); }));
   }
 
   // Issue 14, bug 1: a launch the CLI refuses said "started" and nothing happened. Now the run list

@@ -25,6 +25,14 @@ void AppSettings::setWindowState(const QByteArray& state) { settings_->setValue(
 QVariantMap AppSettings::plotView() const { return settings_->value(kPlotViewKey).toMap(); }
 void AppSettings::setPlotView(const QVariantMap& view) { settings_->setValue(kPlotViewKey, view); }
 
+QStringList AppSettings::runTableColumns() const {
+  return settings_->value("run_table/hyperparameter_columns", QStringList{"model.d_model", "train.learning_rate"})
+      .toStringList();
+}
+void AppSettings::setRunTableColumns(const QStringList& keys) {
+  settings_->setValue("run_table/hyperparameter_columns", keys);
+}
+
 QString AppSettings::lastProject() const { return settings_->value(kLastProjectKey).toString(); }
 
 QStringList AppSettings::recentProjects() const { return settings_->value(kRecentProjectsKey).toStringList(); }

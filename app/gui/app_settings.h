@@ -30,6 +30,10 @@ class AppSettings {
   QVariantMap plotView() const;
   void setPlotView(const QVariantMap& view);
 
+  // The settings keys the runs table shows as hyperparameter columns ("model.d_model", ...).
+  QStringList runTableColumns() const;
+  void setRunTableColumns(const QStringList& keys);
+
   // The project opened last (empty if none): opened at start when none is given.
   QString lastProject() const;
   // Most recent first, at most kMaxRecentProjects, no duplicates.

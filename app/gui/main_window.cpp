@@ -30,16 +30,19 @@
 #include "app/gui/app_settings.h"
 #include "app/gui/event_loop_latency.h"
 #include "app/gui/generation_panel.h"
+#include "app/gui/help_menu.h"
 #include "app/gui/inversion_panel.h"
 #include "app/gui/launch_watcher.h"
 #include "app/gui/retrieval_panel.h"
 #include "app/gui/project_document.h"
+#include "app/gui/queue_panel.h"
 #include "app/gui/project_file.h"
 #include "app/gui/run_launcher.h"
 #include "app/gui/run_list_model.h"
 #include "app/gui/run_monitor.h"
 #include "app/gui/run_queue.h"
 #include "app/gui/run_setup_dialog.h"
+#include "app/gui/run_table_filter.h"
 #include "core/runs/run_directory.h"
 #include "core/runs/run_info.h"
 #include "widgets/config_diff_view.h"
@@ -90,19 +93,7 @@ void MainWindow::buildUi() {
   tabs_->addTab(retrieval_, "Retrieve");
   setCentralWidget(tabs_);
 
-  table_ = new QTableView(this);
-  table_->setModel(runs_);
-  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table_->setSelectionMode(QAbstractItemView::SingleSelection);
-  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table_->verticalHeader()->setVisible(false);
-  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_->setContextMenuPolicy(Qt::CustomContextMenu);
-  connect(table_, &QWidget::customContextMenuRequested, this, &MainWindow::onRunContextMenu);
-  auto* runs_dock = new QDockWidget("Runs", this);
-  runs_dock->setObjectName("runs-dock");
-  runs_dock->setWidget(table_);
-  addDockWidget(Qt::BottomDockWidgetArea, runs_dock);
+  buildRunsDock();
 
   log_view_ = new QPlainTextEdit(this);
   log_view_->setReadOnly(true);
@@ -120,6 +111,12 @@ void MainWindow::buildUi() {
   comparison_dock->setWidget(comparison_);
   addDockWidget(Qt::RightDockWidgetArea, comparison_dock);
   tabifyDockWidget(log_dock, comparison_dock);
+  queue_panel_ = new QueuePanel(runs_, document_, this);
+  auto* queue_dock = new QDockWidget("Queue", this);
+  queue_dock->setObjectName("queue-dock");
+  queue_dock->setWidget(queue_panel_);
+  addDockWidget(Qt::RightDockWidgetArea, queue_dock);
+  tabifyDockWidget(comparison_dock, queue_dock);
   log_dock->raise();
   auto* comparison_timer = new QTimer(this);
   connect(comparison_timer, &QTimer::timeout, this, &MainWindow::refreshComparison);
@@ -172,6 +169,7 @@ void MainWindow::buildMenusAndToolbar() {
   run_menu->addAction("&Duplicate run...", this, &MainWindow::onDuplicateRun)->setShortcut(QKeySequence("Ctrl+D"));
   run_menu->addAction("&Edit run...", this, &MainWindow::onEditRun)->setShortcut(QKeySequence("Ctrl+E"));
   run_menu->addAction("Re&move run", this, &MainWindow::onRemoveRun);
+  run_menu->addAction("New s&weep...", this, &MainWindow::onNewSweep)->setShortcut(QKeySequence("Ctrl+Shift+W"));
   run_menu->addAction("&Compare configs...", this, &MainWindow::onCompareConfigs);
   run_menu->addSeparator();
   addRunAction("Train", QKeySequence("Ctrl+R"), &MainWindow::onTrainSelected);
@@ -180,6 +178,8 @@ void MainWindow::buildMenusAndToolbar() {
   toolbar->addSeparator();
   run_menu->addAction("&Queue run", this, &MainWindow::onQueueSelected)->setShortcut(QKeySequence("Ctrl+Shift+Q"));
   run_menu->addAction("&Fork from checkpoint...", this, &MainWindow::onForkSelected);
+  run_menu->addAction("&Archive run folder...", this, &MainWindow::onArchiveSelected);
+  run_menu->addAction("Delete run &folder...", this, &MainWindow::onDeleteSelected);
   run_menu->addSeparator();
   run_menu->addAction("&Generate from run", this, &MainWindow::onGenerateSelected)->setShortcut(QKeySequence("Ctrl+G"));
   run_menu->addAction("&Inspect representations (inversion)", this, &MainWindow::onInspectSelected)
@@ -194,6 +194,7 @@ void MainWindow::buildMenusAndToolbar() {
     if (auto target = makeLaunchTarget(name)) target_ = std::move(target);
   });
   toolbar->addWidget(target_box_);
+  addHelpMenu(this);
 }
 
 void MainWindow::startMonitor() {
@@ -229,6 +230,8 @@ QString MainWindow::openProject(const QString& project_file) {
   inversion_->setRunsDirectory(document_->runsDirectory());
   retrieval_->setRunsDirectory(document_->runsDirectory());
   runs_->setProjectRuns(document_->runs());
+  refreshProjectSettings();
+  loadAnnotations();
   for (const QString& run : runs_->runNames()) panels_->removeRun(run);
   const QString file = document_->filePath();
   project_label_->setText(document_->name() + "  (" + file + ")");
@@ -241,6 +244,11 @@ QString MainWindow::openProject(const QString& project_file) {
   connect(queue_, &RunQueue::started, this,
           [this](const QString& run) { statusBar()->showMessage("queue started " + run, 5000); });
   connect(queue_, &RunQueue::launchFailed, this, &MainWindow::onLaunchFailed);
+  queue_panel_->setQueue(queue_);
+  if (const QString queue_error = queue_->setStateFile(QFileInfo(file).absolutePath() + "/queue.json");
+      !queue_error.isEmpty()) {
+    statusBar()->showMessage(queue_error, 15000);
+  }
   startMonitor();
   if (runs_->rowCount() > 0) table_->selectRow(0);
   statusBar()->showMessage("opened " + file, 5000);
@@ -249,13 +257,14 @@ QString MainWindow::openProject(const QString& project_file) {
 
 void MainWindow::onProjectEdited() {
   runs_->syncProjectRuns(document_->runs());
+  refreshProjectSettings();
   project_label_->setText(document_->name() + "  (" + document_->filePath() + ")");
   setWindowTitle("MixerLab - " + document_->name());
 }
 
 QString MainWindow::selectedRun() const {
   const auto rows = table_->selectionModel()->selectedRows();
-  return rows.isEmpty() ? QString() : runs_->runAt(rows.first().row());
+  return rows.isEmpty() ? QString() : runs_->runAt(table_filter_->mapToSource(rows.first()).row());
 }
 
 QString MainWindow::runState(const QString& run) const { return runs_->state(run); }
@@ -542,6 +551,9 @@ void MainWindow::onRunContextMenu(const QPoint& pos) {
   table_->selectRow(index.row());
   QMenu menu(this);
   menu.addActions(run_menu_->actions());  // the Run menu, for the row clicked (Generate and Inspect included)
+  menu.addSeparator();
+  menu.addAction("Edit tags…", this, [this, index] { table_->edit(index.siblingAtColumn(RunListModel::Tags)); });
+  menu.addAction("Edit notes…", this, [this, index] { table_->edit(index.siblingAtColumn(RunListModel::Notes)); });
   menu.exec(table_->viewport()->mapToGlobal(pos));
 }
 

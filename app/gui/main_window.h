@@ -14,6 +14,7 @@
 #include "app/gui/run_snapshot.h"
 
 class QTableView;
+class QLineEdit;
 class QPlainTextEdit;
 class QThread;
 class QLabel;
@@ -32,9 +33,11 @@ namespace mixerlab::gui {
 class RunMonitor;
 class LaunchTarget;
 class RunQueue;
+class QueuePanel;
 class EventLoopLatency;
 class ProjectDocument;
 class RunListModel;
+class RunTableFilter;
 class GenerationPanel;
 class InversionPanel;
 class RetrievalPanel;
@@ -63,7 +66,17 @@ class MainWindow : public QMainWindow {
   // A start the CLI refuses is reported a moment later: the run list shows "failed to start: <why>".
   QString launch(const QString& run, bool resume);
   QString stop(const QString& run);
+  // Moves the run's folder to <project>/archive/ (files kept) or deletes it; refused while it
+  // trains. The menu actions ask for confirmation first. Returns the error, empty on success.
+  QString archiveRun(const QString& run);
+  // Adds the sweep's runs to the project as one undoable edit (all or none) and queues them when
+  // `queue` is set. Returns the error, empty on success.
+  QString createSweep(const QVector<QJsonObject>& runs, bool queue);
+  QString deleteRun(const QString& run);
+  RunTableFilter* runTableFilter() const { return table_filter_; }
+  QLineEdit* runFilterEdit() const { return filter_edit_; }
   RunQueue* queue() const { return queue_; }
+  QueuePanel* queuePanel() const { return queue_panel_; }
   GenerationPanel* generationPanel() const { return generation_; }
   // Shows the Generate tab and adds a column per checkpoint (run or checkpoint folders, or run
   // names of the project); returns the first error message, empty on success.
@@ -110,9 +123,18 @@ class MainWindow : public QMainWindow {
   void onLaunchFailed(const QString& run, const QString& error);  // in the run list and the status bar
   void onRunContextMenu(const QPoint& pos);
   void onForkFromPlot(const QString& run, double step);
+  void onArchiveSelected();
+  void onNewSweep();
+  void onDeleteSelected();
+  void onRunHeaderMenu(const QPoint& pos);
+  void saveAnnotations(const QString& run);
 
  private:
   void buildUi();
+  void buildRunsDock();  // the filter line and the sortable runs table
+  void refreshProjectSettings();  // the project runs' resolved settings, for hyperparameter columns
+  void loadAnnotations();
+  void forgetRunFolder(const QString& run);  // after archive or delete
   void buildMenusAndToolbar();
   void rebuildRecentMenu();
   // Opens the run setup dialog; on OK adds the run (or replaces `replace_name`) through the document.
@@ -126,6 +148,8 @@ class MainWindow : public QMainWindow {
   ProjectDocument* document_ = nullptr;
   RunListModel* runs_ = nullptr;
   QTableView* table_ = nullptr;
+  RunTableFilter* table_filter_ = nullptr;
+  QLineEdit* filter_edit_ = nullptr;
   widgets::PlotPanels* panels_ = nullptr;
   widgets::LossPlotWidget* plot_ = nullptr;
   QTabWidget* tabs_ = nullptr;
@@ -139,6 +163,7 @@ class MainWindow : public QMainWindow {
   QMenu* recent_menu_ = nullptr;
   QComboBox* target_box_ = nullptr;
   RunQueue* queue_ = nullptr;
+  QueuePanel* queue_panel_ = nullptr;
   EventLoopLatency* latency_ = nullptr;
   widgets::RunComparisonWidget* comparison_ = nullptr;
   QThread* monitor_thread_ = nullptr;

@@ -36,20 +36,76 @@ RunListModel::RunListModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 int RunListModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : rows_.size(); }
 
-int RunListModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int RunListModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount + hyper_columns_.size();
+}
 
 QVariant RunListModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  static const QStringList kLabels = {"run",       "architecture", "status",  "step",  "tokens",
-                                      "best eval", "tokens/s",     "elapsed", "device"};
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-    return QAbstractTableModel::headerData(section, orientation, role);
+  static const QStringList kLabels = {"run",     "architecture", "status",   "progress", "step",
+                                      "tokens",  "best eval",    "tokens/s", "elapsed",  "ETA",
+                                      "device",  "tags",         "notes"};
+  if (orientation != Qt::Horizontal) return QAbstractTableModel::headerData(section, orientation, role);
+  if (role == Qt::ToolTipRole && section >= ColumnCount) return "setting " + hyper_columns_.value(section - ColumnCount);
+  if (role == Qt::ToolTipRole && (section == Tags || section == Notes)) return QString("double-click a cell to edit");
+  if (role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, orientation, role);
+  if (section >= ColumnCount) return hyper_columns_.value(section - ColumnCount).section('.', -1);
   return kLabels.value(section);
 }
 
 Qt::ItemFlags RunListModel::flags(const QModelIndex& index) const {
   if (!index.isValid()) return Qt::NoItemFlags;
   const Qt::ItemFlags base = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
+  if (index.column() == Tags || index.column() == Notes) return base | Qt::ItemIsEditable;
   return index.column() == Run ? base | Qt::ItemIsUserCheckable : base;
+}
+
+const QVariantMap& RunListModel::settingsOf(const RunRow& row) const {
+  return row.run_settings.isEmpty() ? row.project_settings : row.run_settings;
+}
+
+qint64 RunListModel::totalSteps(const RunRow& row) const { return settingsOf(row).value("train.max_steps").toLongLong(); }
+
+namespace {
+// How far through its budget a run is (steps, else tokens, else wall-clock), -1 when unknown.
+double progressFraction(const QVariantMap& settings, qint64 step, qint64 tokens, double wall_s) {
+  const double max_steps = settings.value("train.max_steps").toDouble();
+  const double max_tokens = settings.value("train.max_tokens").toDouble();
+  const double max_wall_s = settings.value("train.max_wall_s").toDouble();
+  double fraction = -1;
+  if (max_steps > 0) fraction = std::max(fraction, step / max_steps);
+  if (max_tokens > 0) fraction = std::max(fraction, tokens / max_tokens);
+  if (max_wall_s > 0) fraction = std::max(fraction, wall_s / max_wall_s);
+  return fraction < 0 ? -1 : std::min(fraction, 1.0);
+}
+}  // namespace
+
+QVariant RunListModel::sortValue(const RunRow& row, int column) const {
+  const double fraction = progressFraction(settingsOf(row), row.step, row.tokens, row.wall_s);
+  switch (column) {
+    case Progress:
+      return row.state == "finished" ? 1.0 : fraction;
+    case Step:
+      return row.reported ? row.step : -1;
+    case Tokens:
+      return row.reported ? row.tokens : -1;
+    case BestEval:
+      return row.best_eval_loss >= 0 ? row.best_eval_loss : 1e300;  // runs without an eval last
+    case TokensPerS:
+      return row.tokens_per_s;
+    case Elapsed:
+      return row.wall_s;
+    case Eta:
+      return row.state == "running" && fraction > 0 ? row.wall_s * (1 - fraction) / fraction : 1e300;
+    default:
+      break;
+  }
+  if (column >= ColumnCount) {
+    const QVariant value = settingsOf(row).value(hyper_columns_.value(column - ColumnCount));
+    bool numeric = false;
+    const double number = value.toDouble(&numeric);
+    return numeric && value.typeId() != QMetaType::QString ? QVariant(number) : QVariant(value.toString());
+  }
+  return displayText(row, column);
 }
 
 QVariant RunListModel::displayText(const RunRow& row, int column) const {
@@ -73,6 +129,24 @@ QVariant RunListModel::displayText(const RunRow& row, int column) const {
       return row.reported ? elapsedText(row.wall_s) : QString();
     case Device:
       return shortDevice(row.device);
+    case Progress: {
+      if (row.state == "finished") return QString("100%");
+      const double fraction = progressFraction(settingsOf(row), row.step, row.tokens, row.wall_s);
+      return fraction < 0 || !row.reported ? QString() : QString::number(int(fraction * 100)) + "%";
+    }
+    case Eta: {
+      const double fraction = progressFraction(settingsOf(row), row.step, row.tokens, row.wall_s);
+      if (row.state != "running" || fraction <= 0 || row.wall_s <= 0) return QString();
+      return elapsedText(row.wall_s * (1 - fraction) / fraction);
+    }
+    case Tags:
+      return row.tags.join(", ");
+    case Notes:
+      return row.notes;
+  }
+  if (column >= ColumnCount) {
+    const QVariant value = settingsOf(row).value(hyper_columns_.value(column - ColumnCount));
+    return value.isValid() ? value.toString() : QString();
   }
   return {};
 }
@@ -81,18 +155,37 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rows_.size()) return {};
   const RunRow& row = rows_[index.row()];
   if (role == Qt::DisplayRole) return displayText(row, index.column());
+  if (role == Qt::EditRole && (index.column() == Tags || index.column() == Notes)) return displayText(row, index.column());
+  if (role == SortRole) return sortValue(row, index.column());
   if (role == Qt::CheckStateRole && index.column() == Run) return row.overlaid ? Qt::Checked : Qt::Unchecked;
   if (role == Qt::ToolTipRole) {
     if (index.column() == Run) return QString("untick to hide this run from the plot and the comparison");
     if (index.column() == Status) return row.reason;
     if (index.column() == Device) return row.device;
+    if (index.column() == Notes) return row.notes;
+    if (index.column() == Eta) return QString("estimated from the run's progress so far");
   }
   return {};
 }
 
 bool RunListModel::setData(const QModelIndex& index, const QVariant& value, int role) {
-  if (!index.isValid() || index.column() != Run || role != Qt::CheckStateRole || index.row() >= rows_.size())
-    return false;
+  if (!index.isValid() || index.row() >= rows_.size()) return false;
+  if (role == Qt::EditRole && (index.column() == Tags || index.column() == Notes)) {
+    RunRow& row = rows_[index.row()];
+    if (index.column() == Tags) {
+      QStringList tags;
+      for (const QString& tag : value.toString().split(',', Qt::SkipEmptyParts)) {
+        if (!tag.trimmed().isEmpty() && !tags.contains(tag.trimmed())) tags << tag.trimmed();
+      }
+      row.tags = tags;
+    } else {
+      row.notes = value.toString().trimmed();
+    }
+    Q_EMIT dataChanged(index, index);
+    Q_EMIT annotationEdited(row.run);
+    return true;
+  }
+  if (index.column() != Run || role != Qt::CheckStateRole) return false;
   setOverlaid(rows_[index.row()].run, value.toInt() == Qt::Checked);
   return true;
 }
@@ -181,14 +274,19 @@ void RunListModel::applySnapshot(const RunSnapshot& s) {
   row.wall_s = s.wall_s;
   if (!s.arch.isEmpty()) row.arch = s.arch;
   row.device = s.device;
-  if (!s.run_config_json.isEmpty()) row.config_json = s.run_config_json;
+  if (!s.run_config_json.isEmpty() && s.run_config_json != row.config_json) {
+    row.config_json = s.run_config_json;
+    row.run_settings.clear();
+    const auto flat = widgets::flattenConfig(QJsonDocument::fromJson(row.config_json).object());
+    for (auto it = flat.cbegin(); it != flat.cend(); ++it) row.run_settings[it.key()] = it.value().toVariant();
+  }
   if (s.reset) row.series.clear();
   for (const auto& p : s.new_train) row.series.appendTrain(p);
   for (const auto& p : s.new_eval) row.series.appendEval(p);
   for (auto it = s.new_metrics.cbegin(); it != s.new_metrics.cend(); ++it) {
     for (const auto& p : it.value()) row.series.appendMetric(it.key(), p);
   }
-  Q_EMIT dataChanged(index(r, 0), index(r, ColumnCount - 1), {Qt::DisplayRole, Qt::ToolTipRole});
+  Q_EMIT dataChanged(index(r, 0), index(r, columnCount() - 1), {Qt::DisplayRole, Qt::ToolTipRole});
   if (!s.new_train.isEmpty() || !s.new_eval.isEmpty() || !s.new_metrics.isEmpty() || s.reset) Q_EMIT seriesChanged(s.run);
 }
 
@@ -198,7 +296,73 @@ void RunListModel::setLaunchError(const QString& run, const QString& error) {
   row.launch_failed = true;
   row.state = "failed to start";
   row.reason = QString(error).replace('\n', ' ');
-  Q_EMIT dataChanged(index(r, 0), index(r, ColumnCount - 1), {Qt::DisplayRole, Qt::ToolTipRole});
+  Q_EMIT dataChanged(index(r, 0), index(r, columnCount() - 1), {Qt::DisplayRole, Qt::ToolTipRole});
+}
+
+void RunListModel::setProjectSettings(const QString& run, const QVariantMap& flattened) {
+  const int r = rowOf(run);
+  if (r < 0) return;
+  rows_[r].project_settings = flattened;
+  Q_EMIT dataChanged(index(r, 0), index(r, columnCount() - 1));
+}
+
+QVariantMap RunListModel::settings(const QString& run) const {
+  const int r = rowOf(run);
+  return r < 0 ? QVariantMap() : settingsOf(rows_[r]);
+}
+
+void RunListModel::setHyperparameterColumns(const QStringList& keys) {
+  if (keys == hyper_columns_) return;
+  beginResetModel();  // columns come and go: views re-read the header
+  hyper_columns_ = keys;
+  endResetModel();
+}
+
+QStringList RunListModel::availableHyperparameters() const {
+  QStringList keys;
+  for (const RunRow& row : rows_) keys += settingsOf(row).keys();
+  keys.removeDuplicates();
+  keys.removeAll("name");
+  keys.sort();
+  return keys;
+}
+
+void RunListModel::setAnnotation(const QString& run, const QStringList& tags, const QString& notes) {
+  const int r = ensureRow(run, QString(), false);
+  rows_[r].tags = tags;
+  rows_[r].notes = notes;
+  Q_EMIT dataChanged(index(r, Tags), index(r, Notes));
+}
+
+void RunListModel::forgetRunFolder(const QString& run) {
+  const int r = rowOf(run);
+  if (r < 0) return;
+  if (!rows_[r].in_project) {
+    beginRemoveRows({}, r, r);
+    rows_.removeAt(r);
+    endRemoveRows();
+    return;
+  }
+  RunRow fresh;
+  fresh.run = fresh.series.run = run;
+  fresh.arch = rows_[r].arch;
+  fresh.overlaid = rows_[r].overlaid;
+  fresh.project_settings = rows_[r].project_settings;
+  fresh.tags = rows_[r].tags;
+  fresh.notes = rows_[r].notes;
+  rows_[r] = fresh;
+  Q_EMIT dataChanged(index(r, 0), index(r, columnCount() - 1));
+  Q_EMIT seriesChanged(run);
+}
+
+QStringList RunListModel::tags(const QString& run) const {
+  const int r = rowOf(run);
+  return r < 0 ? QStringList() : rows_[r].tags;
+}
+
+QString RunListModel::notes(const QString& run) const {
+  const int r = rowOf(run);
+  return r < 0 ? QString() : rows_[r].notes;
 }
 
 int RunListModel::rowOf(const QString& run) const {

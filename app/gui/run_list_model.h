@@ -1,13 +1,16 @@
 // RunListModel: the one owner of what the GUI knows per run. Rows are the project's runs plus any
-// run directory the monitor reports (forks, say). Each row holds the table's columns (status, step,
-// tokens, best eval loss, throughput, elapsed time, device), whether the run is overlaid on the plot
-// and the comparison (the run column's checkbox), its loss series and its run config JSON. It is
-// updated from RunSnapshots; the runs table, the loss plot and the comparison dock all read it.
+// run directory the monitor reports (forks, say). Each row holds the table's columns (status,
+// progress, step, tokens, best eval loss, throughput, elapsed time, ETA, device, tags, notes, and
+// the hyperparameter columns the user picked), whether the run is overlaid on the plot and the
+// comparison (the run column's checkbox), its metric series and its run config JSON. It is updated
+// from RunSnapshots; the runs table, the plot and the comparison dock all read it. Tags and notes
+// are edited in the table and reported through annotationEdited (the main window stores them).
 #pragma once
 #include <QAbstractTableModel>
 #include <QByteArray>
 #include <QString>
 #include <QStringList>
+#include <QVariantMap>
 #include <QVector>
 
 #include "app/gui/project_document.h"
@@ -20,7 +23,24 @@ namespace mixerlab::gui {
 class RunListModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  enum Column { Run, Architecture, Status, Step, Tokens, BestEval, TokensPerS, Elapsed, Device, ColumnCount };
+  enum Column {
+    Run,
+    Architecture,
+    Status,
+    Progress,
+    Step,
+    Tokens,
+    BestEval,
+    TokensPerS,
+    Elapsed,
+    Eta,
+    Device,
+    Tags,
+    Notes,
+    ColumnCount  // the fixed columns; hyperparameter columns follow
+  };
+  // What the table sorts by: numbers for numeric columns (so 9 < 10), text otherwise.
+  static constexpr int SortRole = Qt::UserRole + 1;
 
   explicit RunListModel(QObject* parent = nullptr);
 
@@ -44,6 +64,22 @@ class RunListModel : public QAbstractTableModel {
   // until the run writes a status of its own.
   void setLaunchError(const QString& run, const QString& error);
 
+  // A run's settings as flattened dotted keys ("model.d_model" -> 256): the project's resolved
+  // entry until the run has written run.json, whose settings win from then on.
+  void setProjectSettings(const QString& run, const QVariantMap& flattened);
+  QVariantMap settings(const QString& run) const;
+  // Extra columns showing these settings keys, after the fixed columns.
+  void setHyperparameterColumns(const QStringList& keys);
+  QStringList hyperparameterColumns() const { return hyper_columns_; }
+  QStringList availableHyperparameters() const;  // every settings key of every row, sorted
+  void setAnnotation(const QString& run, const QStringList& tags, const QString& notes);
+  QStringList tags(const QString& run) const;
+  QString notes(const QString& run) const;
+
+  // The run's folder was archived or deleted: a project run goes back to "not started" (tags and
+  // notes kept), any other row goes.
+  void forgetRunFolder(const QString& run);
+
   int rowOf(const QString& run) const;  // -1 if there is none
   QString runAt(int row) const;
   QStringList runNames() const;
@@ -60,6 +96,7 @@ class RunListModel : public QAbstractTableModel {
  Q_SIGNALS:
   void seriesChanged(const QString& run);  // points arrived, or the series restarted (resume)
   void overlayChanged(const QString& run, bool overlaid);
+  void annotationEdited(const QString& run);  // tags or notes were edited in the table
 
  private:
   struct RunRow {
@@ -73,12 +110,19 @@ class RunListModel : public QAbstractTableModel {
     bool launch_failed = false;  // state/reason hold a launch error, kept over "pending" snapshots
     widgets::LossSeries series;
     QByteArray config_json;
+    QVariantMap project_settings, run_settings;  // flattened; run_settings from run.json
+    QStringList tags;
+    QString notes;
   };
+  const QVariantMap& settingsOf(const RunRow& row) const;
+  qint64 totalSteps(const RunRow& row) const;  // train.max_steps, 0 when unknown
+  QVariant sortValue(const RunRow& row, int column) const;
   int ensureRow(const QString& run, const QString& arch, bool in_project);
   void orderLikeProject(const QStringList& project_runs);
   QVariant displayText(const RunRow& row, int column) const;
 
   QVector<RunRow> rows_;
+  QStringList hyper_columns_;
 };
 
 }  // namespace mixerlab::gui

@@ -1,7 +1,14 @@
 // The run queue (see run_queue.h).
 #include "app/gui/run_queue.h"
 
+#include <algorithm>
+
 #include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
 #include <QFileInfo>
 #include <QTimer>
 
@@ -47,7 +54,7 @@ QString RunQueue::runDirectory(const QString& run) const { return QDir(runs_dir_
 
 void RunQueue::enqueue(const QString& run, bool resume, const QString& run_id, const QString& fork_from) {
   queue_.push_back({run, run_id.isEmpty() ? run : run_id, fork_from, resume});
-  Q_EMIT queueChanged();
+  changed();
   if (current_.isEmpty()) startNext();
 }
 
@@ -61,11 +68,59 @@ bool RunQueue::remove(const QString& run_id) {
   for (int i = 0; i < queue_.size(); ++i) {
     if (queue_[i].run_id == run_id) {
       queue_.removeAt(i);
-      Q_EMIT queueChanged();
+      changed();
       return true;
     }
   }
   return false;
+}
+
+bool RunQueue::move(const QString& run_id, int delta) {
+  for (int i = 0; i < queue_.size(); ++i) {
+    if (queue_[i].run_id != run_id) continue;
+    const int to = std::clamp(i + delta, 0, static_cast<int>(queue_.size()) - 1);
+    if (to == i) return true;
+    queue_.move(i, to);
+    changed();
+    return true;
+  }
+  return false;
+}
+
+void RunQueue::changed() {
+  Q_EMIT queueChanged();
+  if (state_file_.isEmpty()) return;
+  QJsonArray entries;
+  for (const Entry& e : queue_) {
+    QJsonObject o{{"run", e.run}, {"run_id", e.run_id}, {"resume", e.resume}};
+    if (!e.fork_from.isEmpty()) o["fork_from"] = e.fork_from;
+    entries.append(o);
+  }
+  QSaveFile file(state_file_);
+  if (file.open(QIODevice::WriteOnly)) {
+    file.write(QJsonDocument(QJsonObject{{"waiting", entries}}).toJson(QJsonDocument::Indented));
+    file.commit();
+  }
+}
+
+QString RunQueue::setStateFile(const QString& path) {
+  state_file_ = path;
+  QFile file(path);
+  if (!file.exists()) return {};
+  if (!file.open(QIODevice::ReadOnly)) return "cannot read the saved queue " + path + ": " + file.errorString();
+  const QJsonDocument doc = QJsonDocument::fromJson(file.readAll());
+  if (!doc.isObject()) return "the saved queue " + path + " is not valid JSON: its runs were not queued again";
+  for (const QJsonValue& value : doc.object().value("waiting").toArray()) {
+    const QJsonObject o = value.toObject();
+    if (o.value("run").toString().isEmpty()) continue;
+    queue_.push_back({o.value("run").toString(), o.value("run_id").toString(o.value("run").toString()),
+                      o.value("fork_from").toString(), o.value("resume").toBool()});
+  }
+  if (!queue_.isEmpty()) {
+    Q_EMIT queueChanged();
+    if (current_.isEmpty()) startNext();
+  }
+  return {};
 }
 
 void RunQueue::onRunStateChanged(const QString& run, const QString& state) {
@@ -126,7 +181,7 @@ void RunQueue::startNext() {
   }
   while (current_.isEmpty() && !queue_.isEmpty()) {
     const Entry next = queue_.takeFirst();
-    Q_EMIT queueChanged();
+    changed();
     const QString dir = runDirectory(next.run_id);
     if (!next.resume && RunPaths{dir.toStdString()}.hasRunInfo()) {
       Q_EMIT launchFailed(next.run_id, "run directory " + dir + " already exists (queue it with resume)");

@@ -3,7 +3,9 @@
 // running on the target (one started by hand, say), so a machine trains one run at a time and
 // throughput and wall-clock figures are not distorted by runs sharing the cores (setMaxRunning
 // allows more). The queue learns about run states by polling status.json every 500 ms (tiny reads) and
-// also accepts notifications from the main window's run monitor (onRunStateChanged).
+// also accepts notifications from the main window's run monitor (onRunStateChanged). With a state
+// file set, the waiting entries are saved there on every change (atomically) and read back when
+// the project is opened again, so a queue survives a restart of the workbench.
 #pragma once
 #include <QElapsedTimer>
 #include <QObject>
@@ -32,6 +34,16 @@ class RunQueue : public QObject {
   // nothing is running. Queue entries are named by run id.
   void enqueue(const QString& run, bool resume, const QString& run_id = {}, const QString& fork_from = {});
   QStringList pending() const;                  // waiting run ids, next first
+  struct Waiting {
+    QString run, run_id, fork_from;  // project run, its folder name, a checkpoint to fork from
+    bool resume = false;
+  };
+  QVector<Waiting> waiting() const { return queue_; }  // next first
+  // Moves a waiting run up (delta < 0) or down the queue; false if it is not waiting.
+  bool move(const QString& run_id, int delta);
+  // Where the waiting entries are kept (<project>/queue.json); reads the entries saved there and
+  // starts the first when the target is free. Returns an error naming the file, empty otherwise.
+  QString setStateFile(const QString& path);
   bool remove(const QString& run_id);           // drops a waiting run; false if it was not queued
   QString current() const { return current_; }  // the run id the queue started that still runs, or empty
   QString targetName() const;
@@ -52,17 +64,15 @@ class RunQueue : public QObject {
   void queueChanged();
 
  private:
-  struct Entry {
-    QString run, run_id, fork_from;
-    bool resume = false;
-  };
+  using Entry = Waiting;
+  void changed();  // emits queueChanged and saves the state file
   void poll();
   void finishCurrent();
   void startNext();
   QString runDirectory(const QString& run) const;
 
   std::unique_ptr<LaunchTarget> target_;
-  QString project_file_, runs_dir_;
+  QString project_file_, runs_dir_, state_file_;
   QVector<Entry> queue_;
   QString current_;
   QString current_status_before_;  // status.json's updated_at before the launch ("" if none)
