@@ -123,6 +123,9 @@ class TestQueuePanel : public QObject {
     halfway.wall_s = 30;
     runs.applySnapshot(halfway);
     QCOMPARE(gui::estimatedRemainingSeconds(project, runs, halfway.run, speed), 30.0);
+    // A fresh run id of the same project run starts its budget afresh: that progress is not its own.
+    const double fresh_s = gui::estimatedRemainingSeconds(project, runs, halfway.run, speed, /*from_scratch=*/true);
+    QVERIFY2(std::abs(fresh_s - expected_s) < 1e-6 * expected_s, qPrintable(QString::number(fresh_s)));
   }
 };
 

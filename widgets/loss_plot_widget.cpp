@@ -40,7 +40,7 @@ LossPlotWidget::LossPlotWidget(QWidget* parent) : QWidget(parent), plot_(new QCu
   plot_->legend->setMargins(QMargins(4, 2, 4, 2));
   plot_->yAxis->setLabel(metricLabel(metric_));
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-  plot_->setMinimumSize(480, 320);
+  plot_->setMinimumSize(320, 160);  // several panels share the plot area
   plot_->setMouseTracking(true);
   readout_ = new QCPItemText(plot_);
   readout_->setLayer("legend");

@@ -74,6 +74,7 @@ LossPlotWidget* PlotPanels::addPanel(const QString& metric) {
   layout->addWidget(panel, 1);
   panels_.push_back(panel);
   splitter_->addWidget(holder);
+  splitter_->setStretchFactor(0, 2);  // the loss panel keeps the most room
   adopt(panel);
   connect(close, &QToolButton::clicked, this, [this, panel] { closePanel(panel); });
   Q_EMIT panelsChanged();

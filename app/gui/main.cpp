@@ -17,6 +17,7 @@
 
 #include "app/gui/app_settings.h"
 #include "app/gui/main_window.h"
+#include "app/gui/screenshot_scenes.h"
 #include "app/gui/openmp_wait.h"
 #include "app/gui/startup_generation.h"
 #include "app/gui/startup_inversion.h"
@@ -74,6 +75,9 @@ int main(int argc, char** argv) {
   parser.addOption(held_out);
   QCommandLineOption stories("stories", "Synthetic corpus size for --retrieve (default 400).", "n");
   parser.addOption(stories);
+  QCommandLineOption scene("scene", "Set up a documented state before --screenshot: panels, run-table, queue, sweep.",
+                           "name");
+  parser.addOption(scene);
   parser.process(app);
 
   mixerlab::gui::MainWindow window;
@@ -123,9 +127,19 @@ int main(int argc, char** argv) {
     if (parser.isSet(screenshot)) options.screenshot = parser.value(screenshot);
     mixerlab::gui::startRetrieval(window, options);
   }
+  QWidget* shot_target = &window;
+  if (parser.isSet(scene)) {
+    QString error;
+    shot_target = mixerlab::gui::prepareScreenshotScene(window, parser.value(scene), &error);
+    if (!shot_target) {
+      std::fprintf(stderr, "mixerlab-gui: %s\n", qPrintable(error));
+      return 2;
+    }
+  }
   if (parser.isSet(screenshot) && !generating && !inspecting && !retrieving) {
     QTimer::singleShot(2500, &window, [&]() {
-      window.grab().save(parser.value(screenshot));
+      shot_target->grab().save(parser.value(screenshot));
+      if (parser.isSet(scene)) mixerlab::gui::finishScreenshotScene(window, parser.value(scene));
       app.quit();
     });
   }

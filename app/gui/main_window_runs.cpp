@@ -39,6 +39,11 @@ void MainWindow::buildRunsDock() {
   table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);  // tags, notes
   table_->verticalHeader()->setVisible(false);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  // Long texts get a fixed width (the full text is in the tooltip), so hyperparameter columns stay in view.
+  for (const int column : {int(RunListModel::Architecture), int(RunListModel::Notes)}) {
+    table_->horizontalHeader()->setSectionResizeMode(column, QHeaderView::Interactive);
+    table_->horizontalHeader()->resizeSection(column, 170);
+  }
   table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);  // the project's order until a click
   table_->setSortingEnabled(true);
   table_->horizontalHeader()->setSortIndicatorClearable(true);

@@ -60,6 +60,14 @@ QueuePanel::QueuePanel(RunListModel* runs, ProjectDocument* document, QWidget* p
   auto* timer = new QTimer(this);
   connect(timer, &QTimer::timeout, this, &QueuePanel::refresh);
   timer->start(5000);  // the running run's remaining time moves
+  // New measurements (a run reported its speed) change the estimates: refresh soon, coalesced.
+  auto* soon = new QTimer(this);
+  soon->setSingleShot(true);
+  soon->setInterval(300);
+  connect(soon, &QTimer::timeout, this, &QueuePanel::refresh);
+  connect(runs_, &QAbstractItemModel::dataChanged, soon, [soon] {
+    if (!soon->isActive()) soon->start();
+  });
   refresh();
 }
 
@@ -100,8 +108,11 @@ void QueuePanel::refresh() {
   for (int r = 0; r < waiting.size(); ++r) {
     const RunQueue::Waiting& w = waiting[r];
     const QString action = !w.fork_from.isEmpty() ? "fork" : w.resume ? "resume" : "train";
-    const double duration_s = project ? estimatedRemainingSeconds(*project, *runs_, w.resume ? w.run_id : w.run, speed)
-                                      : -1;
+    // A resume continues its own folder; a train or fork starts the project run's budget afresh.
+    const double duration_s =
+        !project ? -1
+        : w.resume ? estimatedRemainingSeconds(*project, *runs_, w.run_id, speed)
+                   : estimatedRemainingSeconds(*project, *runs_, w.run, speed, /*from_scratch=*/true);
     const QStringList cells{w.run_id, action, durationText(duration_s), known ? durationText(starts_in_s) : "?"};
     for (int c = 0; c < cells.size(); ++c) table_->setItem(r, c, new QTableWidgetItem(cells[c]));
     if (duration_s < 0) known = false;

@@ -163,6 +163,7 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
     if (index.column() == Status) return row.reason;
     if (index.column() == Device) return row.device;
     if (index.column() == Notes) return row.notes;
+    if (index.column() == Architecture) return row.arch;
     if (index.column() == Eta) return QString("estimated from the run's progress so far");
   }
   return {};

@@ -18,6 +18,7 @@ struct RunMonitor::Watched {
   RunSummary summary;                   // fed the tailed records and the status on every poll
   bool has_run_info = false;            // run.json read (it is written once at start)
   double training_flops_per_token = 0;  // from run.json, for the FLOPs axis
+  bool logs_lr = false;  // a positive learning rate was logged: a later 0 is the schedule's end, not "none"
   QByteArray run_config_json;
   QString last_state, last_reason;
   qint64 last_step = -1;
@@ -77,7 +78,8 @@ void RunMonitor::pollNow() {
         p.loss = value;
         snap.new_metrics[name].push_back(p);
       };
-      if (r.learning_rate > 0 || r.train_loss) metric("lr", r.learning_rate);
+      watched->logs_lr = watched->logs_lr || r.learning_rate > 0;
+      if (watched->logs_lr) metric("lr", r.learning_rate);  // retrieval runs log none
       if (r.tokens_per_s > 0) metric("tokens_per_s", r.tokens_per_s);
       if (r.grad_norm) metric("grad_norm", *r.grad_norm);
       for (const auto& [name, value] : r.extra_metrics) metric(QString::fromStdString(name), value);

@@ -31,10 +31,10 @@ MachineSpeed measuredMachineSpeed(const RunListModel& runs) {
 }
 
 double estimatedRemainingSeconds(const ProjectConfig& project, const RunListModel& runs, const QString& run,
-                                 const MachineSpeed& speed) {
+                                 const MachineSpeed& speed, bool from_scratch) {
   // Progress of its own: extrapolate its elapsed time (what the runs table's ETA does).
   const int row = runs.rowOf(run);
-  if (row >= 0) {
+  if (row >= 0 && !from_scratch) {
     const double fraction = runs.data(runs.index(row, RunListModel::Progress), RunListModel::SortRole).toDouble();
     const double elapsed_s = runs.data(runs.index(row, RunListModel::Elapsed), RunListModel::SortRole).toDouble();
     if (fraction >= 1) return 0;

@@ -22,8 +22,9 @@ struct MachineSpeed {
 
 MachineSpeed measuredMachineSpeed(const RunListModel& runs);
 
-// Seconds `run` still needs (its whole budget when it has not started); < 0 when unknown.
+// Seconds `run` still needs (its whole budget when it has not started, or when `from_scratch`: a
+// fresh run id of that project run, whose row's progress is another training's); < 0 when unknown.
 double estimatedRemainingSeconds(const ProjectConfig& project, const RunListModel& runs, const QString& run,
-                                 const MachineSpeed& speed);
+                                 const MachineSpeed& speed, bool from_scratch = false);
 
 }  // namespace mixerlab::gui
