@@ -8,6 +8,7 @@
 #include "app/gui/json_bridge.h"
 #include "app/gui/project_edit_command.h"
 #include "app/gui/project_file.h"
+#include "app/gui/project_text_edit.h"
 #include "core/config/project_config.h"
 #include "core/util/atomic_file.h"
 
@@ -85,7 +86,8 @@ QJsonObject ProjectDocument::resolvedRun(const QString& run_name, QString* error
   }
 }
 
-QString ProjectDocument::prepare(const QJsonObject& json, ProjectSnapshot* snapshot) const {
+QString ProjectDocument::prepare(const QJsonObject& json, ProjectSnapshot* snapshot,
+                                 const std::string& file_text) const {
   const nlohmann::json document = toNlohmann(json);
   try {
     snapshot->parsed = std::make_shared<const ProjectConfig>(
@@ -94,14 +96,24 @@ QString ProjectDocument::prepare(const QJsonObject& json, ProjectSnapshot* snaps
     return QString::fromStdString(e.what());
   }
   snapshot->json = json;
-  snapshot->file_text = QByteArray::fromStdString(projectFileText(document));
+  // The spliced text must say exactly what `json` says; if it ever did not, write the whole
+  // document in MixerLab's format instead (never a file that differs from what was validated).
+  bool spliced_ok = !file_text.empty();
+  if (spliced_ok) {
+    try {
+      spliced_ok = nlohmann::json::parse(file_text) == document;
+    } catch (const std::exception&) {
+      spliced_ok = false;
+    }
+  }
+  snapshot->file_text = QByteArray::fromStdString(spliced_ok ? file_text : projectFileText(document));
   return {};
 }
 
-QString ProjectDocument::edit(const QJsonObject& json, const QString& undo_text) {
+QString ProjectDocument::edit(const QJsonObject& json, const QString& undo_text, const std::string& file_text) {
   if (!isOpen()) return "open a project first";
   ProjectSnapshot after;
-  QString error = prepare(json, &after);
+  QString error = prepare(json, &after, file_text);
   if (error.isEmpty()) error = writeProjectFile(file_path_, after.file_text.toStdString());
   if (!error.isEmpty()) return error;
   ProjectSnapshot before = current_;
@@ -121,12 +133,39 @@ void ProjectDocument::restore(const ProjectSnapshot& snapshot) {
   Q_EMIT edited();
 }
 
+namespace {
+// A run as the file shows it: name, then model (arch first), train, then anything else.
+nlohmann::ordered_json orderedRun(const QJsonObject& run) {
+  const nlohmann::json plain = toNlohmann(run);
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  if (plain.contains("name")) out["name"] = plain.at("name");
+  if (plain.contains("model")) {
+    const nlohmann::json& model = plain.at("model");
+    nlohmann::ordered_json ordered_model = nlohmann::ordered_json::object();
+    if (model.is_object() && model.contains("arch")) ordered_model["arch"] = model.at("arch");
+    if (model.is_object()) {
+      for (const auto& [key, value] : model.items()) {
+        if (key != "arch") ordered_model[key] = nlohmann::ordered_json::parse(value.dump());
+      }
+    }
+    out["model"] = model.is_object() ? ordered_model : nlohmann::ordered_json::parse(model.dump());
+  }
+  for (const auto& [key, value] : plain.items()) {
+    if (!out.contains(key)) out[key] = nlohmann::ordered_json::parse(value.dump());
+  }
+  return out;
+}
+
+std::string fileTextOrEmpty(const std::optional<std::string>& spliced) { return spliced ? *spliced : std::string(); }
+}  // namespace
+
 QString ProjectDocument::addRun(const QJsonObject& run, const QString& undo_text) {
   QJsonObject json = current_.json;
   QJsonArray runs = json.value("runs").toArray();
   runs.append(run);
   json["runs"] = runs;
-  return edit(json, undo_text.isEmpty() ? "add run " + run.value("name").toString() : undo_text);
+  return edit(json, undo_text.isEmpty() ? "add run " + run.value("name").toString() : undo_text,
+              fileTextOrEmpty(spliceAddRun(current_.file_text.toStdString(), orderedRun(run))));
 }
 
 QString ProjectDocument::replaceRun(const QString& run_name, const QJsonObject& run) {
@@ -136,7 +175,8 @@ QString ProjectDocument::replaceRun(const QString& run_name, const QJsonObject& 
   QJsonArray runs = json.value("runs").toArray();
   runs[index] = run;
   json["runs"] = runs;
-  return edit(json, "edit run " + run_name);
+  return edit(json, "edit run " + run_name,
+              fileTextOrEmpty(spliceReplaceRun(current_.file_text.toStdString(), index, orderedRun(run))));
 }
 
 QString ProjectDocument::duplicateRun(const QString& run_name, const QString& new_name) {
@@ -154,7 +194,8 @@ QString ProjectDocument::removeRun(const QString& run_name) {
   QJsonArray runs = json.value("runs").toArray();
   runs.removeAt(index);
   json["runs"] = runs;
-  return edit(json, "remove run " + run_name);
+  return edit(json, "remove run " + run_name,
+              fileTextOrEmpty(spliceRemoveRun(current_.file_text.toStdString(), index)));
 }
 
 }  // namespace mixerlab::gui

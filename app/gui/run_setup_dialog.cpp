@@ -18,7 +18,7 @@ RunSetupDialog::RunSetupDialog(const QString& project_file, const QJsonObject& i
     : RunSetupDialog(readProjectSource(project_file), initial_run, parent) {}
 
 RunSetupDialog::RunSetupDialog(const ProjectSource& project, const QJsonObject& initial_run, QWidget* parent)
-    : QDialog(parent), project_(project) {
+    : QDialog(parent), project_(project), initial_run_(initial_run) {
   const QString project_file = project.file;
   setWindowTitle(tr("Run setup — %1").arg(QFileInfo(project_file).fileName()));
   auto* layout = new QVBoxLayout(this);
@@ -48,7 +48,42 @@ RunSetupDialog::RunSetupDialog(const ProjectSource& project, const QJsonObject& 
   revalidate();
 }
 
-QJsonObject RunSetupDialog::run() const { return form_->values(); }
+QJsonObject RunSetupDialog::fullRun() const { return form_->values(); }
+
+namespace {
+bool sameValue(const QJsonValue& a, const QJsonValue& b) {
+  if (a.isDouble() && b.isDouble()) return a.toDouble() == b.toDouble();
+  return a == b;
+}
+}  // namespace
+
+QJsonObject RunSetupDialog::run() const {
+  using widgets::ConfigForm;
+  const QJsonObject full = form_->values();
+  const QString arch = ConfigForm::valueAt(full, "model.arch").toString();
+  QJsonObject out = initial_run_;  // keys the form does not cover stay as written
+  QJsonObject skeleton{{"name", full.value("name")}};
+  ConfigForm::setValueAt(skeleton, "model.arch", arch);
+  const QJsonObject inherited = withProjectDefaults(skeleton, project_);
+  for (const widgets::FieldSpec& field : runSchema()) {
+    const QJsonValue value = ConfigForm::valueAt(full, field.key);
+    const bool was_set = !ConfigForm::valueAt(initial_run_, field.key).isUndefined();
+    QJsonValue default_value = ConfigForm::valueAt(inherited, field.key);
+    if (default_value.isUndefined()) default_value = QJsonValue::fromVariant(field.defaultFor(arch));
+    const bool keep = field.key == "name" || field.key == "model.arch" ||
+                      (!value.isUndefined() && (was_set || !sameValue(value, default_value)));
+    if (keep) {
+      ConfigForm::setValueAt(out, field.key, value);
+    } else {
+      ConfigForm::removeValueAt(out, field.key);  // not shown for this architecture, or inherited
+    }
+  }
+  QJsonObject model = out.value("model").toObject();  // no empty sections left behind
+  if (model.value("options").isObject() && model.value("options").toObject().isEmpty()) model.remove("options");
+  if (out.contains("model")) out["model"] = model;
+  if (out.value("train").isObject() && out.value("train").toObject().isEmpty()) out.remove("train");
+  return out;
+}
 
 QPushButton* RunSetupDialog::okButton() const { return buttons_->button(QDialogButtonBox::Ok); }
 

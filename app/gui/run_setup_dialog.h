@@ -28,8 +28,13 @@ class RunSetupDialog : public QDialog {
   // Reads `project_file` once.
   RunSetupDialog(const QString& project_file, const QJsonObject& initial_run, QWidget* parent = nullptr);
 
-  // The edited run: every shown field plus any keys of initial_run the form does not cover.
+  // The edited run as it is saved: its name and architecture, the fields initial_run set (when they
+  // still apply to the architecture), the fields whose value differs from what the run would
+  // inherit (the project's defaults, else the field's default for the architecture), and any keys of
+  // initial_run the form does not cover. So later changes of the project defaults still reach it.
   QJsonObject run() const;
+  // Every shown field's value, defaults included (what the run trains with, short of core defaults).
+  QJsonObject fullRun() const;
   // Names the run may not take (the project's other runs, for new and duplicated runs).
   void setReservedNames(const QStringList& names);
 
@@ -42,6 +47,7 @@ class RunSetupDialog : public QDialog {
   void revalidate();
 
   ProjectSource project_;
+  QJsonObject initial_run_;
   QStringList reserved_names_;
   QMap<QString, QString> errors_;
   widgets::ConfigForm* form_ = nullptr;
