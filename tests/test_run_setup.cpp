@@ -145,6 +145,43 @@ class TestRunSetup : public QObject {
     QVERIFY(dialog.form()->fieldError("train.max_steps").contains("no budget set"));
   }
 
+  // Issue 14 ("Form"): every error at once, and an error appearing never moves the fields below.
+  void everyErrorAtOnceWithoutShiftingTheLayout() {
+    gui::RunSetupDialog dialog(demoProject(), gui::projectRun(demoProject(), "mixer"));
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    auto* below = dialog.findChild<QWidget*>("train.learning_rate");
+    QVERIFY(below);
+    QCoreApplication::processEvents();
+    const int y_before = below->mapTo(&dialog, QPoint()).y();
+    typeInto(dialog, "model.d_model", "-3");
+    typeInto(dialog, "train.batch_size", "0");
+    typeInto(dialog, "train.warmup_steps", "-1");
+    QVERIFY(dialog.form()->hasFieldError("model.d_model"));
+    QVERIFY2(dialog.form()->hasFieldError("train.batch_size"), qPrintable(dialog.errors().keys().join(",")));
+    QVERIFY(dialog.form()->hasFieldError("train.warmup_steps"));
+    QCoreApplication::processEvents();
+    QCOMPARE(below->mapTo(&dialog, QPoint()).y(), y_before);
+  }
+
+  // Issue 14 ("Form"): the device is a choice of what this machine has, the cadences are in the
+  // form, and the preview estimates the wall time from this machine's measured speed.
+  void deviceCadenceAndWallTime() {
+    gui::RunSetupDialog dialog(demoProject(), gui::projectRun(demoProject(), "mixer"));
+    auto* device = dialog.findChild<QComboBox*>("train.device");
+    QVERIFY(device);
+    QVERIFY(device->findText("cpu") >= 0 && device->findText("auto") >= 0);
+    for (const char* key : {"train.eval_every", "train.log_every", "train.checkpoint_every"}) {
+      QVERIFY2(dialog.findChild<QWidget*>(key), key);
+    }
+    QVERIFY(dialog.form()->previewText().contains("no run has trained on this machine yet"));
+    dialog.setMachineSpeed(1e9, 2);
+    // The demo mixer: 300 steps x 16 x 128 tokens x 3 x forward FLOPs per token at 1 GFLOP/s.
+    const QString preview = dialog.form()->previewText();
+    QVERIFY2(preview.contains("estimated wall time: ") && preview.contains("1.0 GFLOP/s over 2 runs"),
+             qPrintable(preview));
+  }
+
   void reservedNamesAreRejected() {
     gui::RunSetupDialog dialog(demoProject(), gui::projectRun(demoProject(), "mixer"));
     dialog.setReservedNames({"mixer", "transformer"});

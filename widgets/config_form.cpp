@@ -124,6 +124,9 @@ void ConfigForm::setSchema(const QVector<FieldSpec>& schema) {
     f.error->setObjectName(s.key + ".error");
     f.error->setWordWrap(true);
     f.error->setStyleSheet("color: #d02020; font-size: small;");
+    QSizePolicy keep_room = f.error->sizePolicy();
+    keep_room.setRetainSizeWhenHidden(true);  // an error appearing never shifts the fields below
+    f.error->setSizePolicy(keep_room);
     f.error->hide();
     v->addWidget(f.error);
     f.label = new QLabel(s.label);

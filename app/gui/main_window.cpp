@@ -43,6 +43,7 @@
 #include "app/gui/run_queue.h"
 #include "app/gui/run_setup_dialog.h"
 #include "app/gui/run_table_filter.h"
+#include "app/gui/run_time_estimate.h"
 #include "core/runs/run_directory.h"
 #include "core/runs/run_info.h"
 #include "widgets/config_diff_view.h"
@@ -360,6 +361,8 @@ QString MainWindow::editRunInDialog(const QJsonObject& initial, const QString& r
   QStringList reserved = runs_->runNames();  // the project's runs and any other run directory (forks)
   reserved.removeAll(replace_name);
   dialog.setReservedNames(reserved);
+  const MachineSpeed speed = measuredMachineSpeed(*runs_);
+  dialog.setMachineSpeed(speed.training_flops_per_s, speed.runs_measured);
   if (dialog.exec() != QDialog::Accepted) return "cancelled";
   const QString error =
       replace_name.isEmpty() ? document_->addRun(dialog.run()) : document_->replaceRun(replace_name, dialog.run());

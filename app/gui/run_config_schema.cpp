@@ -12,6 +12,7 @@
 #include "core/config/project_config.h"
 #include "core/config/run_defaults.h"
 #include "core/models/model_registry.h"
+#include "core/train/device.h"
 #include "core/util/error.h"
 
 namespace mixerlab::gui {
@@ -87,6 +88,12 @@ QVector<FieldSpec> runSchema() {
     // A key that families declare differently (gpt's dropout 0.1, transformer_autoencoder's 0.0)
     // is one field with a default per family.
     auto same = std::find_if(out.begin(), out.end(), [&](const FieldSpec& o) { return o.key == f.key; });
+    if (f.key == "train.device") {  // a choice of what this machine has, not free text
+      f.type = FieldSpec::Choice;
+      f.choices.clear();
+      for (const auto& device : availableDevices()) f.choices << str(device);
+      f.help += "; listed: the devices LibTorch sees on this machine";
+    }
     if (same == out.end()) {
       out.push_back(f);
       continue;
@@ -124,15 +131,51 @@ QJsonObject resolvedRun(const QJsonObject& run, const QString& project_file, QSt
 }
 
 QMap<QString, QString> validateRun(const QJsonObject& run, const ProjectSource& project) {
-  try {
-    parseWithRun(run, project);
-    return {};
-  } catch (const MixerLabError& e) {
-    const auto [key, message] = splitError(e, project.file);
-    return {{key, message}};
-  } catch (const std::exception& e) {
-    return {{QString(), QString::fromStdString(e.what())}};
+  // The parser stops at the first problem. To show every problem at once, the field it named is
+  // set back to what it would inherit and the run is checked again, until it passes or a problem
+  // names no field (or one already reported).
+  QMap<QString, QString> errors;
+  QJsonObject remaining = run;
+  for (int attempt = 0; attempt < 32; ++attempt) {
+    try {
+      parseWithRun(remaining, project);
+      return errors;
+    } catch (const MixerLabError& e) {
+      const auto [key, message] = splitError(e, project.file);
+      if (errors.contains(key)) return errors;
+      errors.insert(key, message);
+      if (key.isEmpty() || key == "name" || key == "model.arch") return errors;
+      widgets::ConfigForm::removeValueAt(remaining, key);
+    } catch (const std::exception& e) {
+      errors.insert(QString(), QString::fromStdString(e.what()));
+      return errors;
+    }
   }
+  return errors;
+}
+
+QString wallTimeEstimate(const QJsonObject& run, const ProjectSource& project, double training_flops_per_s,
+                         int runs_measured) {
+  if (training_flops_per_s <= 0) return "estimated wall time: unknown (no run has trained on this machine yet)";
+  RunConfig rc;
+  try {
+    rc = parseWithRun(run, project).runs.at(0);
+  } catch (const std::exception&) {
+    return {};
+  }
+  const TrainConfig& t = rc.train;
+  const double tokens_per_step = double(t.batch_size) * double(t.grad_accum_steps) * double(rc.model.context_length);
+  double tokens = t.max_steps > 0 ? t.max_steps * tokens_per_step : 0;
+  if (t.max_tokens > 0) tokens = tokens > 0 ? std::min(tokens, double(t.max_tokens)) : double(t.max_tokens);
+  double seconds = tokens > 0 ? tokens * estimateCost(rc.model, t.batch_size).training_flops_per_token /
+                                    training_flops_per_s
+                              : -1;
+  if (t.max_wall_s > 0) seconds = seconds < 0 ? t.max_wall_s : std::min(seconds, t.max_wall_s);
+  if (seconds < 0) return {};
+  return QString("estimated wall time: %1 (this machine's measured %2 GFLOP/s over %3 runs; evals not counted)")
+      .arg(str(formatDuration(seconds)))
+      .arg(training_flops_per_s / 1e9, 0, 'f', 1)
+      .arg(runs_measured);
 }
 
 QString costPreview(const QJsonObject& run, const ProjectSource& project) {

@@ -25,9 +25,14 @@ struct ProjectSource {
 };
 ProjectSource readProjectSource(const QString& project_file);
 
+// Every problem of the run at once (field key -> message; "" for problems without a field).
 QMap<QString, QString> validateRun(const QJsonObject& run, const ProjectSource& project);
 QString costPreview(const QJsonObject& run, const ProjectSource& project);
 QJsonObject withProjectDefaults(const QJsonObject& run, const ProjectSource& project);
+// "estimated wall time: 2:31 (...)": the run's token budget x its training FLOPs per token over this
+// machine's measured training FLOP/s (run_time_estimate.h); says so when nothing was measured yet.
+QString wallTimeEstimate(const QJsonObject& run, const ProjectSource& project, double training_flops_per_s,
+                         int runs_measured);
 QJsonObject resolvedRun(const QJsonObject& run, const ProjectSource& project, QString* error = nullptr);
 
 // The same, reading the project file first (for callers that hold only a path).

@@ -87,6 +87,12 @@ QJsonObject RunSetupDialog::run() const {
 
 QPushButton* RunSetupDialog::okButton() const { return buttons_->button(QDialogButtonBox::Ok); }
 
+void RunSetupDialog::setMachineSpeed(double training_flops_per_s, int runs_measured) {
+  machine_flops_per_s_ = training_flops_per_s;
+  runs_measured_ = runs_measured;
+  revalidate();
+}
+
 void RunSetupDialog::setReservedNames(const QStringList& names) {
   reserved_names_ = names;
   revalidate();
@@ -100,7 +106,8 @@ void RunSetupDialog::revalidate() {
     errors_.insert("name", tr("the project already has a run named \"%1\"").arg(name));
   }
   form_->setFieldErrors(errors_);
-  form_->setPreviewText(costPreview(current, project_));
+  const QString wall_time = wallTimeEstimate(current, project_, machine_flops_per_s_, runs_measured_);
+  form_->setPreviewText(costPreview(current, project_) + (wall_time.isEmpty() ? QString() : "\n" + wall_time));
   okButton()->setEnabled(errors_.isEmpty());
 }
 

@@ -35,6 +35,8 @@ class RunSetupDialog : public QDialog {
   QJsonObject run() const;
   // Every shown field's value, defaults included (what the run trains with, short of core defaults).
   QJsonObject fullRun() const;
+  // This machine's measured training speed, for the estimated wall time under the cost preview.
+  void setMachineSpeed(double training_flops_per_s, int runs_measured);
   // Names the run may not take (the project's other runs, for new and duplicated runs).
   void setReservedNames(const QStringList& names);
 
@@ -49,6 +51,8 @@ class RunSetupDialog : public QDialog {
   ProjectSource project_;
   QJsonObject initial_run_;
   QStringList reserved_names_;
+  double machine_flops_per_s_ = 0;
+  int runs_measured_ = 0;
   QMap<QString, QString> errors_;
   widgets::ConfigForm* form_ = nullptr;
   QDialogButtonBox* buttons_ = nullptr;
