@@ -150,13 +150,14 @@ class TestRunSetup : public QObject {
     gui::RunSetupDialog dialog(demoProject(), gui::projectRun(demoProject(), "mixer"));
     dialog.show();
     QVERIFY(QTest::qWaitForWindowExposed(&dialog));
-    auto* below = dialog.findChild<QWidget*>("train.learning_rate");
+    auto* below = dialog.findChild<QWidget*>("model.n_layers");  // under d_model, in its group
     QVERIFY(below);
     QCoreApplication::processEvents();
     const int y_before = below->mapTo(&dialog, QPoint()).y();
     typeInto(dialog, "model.d_model", "-3");
     typeInto(dialog, "train.batch_size", "0");
     typeInto(dialog, "train.warmup_steps", "-1");
+    QVERIFY(dialog.findChild<QLabel*>("model.d_model.error")->isVisible());
     QVERIFY(dialog.form()->hasFieldError("model.d_model"));
     QVERIFY2(dialog.form()->hasFieldError("train.batch_size"), qPrintable(dialog.errors().keys().join(",")));
     QVERIFY(dialog.form()->hasFieldError("train.warmup_steps"));
