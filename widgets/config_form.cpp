@@ -114,6 +114,8 @@ void ConfigForm::setSchema(const QVector<FieldSpec>& schema) {
     Field f;
     f.spec = s;
     f.editor = makeEditor(s);
+    // The red error style must not change the row height (a styled frame sizes differently).
+    if (qobject_cast<QLineEdit*>(f.editor)) f.editor->setFixedHeight(f.editor->sizeHint().height());
     f.group_box = boxes[s.group];
     f.row = new QWidget;
     auto* v = new QVBoxLayout(f.row);
@@ -124,9 +126,12 @@ void ConfigForm::setSchema(const QVector<FieldSpec>& schema) {
     f.error->setObjectName(s.key + ".error");
     f.error->setWordWrap(true);
     f.error->setStyleSheet("color: #d02020; font-size: small;");
+    // Two lines kept for the message whether or not it is shown, so an error appearing never
+    // shifts the fields below (a longer message is in the tooltip).
     QSizePolicy keep_room = f.error->sizePolicy();
-    keep_room.setRetainSizeWhenHidden(true);  // an error appearing never shifts the fields below
+    keep_room.setRetainSizeWhenHidden(true);
     f.error->setSizePolicy(keep_room);
+    f.error->setFixedHeight(2 * f.error->fontMetrics().lineSpacing() + 2);
     f.error->hide();
     v->addWidget(f.error);
     f.label = new QLabel(s.label);
@@ -309,6 +314,7 @@ void ConfigForm::setFieldErrors(const QMap<QString, QString>& errors_by_key) {
   for (auto& f : fields_) {
     const QString message = shownFor(f, arch) ? errors_by_key.value(f.spec.key) : QString();
     f.error->setText(message);
+    f.error->setToolTip(message);
     f.error->setVisible(!message.isEmpty());
     const bool is_check = qobject_cast<QCheckBox*>(f.editor) != nullptr;
     f.editor->setStyleSheet(message.isEmpty() ? QString() : QString(is_check ? kCheckErrorStyle : kErrorStyle));
