@@ -9,6 +9,7 @@
 
 #include "core/runs/metrics_log.h"
 #include "core/runs/run_status.h"
+#include "core/runs/run_summary.h"
 #include "core/train/lr_schedule.h"
 #include "core/util/atomic_file.h"
 #include "tests/test_support.h"
@@ -124,6 +125,23 @@ class TestRuns : public QObject {
     auto records = readMetrics(file);
     QCOMPARE(records.size(), size_t{7});
     QCOMPARE(records.back().step, int64_t{6});
+  }
+
+  // Issue 14, bug 11: `mixerlab runs` showed a running run's step (status.json, written every few
+  // seconds) behind the step of its best eval (metrics.jsonl). The summary takes the later of both.
+  void summaryStepIsNeverBehindItsMetrics() {
+    const auto dir = testing::makeScratchDir("summary-step");
+    testing::writeText(dir / "metrics.jsonl",
+                       "{\"step\":20,\"tokens\":100,\"eval_loss\":5.0}\n{\"step\":60,\"tokens\":300,\"eval_loss\":4.0}\n");
+    RunStatus status;
+    status.state = RunState::Running;
+    status.pid = getpid();
+    status.host = hostName();
+    status.step = 20;  // written before the step-60 eval
+    writeRunStatus(dir, status);
+    const RunSummary summary = summarizeRun(dir);
+    QCOMPARE(summary.step, int64_t{60});
+    QCOMPARE(*summary.best_eval_loss, 4.0);
   }
 
   void deadProcessReadsAsStopped() {

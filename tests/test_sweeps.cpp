@@ -14,6 +14,7 @@
 #include "app/gui/main_window.h"
 #include "app/gui/project_document.h"
 #include "app/gui/run_queue.h"
+#include "app/gui/run_setup_dialog.h"
 #include "core/runs/run_status.h"
 #include "tests/test_support.h"
 #include "widgets/sweep_dialog.h"
@@ -74,6 +75,18 @@ class TestSweeps : public QObject {
     dialog.setAxes({{"model.d_model", "256, 512"}, {"train.learning_rate", "1e-3"}});
     QCOMPARE(preview->count(), 0);  // a list of unequal lengths: nothing to create, and it says why
     QVERIFY(dialog.error().contains("same number of values"));
+  }
+
+  // The run form's "Sweep…" accepts the form as the base of a sweep (only while the run is valid).
+  void runFormOffersASweep() {
+    const QString demo = QString::fromStdString((testing::sourceDir() / "projects/demo/project.json").string());
+    gui::RunSetupDialog dialog(demo, QJsonObject{{"name", "base"}, {"model", QJsonObject{{"arch", "masked_mixer"}}}});
+    QVERIFY(dialog.sweepButton()->isEnabled());
+    dialog.sweepButton()->click();
+    QVERIFY(dialog.sweepRequested());
+    QCOMPARE(dialog.result(), int(QDialog::Accepted));
+    gui::RunSetupDialog broken(demo, QJsonObject{{"name", "base"}, {"model", QJsonObject{{"arch", "masked_mixer"}, {"d_model", -3}}}});
+    QVERIFY(!broken.sweepButton()->isEnabled());
   }
 
   void windowAddsAndQueuesASweep() {

@@ -49,6 +49,7 @@
 #include "widgets/config_diff_view.h"
 #include "widgets/loss_plot_widget.h"
 #include "widgets/plot_panels.h"
+#include "widgets/sweep_dialog.h"
 #include "widgets/run_comparison.h"
 
 namespace mixerlab::gui {
@@ -364,6 +365,12 @@ QString MainWindow::editRunInDialog(const QJsonObject& initial, const QString& r
   const MachineSpeed speed = measuredMachineSpeed(*runs_);
   dialog.setMachineSpeed(speed.training_flops_per_s, speed.runs_measured);
   if (dialog.exec() != QDialog::Accepted) return "cancelled";
+  if (dialog.sweepRequested()) {  // the form's run is the base of a sweep, not a run of its own
+    widgets::SweepDialog sweep(dialog.run(), widgets::flattenConfig(dialog.fullRun()).keys(), this);
+    sweep.setAxes({{"model.d_model", ""}, {"train.learning_rate", ""}});
+    if (sweep.exec() != QDialog::Accepted) return "cancelled";
+    return createSweep(sweep.plannedRuns(), sweep.queueRuns());
+  }
   const QString error =
       replace_name.isEmpty() ? document_->addRun(dialog.run()) : document_->replaceRun(replace_name, dialog.run());
   if (!error.isEmpty()) statusBar()->showMessage(error, 10000);

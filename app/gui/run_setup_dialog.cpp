@@ -38,6 +38,13 @@ RunSetupDialog::RunSetupDialog(const ProjectSource& project, const QJsonObject& 
   scroll->setWidget(form_);
   layout->addWidget(scroll, 1);
   buttons_ = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+  sweep_button_ = buttons_->addButton(tr("Sweep…"), QDialogButtonBox::ActionRole);
+  sweep_button_->setToolTip(tr("Make several runs from this one, varying fields over lists of values"));
+  connect(sweep_button_, &QPushButton::clicked, this, [this] {
+    if (!isValid()) return;
+    sweep_requested_ = true;
+    accept();
+  });
   layout->addWidget(buttons_);
   connect(buttons_, &QDialogButtonBox::accepted, this, [this] {
     if (isValid()) accept();
@@ -109,6 +116,7 @@ void RunSetupDialog::revalidate() {
   const QString wall_time = wallTimeEstimate(current, project_, machine_flops_per_s_, runs_measured_);
   form_->setPreviewText(costPreview(current, project_) + (wall_time.isEmpty() ? QString() : "\n" + wall_time));
   okButton()->setEnabled(errors_.isEmpty());
+  if (sweep_button_) sweep_button_->setEnabled(errors_.isEmpty());
 }
 
 }  // namespace mixerlab::gui

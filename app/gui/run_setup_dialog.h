@@ -35,6 +35,10 @@ class RunSetupDialog : public QDialog {
   QJsonObject run() const;
   // Every shown field's value, defaults included (what the run trains with, short of core defaults).
   QJsonObject fullRun() const;
+  // "Sweep…" was pressed: the caller makes a sweep (widgets/sweep_dialog.h) from run() instead of
+  // adding the run itself.
+  bool sweepRequested() const { return sweep_requested_; }
+  QPushButton* sweepButton() const { return sweep_button_; }
   // This machine's measured training speed, for the estimated wall time under the cost preview.
   void setMachineSpeed(double training_flops_per_s, int runs_measured);
   // Names the run may not take (the project's other runs, for new and duplicated runs).
@@ -52,6 +56,8 @@ class RunSetupDialog : public QDialog {
   QJsonObject initial_run_;
   QStringList reserved_names_;
   double machine_flops_per_s_ = 0;
+  bool sweep_requested_ = false;
+  QPushButton* sweep_button_ = nullptr;
   int runs_measured_ = 0;
   QMap<QString, QString> errors_;
   widgets::ConfigForm* form_ = nullptr;
