@@ -3,6 +3,10 @@
 // checked with this command, never with timed unit tests.
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include <unistd.h>
 
 #include <torch/torch.h>
 #include <CLI/CLI.hpp>
@@ -10,6 +14,10 @@
 #include "app/cli/cli_commands.h"
 #include "core/models/model_registry.h"
 #include "core/runs/run_directory.h"
+#include "core/distributed/distributed_env.h"
+#include "core/distributed/gradient_sync.h"
+#include "core/distributed/process_group.h"
+#include "core/distributed/rank_launcher.h"
 #include "core/train/device.h"
 #include "core/train/gradients.h"
 #include "core/util/error.h"
@@ -21,23 +29,73 @@ namespace {
 struct BenchOptions {
   ModelConfig model;
   int64_t batch = 16, steps = 30, warmup = 5, threads = 0;
+  int nproc = 1;
   std::string device = "cpu";
 };
 
+// This program's own command line (for starting its ranks with the same options).
+std::vector<std::string> ownArguments() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> args;
+  std::string arg;
+  while (std::getline(in, arg, '\0')) args.push_back(arg);
+  if (!args.empty()) args.erase(args.begin());  // the program itself
+  return args;
+}
+
 int benchTrain(const BenchOptions& o) {
-  const int threads = configureCpuThreads(o.threads);
+  // --nproc N: this process measures one rank with every core, then starts N Gloo ranks of the
+  // same command (each joins the group below) that share the cores and the global batch.
+  const auto env = distributedEnvFromEnvironment();
+  if (o.nproc > 1 && !env) {
+    std::printf("== 1 process ==\n");
+    std::fflush(stdout);
+    BenchOptions single = o;
+    single.nproc = 1;
+    benchTrain(single);
+    std::printf("== %d Gloo ranks (data parallel, the same global batch of %lld) ==\n", o.nproc,
+                static_cast<long long>(o.batch));
+    std::fflush(stdout);
+    LaunchPlan plan;
+    char self[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+    plan.program = std::string(self, static_cast<size_t>(std::max<ssize_t>(n, 0)));
+    plan.args = ownArguments();
+    plan.nproc = o.nproc;
+    const LaunchResult result = launchRanks(plan);
+    if (result.exit_code != 0) std::fprintf(stderr, "error: %s\n", result.message.c_str());
+    return result.exit_code;
+  }
+  std::unique_ptr<ProcessGroup> group;
+  if (env) {
+    if (o.batch % env->world_size != 0) {
+      throw MixerLabError("bench train: --batch " + std::to_string(o.batch) + " does not split over " +
+                          std::to_string(env->world_size) + " ranks");
+    }
+    group = ProcessGroup::join(*env);
+  }
+  const int world = group ? group->worldSize() : 1;
+  const int64_t threads_wanted =
+      o.threads > 0 || !group ? o.threads : std::max<int64_t>(1, std::thread::hardware_concurrency() / world);
+  const int threads = configureCpuThreads(threads_wanted);
   const c10::Device device = selectDevice(o.device);
   torch::manual_seed(0);
   auto model = buildModel(o.model);
   model->to(device);
   model->train();
   torch::optim::AdamW optimizer(model->parameters(), torch::optim::AdamWOptions(5e-4));
+  std::unique_ptr<GradientSync> sync;
+  if (group) sync = std::make_unique<GradientSync>(model->parameters(), *group);
   const int64_t T = o.model.context_length;
-  auto ids = torch::randint(0, o.model.vocab_size, {o.batch, T}, torch::TensorOptions().dtype(torch::kLong)).to(device);
+  const int64_t local_batch = o.batch / world;
+  auto ids =
+      torch::randint(0, o.model.vocab_size, {local_batch, T}, torch::TensorOptions().dtype(torch::kLong)).to(device);
   auto step = [&]() {
     clearGradients(model->parameters());
     auto loss = model->loss(model->forward(ids), ids);
+    if (sync) sync->armForNextBackward();
     loss.backward();
+    if (sync) sync->finish();
     torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0);
     optimizer.step();
     return loss.item<double>();
@@ -54,7 +112,9 @@ int benchTrain(const BenchOptions& o) {
   double total_ms = 0;
   for (double ms : step_ms) total_ms += ms;
   const double mean_ms = total_ms / static_cast<double>(step_ms.size());
-  const double tokens_per_step = static_cast<double>(o.batch * T);
+  const double tokens_per_step = static_cast<double>(o.batch * T);  // the global batch
+  if (group && group->rank() != 0) return 0;  // rank 0 reports for the job
+  if (group) std::printf("data parallel: %d Gloo ranks, %lld sequences each\n", world, static_cast<long long>(local_batch));
   std::printf("bench train: %s D=%lld N=%lld T=%lld V=%lld batch %lld, %lld parameters\n", o.model.arch.c_str(),
               static_cast<long long>(o.model.d_model), static_cast<long long>(o.model.n_layers),
               static_cast<long long>(T), static_cast<long long>(o.model.vocab_size), static_cast<long long>(o.batch),
@@ -109,6 +169,8 @@ void addBenchCommands(CLI::App& app, Action& action) {
   train->add_option("--warmup", o->warmup, "Untimed warm-up steps")->check(CLI::NonNegativeNumber);
   train->add_option("--threads", o->threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
   train->add_option("--device", o->device, "cpu, cuda or auto");
+  train->add_option("--nproc", o->nproc, "Also measure N data-parallel Gloo ranks sharing this machine (tokens/s, 1 vs N)")
+      ->check(CLI::PositiveNumber);
   train->callback([o, &action]() { action = [o]() { return benchTrain(*o); }; });
 
   auto s = std::make_shared<ScanBenchOptions>();

@@ -23,6 +23,7 @@ int runCli(int argc, char** argv) {
   addGenerateCommand(app, action);
   addInvertCommand(app, action);
   addRetrievalCommands(app, action);
+  addLaunchCommand(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

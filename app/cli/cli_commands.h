@@ -23,6 +23,7 @@ void addConfigCommands(CLI::App& app, Action& action);  // config schema
 void addGenerateCommand(CLI::App& app, Action& action);  // generate
 void addInvertCommand(CLI::App& app, Action& action);    // invert
 void addRetrievalCommands(CLI::App& app, Action& action);  // retrieval build|train|eval|query
+void addLaunchCommand(CLI::App& app, Action& action);      // launch (data-parallel ranks)
 // `bench generate`, added under the bench command by addBenchCommands.
 void addGenerateBench(CLI::App& bench, Action& action);
 

@@ -1,6 +1,8 @@
 // `mixerlab train` and `mixerlab demo`: run the trainer as this process, with a progress display
 // and a graceful stop (checkpoint + status "stopped") on SIGINT/SIGTERM.
 #include <csignal>
+#include <cstdlib>
+#include <thread>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -58,7 +60,22 @@ int trainOne(const ProjectConfig& project, const TrainOptions& o) {
   request.stop_requested = &g_stop_requested;
   std::signal(SIGINT, onStopSignal);
   std::signal(SIGTERM, onStopSignal);
-  display.line("run directory: " + request.run_dir.string());
+  // Started by `mixerlab launch`, torchrun or srun: join the data-parallel job first.
+  std::unique_ptr<ProcessGroup> group;
+  if (const auto env = distributedEnvFromEnvironment()) {
+    if (o.threads < 0 && request.run.train.threads == 0) {  // share the cores between this machine's ranks
+      const char* local_world = std::getenv("LOCAL_WORLD_SIZE");
+      const int ranks_here = std::max(1, local_world ? std::atoi(local_world) : env->world_size);
+      request.run.train.threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / ranks_here);
+    }
+    group = ProcessGroup::join(*env);
+    request.process_group = group.get();
+    if (env->rank != 0) {  // rank 0 speaks for the job
+      request.on_log = nullptr;
+      request.on_progress = nullptr;
+    }
+  }
+  if (!group || group->rank() == 0) display.line("run directory: " + request.run_dir.string());
   const TrainOutcome outcome = trainRun(request);
   display.finish();
   if (outcome.state == RunState::Failed) {

@@ -163,9 +163,15 @@ Batch ExampleSet::batch(const std::vector<int64_t>& examples) const {
   return batch;
 }
 
-BatchIterator::BatchIterator(const ExampleSet& examples, uint64_t seed, bool shuffle, DataPosition start)
-    : examples_(&examples), seed_(seed), shuffle_(shuffle), position_(start) {
+BatchIterator::BatchIterator(const ExampleSet& examples, uint64_t seed, bool shuffle, DataPosition start,
+                             BatchShard shard)
+    : examples_(&examples), seed_(seed), shuffle_(shuffle), shard_(shard), position_(start) {
   const int64_t B = examples.settings().batch_size;
+  if (shard.world_size < 1 || shard.rank < 0 || shard.rank >= shard.world_size || B % shard.world_size != 0) {
+    throw MixerLabError("train.batch_size " + std::to_string(B) + " cannot be split evenly over " +
+                            std::to_string(shard.world_size) + " data-parallel ranks",
+                        "use a batch size divisible by the number of ranks (batch_size is the global batch)");
+  }
   if (examples.numExamples() < B) {
     throw MixerLabError(
         "only " + std::to_string(examples.numExamples()) + " examples for a batch size of " + std::to_string(B),
@@ -195,16 +201,17 @@ const std::vector<int64_t>& BatchIterator::order() {
 
 Batch BatchIterator::next() {
   const int64_t B = examples_->settings().batch_size;
-  const auto first = order().begin() + position_.index;
-  Batch batch = examples_->batch(std::vector<int64_t>(first, first + B));
+  const int64_t rows = B / shard_.world_size;  // this rank's share of the global batch
+  const auto first = order().begin() + position_.index + shard_.rank * rows;
+  Batch batch = examples_->batch(std::vector<int64_t>(first, first + rows));
   position_.index += B;
   skipPartialBatch();
   return batch;
 }
 
 PrefetchingLoader::PrefetchingLoader(const ExampleSet& examples, uint64_t seed, bool shuffle, DataPosition start,
-                                     int depth)
-    : iterator_(examples, seed, shuffle, start), depth_(static_cast<size_t>(std::max(1, depth))) {
+                                     int depth, BatchShard shard)
+    : iterator_(examples, seed, shuffle, start, shard), depth_(static_cast<size_t>(std::max(1, depth))) {
   thread_ = std::thread([this] { run(); });
 }
 

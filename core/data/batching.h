@@ -94,12 +94,19 @@ struct DataPosition {
   int64_t index = 0;
 };
 
+// This process's part of every batch in a data-parallel job: rank r of W takes rows
+// [r*B/W, (r+1)*B/W) of each global batch of B rows (B divisible by W), so the global batch and the
+// data order are those of a single process whatever the world size.
+struct BatchShard {
+  int rank = 0, world_size = 1;
+};
+
 // Full batches in a per-epoch order: a Fisher-Yates permutation driven by std::mt19937_64 seeded from
 // (seed, epoch), or the identity when shuffle is false. When fewer than batch_size examples remain, the
 // next epoch starts. Throws MixerLabError if the set has fewer examples than one batch.
 class BatchIterator {
  public:
-  BatchIterator(const ExampleSet& examples, uint64_t seed, bool shuffle, DataPosition start);
+  BatchIterator(const ExampleSet& examples, uint64_t seed, bool shuffle, DataPosition start, BatchShard shard = {});
   Batch next();
   DataPosition position() const { return position_; }  // of the NEXT batch; resuming from it is exact
 
@@ -110,6 +117,7 @@ class BatchIterator {
   const ExampleSet* examples_;
   uint64_t seed_;
   bool shuffle_;
+  BatchShard shard_;
   DataPosition position_;
   std::vector<int64_t> order_;
   int64_t order_epoch_ = -1;
@@ -120,7 +128,8 @@ class BatchIterator {
 // The destructor stops and joins the thread, also while it waits on a full queue.
 class PrefetchingLoader {
  public:
-  PrefetchingLoader(const ExampleSet& examples, uint64_t seed, bool shuffle, DataPosition start, int depth = 4);
+  PrefetchingLoader(const ExampleSet& examples, uint64_t seed, bool shuffle, DataPosition start, int depth = 4,
+                    BatchShard shard = {});
   ~PrefetchingLoader();
   PrefetchingLoader(const PrefetchingLoader&) = delete;
   PrefetchingLoader& operator=(const PrefetchingLoader&) = delete;

@@ -2,9 +2,11 @@
 #include "core/train/train_step.h"
 
 #include <cmath>
+#include <limits>
 
 #include <torch/torch.h>
 
+#include "core/train/data_parallel_start.h"
 #include "core/train/gradients.h"
 
 namespace mixerlab {
@@ -23,33 +25,45 @@ double gradientNorm(const std::vector<torch::Tensor>& parameters) {
   return norms.empty() ? 0.0 : torch::stack(norms).norm(2).item<double>();
 }
 
+bool anyRankNonFinite(ProcessGroup& group, bool non_finite) { return anyRank(group, non_finite); }
+
 }  // namespace
 
 StepOutcome runTrainStep(LanguageModel& model, torch::optim::Optimizer& optimizer, PrefetchingLoader& loader,
                          const TrainConfig& train, const c10::Device& device, double learning_rate,
-                         TrainerState& state) {
+                         TrainerState& state, const DataParallelStep* data_parallel) {
   StepOutcome outcome;
   setLearningRate(optimizer, learning_rate);
   clearGradients(model.parameters());
   const double micro_batches = static_cast<double>(train.grad_accum_steps);
+  ProcessGroup* group = data_parallel ? data_parallel->group : nullptr;
+  const int64_t world = group ? group->worldSize() : 1;
   for (int64_t micro = 0; micro < train.grad_accum_steps; ++micro) {
     auto [batch, next_position] = loader.next();
     auto logits = model.forward(batch.input_ids.to(device));
     auto loss = model.loss(logits, batch.labels.to(device));
     const double value = loss.item<double>();
-    if (!std::isfinite(value)) {
-      outcome.non_finite_loss = value;
+    // Every rank stops before its backward when any rank's loss is not finite (a rank that went
+    // on alone would wait forever in the all-reduce).
+    const bool finite = std::isfinite(value);
+    if (group ? anyRankNonFinite(*group, !finite) : !finite) {
+      outcome.non_finite_loss = finite ? std::numeric_limits<double>::quiet_NaN() : value;
       return outcome;
     }
     // Mixed precision (seam): scale the loss here before backward (loss_scaler.scale(loss)).
+    if (group && micro + 1 == train.grad_accum_steps) data_parallel->sync->armForNextBackward();
     (loss / micro_batches).backward();
     outcome.loss += value / micro_batches;
-    outcome.tokens += batch.num_tokens;
+    outcome.tokens += batch.num_tokens * world;
     state.data_position = next_position;
-    state.tokens += batch.num_tokens;
+    state.tokens += batch.num_tokens * world;
   }
-  // Data parallel (seam): all-reduce (average) the accumulated gradients across ranks here, after
-  // the last backward and before clipping, so every rank clips and steps on the same gradients.
+  // Data parallel: the gradients, averaged over the ranks bucket by bucket during the last backward,
+  // are in place after this, before clipping, so every rank clips and steps on the same gradients.
+  if (group) {
+    data_parallel->sync->finish();
+    outcome.loss = meanOverRanks(*group, outcome.loss);
+  }
 
   // Mixed precision (seam): unscale the gradients here (and skip the step on inf/NaN gradients)
   // before clipping, so the clip norm applies to the true gradients.

@@ -8,6 +8,8 @@
 
 #include "core/config/train_config.h"
 #include "core/data/batching.h"
+#include "core/distributed/gradient_sync.h"
+#include "core/distributed/process_group.h"
 #include "core/models/language_model.h"
 #include "core/train/checkpoint.h"
 
@@ -26,10 +28,18 @@ struct StepOutcome {
   std::optional<double> non_finite_loss;
 };
 
+// A data-parallel step: this rank's share of each batch comes from the loader (BatchShard), the
+// ranks agree on a non-finite loss before any backward, gradients are averaged by `sync` during
+// the last backward, and the step's loss is the mean over the ranks. Tokens count the global batch.
+struct DataParallelStep {
+  ProcessGroup* group = nullptr;
+  GradientSync* sync = nullptr;
+};
+
 // Runs one step at `learning_rate`. Advances state.data_position and state.tokens per micro-batch;
 // the caller counts the step itself (state.step) once the outcome is finite.
 StepOutcome runTrainStep(LanguageModel& model, torch::optim::Optimizer& optimizer, PrefetchingLoader& loader,
                          const TrainConfig& train, const c10::Device& device, double learning_rate,
-                         TrainerState& state);
+                         TrainerState& state, const DataParallelStep* data_parallel = nullptr);
 
 }  // namespace mixerlab

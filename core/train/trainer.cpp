@@ -7,6 +7,8 @@
 #include <cmath>
 #include <sstream>
 
+#include <unistd.h>
+
 #include <torch/torch.h>
 
 #include "core/models/model_registry.h"
@@ -17,6 +19,8 @@
 #include "core/runs/run_log.h"
 #include "core/runs/run_status.h"
 #include "core/train/checkpoint.h"
+#include "core/train/data_parallel_start.h"
+#include "core/distributed/gradient_sync.h"
 #include "core/train/evaluator.h"
 #include "core/train/lr_schedule.h"
 #include "core/train/memory_check.h"
@@ -89,10 +93,15 @@ TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const 
                           RunStatusRecorder& status, TrainerState& state) {
   const RunConfig& run = req.run;
   const TrainConfig& tc = run.train;
+  ProcessGroup* group = req.process_group;
+  const bool writer = !group || group->rank() == 0;  // the rank whose metrics and checkpoints count
   const TrainDevice device = setUpTrainDevice(tc, log);
   if (device.device.is_cpu()) checkTrainingFitsInMemory(run);  // before the data and the model are built
   torch::manual_seed(tc.seed);
+  // Rank 0 trains the tokenizer and builds the token cache; the others then find them cached.
+  if (group && !writer) group->barrier();
   RunData data = prepareRunData(*req.project, run, [&](const std::string& line) { log.info(line); });
+  if (group && writer) group->barrier();
   auto model = buildModel(run.model);
   model->to(device.device);
   torch::optim::AdamW optimizer(model->parameters(), torch::optim::AdamWOptions(tc.learning_rate)
@@ -100,6 +109,16 @@ TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const 
                                                          .eps(tc.adam_eps)
                                                          .weight_decay(tc.weight_decay));
   state = restoreRunStart(plan, paths, *model, optimizer, log);
+  std::unique_ptr<GradientSync> gradient_sync;
+  if (group) {
+    synchronizeRunStart(*group, *model, optimizer, state);  // rank 0's weights, optimizer and state
+    gradient_sync = std::make_unique<GradientSync>(model->parameters(), *group);
+    log.info("data parallel: rank " + std::to_string(group->rank()) + " of " + std::to_string(group->worldSize()) +
+             " (" + group->backendName() + "), " + std::to_string(tc.batch_size / group->worldSize()) +
+             " of the " + std::to_string(tc.batch_size) + " sequences of every batch, " +
+             std::to_string(gradient_sync->bucketCount()) + " gradient buckets");
+  }
+  const DataParallelStep data_parallel{group, gradient_sync.get()};
   recordRunStart(req, plan, paths, device, *model, state);
   status.set(RunState::Running, "", state.step, state.tokens);
   log.info("run " + run.name + ": " + run.model.arch + ", " + std::to_string(model->parameterCount()) +
@@ -141,29 +160,38 @@ TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const 
     log.info("step " + std::to_string(state.step) + ": eval loss " + std::to_string(loss));
     return loss;
   };
-  if (state.step == 0) {
+  if (state.step == 0 && writer) {
     MetricsRecord first;
     first.eval_loss = evaluate();
     first.learning_rate = learningRate(0);
     metrics.append(first);
   }
 
-  PrefetchingLoader loader(*data.train_examples, tc.seed, /*shuffle=*/true, state.data_position);
+  const BatchShard shard{group ? group->rank() : 0, group ? group->worldSize() : 1};
+  PrefetchingLoader loader(*data.train_examples, tc.seed, /*shuffle=*/true, state.data_position, 4, shard);
   model->train();
   const double wall_base = state.wall_s;
   const auto session_start = Clock::now();
   TrainMetricsAccumulator window(state);
   int64_t last_checkpoint_step = state.step;
 
-  while (!budget.reached(state)) {
-    if (req.stop_requested && req.stop_requested->load()) {
-      writeCheckpoint();
+  while (true) {
+    bool reached = budget.reached(state);
+    bool stop = req.stop_requested && req.stop_requested->load();
+    if (group) {  // every rank ends at the same step (a wall-clock budget or a signal may reach one first)
+      reached = anyRank(*group, reached);
+      stop = anyRank(*group, stop);
+    }
+    if (reached) break;
+    if (stop) {
+      if (writer) writeCheckpoint();
       status.set(RunState::Stopped, "stop requested", state.step, state.tokens);
       log.info("stopped at step " + std::to_string(state.step));
       return {RunState::Stopped, "stop requested", state.step, state.best_eval_loss};
     }
     const double lr = learningRate(state.step);
-    const StepOutcome step = runTrainStep(*model, optimizer, loader, tc, device.device, lr, state);
+    const StepOutcome step =
+        runTrainStep(*model, optimizer, loader, tc, device.device, lr, state, group ? &data_parallel : nullptr);
     if (step.non_finite_loss) {
       const std::string reason = nonFiniteLossReason(*step.non_finite_loss, state.step + 1, lr, paths.checkpoints());
       status.set(RunState::Failed, reason, state.step, state.tokens);
@@ -177,7 +205,7 @@ TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const 
 
     const bool final_step = budget.reached(state);
     const bool log_due = cadence.logDue(state.step, final_step);
-    const bool eval_due = cadence.evalDue(state.step, final_step);
+    const bool eval_due = writer && cadence.evalDue(state.step, final_step);
     if (log_due || eval_due) {
       MetricsRecord record;
       record.step = state.step;
@@ -209,12 +237,21 @@ TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const 
         last_status = Clock::now();
       }
     }
-    if (cadence.checkpointDue(state.step, final_step)) {
+    if (writer && cadence.checkpointDue(state.step, final_step)) {
       writeCheckpoint();
       last_checkpoint_step = state.step;
     }
   }
-  if (last_checkpoint_step != state.step || !latestCheckpoint(paths.checkpoints())) writeCheckpoint();
+  if (group) {  // the ranks must hold the same weights: say so (or warn) in the log
+    const double difference = maxWeightDifferenceFromRank0(*group, *model);
+    if (difference == 0) {
+      log.info("data parallel: every rank holds the same weights at step " + std::to_string(state.step));
+    } else {
+      log.warn("data parallel: the ranks' weights differ by up to " + std::to_string(difference) + " at step " +
+               std::to_string(state.step));
+    }
+  }
+  if (writer && (last_checkpoint_step != state.step || !latestCheckpoint(paths.checkpoints()))) writeCheckpoint();
   status.set(RunState::Finished, divergence_warning.empty() ? "" : "warning: " + divergence_warning, state.step,
              state.tokens);
   log.info("finished at step " + std::to_string(state.step) + ", best eval loss " +
@@ -224,7 +261,30 @@ TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const 
 
 }  // namespace
 
+namespace {
+// A data-parallel rank other than 0: it writes nothing into the run; the trainer's files go to a
+// scratch folder removed when the rank ends. Its start comes from rank 0 (synchronizeRunStart).
+TrainOutcome trainFollowerRank(const TrainRequest& req) {
+  const fs::path scratch = fs::temp_directory_path() / ("mixerlab-rank" + std::to_string(req.process_group->rank()) +
+                                                        "-" + std::to_string(::getpid()));
+  struct RemoveScratch {
+    fs::path dir;
+    ~RemoveScratch() {
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);
+    }
+  } remove_scratch{scratch};
+  const RunPaths paths{scratch};
+  fs::create_directories(paths.checkpoints());
+  RunLog log(paths.log(), nullptr);  // rank 0 speaks for the job
+  RunStatusRecorder status(paths.root);
+  TrainerState state;
+  return trainSession(req, StartPlan{}, paths, log, status, state);
+}
+}  // namespace
+
 TrainOutcome trainRun(const TrainRequest& req) {
+  if (req.process_group && req.process_group->rank() != 0) return trainFollowerRank(req);
   const RunPaths paths{req.run_dir};
   requireFolderName(paths.root.filename().string(), "run folder name (--run-id)");
   const RunLock lock(paths.root);            // before anything is read or written: one writer per run

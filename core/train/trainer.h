@@ -2,6 +2,7 @@
 // clipping and accumulation, periodic evaluation, budgets by steps / tokens / wall-clock, atomic
 // checkpoints, exact resume, and a clean stop on NaN/inf loss or a stop request.
 #pragma once
+#include "core/distributed/process_group.h"
 #include <atomic>
 #include <filesystem>
 #include <functional>
@@ -37,6 +38,10 @@ struct TrainRequest {
   std::function<void(const std::string&)> on_log;         // human-readable lines (also in log.txt)
   std::function<void(const TrainProgress&)> on_progress;  // after every metrics record
   const std::atomic<bool>* stop_requested = nullptr;      // set by a signal handler or the GUI
+  // Data parallel (WORLD_SIZE > 1): this process's group. Rank 0 trains as a single process would
+  // and is the only one writing to run_dir; the other ranks receive its start by broadcast, train
+  // their shard of every batch and write nothing there (their scratch folder is removed at exit).
+  ProcessGroup* process_group = nullptr;
 };
 
 struct TrainOutcome {

@@ -1,0 +1,21 @@
+// Where a process stands in a data-parallel job, from the environment variables torchrun, srun
+// wrappers and `mixerlab launch` set: RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT. A
+// process without WORLD_SIZE (or with WORLD_SIZE=1) trains alone.
+#pragma once
+#include <optional>
+#include <string>
+
+namespace mixerlab {
+
+struct DistributedEnv {
+  int rank = 0, world_size = 1, local_rank = 0;
+  std::string master_addr = "127.0.0.1";
+  int master_port = 29500;
+  bool isWriter() const { return rank == 0; }  // the rank that writes metrics, logs and checkpoints
+};
+
+// nullopt when WORLD_SIZE is unset or 1. Throws MixerLabError naming the variable when one is
+// malformed or out of range (RANK >= WORLD_SIZE, say).
+std::optional<DistributedEnv> distributedEnvFromEnvironment();
+
+}  // namespace mixerlab
