@@ -141,6 +141,30 @@ class TestDataParallel : public QObject {
     QCOMPARE(readTrainerState(*latestCheckpoint(run / "checkpoints")).step, kept_step + 4);
   }
 
+  // A rank that hangs (stopped here with SIGSTOP, as a rank stuck on a dead GPU would be) while
+  // another dies is killed after the grace period: the job still ends, naming the dead rank.
+  void hungRankIsKilledAfterTheGrace() {
+    QProcess launch;
+    launch.setProcessChannelMode(QProcess::MergedChannels);
+    launch.start(cli(), {"launch", "--nproc", "2", "--grace", "1", "--", "train", project_, "--run", "mixer",
+                         "--run-id", "hung"});
+    QVERIFY(launch.waitForStarted());
+    const fs::path run = dir_ / "runs" / "hung";
+    QElapsedTimer waited;
+    waited.start();
+    while (!latestCheckpoint(run / "checkpoints") && waited.elapsed() < 120000) QTest::qWait(50);
+    QVERIFY2(latestCheckpoint(run / "checkpoints"), "the job made no progress");
+    const QStringList pids = fileText("/proc/" + std::to_string(launch.processId()) + "/task/" +
+                                      std::to_string(launch.processId()) + "/children")
+                                 .split(' ', Qt::SkipEmptyParts);
+    QCOMPARE(pids.size(), 2);
+    QCOMPARE(::kill(pids[0].toInt(), SIGSTOP), 0);  // rank 0 hangs
+    QCOMPARE(::kill(pids[1].toInt(), SIGKILL), 0);  // rank 1 dies
+    QVERIFY2(launch.waitForFinished(15000), "the launcher waited for the hung rank");
+    const QString output = QString::fromUtf8(launch.readAll());
+    QVERIFY2(output.contains("rank 1 of 2") && output.contains("killed by signal 9"), qPrintable(output));
+  }
+
   void ranksMeetAcrossNetworkNamespaces() {
     auto sh = [](const QString& command) {
       QProcess p;
