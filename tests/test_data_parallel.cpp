@@ -158,6 +158,9 @@ class TestDataParallel : public QObject {
                                       std::to_string(launch.processId()) + "/children")
                                  .split(' ', Qt::SkipEmptyParts);
     QCOMPARE(pids.size(), 2);
+    auto no_leftovers = qScopeGuard([&] {
+      for (const QString& pid : pids) ::kill(pid.toInt(), SIGKILL);
+    });
     QCOMPARE(::kill(pids[0].toInt(), SIGSTOP), 0);  // rank 0 hangs
     QCOMPARE(::kill(pids[1].toInt(), SIGKILL), 0);  // rank 1 dies
     QVERIFY2(launch.waitForFinished(15000), "the launcher waited for the hung rank");

@@ -4,9 +4,12 @@
 // launch-target registry, the train arguments for --run-id / --fork-from, and a queued fork.
 #include <QtTest/QtTest>
 
+#include <QComboBox>
+
 #include "app/gui/event_loop_latency.h"
 #include "app/gui/main_window.h"
 #include "app/gui/run_launcher.h"
+#include "app/gui/run_list_model.h"
 #include "app/gui/run_queue.h"
 #include "core/runs/run_status.h"
 #include "tests/training_fixture.h"
@@ -27,7 +30,12 @@ class TestRunQueue : public QObject {
   }
 
   void registryAndArguments() {
-    QCOMPARE(gui::launchTargetNames(), QStringList({"local"}));
+    QCOMPARE(gui::launchTargetNames(), QStringList({"local", "local, 2 ranks"}));
+    auto ranks = gui::makeLaunchTarget("local, 2 ranks");
+    QVERIFY(ranks != nullptr);
+    QCOMPARE(ranks->name(), QString("local, 2 ranks"));
+    QVERIFY(gui::makeLaunchTarget("local, 1 ranks") == nullptr);
+    QVERIFY(gui::machineDescription().contains("cores"));
     auto local = gui::makeLaunchTarget("local");
     QVERIFY(local != nullptr);
     QCOMPARE(local->name(), QString("local"));
@@ -87,6 +95,23 @@ class TestRunQueue : public QObject {
     writeRunStatus(runs / "by-hand", busy);
     QTRY_COMPARE_WITH_TIMEOUT(started.count(), 1, 5000);
     QCOMPARE(queue.current(), QString("a"));
+  }
+
+  // Issue 12: the "local, 2 ranks" target trains data parallel, and the run list says so.
+  void dataParallelTargetShowsItsRanks() {
+    gui::MainWindow window;
+    QCOMPARE(window.openProject(QString::fromStdString(project_.string())), QString());
+    auto* target = window.findChild<QComboBox*>();
+    QVERIFY(target && target->findText("local, 2 ranks") >= 0);
+    target->setCurrentText("local, 2 ranks");
+    QCOMPARE(window.launch("mixer", false), QString());
+    QTRY_COMPARE_WITH_TIMEOUT(window.runState("mixer"), QString("finished"), 240000);
+    const int row = window.runModel()->rowOf("mixer");
+    QTRY_VERIFY_WITH_TIMEOUT(
+        window.runModel()->index(row, gui::RunListModel::Device).data().toString().startsWith("2 ranks x cpu"), 5000);
+    target->setCurrentText("local");
+    const fs::path run = fs::path(window.runsDirectory().toStdString()) / "mixer";
+    fs::remove_all(run);  // the next test trains mixer again
   }
 
   void queuedRunsRunOneAfterAnother() {

@@ -191,7 +191,8 @@ void MainWindow::buildMenusAndToolbar() {
   toolbar->addWidget(new QLabel(" target: ", this));
   target_box_ = new QComboBox(this);
   target_box_->addItems(launchTargetNames());  // "local" now; multi-GPU node and SSH hosts later
-  target_box_->setToolTip("Where runs are launched");
+  target_box_->setToolTip("Where runs are launched. " + machineDescription() +
+                          ". \"local, N ranks\" trains data parallel: N processes share the global batch.");
   connect(target_box_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
     if (auto target = makeLaunchTarget(name)) target_ = std::move(target);
   });

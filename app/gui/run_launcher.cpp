@@ -1,6 +1,15 @@
 // Launching and stopping CLI training processes (see run_launcher.h).
 #include "app/gui/run_launcher.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+
+#include <QRegularExpression>
+#include <QThread>
+
+#include "core/train/device.h"
+
 #include <signal.h>
 
 #include <QCoreApplication>
@@ -33,11 +42,35 @@ QStringList trainArguments(const QString& project_file, const QString& run_name,
   return args;
 }
 
-QStringList launchTargetNames() { return {"local"}; }
+QStringList launchTargetNames() { return {"local", "local, 2 ranks"}; }
 
 std::unique_ptr<LaunchTarget> makeLaunchTarget(const QString& name) {
   if (name == "local") return std::make_unique<LocalLaunchTarget>(findCliExecutable());
+  static const QRegularExpression ranks_pattern("^local, (\\d+) ranks$");
+  if (const auto match = ranks_pattern.match(name); match.hasMatch() && match.captured(1).toInt() >= 2) {
+    return std::make_unique<LocalDataParallelTarget>(findCliExecutable(), match.captured(1).toInt());
+  }
   return nullptr;
+}
+
+QString LocalDataParallelTarget::name() const { return "local, " + QString::number(ranks_) + " ranks"; }
+
+QString LocalDataParallelTarget::start(const QStringList& arguments, const QString& working_directory,
+                                       LaunchedProcess* launched) {
+  return local_.start(QStringList{"launch", "--nproc", QString::number(ranks_), "--"} + arguments, working_directory,
+                      launched);
+}
+
+QString machineDescription() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page_size = ::sysconf(_SC_PAGE_SIZE);
+  const double memory_gib = pages > 0 && page_size > 0 ? double(pages) * double(page_size) / (1024.0 * 1024 * 1024) : 0;
+  const auto devices = availableDevices();
+  const int gpus = static_cast<int>(std::count_if(devices.begin(), devices.end(),
+                                                  [](const std::string& d) { return d.rfind("cuda:", 0) == 0; }));
+  return QString("this machine: %1 cores, %2 GiB memory, %3")
+      .arg(QThread::idealThreadCount())
+      .arg(memory_gib, 0, 'f', 1)
+      .arg(gpus == 0 ? QString("no GPU (data-parallel ranks use Gloo on CPU)") : QString::number(gpus) + " GPUs");
 }
 
 QString LocalLaunchTarget::start(const QStringList& arguments, const QString& working_directory,

@@ -37,6 +37,23 @@ class LocalLaunchTarget : public LaunchTarget {
   QString cli_path_;
 };
 
+// This machine, N data-parallel ranks: `mixerlab launch --nproc N -- train ...` (Gloo on CPU; the
+// ranks share the cores and the global batch). Stop signals rank 0, which stops the job together.
+class LocalDataParallelTarget : public LaunchTarget {
+ public:
+  LocalDataParallelTarget(QString cli_path, int ranks) : local_(std::move(cli_path)), ranks_(ranks) {}
+  QString name() const override;
+  QString start(const QStringList& arguments, const QString& working_directory,
+                LaunchedProcess* launched = nullptr) override;
+
+ private:
+  LocalLaunchTarget local_;
+  int ranks_;
+};
+
+// What this machine has, for the target selector's tooltip: "2 cores, 7.6 GiB memory, no GPU".
+QString machineDescription();
+
 // $MIXERLAB_CLI if set, else the mixerlab executable next to the GUI (installed or in the build
 // tree), else from PATH.
 QString findCliExecutable();
@@ -45,11 +62,9 @@ QString findCliExecutable();
 QStringList trainArguments(const QString& project_file, const QString& run_name, bool resume,
                            const QString& run_id = {}, const QString& fork_from = {});
 
-// The launch-target registry behind the GUI's target selector. Today only "local". To add a
-// target later ("multi-GPU node": a local process per GPU with CUDA_VISIBLE_DEVICES / torchrun-
-// style rank arguments; "remote host (SSH)": `ssh host mixerlab train ...` with the run directory
-// on a shared or synced folder), write a LaunchTarget subclass, append its name here and return
-// it from makeLaunchTarget(); callers only ever see the LaunchTarget interface.
+// The launch-target registry behind the GUI's target selector: "local" (one process, CPU or its
+// GPU) and "local, N ranks" (data parallel on this machine). A remote host (SSH) is a further
+// LaunchTarget subclass registered here; callers only ever see the LaunchTarget interface.
 QStringList launchTargetNames();
 // A new target for a name from launchTargetNames(); nullptr for an unknown name.
 std::unique_ptr<LaunchTarget> makeLaunchTarget(const QString& name);

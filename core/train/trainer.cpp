@@ -95,7 +95,10 @@ TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const 
   const TrainConfig& tc = run.train;
   ProcessGroup* group = req.process_group;
   const bool writer = !group || group->rank() == 0;  // the rank whose metrics and checkpoints count
-  const TrainDevice device = setUpTrainDevice(tc, log);
+  TrainDevice device = setUpTrainDevice(tc, log);
+  if (group) {  // run.json and the run list say how many ranks trained: "2 ranks x cpu (1 threads, ...)"
+    device.description = std::to_string(group->worldSize()) + " ranks x " + device.description;
+  }
   if (device.device.is_cpu()) checkTrainingFitsInMemory(run);  // before the data and the model are built
   torch::manual_seed(tc.seed);
   // Rank 0 trains the tokenizer and builds the token cache; the others then find them cached.
