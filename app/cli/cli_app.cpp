@@ -24,6 +24,7 @@ int runCli(int argc, char** argv) {
   addInvertCommand(app, action);
   addRetrievalCommands(app, action);
   addLaunchCommand(app, action);
+  addRemoteCommand(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

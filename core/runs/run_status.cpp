@@ -90,8 +90,12 @@ void RunStatusRecorder::set(RunState state, const std::string& reason, int64_t s
 }
 
 std::optional<RunStatus> readRunStatus(const std::filesystem::path& run_dir) {
+  return readRunStatusFile(RunPaths{run_dir}.status());
+}
+
+std::optional<RunStatus> readRunStatusFile(const std::filesystem::path& file) {
   try {
-    auto j = nlohmann::json::parse(readFile(RunPaths{run_dir}.status()));
+    auto j = nlohmann::json::parse(readFile(file));
     RunStatus s;
     s.state = parseRunState(j.value("state", "pending"));
     s.reason = j.value("reason", "");

@@ -28,6 +28,7 @@ struct RunStatus {
 
 void writeRunStatus(const std::filesystem::path& run_dir, const RunStatus& status);  // atomic
 std::optional<RunStatus> readRunStatus(const std::filesystem::path& run_dir);
+std::optional<RunStatus> readRunStatusFile(const std::filesystem::path& status_file);  // any file name
 
 // The status writer of the process that owns a run: stamps its pid and host on every record.
 class RunStatusRecorder {

@@ -1,0 +1,211 @@
+// Remote training over SSH with a local mirror (see remote_run.h).
+#include "core/runs/remote_run.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <optional>
+#include <thread>
+
+#include "core/runs/run_directory.h"
+#include "core/runs/run_lock.h"
+#include "core/runs/run_status.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "core/util/folder_name.h"
+
+namespace mixerlab {
+namespace fs = std::filesystem;
+
+std::string shellQuote(const std::string& word) {
+  std::string out = "'";
+  for (const char c : word) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+std::vector<std::string> sshArguments(const RemoteHost& host, const std::string& remote_command) {
+  std::vector<std::string> args{"ssh", "-o", "BatchMode=yes", "-p", std::to_string(host.port)};
+  if (!host.identity_file.empty()) args.insert(args.end(), {"-i", host.identity_file});
+  for (const std::string& option : host.ssh_options) args.insert(args.end(), {"-o", option});
+  args.push_back(host.user.empty() ? host.host : host.user + "@" + host.host);
+  args.push_back("--");
+  args.push_back(remote_command);
+  return args;
+}
+
+std::string remoteTrainCommand(const RemoteHost& host, const std::vector<std::string>& train_arguments) {
+  std::string command = "cd " + shellQuote(host.folder) + " && exec " + shellQuote(host.program);
+  if (host.nproc > 1) command += " launch --nproc " + std::to_string(host.nproc) + " --";
+  for (const std::string& word : train_arguments) command += " " + shellQuote(word);
+  return command + " --out runs";
+}
+
+namespace {
+
+// Starts argv (no shell) with stdout+stderr into `output_file` (or a pipe when output_fd != null).
+pid_t startProcess(const std::vector<std::string>& argv, const fs::path& output_file, int* output_fd) {
+  int pipe_fds[2] = {-1, -1};
+  if (output_fd && ::pipe(pipe_fds) != 0) throw MixerLabError(std::string("pipe: ") + std::strerror(errno));
+  const pid_t pid = ::fork();
+  if (pid < 0) throw MixerLabError(std::string("cannot start ssh: ") + std::strerror(errno));
+  if (pid == 0) {
+    int out = -1;
+    if (output_fd) {
+      out = pipe_fds[1];
+      ::close(pipe_fds[0]);
+    } else {
+      out = ::open(output_file.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    }
+    if (out >= 0) {
+      ::dup2(out, 1);
+      ::dup2(out, 2);
+    }
+    const int null_in = ::open("/dev/null", O_RDONLY);
+    if (null_in >= 0) ::dup2(null_in, 0);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  if (output_fd) {
+    ::close(pipe_fds[1]);
+    *output_fd = pipe_fds[0];
+  }
+  return pid;
+}
+
+// Runs argv to its end; returns its exit code and its output.
+int runCapture(const std::vector<std::string>& argv, std::string* output) {
+  int fd = -1;
+  const pid_t pid = startProcess(argv, {}, &fd);
+  char buffer[65536];
+  ssize_t n = 0;
+  while ((n = ::read(fd, buffer, sizeof buffer)) > 0) output->append(buffer, static_cast<size_t>(n));
+  ::close(fd);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+constexpr const char* kMarker = "@@mixerlab-section@@";
+
+struct Mirror {
+  const RemoteRunRequest& request;
+  std::string remote_run_dir;  // relative to the remote folder
+  uint64_t metrics_offset = 0;
+  std::optional<RunStatus> remote_status;
+
+  // One poll: the metrics' size and new bytes, status.json, run.json and the log's tail.
+  void poll() {
+    const std::string cd = "cd " + shellQuote(request.host.folder) + " && cd " + shellQuote(remote_run_dir) +
+                           " 2>/dev/null || exit 0; ";
+    const std::string m = std::string("printf '\\n") + kMarker + "\\n'; ";
+    const std::string command = cd + "wc -c < metrics.jsonl 2>/dev/null; " + m + "tail -c +" +
+                                std::to_string(metrics_offset + 1) + " metrics.jsonl 2>/dev/null; " + m +
+                                "cat status.json 2>/dev/null; " + m + "cat run.json 2>/dev/null; " + m +
+                                "tail -c 65536 log.txt 2>/dev/null";
+    std::string output;
+    if (runCapture(sshArguments(request.host, command), &output) != 0) return;  // the next poll tries again
+    std::vector<std::string> sections;
+    const std::string separator = std::string("\n") + kMarker + "\n";
+    size_t start = 0;
+    while (true) {
+      const size_t at = output.find(separator, start);
+      sections.push_back(output.substr(start, at == std::string::npos ? std::string::npos : at - start));
+      if (at == std::string::npos) break;
+      start = at + separator.size();
+    }
+    if (sections.size() < 5) return;  // the run folder does not exist yet
+    const fs::path local = request.local_run_dir;
+    uint64_t remote_size = 0;
+    try {
+      remote_size = std::stoull(sections[0]);
+    } catch (const std::exception&) {
+      remote_size = 0;
+    }
+    if (remote_size < metrics_offset) {  // rewritten remotely (a resume truncated it): fetch it whole
+      metrics_offset = 0;
+      writeFileAtomic(RunPaths{local}.metrics(), "");
+      return;
+    }
+    const std::string& fresh = sections[1];
+    const size_t complete = fresh.rfind('\n') == std::string::npos ? 0 : fresh.rfind('\n') + 1;
+    if (complete > 0) {
+      std::string text = metrics_offset == 0 ? std::string() : readFile(RunPaths{local}.metrics());
+      text += fresh.substr(0, complete);
+      writeFileAtomic(RunPaths{local}.metrics(), text);
+      metrics_offset += complete;
+    }
+    if (!sections[3].empty()) writeFileAtomic(local / "run.json", sections[3]);
+    if (!sections[4].empty()) writeFileAtomic(RunPaths{local}.log(), sections[4]);
+    if (!sections[2].empty()) {
+      writeFileAtomic(local / "remote-status.json", sections[2]);  // the remote's own record, as sent
+      remote_status = readRunStatusFile(local / "remote-status.json");
+      if (remote_status) writeLocalStatus(remote_status->state, remote_status->reason);
+    }
+  }
+
+  // The local status: the remote state, with this mirror as the process (Stop signals it).
+  void writeLocalStatus(RunState state, const std::string& reason) {
+    RunStatus local;
+    local.state = state;
+    local.reason = reason;
+    local.step = remote_status ? remote_status->step : 0;
+    local.tokens = remote_status ? remote_status->tokens : 0;
+    local.pid = ::getpid();
+    local.host = hostName();
+    writeRunStatus(request.local_run_dir, local);
+  }
+};
+
+}  // namespace
+
+int runRemoteTraining(const RemoteRunRequest& request) {
+  if (request.host.host.empty()) throw MixerLabError("remote: no host given", "pass --host NAME");
+  requireFolderName(request.run_id, "run name");
+  const RunLock lock(request.local_run_dir);  // one writer of the local mirror
+  Mirror mirror{request, "runs/" + request.run_id};
+  mirror.writeLocalStatus(RunState::Pending, "starting on " + request.host.host);
+  const fs::path output_file = request.local_run_dir / "remote-output.txt";
+  const std::string command = remoteTrainCommand(request.host, request.train_arguments);
+  const pid_t job = startProcess(sshArguments(request.host, command), output_file, nullptr);
+  bool stop_sent = false;
+  int job_status = 0;
+  while (true) {
+    mirror.poll();
+    if (::waitpid(job, &job_status, WNOHANG) == job) break;
+    if (request.stop_requested && request.stop_requested->load() && !stop_sent && mirror.remote_status &&
+        mirror.remote_status->pid > 0) {
+      std::string ignored;
+      runCapture(sshArguments(request.host, "kill -TERM " + std::to_string(mirror.remote_status->pid)), &ignored);
+      stop_sent = true;
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(request.poll_s));
+  }
+  mirror.poll();  // the final state
+  const int exit_code = WIFEXITED(job_status) ? WEXITSTATUS(job_status) : 128 + WTERMSIG(job_status);
+  if (mirror.remote_status && mirror.remote_status->state != RunState::Running &&
+      mirror.remote_status->state != RunState::Pending) {
+    mirror.writeLocalStatus(mirror.remote_status->state, mirror.remote_status->reason);
+  } else {
+    std::string output = fs::exists(output_file) ? readFile(output_file) : std::string();
+    if (output.size() > 600) output = output.substr(output.size() - 600);
+    mirror.writeLocalStatus(RunState::Failed, "the remote job on " + request.host.host + " ended (exit " +
+                                                  std::to_string(exit_code) + ") without a final status: " + output);
+  }
+  return exit_code;
+}
+
+}  // namespace mixerlab
