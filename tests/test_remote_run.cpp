@@ -85,7 +85,7 @@ class TestRemoteRun : public QObject {
     QProcess remote;
     remote.setProcessChannelMode(QProcess::MergedChannels);
     remote.start(QString::fromStdString(testing::cliPath().string()),
-                 remoteArgs(local) + QStringList{"--", "train", "project.json", "--run", "mixer", "--max-steps", "60"});
+                 remoteArgs(local) + QStringList{"--", "train", "project.json", "--run", "mixer", "--max-steps", "300"});
     QVERIFY(remote.waitForStarted());
     // Live: records show up locally before the remote job ends.
     bool seen_while_running = false;
@@ -106,7 +106,7 @@ class TestRemoteRun : public QObject {
     const auto original = readMetrics(remote_folder_ / "runs" / "mixer" / "metrics.jsonl");
     QVERIFY(!original.empty());
     QCOMPARE(mirrored.size(), original.size());
-    QCOMPARE(mirrored.back().step, int64_t{60});
+    QCOMPARE(mirrored.back().step, int64_t{300});
     QCOMPARE(readRunStatus(local)->state, RunState::Finished);
     QVERIFY(fs::exists(local / "run.json"));
     QVERIFY(!fs::exists(remote_folder_ / "PWNED") && !fs::exists(dir_ / "PWNED") && !fs::exists(dir_ / "home" / "PWNED"));

@@ -9,6 +9,7 @@
 #include "app/gui/event_loop_latency.h"
 #include "app/gui/main_window.h"
 #include "app/gui/run_launcher.h"
+#include "app/gui/remote_host_dialog.h"
 #include "app/gui/run_list_model.h"
 #include "app/gui/run_queue.h"
 #include "core/runs/run_status.h"
@@ -36,6 +37,21 @@ class TestRunQueue : public QObject {
     QCOMPARE(ranks->name(), QString("local, 2 ranks"));
     QVERIFY(gui::makeLaunchTarget("local, 1 ranks") == nullptr);
     QVERIFY(gui::machineDescription().contains("cores"));
+    // A saved SSH host becomes a target; its arguments keep a hostile folder as one word.
+    gui::RemoteHostSettings host;
+    host.host = "gpu-node";
+    host.user = "me";
+    host.folder = "/data/it's a \"dir\"; rm -rf x";
+    host.nproc = 4;
+    gui::saveRemoteHost(host);
+    QVERIFY(gui::launchTargetNames().contains("ssh: me@gpu-node"));
+    auto remote = gui::makeLaunchTarget("ssh: me@gpu-node");
+    QVERIFY(remote != nullptr);
+    const QStringList args = static_cast<gui::RemoteLaunchTarget*>(remote.get())
+                                 ->remoteArguments(gui::trainArguments("/home/me/p/project.json", "mixer", false), "/home/me/p");
+    QCOMPARE(args, (QStringList{"remote", "--host", "gpu-node", "--port", "22", "--folder", host.folder, "--program",
+                                "mixerlab", "--nproc", "4", "--local-run-dir", "/home/me/p/runs/mixer", "--user", "me",
+                                "--", "train", "project.json", "--run", "mixer"}));
     auto local = gui::makeLaunchTarget("local");
     QVERIFY(local != nullptr);
     QCOMPARE(local->name(), QString("local"));

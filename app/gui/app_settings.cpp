@@ -25,6 +25,17 @@ void AppSettings::setWindowState(const QByteArray& state) { settings_->setValue(
 QVariantMap AppSettings::plotView() const { return settings_->value(kPlotViewKey).toMap(); }
 void AppSettings::setPlotView(const QVariantMap& view) { settings_->setValue(kPlotViewKey, view); }
 
+QList<QVariantMap> AppSettings::remoteHosts() const {
+  QList<QVariantMap> hosts;
+  for (const QVariant& v : settings_->value("launch/remote_hosts").toList()) hosts << v.toMap();
+  return hosts;
+}
+void AppSettings::setRemoteHosts(const QList<QVariantMap>& hosts) {
+  QVariantList list;
+  for (const QVariantMap& h : hosts) list << h;
+  settings_->setValue("launch/remote_hosts", list);
+}
+
 QStringList AppSettings::runTableColumns() const {
   return settings_->value("run_table/hyperparameter_columns", QStringList{"model.d_model", "train.learning_rate"})
       .toStringList();

@@ -30,6 +30,10 @@ class AppSettings {
   QVariantMap plotView() const;
   void setPlotView(const QVariantMap& view);
 
+  // Saved remote hosts (SSH launch targets): maps with host, user, port, identity, folder, program, nproc.
+  QList<QVariantMap> remoteHosts() const;
+  void setRemoteHosts(const QList<QVariantMap>& hosts);
+
   // The settings keys the runs table shows as hyperparameter columns ("model.d_model", ...).
   QStringList runTableColumns() const;
   void setRunTableColumns(const QStringList& keys);

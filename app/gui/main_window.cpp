@@ -36,6 +36,7 @@
 #include "app/gui/retrieval_panel.h"
 #include "app/gui/project_document.h"
 #include "app/gui/queue_panel.h"
+#include "app/gui/remote_host_dialog.h"
 #include "app/gui/project_file.h"
 #include "app/gui/run_launcher.h"
 #include "app/gui/run_list_model.h"
@@ -197,6 +198,15 @@ void MainWindow::buildMenusAndToolbar() {
     if (auto target = makeLaunchTarget(name)) target_ = std::move(target);
   });
   toolbar->addWidget(target_box_);
+  run_menu->addAction("Add remote &host...", this, [this] {
+    RemoteHostDialog dialog(this);
+    if (dialog.exec() != QDialog::Accepted) return;
+    saveRemoteHost(dialog.host());
+    const QString name = dialog.host().targetName();
+    if (target_box_->findText(name) < 0) target_box_->addItem(name);
+    target_box_->setCurrentText(name);
+    statusBar()->showMessage("runs now start on " + name + " (the target selector switches back)", 10000);
+  });
   addHelpMenu(this);
 }
 

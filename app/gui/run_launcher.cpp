@@ -5,9 +5,11 @@
 
 #include <algorithm>
 
+#include <QFileInfo>
 #include <QRegularExpression>
 #include <QThread>
 
+#include "app/gui/app_settings.h"
 #include "core/train/device.h"
 
 #include <signal.h>
@@ -42,13 +44,63 @@ QStringList trainArguments(const QString& project_file, const QString& run_name,
   return args;
 }
 
-QStringList launchTargetNames() { return {"local", "local, 2 ranks"}; }
+QStringList launchTargetNames() {
+  QStringList names{"local", "local, 2 ranks"};
+  for (const QVariantMap& host : AppSettings().remoteHosts()) names << RemoteHostSettings::fromMap(host).targetName();
+  return names;
+}
+
+QString RemoteHostSettings::targetName() const { return "ssh: " + (user.isEmpty() ? host : user + "@" + host); }
+
+QVariantMap RemoteHostSettings::toMap() const {
+  return {{"host", host}, {"user", user}, {"port", port},     {"identity", identity},
+          {"folder", folder}, {"program", program}, {"nproc", nproc}};
+}
+
+RemoteHostSettings RemoteHostSettings::fromMap(const QVariantMap& map) {
+  RemoteHostSettings h;
+  h.host = map.value("host").toString();
+  h.user = map.value("user").toString();
+  h.port = map.value("port", 22).toInt();
+  h.identity = map.value("identity").toString();
+  h.folder = map.value("folder").toString();
+  h.program = map.value("program", "mixerlab").toString();
+  h.nproc = std::max(1, map.value("nproc", 1).toInt());
+  return h;
+}
+
+QStringList RemoteLaunchTarget::remoteArguments(const QStringList& arguments, const QString& project_dir) const {
+  // train PROJECT --run RUN [...]: the remote project has the same file name in the remote folder.
+  QStringList train = arguments;
+  QString run, run_id;
+  for (int i = 0; i + 1 < train.size(); ++i) {
+    if (train[i] == "--run") run = train[i + 1];
+    if (train[i] == "--run-id") run_id = train[i + 1];
+  }
+  if (train.size() > 1) train[1] = QFileInfo(train[1]).fileName();
+  QStringList out{"remote", "--host", host_.host, "--port", QString::number(host_.port), "--folder", host_.folder,
+                  "--program", host_.program, "--nproc", QString::number(host_.nproc), "--local-run-dir",
+                  project_dir + "/runs/" + (run_id.isEmpty() ? run : run_id)};
+  if (!host_.user.isEmpty()) out << "--user" << host_.user;
+  if (!host_.identity.isEmpty()) out << "--identity" << host_.identity;
+  return out << "--" << train;
+}
+
+QString RemoteLaunchTarget::start(const QStringList& arguments, const QString& working_directory,
+                                  LaunchedProcess* launched) {
+  if (host_.host.isEmpty() || host_.folder.isEmpty()) return "the remote host has no host name or remote folder";
+  return local_.start(remoteArguments(arguments, working_directory), working_directory, launched);
+}
 
 std::unique_ptr<LaunchTarget> makeLaunchTarget(const QString& name) {
   if (name == "local") return std::make_unique<LocalLaunchTarget>(findCliExecutable());
   static const QRegularExpression ranks_pattern("^local, (\\d+) ranks$");
   if (const auto match = ranks_pattern.match(name); match.hasMatch() && match.captured(1).toInt() >= 2) {
     return std::make_unique<LocalDataParallelTarget>(findCliExecutable(), match.captured(1).toInt());
+  }
+  for (const QVariantMap& saved : AppSettings().remoteHosts()) {
+    const RemoteHostSettings host = RemoteHostSettings::fromMap(saved);
+    if (host.targetName() == name) return std::make_unique<RemoteLaunchTarget>(findCliExecutable(), host);
   }
   return nullptr;
 }

@@ -4,6 +4,7 @@
 #pragma once
 #include <QString>
 #include <QStringList>
+#include <QVariantMap>
 #include <memory>
 
 namespace mixerlab::gui {
@@ -51,6 +52,31 @@ class LocalDataParallelTarget : public LaunchTarget {
   int ranks_;
 };
 
+// A saved remote host: `mixerlab remote --host ... -- train ...` started locally (a detached process
+// like any run), which trains on the host over SSH and mirrors the run into the local run folder
+// (core/runs/remote_run.h). The remote folder must hold the project under the same file name.
+struct RemoteHostSettings {
+  QString host, user, identity, folder, program = "mixerlab";
+  int port = 22, nproc = 1;
+  QString targetName() const;  // "ssh: user@host"
+  QVariantMap toMap() const;
+  static RemoteHostSettings fromMap(const QVariantMap& map);
+};
+
+class RemoteLaunchTarget : public LaunchTarget {
+ public:
+  RemoteLaunchTarget(QString cli_path, RemoteHostSettings host) : local_(std::move(cli_path)), host_(std::move(host)) {}
+  QString name() const override { return host_.targetName(); }
+  QString start(const QStringList& arguments, const QString& working_directory,
+                LaunchedProcess* launched = nullptr) override;
+  // The local `mixerlab remote ...` arguments for train `arguments` of a project in `project_dir`.
+  QStringList remoteArguments(const QStringList& arguments, const QString& project_dir) const;
+
+ private:
+  LocalLaunchTarget local_;
+  RemoteHostSettings host_;
+};
+
 // What this machine has, for the target selector's tooltip: "2 cores, 7.6 GiB memory, no GPU".
 QString machineDescription();
 
@@ -63,8 +89,8 @@ QStringList trainArguments(const QString& project_file, const QString& run_name,
                            const QString& run_id = {}, const QString& fork_from = {});
 
 // The launch-target registry behind the GUI's target selector: "local" (one process, CPU or its
-// GPU) and "local, N ranks" (data parallel on this machine). A remote host (SSH) is a further
-// LaunchTarget subclass registered here; callers only ever see the LaunchTarget interface.
+// GPU), "local, N ranks" (data parallel on this machine) and "ssh: user@host" for every saved
+// remote host (AppSettings::remoteHosts); callers only ever see the LaunchTarget interface.
 QStringList launchTargetNames();
 // A new target for a name from launchTargetNames(); nullptr for an unknown name.
 std::unique_ptr<LaunchTarget> makeLaunchTarget(const QString& name);

@@ -107,8 +107,9 @@ struct Mirror {
   uint64_t metrics_offset = 0;
   std::optional<RunStatus> remote_status;
 
-  // One poll: the metrics' size and new bytes, status.json, run.json and the log's tail.
-  void poll() {
+  // One poll: the metrics' size and new bytes, status.json, run.json and the log's tail. False when
+  // ssh failed (the next poll tries again).
+  bool poll() {
     const std::string cd = "cd " + shellQuote(request.host.folder) + " && cd " + shellQuote(remote_run_dir) +
                            " 2>/dev/null || exit 0; ";
     const std::string m = std::string("printf '\\n") + kMarker + "\\n'; ";
@@ -117,7 +118,7 @@ struct Mirror {
                                 "cat status.json 2>/dev/null; " + m + "cat run.json 2>/dev/null; " + m +
                                 "tail -c 65536 log.txt 2>/dev/null";
     std::string output;
-    if (runCapture(sshArguments(request.host, command), &output) != 0) return;  // the next poll tries again
+    if (runCapture(sshArguments(request.host, command), &output) != 0) return false;
     std::vector<std::string> sections;
     const std::string separator = std::string("\n") + kMarker + "\n";
     size_t start = 0;
@@ -127,7 +128,7 @@ struct Mirror {
       if (at == std::string::npos) break;
       start = at + separator.size();
     }
-    if (sections.size() < 5) return;  // the run folder does not exist yet
+    if (sections.size() < 5) return true;  // the run folder does not exist yet
     const fs::path local = request.local_run_dir;
     uint64_t remote_size = 0;
     try {
@@ -138,7 +139,7 @@ struct Mirror {
     if (remote_size < metrics_offset) {  // rewritten remotely (a resume truncated it): fetch it whole
       metrics_offset = 0;
       writeFileAtomic(RunPaths{local}.metrics(), "");
-      return;
+      return poll();
     }
     const std::string& fresh = sections[1];
     const size_t complete = fresh.rfind('\n') == std::string::npos ? 0 : fresh.rfind('\n') + 1;
@@ -155,6 +156,7 @@ struct Mirror {
       remote_status = readRunStatusFile(local / "remote-status.json");
       if (remote_status) writeLocalStatus(remote_status->state, remote_status->reason);
     }
+    return true;
   }
 
   // The local status: the remote state, with this mirror as the process (Stop signals it).
@@ -194,7 +196,9 @@ int runRemoteTraining(const RemoteRunRequest& request) {
     }
     std::this_thread::sleep_for(std::chrono::duration<double>(request.poll_s));
   }
-  mirror.poll();  // the final state
+  for (int attempt = 0; attempt < 10 && !mirror.poll(); ++attempt) {  // the final state, whatever the load
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
   const int exit_code = WIFEXITED(job_status) ? WEXITSTATUS(job_status) : 128 + WTERMSIG(job_status);
   if (mirror.remote_status && mirror.remote_status->state != RunState::Running &&
       mirror.remote_status->state != RunState::Pending) {
