@@ -1,5 +1,6 @@
-// CPU/any-device reference implementations of the selective scan (see selective_scan.h): the
-// sequential loop, the odd/even parallel scan and the chunked scan, all from plain tensor ops.
+// The selective scan's entry point and its tensor-op modes (see selective_scan.h): the sequential
+// loop, the odd/even parallel scan and the chunked scan, all from plain tensor ops on any device;
+// ScanMode::Fused dispatches to selective_scan_fused.cpp on CPU and to the parallel scan elsewhere.
 #include "kernels/selective_scan.h"
 
 #include <algorithm>
@@ -9,6 +10,8 @@
 
 #include <ATen/core/grad_mode.h>
 #include <c10/util/Exception.h>
+
+#include "kernels/selective_scan_fused.h"
 
 namespace mixerlab::kernels {
 
@@ -115,7 +118,8 @@ ScanMode parseScanMode(const std::string& name) {
   if (name == "sequential") return ScanMode::Sequential;
   if (name == "parallel") return ScanMode::Parallel;
   if (name == "chunked") return ScanMode::Chunked;
-  throw std::invalid_argument("unknown scan mode \"" + name + "\" (expected sequential, parallel or chunked)");
+  if (name == "fused") return ScanMode::Fused;
+  throw std::invalid_argument("unknown scan mode \"" + name + "\" (expected sequential, parallel, chunked or fused)");
 }
 
 std::string scanModeName(ScanMode mode) {
@@ -126,6 +130,8 @@ std::string scanModeName(ScanMode mode) {
       return "parallel";
     case ScanMode::Chunked:
       return "chunked";
+    case ScanMode::Fused:
+      return "fused";
   }
   return "?";
 }
@@ -146,6 +152,7 @@ at::Tensor linearRecurrence(const at::Tensor& log_a, const at::Tensor& b, ScanMo
       h = sequentialScan(la, bb);
       break;
     case ScanMode::Parallel:
+    case ScanMode::Fused:  // the fused kernel is the whole op; a bare recurrence takes the parallel scan
       h = oddEvenScan(la, bb);
       break;
     case ScanMode::Chunked:
@@ -168,6 +175,11 @@ at::Tensor selectiveScan(const at::Tensor& u, const at::Tensor& delta, const at:
               "selectiveScan: B and C must be [B, L, N] = ", at::IntArrayRef(bc_shape), ", got ", B.sizes(), " and ",
               C.sizes());
   TORCH_CHECK(!D.defined() || (D.dim() == 1 && D.size(0) == channels), "selectiveScan: D must be [E], got ", D.sizes());
+  if (mode == ScanMode::Fused) {
+    // The dispatch point: the fused CPU kernel, else (CUDA, half precision) the parallel scan.
+    if (fusedScanSupports(u, delta, A, B, C, D)) return fusedSelectiveScan(u, delta, A, B, C, D);
+    mode = ScanMode::Parallel;
+  }
   const at::Tensor delta_a = delta.unsqueeze(-1) * A;                       // [B, L, E, N], log A_bar
   const at::Tensor delta_b_u = (delta * u).unsqueeze(-1) * B.unsqueeze(2);  // [B, L, E, N]
   const at::Tensor h = linearRecurrence(delta_a, delta_b_u, mode, chunk_size);
@@ -177,19 +189,31 @@ at::Tensor selectiveScan(const at::Tensor& u, const at::Tensor& delta, const at:
 }
 
 double timeSelectiveScanMs(ScanMode mode, int64_t batch, int64_t length, int64_t channels, int64_t state, int repeats,
-                           int64_t chunk_size) {
-  at::NoGradGuard no_grad;
+                           int64_t chunk_size, bool backward) {
   const auto opts = at::TensorOptions().dtype(at::kFloat);
-  const at::Tensor u = at::randn({batch, length, channels}, opts);
-  const at::Tensor delta = at::softplus(at::randn({batch, length, channels}, opts) - 3.0);
-  const at::Tensor A = -at::arange(1, state + 1, opts).repeat({channels, 1});
-  const at::Tensor B = at::randn({batch, length, state}, opts);
-  const at::Tensor C = at::randn({batch, length, state}, opts);
-  const at::Tensor D = at::ones({channels}, opts);
-  selectiveScan(u, delta, A, B, C, D, mode, chunk_size);  // warm-up
+  at::Tensor u = at::randn({batch, length, channels}, opts);
+  at::Tensor delta = at::softplus(at::randn({batch, length, channels}, opts) - 3.0);
+  at::Tensor A = -at::arange(1, state + 1, opts).repeat({channels, 1});
+  at::Tensor B = at::randn({batch, length, state}, opts);
+  at::Tensor C = at::randn({batch, length, state}, opts);
+  at::Tensor D = at::ones({channels}, opts);
+  const at::Tensor w = at::randn({batch, length, channels}, opts);  // weights of the loss sum(y * w)
+  if (backward) {
+    for (at::Tensor* t : {&u, &delta, &A, &B, &C, &D}) t->requires_grad_(true);
+  }
+  auto call = [&]() {
+    if (!backward) {
+      at::NoGradGuard no_grad;
+      selectiveScan(u, delta, A, B, C, D, mode, chunk_size);
+      return;
+    }
+    for (at::Tensor* t : {&u, &delta, &A, &B, &C, &D}) t->mutable_grad() = at::Tensor();
+    (selectiveScan(u, delta, A, B, C, D, mode, chunk_size) * w).sum().backward();
+  };
+  call();  // warm-up
   const int runs = std::max(1, repeats);
   const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < runs; ++i) selectiveScan(u, delta, A, B, C, D, mode, chunk_size);
+  for (int i = 0; i < runs; ++i) call();
   const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
   return elapsed.count() / runs;
 }

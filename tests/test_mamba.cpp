@@ -33,7 +33,7 @@ class TestMamba : public QObject {
 
   void causality_data() {
     QTest::addColumn<QString>("scan");
-    for (const char* s : {"parallel", "chunked", "sequential"}) QTest::newRow(s) << QString(s);
+    for (const char* s : {"fused", "parallel", "chunked", "sequential"}) QTest::newRow(s) << QString(s);
   }
   void causality() {
     QFETCH(QString, scan);
@@ -48,7 +48,7 @@ class TestMamba : public QObject {
     torch::manual_seed(9);
     auto ids = torch::randint(0, 97, {2, 37}, torch::kLong);
     at::Tensor reference;
-    for (const char* scan : {"sequential", "parallel", "chunked"}) {
+    for (const char* scan : {"sequential", "parallel", "chunked", "fused"}) {
       torch::manual_seed(1);  // same weights
       auto model = buildModel(mambaConfig(24, 2, 40, {{"scan", scan}, {"chunk_size", 8}}));
       auto logits = model->forward(ids);

@@ -1,6 +1,7 @@
 // Selective-scan op tests: the parallel and chunked scans equal the sequential reference loop (values
 // and gradients, odd lengths, L = 1, strong decays), plus a timing mode run only with
-// MIXERLAB_BENCH_SCAN=1 (ms per forward call of each mode at B=8, L=512, E=512, N=16).
+// MIXERLAB_BENCH_SCAN=1 (ms per forward and per forward+backward call of each mode, the fused one
+// included, at B=8, L=512, E=512, N=16). The fused kernel's own tests: test_selective_scan_fused.
 #include <torch/torch.h>
 #include <QtTest/QtTest>
 
@@ -144,7 +145,7 @@ class TestSelectiveScan : public QObject {
   }
 
   void modeNamesRoundTrip() {
-    for (ScanMode mode : {ScanMode::Sequential, ScanMode::Parallel, ScanMode::Chunked}) {
+    for (ScanMode mode : {ScanMode::Sequential, ScanMode::Parallel, ScanMode::Chunked, ScanMode::Fused}) {
       QVERIFY(parseScanMode(scanModeName(mode)) == mode);
     }
     QVERIFY_THROWS_EXCEPTION(std::exception, parseScanMode("blelloch"));
@@ -154,10 +155,11 @@ class TestSelectiveScan : public QObject {
     const char* flag = std::getenv("MIXERLAB_BENCH_SCAN");
     if (!flag || std::strcmp(flag, "1") != 0) QSKIP("set MIXERLAB_BENCH_SCAN=1 to time the scan modes");
     torch::manual_seed(0);
-    for (ScanMode mode : {ScanMode::Sequential, ScanMode::Parallel, ScanMode::Chunked}) {
-      const double ms = timeSelectiveScanMs(mode, 8, 512, 512, 16, 3, 64);
-      qInfo("selectiveScan %-10s B=8 L=512 E=512 N=16: %.1f ms per call (threads %d)", scanModeName(mode).c_str(), ms,
-            at::get_num_threads());
+    for (ScanMode mode : {ScanMode::Sequential, ScanMode::Parallel, ScanMode::Chunked, ScanMode::Fused}) {
+      const double forward_ms = timeSelectiveScanMs(mode, 8, 512, 512, 16, 3, 64);
+      const double forward_backward_ms = timeSelectiveScanMs(mode, 8, 512, 512, 16, 3, 64, /*backward=*/true);
+      qInfo("selectiveScan %-10s B=8 L=512 E=512 N=16: %.1f ms forward, %.1f ms forward+backward (threads %d)",
+            scanModeName(mode).c_str(), forward_ms, forward_backward_ms, at::get_num_threads());
     }
   }
 };

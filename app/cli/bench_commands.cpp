@@ -1,6 +1,8 @@
 // `mixerlab bench train`: training throughput (tokens/s, ms/step) of a model on random tokens,
 // the same step the trainer runs (forward, shifted CE, backward, clip, AdamW). Speed targets are
-// checked with this command, never with timed unit tests.
+// checked with this command, never with timed unit tests. `mixerlab bench scan`: the selective
+// scan's ms per forward and per forward+backward call, by scan mode (fused vs the tensor-op modes).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -132,18 +134,30 @@ struct ScanBenchOptions {
   std::string mode = "all";
 };
 
+// Forward and forward+backward ms per call of each scan mode; the last column is each mode's
+// forward+backward time over the fused one's (when fused is among the modes).
 int benchScan(const ScanBenchOptions& o) {
   const int threads = configureCpuThreads(o.threads);
-  std::vector<std::string> modes = {"sequential", "parallel", "chunked"};
+  std::vector<std::string> modes = {"sequential", "parallel", "chunked", "fused"};
   if (o.mode != "all") modes = {o.mode};
-  std::printf("bench scan: selective scan forward, B=%lld L=%lld E=%lld N=%lld, %d threads, %d repeats\n",
+  std::printf("bench scan: selective scan, B=%lld L=%lld E=%lld N=%lld, %d threads, %d repeats\n",
               static_cast<long long>(o.batch), static_cast<long long>(o.length), static_cast<long long>(o.channels),
               static_cast<long long>(o.state), threads, o.repeats);
+  std::vector<double> forward_ms, forward_backward_ms;
   for (const auto& name : modes) {
     const auto mode = kernels::parseScanMode(name);
-    const double ms =
-        kernels::timeSelectiveScanMs(mode, o.batch, o.length, o.channels, o.state, o.repeats, o.chunk_size);
-    std::printf("%-10s %8.1f ms/call\n", name.c_str(), ms);
+    forward_ms.push_back(
+        kernels::timeSelectiveScanMs(mode, o.batch, o.length, o.channels, o.state, o.repeats, o.chunk_size));
+    forward_backward_ms.push_back(kernels::timeSelectiveScanMs(mode, o.batch, o.length, o.channels, o.state, o.repeats,
+                                                               o.chunk_size, /*backward=*/true));
+  }
+  const auto fused = std::find(modes.begin(), modes.end(), "fused");
+  const double fused_ms = fused == modes.end() ? 0.0 : forward_backward_ms[static_cast<size_t>(fused - modes.begin())];
+  std::printf("%-10s %12s %16s%s\n", "mode", "forward ms", "fwd+bwd ms", fused_ms > 0 ? "  fwd+bwd vs fused" : "");
+  for (size_t i = 0; i < modes.size(); ++i) {
+    std::printf("%-10s %12.2f %16.2f", modes[i].c_str(), forward_ms[i], forward_backward_ms[i]);
+    if (fused_ms > 0) std::printf("  %8.1fx", forward_backward_ms[i] / fused_ms);
+    std::printf("\n");
   }
   return 0;
 }
@@ -174,7 +188,7 @@ void addBenchCommands(CLI::App& app, Action& action) {
   train->callback([o, &action]() { action = [o]() { return benchTrain(*o); }; });
 
   auto s = std::make_shared<ScanBenchOptions>();
-  auto* scan = bench->add_subcommand("scan", "Selective-scan (SSM recurrence) time per forward call, by scan mode");
+  auto* scan = bench->add_subcommand("scan", "Selective-scan (SSM recurrence) ms per forward and per forward+backward call, by scan mode");
   scan->add_option("--batch", s->batch, "Batch B")->check(CLI::PositiveNumber);
   scan->add_option("--length", s->length, "Sequence length L")->check(CLI::PositiveNumber);
   scan->add_option("--channels", s->channels, "Inner channels E")->check(CLI::PositiveNumber);
@@ -182,8 +196,8 @@ void addBenchCommands(CLI::App& app, Action& action) {
   scan->add_option("--chunk-size", s->chunk_size, "Chunk size of the chunked scan")->check(CLI::PositiveNumber);
   scan->add_option("--repeats", s->repeats, "Timed calls per mode");
   scan->add_option("--threads", s->threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
-  scan->add_option("--mode", s->mode, "all, sequential, parallel or chunked")
-      ->check(CLI::IsMember({"all", "sequential", "parallel", "chunked"}));
+  scan->add_option("--mode", s->mode, "all, sequential, parallel, chunked or fused")
+      ->check(CLI::IsMember({"all", "sequential", "parallel", "chunked", "fused"}));
   scan->callback([s, &action]() { action = [s]() { return benchScan(*s); }; });
   addGenerateBench(*bench, action);
 }

@@ -28,9 +28,10 @@ const FieldSet<MambaOptions>& mambaOptionFields() {
           .integer("expand", &MambaOptions::expand, 1, 64, "Inner expansion", "inner width E = expand x D")
           .integer("dt_rank", &MambaOptions::dt_rank, 0, 1 << 20, "Step-size rank",
                    "rank of the step-size projection; 0 = ceil(D/16)")
-          .choice("scan", &MambaOptions::scan, {"parallel", "chunked", "sequential"}, "Scan",
-                  "parallel (log-depth odd/even scan), chunked (parallel within chunks, sequential carry) or "
-                  "sequential (the reference loop); all three agree to 1e-5")
+          .choice("scan", &MambaOptions::scan, {"fused", "parallel", "chunked", "sequential"}, "Scan",
+                  "fused (hand-written forward/backward loops, CPU; runs parallel on other devices), parallel "
+                  "(log-depth odd/even scan), chunked (parallel within chunks, sequential carry) or sequential "
+                  "(the reference loop); all four agree to 1e-5")
           .integer("chunk_size", &MambaOptions::chunk_size, 1, 1 << 20, "Scan chunk",
                    "chunk length of the chunked scan")
           .unit("positions");

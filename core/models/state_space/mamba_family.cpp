@@ -42,8 +42,10 @@ ArchitectureInfo mambaFamily() {
       layer.forward_flops_per_token =
           2.0 * D * 2.0 * E + 2.0 * E * (R + 2.0 * N) + 2.0 * R * E + 2.0 * E * D + 2.0 * E * K + 6.0 * E * N;
       // norm in/out (2D), in_proj out (2E), conv out and SiLU (2E), x_proj out (R+2N), dt before and
-      // after softplus (2E), dt*A, dt*B*u and h (3EN), y, SiLU(z), gated y (3E).
-      layer.activation_bytes = tokens * (2.0 * D + 9.0 * E + R + 2.0 * N + 3.0 * E * N) * 4.0;
+      // after softplus (2E), y, SiLU(z), gated y (3E). The tensor-op scans add dt*A, dt*B*u and h (3EN); the fused scan keeps only its inputs and
+      // recomputes h in the backward (on CPU; elsewhere it runs the parallel scan).
+      const double scan_per_token = o.scan == "fused" ? 0.0 : 3.0 * E * N;
+      layer.activation_bytes = tokens * (2.0 * D + 9.0 * E + R + 2.0 * N + scan_per_token) * 4.0;
       cost.layers.push_back(layer);
     }
     LayerCost final_norm{"backbone.norm_f", c.d_model, 0.0, tokens * D * 4.0};
@@ -53,8 +55,9 @@ ArchitectureInfo mambaFamily() {
                "2*E*(R+2N) (x_proj) + 2*R*E (dt_proj) + 2*E*D (out_proj) + 2*E*K (causal depthwise conv) + "
                "6*E*N (selective scan: dt*B*u, the recurrence multiply-add and C.h, 2 each; exp and gating "
                "not counted) FLOPs/token; the parallel scan mode does about 2x the recurrence work of the "
-               "sequential loop. Activations add 3*E*N per token for the scan (the parallel scan keeps "
-               "roughly twice that across its levels).");
+               "sequential loop. Activations add 3*E*N per token for the tensor-op scans (the parallel scan "
+               "keeps roughly twice that across its levels) and nothing for the fused CPU scan, which "
+               "recomputes the states in its backward.");
     return cost;
   };
   return info;

@@ -1,0 +1,25 @@
+// The fused CPU selective scan: one custom autograd function with a hand-written forward and
+// backward, so a Mamba layer records one autograd node for the scan instead of the many small ops
+// of the tensor-op modes (issue 13). Same op and shapes as selectiveScan (selective_scan.h):
+//   h_t = exp(dt_t*A) * h_{t-1} + dt_t * B_t * u_t,   y_t = C_t . h_t + D * u_t   (h_{-1} = 0)
+// The forward loops over time per (batch, block of 8 channels, in SIMD lanes) and keeps only y; the
+// backward recomputes h per block into a small [L, N, 8] scratch buffer and runs the reverse-time
+// loop, so nothing of size [B, L, E, N] is ever stored. Both are parallel over batch x channel
+// blocks (at::parallel_for). fp32 decays use a vectorisable exp (about 2 ulp).
+// fp32 and fp64 CPU tensors only; selectiveScan routes every other tensor to the parallel mode.
+// Not twice differentiable (the backward is not itself recorded).
+#pragma once
+
+#include <ATen/ATen.h>
+
+namespace mixerlab::kernels {
+
+// True when the fused kernel can run these inputs (CPU, fp32 or fp64, one dtype for all).
+bool fusedScanSupports(const at::Tensor& u, const at::Tensor& delta, const at::Tensor& A, const at::Tensor& B,
+                       const at::Tensor& C, const at::Tensor& D);
+
+// y: [B, L, E]. Shapes are those of selectiveScan and are checked there; D may be undefined.
+at::Tensor fusedSelectiveScan(const at::Tensor& u, const at::Tensor& delta, const at::Tensor& A, const at::Tensor& B,
+                              const at::Tensor& C, const at::Tensor& D);
+
+}  // namespace mixerlab::kernels
