@@ -6,6 +6,7 @@
 
 #include <QComboBox>
 
+#include "app/gui/app_settings.h"
 #include "app/gui/event_loop_latency.h"
 #include "app/gui/main_window.h"
 #include "app/gui/run_launcher.h"
@@ -31,6 +32,7 @@ class TestRunQueue : public QObject {
   }
 
   void registryAndArguments() {
+    gui::AppSettings().setRemoteHosts({});  // this test's settings file outlives a run of the test
     QCOMPARE(gui::launchTargetNames(), QStringList({"local", "local, 2 ranks"}));
     auto ranks = gui::makeLaunchTarget("local, 2 ranks");
     QVERIFY(ranks != nullptr);
