@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <limits>
+#include <set>
 #include <sstream>
 
 #include "app/gui/run_config_schema.h"
@@ -219,6 +220,47 @@ class TestConfigSchema : public QObject {
                                                    expected + "\": ") +
                             error));
       }
+    }
+  }
+
+  // A model key is family-specific exactly when some family does not read it, and the families
+  // that list it are the ones that do. tie_weights: a family reads it when its parameters change
+  // with it (gpt always ties, the autoencoders never do, transfixer and the bidirectional
+  // transformer reject true), so the form must not offer it to the others.
+  void tieWeightsIsOfferedToTheFamiliesThatReadIt() {
+    const auto specs = runFieldSpecs();
+    const auto tie = std::find_if(specs.begin(), specs.end(), [](const FieldSpec& s) { return s.key == "model.tie_weights"; });
+    QVERIFY(tie != specs.end());
+    auto parameters = [](ModelConfig c) -> int64_t {  // distinct parameter elements; -1 when rejected
+      std::vector<std::string> problems;
+      findArchitecture(c.arch).validate(c, problems);
+      if (!problems.empty()) return -1;
+      std::set<const void*> seen;
+      int64_t n = 0;
+      for (const auto& p : buildModel(c)->parameters()) {
+        if (seen.insert(p.data_ptr()).second) n += p.numel();
+      }
+      return n;
+    };
+    for (const auto& a : architectures()) {
+      ModelConfig c;
+      c.arch = a.name;
+      c.vocab_size = 64;
+      c.d_model = 32;
+      c.n_layers = 2;
+      c.context_length = 16;
+      c.n_heads = 4;
+      c.tie_weights = false;
+      const int64_t untied = parameters(c);
+      c.tie_weights = true;
+      const int64_t tied = parameters(c);
+      QVERIFY2(untied > 0, a.name.c_str());
+      const bool reads = tied > 0 && tied != untied;
+      const bool offered =
+          tie->families.empty() || std::find(tie->families.begin(), tie->families.end(), a.name) != tie->families.end();
+      QVERIFY2(reads == offered, (a.name + (reads ? " reads tie_weights but the form hides it"
+                                                   : " ignores or rejects tie_weights but the form offers it"))
+                                     .c_str());
     }
   }
 

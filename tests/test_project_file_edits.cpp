@@ -12,11 +12,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/gui/json_bridge.h"
 #include "app/gui/project_document.h"
 #include "app/gui/project_text_edit.h"
 #include "app/gui/run_config_schema.h"
 #include "app/gui/run_setup_dialog.h"
+#include "core/config/config_schema.h"
 #include "tests/test_support.h"
+#include "widgets/config_form.h"
+#include "widgets/run_comparison.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;
@@ -54,6 +58,8 @@ QString handWrittenProject(const std::string& tag) {
   return QString::fromStdString((dir / "project.json").string());
 }
 
+QString demoProject() { return QString::fromStdString((testing::sourceDir() / "projects/demo/project.json").string()); }
+
 // (common prefix, common suffix) byte counts of two texts.
 QPair<int, int> commonEnds(const QByteArray& a, const QByteArray& b) {
   int p = 0;
@@ -87,6 +93,77 @@ class TestProjectFileEdits : public QObject {
     const QJsonObject model = dialog.run().value("model").toObject();
     QCOMPARE(model.keys(), (QStringList{"arch", "d_model"}));
     QVERIFY(dialog.fullRun().value("model").toObject().contains("n_heads"));  // shown, not saved
+  }
+
+  // The case end to end: a run added through the form with one changed field is written as
+  // its name, its architecture and that field, as a pure insertion into the user's file (order and
+  // format of the rest kept); undo and redo restore the exact bytes. A field of another family is
+  // never written, whatever the form showed before the family changed.
+  void runAddedThroughTheFormWritesOnlyWhatChanged() {
+    const QString project = handWrittenProject("form-add");
+    const QByteArray original = readBytes(project);
+    gui::ProjectDocument document;
+    QCOMPARE(document.open(project), QString());
+    QJsonObject initial = document.run("mixer");  // what "New run" starts from: the selected run
+    initial["name"] = "new-run";
+    gui::RunSetupDialog dialog(gui::ProjectSource{document.json(), document.filePath(), {}}, initial);
+    auto* mixing = dialog.findChild<QComboBox*>("model.options.mixing");
+    mixing->setCurrentIndex(mixing->findText("multi_head"));  // shown for the mixer, then dropped
+    auto* arch = dialog.findChild<QComboBox*>("model.arch");
+    arch->setCurrentIndex(arch->findText("llama"));
+    auto* lr = dialog.findChild<QLineEdit*>("train.learning_rate");
+    lr->selectAll();
+    QTest::keyClick(lr, Qt::Key_Backspace);
+    QTest::keyClicks(lr, "0.002");
+    QVERIFY2(dialog.isValid(), qPrintable(dialog.errors().values().join("; ")));
+    QCOMPARE(document.addRun(dialog.run()), QString());
+    const QByteArray added = readBytes(project);
+    const auto [p, q] = commonEnds(original, added);
+    QCOMPARE(p + q, original.size());  // the user's text is all still there, byte for byte
+    const QByteArray inserted = added.mid(p, added.size() - p - q);
+    QVERIFY2(inserted.startsWith(",\n        {"), inserted.constData());
+    const nlohmann::json run = nlohmann::json::parse(inserted.mid(1).toStdString());
+    const nlohmann::json expected = {{"name", "new-run"},
+                                     {"model", {{"arch", "llama"}}},
+                                     {"train", {{"learning_rate", 0.002}}}};
+    QCOMPARE(QString::fromStdString(run.dump()), QString::fromStdString(expected.dump()));
+    document.undoStack()->undo();
+    QCOMPARE(readBytes(project), original);
+    document.undoStack()->redo();
+    QCOMPARE(readBytes(project), added);
+  }
+
+  // A run that sets every family's keys, saved under each family in turn, keeps exactly the keys
+  // the core says that family reads (common model keys, its model_keys, its options): the form
+  // shows every key a family reads and writes none it does not.
+  void eachFamilyKeepsExactlyTheKeysItReads() {
+    const nlohmann::json schema = configSchemaJson();
+    QStringList common;
+    QJsonObject initial{{"name", "r"}};
+    for (const auto& spec : schema.at("run")) {
+      const QString key = QString::fromStdString(spec.at("key").get<std::string>());
+      if (!key.startsWith("model.")) continue;
+      if (!spec.contains("families")) {
+        common << key;
+      } else if (!spec.at("default").is_null()) {
+        widgets::ConfigForm::setValueAt(initial, key, gui::toQtValue(spec.at("default")));
+      }
+    }
+    for (const auto& family : schema.at("families")) {
+      const QString arch = QString::fromStdString(family.at("name").get<std::string>());
+      QStringList reads = common;
+      for (const auto& k : family.at("model_keys")) reads << "model." + QString::fromStdString(k.get<std::string>());
+      for (const auto& o : family.at("options")) reads << "model.options." + QString::fromStdString(o.at("key").get<std::string>());
+      QJsonObject run = initial;
+      widgets::ConfigForm::setValueAt(run, "model.arch", arch);
+      gui::RunSetupDialog dialog(demoProject(), run);
+      QStringList saved = widgets::flattenConfig(dialog.run()).keys();
+      saved = saved.filter(QRegularExpression("^model\\."));
+      for (const QString& key : saved) QVERIFY2(reads.contains(key), qPrintable(arch + " saves " + key));
+      for (const QString& key : reads) {
+        if (!common.contains(key)) QVERIFY2(saved.contains(key), qPrintable(arch + " drops " + key));
+      }
+    }
   }
 
   void editsChangeOnlyTheEditedRunsText() {

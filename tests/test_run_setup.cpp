@@ -8,13 +8,17 @@
 #include <QComboBox>
 #include <QJsonDocument>
 #include <QLabel>
+#include <QGroupBox>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QPushButton>
 #include <QTableWidget>
 
 #include "app/gui/run_config_schema.h"
 #include "app/gui/run_setup_dialog.h"
+#include "core/analysis/format.h"
 #include "core/config/project_config.h"
+#include "core/models/model_registry.h"
 #include "tests/test_support.h"
 #include "widgets/config_diff_view.h"
 #include "widgets/config_form.h"
@@ -165,6 +169,62 @@ class TestRunSetup : public QObject {
     QCOMPARE(below->mapTo(&dialog, QPoint()).y(), y_before);
   }
 
+  // Issue 14 ("Form"): every problem is also listed in one place (field label and message, the
+  // run-level ones too), and neither that list nor a run-level problem moves the fields.
+  void problemsAreListedWithoutMovingTheFields() {
+    gui::RunSetupDialog dialog(demoProject(), gui::projectRun(demoProject(), "mixer"));
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    auto* list = dialog.findChild<QListWidget*>("problems");
+    QVERIFY(list);
+    QCOMPARE(list->count(), 0);
+    QVERIFY(!list->visibleRegion().isEmpty());  // in view, not at the bottom of the scrolled form
+    auto settle = [] {
+      for (int i = 0; i < 3; ++i) QCoreApplication::processEvents();
+    };
+    // The dialog's own check: three invalid fields, three entries.
+    typeInto(dialog, "model.d_model", "-3");
+    typeInto(dialog, "train.batch_size", "0");
+    typeInto(dialog, "train.warmup_steps", "-1");
+    QCOMPARE(dialog.errors().size(), 3);
+    QCOMPARE(list->count(), 3);
+    typeInto(dialog, "model.d_model", "256");
+    typeInto(dialog, "train.batch_size", "16");
+    typeInto(dialog, "train.warmup_steps", "30");
+    QCOMPARE(list->count(), 0);
+    choose(dialog, "model.arch", "llama");  // a family with hidden rows in a shown group
+    settle();
+    const QStringList keys{"name", "model.d_model", "model.ff_mult", "model.tie_weights", "train.batch_size"};
+    QMap<QString, int> y_before;
+    for (const QString& key : keys) y_before[key] = dialog.form()->editor(key)->mapTo(&dialog, QPoint()).y();
+    dialog.form()->setFieldErrors({{"", "corpus missing"},
+                                   {"model.options.mixing", "bad"},
+                                   {"model.d_model", "too big"},
+                                   {"train.batch_size", "expected an integer"},
+                                   {"train.eval_every", "too small"}});
+    settle();
+    QCOMPARE(list->count(), 5);
+    QStringList texts;
+    for (int i = 0; i < list->count(); ++i) texts << list->item(i)->text();
+    const QString all = texts.join('\n');
+    QVERIFY2(all.contains("d_model (D): too big") && all.contains("Batch size: expected an integer") &&
+                 all.contains("corpus missing") && all.contains("model.options.mixing: bad") &&
+                 all.contains("too small"),
+             qPrintable(all));
+    for (const QString& key : keys) {
+      const int y = dialog.form()->editor(key)->mapTo(&dialog, QPoint()).y();
+      QVERIFY2(y == y_before[key], qPrintable(key + QString(" moved from %1 to %2").arg(y_before[key]).arg(y)));
+    }
+    QVERIFY(grabTo(dialog, "run-setup-problems.png"));
+    // Choosing a listed problem takes the keyboard to its field.
+    const int row = texts.indexOf(QRegularExpression("^Batch size: .*"));
+    QVERIFY(row >= 0);
+    Q_EMIT list->itemActivated(list->item(row));
+    QCOMPARE(QApplication::focusWidget(), dialog.form()->editor("train.batch_size"));
+    dialog.form()->setFieldErrors({});
+    QCOMPARE(list->count(), 0);
+  }
+
   // Issue 14 ("Form"): the device is a choice of what this machine has, the cadences are in the
   // form, and the preview estimates the wall time from this machine's measured speed.
   void deviceCadenceAndWallTime() {
@@ -175,12 +235,22 @@ class TestRunSetup : public QObject {
     for (const char* key : {"train.eval_every", "train.log_every", "train.checkpoint_every"}) {
       QVERIFY2(dialog.findChild<QWidget*>(key), key);
     }
-    QVERIFY(dialog.form()->previewText().contains("no run has trained on this machine yet"));
+    QVERIFY(dialog.form()->previewText().contains("estimated wall time: no measured run yet"));
     dialog.setMachineSpeed(1e9, 2);
-    // The demo mixer: 300 steps x 16 x 128 tokens x 3 x forward FLOPs per token at 1 GFLOP/s.
+    // The demo mixer: 300 steps x 16 x 128 tokens x its training FLOPs per token at 1 GFLOP/s.
+    const ProjectConfig project = loadProject(demoProject().toStdString(), CorpusFiles::MayBeMissing);
+    const RunConfig& mixer = project.run("mixer");
+    QCOMPARE(mixer.train.max_steps * mixer.train.batch_size * mixer.model.context_length, int64_t(300 * 16 * 128));
+    const double seconds =
+        300.0 * 16 * 128 * estimateCost(mixer.model, mixer.train.batch_size).training_flops_per_token / 1e9;
     const QString preview = dialog.form()->previewText();
-    QVERIFY2(preview.contains("estimated wall time: ") && preview.contains("1.0 GFLOP/s over 2 runs"),
-             qPrintable(preview));
+    QVERIFY2(preview.contains("estimated wall time: " + QString::fromStdString(formatDuration(seconds)) + " (") &&
+                 preview.contains("1.0 GFLOP/s over 2 runs"),
+             qPrintable(preview + "\nexpected " + QString::fromStdString(formatDuration(seconds))));
+    dialog.setMachineSpeed(2e9, 3);  // twice as fast: half the time
+    QVERIFY2(dialog.form()->previewText().contains("estimated wall time: " +
+                                                   QString::fromStdString(formatDuration(seconds / 2)) + " ("),
+             qPrintable(dialog.form()->previewText()));
   }
 
   void reservedNamesAreRejected() {

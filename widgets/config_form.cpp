@@ -1,5 +1,5 @@
 // ConfigForm (see config_form.h): group boxes of labelled editors in two columns, an error label
-// under every editor, a general error label on top and a preview panel at the bottom.
+// under every editor, and at the bottom the preview panel beside the list of every problem.
 #include "widgets/config_form.h"
 
 #include <QCheckBox>
@@ -10,6 +10,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QVBoxLayout>
 #include <cmath>
 
@@ -22,22 +23,38 @@ const char* kCheckErrorStyle = "color: #d02020;";
 
 ConfigForm::ConfigForm(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
-  general_error_ = new QLabel(this);
-  general_error_->setObjectName("general_error");
-  general_error_->setWordWrap(true);
-  general_error_->setStyleSheet("color: #d02020; font-weight: bold;");
-  general_error_->hide();
-  layout->addWidget(general_error_);
   columns_host_ = new QVBoxLayout;
   layout->addLayout(columns_host_);
-  auto* preview_box = new QGroupBox(tr("Cost preview"), this);
+  // The summary: the cost preview beside the list of every problem, both always there (the list
+  // empty when there is none) and of a fixed height, so problems coming and going and the preview
+  // changing never move the fields; activating a problem focuses its field.
+  summary_ = new QWidget(this);
+  auto* bottom = new QHBoxLayout(summary_);
+  bottom->setContentsMargins(0, 0, 0, 0);
+  auto* preview_box = new QGroupBox(tr("Cost preview"), summary_);
   auto* preview_layout = new QVBoxLayout(preview_box);
   preview_ = new QLabel(preview_box);
   preview_->setObjectName("cost_preview");
   preview_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   preview_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  preview_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  preview_->setFixedHeight(12 * QFontMetrics(preview_->font()).lineSpacing());
   preview_layout->addWidget(preview_);
-  layout->addWidget(preview_box);
+  bottom->addWidget(preview_box, 3);
+  problems_box_ = new QGroupBox(tr("Problems: none"), summary_);
+  auto* problems_layout = new QVBoxLayout(problems_box_);
+  problems_ = new QListWidget(problems_box_);
+  problems_->setObjectName("problems");
+  problems_->setWordWrap(true);
+  problems_->setStyleSheet("color: #d02020;");
+  problems_->setFixedHeight(preview_->height());
+  problems_layout->addWidget(problems_);
+  connect(problems_, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
+    if (QWidget* w = editor(item->data(Qt::UserRole).toString())) w->setFocus(Qt::OtherFocusReason);
+  });
+  bottom->addWidget(problems_box_, 2);
+  summary_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+  layout->addWidget(summary_);
   layout->addStretch(1);
 }
 
@@ -304,26 +321,39 @@ void ConfigForm::onEdited() {
 }
 
 void ConfigForm::setFieldErrors(const QMap<QString, QString>& errors_by_key) {
-  QStringList general;
-  for (auto it = errors_by_key.begin(); it != errors_by_key.end(); ++it) {
-    bool shown = false;
-    for (const auto& f : fields_) shown = shown || (f.spec.key == it.key() && isFieldVisible(f.spec.key));
-    if (!shown) general << (it.key().isEmpty() ? it.value() : it.key() + ": " + it.value());
-  }
+  problems_->clear();
+  general_errors_.clear();
+  auto list = [this](const QString& text, const QString& key) {
+    auto* item = new QListWidgetItem(text, problems_);
+    item->setData(Qt::UserRole, key);
+    item->setToolTip(text);
+  };
   const QString arch = currentArch();
-  for (auto& f : fields_) {
+  for (auto& f : fields_) {  // in the form's order
     const QString message = shownFor(f, arch) ? errors_by_key.value(f.spec.key) : QString();
     f.error->setText(message);
     f.error->setToolTip(message);
     f.error->setVisible(!message.isEmpty());
     const bool is_check = qobject_cast<QCheckBox*>(f.editor) != nullptr;
     f.editor->setStyleSheet(message.isEmpty() ? QString() : QString(is_check ? kCheckErrorStyle : kErrorStyle));
+    if (!message.isEmpty()) list(f.spec.label + ": " + message, f.spec.key);
   }
-  general_error_->setText(general.join('\n'));
-  general_error_->setVisible(!general.isEmpty());
+  for (auto it = errors_by_key.begin(); it != errors_by_key.end(); ++it) {
+    const Field* f = fieldFor(it.key());
+    if (f && shownFor(*f, arch)) continue;
+    general_errors_ << (it.key().isEmpty() ? it.value() : it.key() + ": " + it.value());
+    list(general_errors_.last(), QString());
+  }
+  problems_box_->setTitle(problems_->count() == 0 ? tr("Problems: none") : tr("Problems (%1)").arg(problems_->count()));
 }
 
 void ConfigForm::setPreviewText(const QString& text) { preview_->setText(text); }
+
+QWidget* ConfigForm::releaseSummaryPanel() {
+  layout()->removeWidget(summary_);
+  summary_->setParent(nullptr);
+  return summary_;
+}
 
 QWidget* ConfigForm::editor(const QString& key) const {
   const Field* f = fieldFor(key);
@@ -337,7 +367,7 @@ QString ConfigForm::fieldError(const QString& key) const {
   return !f || f->error->isHidden() ? QString() : f->error->text();
 }
 
-QString ConfigForm::generalError() const { return general_error_->isHidden() ? QString() : general_error_->text(); }
+QString ConfigForm::generalError() const { return general_errors_.join('\n'); }
 QString ConfigForm::previewText() const { return preview_->text(); }
 
 }  // namespace mixerlab::widgets

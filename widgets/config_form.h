@@ -1,6 +1,7 @@
 // ConfigForm: a generic settings form built from a plain schema (FieldSpec list). It edits a run
 // object {"name", "model": {...}, "train": {...}} addressed by dotted keys, reports every edit as it
-// is typed, shows per-field error messages (red) and a free-text preview. No core types here.
+// is typed, shows per-field error messages (red) plus a list of every problem beside a free-text
+// preview, in room kept for them so that no message moves a field. No core types here.
 #pragma once
 #include <QJsonObject>
 #include <QMap>
@@ -9,7 +10,9 @@
 #include <QVector>
 #include <QWidget>
 
+class QGroupBox;
 class QLabel;
+class QListWidget;
 class QVBoxLayout;
 
 namespace mixerlab::widgets {
@@ -40,15 +43,20 @@ class ConfigForm : public QWidget {
   void setValues(const QJsonObject& run);
   // The run object: the kept keys plus every visible field; fields hidden for the current arch are removed.
   QJsonObject values() const;
-  // Per-field messages (key -> message); keys that are not visible fields (or "") go to the general label.
+  // Per-field messages (key -> message), each also listed in the problems list (objectName
+  // "problems"; activating an entry focuses its field); keys that are not visible fields (or "") are
+  // listed only there, as "key: message".
   void setFieldErrors(const QMap<QString, QString>& errors_by_key);
   void setPreviewText(const QString& text);
+  // The preview and problems panel (at the form's bottom), taken out of the form for the caller to
+  // place outside a scroll area; the form keeps filling it. The caller owns it.
+  QWidget* releaseSummaryPanel();
 
   QWidget* editor(const QString& key) const;  // also findable by objectName == key
   bool isFieldVisible(const QString& key) const;
   bool hasFieldError(const QString& key) const;
   QString fieldError(const QString& key) const;
-  QString generalError() const;
+  QString generalError() const;  // the listed problems without a shown field, one per line
   QString previewText() const;
 
   static QJsonValue valueAt(const QJsonObject& object, const QString& dotted_key);
@@ -81,7 +89,10 @@ class ConfigForm : public QWidget {
   QJsonObject base_;
   QVBoxLayout* columns_host_ = nullptr;
   QWidget* fields_host_ = nullptr;
-  QLabel* general_error_ = nullptr;
+  QStringList general_errors_;
+  QWidget* summary_ = nullptr;
+  QGroupBox* problems_box_ = nullptr;
+  QListWidget* problems_ = nullptr;
   QLabel* preview_ = nullptr;
   bool loading_ = false;
   QString shown_arch_;  // the architecture the editors' defaults were set for

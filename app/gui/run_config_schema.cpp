@@ -156,7 +156,7 @@ QMap<QString, QString> validateRun(const QJsonObject& run, const ProjectSource& 
 
 QString wallTimeEstimate(const QJsonObject& run, const ProjectSource& project, double training_flops_per_s,
                          int runs_measured) {
-  if (training_flops_per_s <= 0) return "estimated wall time: unknown (no run has trained on this machine yet)";
+  if (training_flops_per_s <= 0) return "estimated wall time: no measured run yet (train a run here to measure this machine)";
   RunConfig rc;
   try {
     rc = parseWithRun(run, project).runs.at(0);

@@ -30,7 +30,7 @@ QMap<QString, QString> validateRun(const QJsonObject& run, const ProjectSource& 
 QString costPreview(const QJsonObject& run, const ProjectSource& project);
 QJsonObject withProjectDefaults(const QJsonObject& run, const ProjectSource& project);
 // "estimated wall time: 2:31 (...)": the run's token budget x its training FLOPs per token over this
-// machine's measured training FLOP/s (run_time_estimate.h); says so when nothing was measured yet.
+// machine's measured training FLOP/s (run_time_estimate.h); "no measured run yet" when nothing was.
 QString wallTimeEstimate(const QJsonObject& run, const ProjectSource& project, double training_flops_per_s,
                          int runs_measured);
 QJsonObject resolvedRun(const QJsonObject& run, const ProjectSource& project, QString* error = nullptr);

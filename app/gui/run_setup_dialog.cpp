@@ -37,6 +37,7 @@ RunSetupDialog::RunSetupDialog(const ProjectSource& project, const QJsonObject& 
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   scroll->setWidget(form_);
   layout->addWidget(scroll, 1);
+  layout->addWidget(form_->releaseSummaryPanel());  // the preview and every problem stay in view
   buttons_ = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
   sweep_button_ = buttons_->addButton(tr("Sweep…"), QDialogButtonBox::ActionRole);
   sweep_button_->setToolTip(tr("Make several runs from this one, varying fields over lists of values"));

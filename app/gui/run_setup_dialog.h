@@ -1,6 +1,7 @@
 // RunSetupDialog: create, duplicate or edit one run of a project. A ConfigForm built from
-// runSchema(), validated through the core's project parser on every edit (fields turn red with the
-// reason), a live analytic cost preview, and OK enabled only while the run is valid.
+// runSchema(), validated through the core's project parser on every edit (every invalid field turns
+// red with the reason, and all problems are listed under the form), a live analytic cost preview
+// with the estimated wall time on this machine, and OK enabled only while the run is valid.
 #pragma once
 #include <QDialog>
 #include <QJsonObject>

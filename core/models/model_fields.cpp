@@ -31,6 +31,8 @@ const FieldSet<ModelConfig>& modelFields() {
         .familySpecific()
         .boolean("tie_weights", &ModelConfig::tie_weights, "Tie embedding and head",
                  "share the embedding with the LM head")
+        // gpt always ties, the autoencoders never do, transfixer and bidirectional_transformer reject it.
+        .familySpecific()
         .number("rope_theta", &ModelConfig::rope_theta, 1.0, 1e9, "RoPE base", "rotary position base")
         .familySpecific()
         .number("norm_eps", &ModelConfig::norm_eps, -1.0, 1.0, "Norm epsilon",

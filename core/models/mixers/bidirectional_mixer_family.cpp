@@ -12,7 +12,7 @@ ArchitectureInfo bidirectionalMixerFamily() {
   info.description =
       "Bidirectional masked mixer: forward (j<=i) and reverse (j>=i+2) token-mixing streams with a shared "
       "feed-forward, combined before the head; output i predicts token i+1 without seeing it";
-  info.model_keys = {"ff_mult", "kernel_size"};
+  info.model_keys = {"ff_mult", "kernel_size", "tie_weights"};
   info.options = bidirectionalMixerOptionFields().specs();
   info.build = [](const ModelConfig& c) { return std::make_shared<BidirectionalMixer>(c); };
   info.validate = [](const ModelConfig& c, std::vector<std::string>& problems) {

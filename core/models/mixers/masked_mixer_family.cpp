@@ -42,7 +42,7 @@ ArchitectureInfo maskedMixerFamily() {
   info.description =
       "Masked mixer: causal token-mixing Conv1d(T,T,k) + 4x GELU feed-forward, no attention "
       "(options: expanded / multi-head mixing, softmax weights, linear ablations)";
-  info.model_keys = {"ff_mult", "kernel_size", "objective", "mtp_tokens"};
+  info.model_keys = {"ff_mult", "kernel_size", "tie_weights", "objective", "mtp_tokens"};
   info.options = mixerOptionFields().specs();
   info.build = [](const ModelConfig& c) { return std::make_shared<MaskedMixer>(c); };
   info.validate = [](const ModelConfig& c, std::vector<std::string>& problems) {

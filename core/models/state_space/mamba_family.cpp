@@ -22,7 +22,7 @@ ArchitectureInfo mambaFamily() {
   info.description =
       "Mamba-style selective SSM: RMSNorm + (in_proj, causal depthwise conv, input-dependent dt/B/C, diagonal A, "
       "selective scan, SiLU gate, out_proj), no attention";
-  info.model_keys = {"objective", "mtp_tokens"};
+  info.model_keys = {"tie_weights", "objective", "mtp_tokens"};
   info.options = mambaOptionFields().specs();
   info.build = [](const ModelConfig& c) { return std::make_shared<MambaModel>(c); };
   info.validate = [](const ModelConfig& c, std::vector<std::string>& problems) {

@@ -10,7 +10,7 @@ ArchitectureInfo llamaFamily() {
   ArchitectureInfo info;
   info.name = "llama";
   info.description = "Llama-style transformer: RMSNorm, RoPE, causal MHA, SwiGLU (ff_mult*D), final norm";
-  info.model_keys = {"n_heads", "ff_mult", "rope_theta", "objective", "mtp_tokens"};
+  info.model_keys = {"n_heads", "ff_mult", "tie_weights", "rope_theta", "objective", "mtp_tokens"};
   info.build = [](const ModelConfig& c) { return std::make_shared<LlamaTransformer>(c); };
   info.validate = [](const ModelConfig& c, std::vector<std::string>& problems) {
     validateCommonSizes(c, problems);
