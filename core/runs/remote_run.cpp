@@ -196,8 +196,15 @@ int runRemoteTraining(const RemoteRunRequest& request) {
     }
     std::this_thread::sleep_for(std::chrono::duration<double>(request.poll_s));
   }
-  for (int attempt = 0; attempt < 10 && !mirror.poll(); ++attempt) {  // the final state, whatever the load
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // The final state, whatever the load: fetch until the remote status is final and a fetch brings
+  // no new metrics (the remote files may trail the ssh session's end a little).
+  for (int attempt = 0; attempt < 40; ++attempt) {
+    const uint64_t before = mirror.metrics_offset;
+    const bool fetched = mirror.poll();
+    const bool final_state = mirror.remote_status && mirror.remote_status->state != RunState::Running &&
+                             mirror.remote_status->state != RunState::Pending;
+    if (fetched && final_state && mirror.metrics_offset == before && attempt > 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }
   const int exit_code = WIFEXITED(job_status) ? WEXITSTATUS(job_status) : 128 + WTERMSIG(job_status);
   if (mirror.remote_status && mirror.remote_status->state != RunState::Running &&
