@@ -201,6 +201,21 @@ class TestProjectFileEdits : public QObject {
     QCOMPARE(readBytes(project), original);
   }
 
+  // Duplicate on a fork: its full run.json is cut down to what differs from its project run.
+  void forkSettingsReduceToWhatDiffers() {
+    const QJsonObject parent{{"name", "mixer"},
+                             {"model", QJsonObject{{"arch", "masked_mixer"}, {"d_model", 64}, {"n_layers", 2}}},
+                             {"train", QJsonObject{{"learning_rate", 5e-4}, {"batch_size", 8}}}};
+    QJsonObject fork = parent;
+    QJsonObject train = fork.value("train").toObject();
+    train["learning_rate"] = 1e-4;  // what the fork changed
+    fork["train"] = train;
+    const QJsonObject expected{{"name", "mixer"},
+                               {"model", QJsonObject{{"arch", "masked_mixer"}}},
+                               {"train", QJsonObject{{"learning_rate", 1e-4}}}};
+    QCOMPARE(gui::settingsThatDiffer(fork, parent), expected);
+  }
+
   void splicingFindsTheRunsArrayOnly() {
     // A "runs" key inside another object, strings with brackets and escaped quotes: not the array.
     const std::string text = "{\"note\": \"[\\\"runs\\\"]\", \"defaults\": {\"runs\": []}, \"runs\": [{\"name\": \"a\"}]}\n";

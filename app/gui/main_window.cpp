@@ -41,6 +41,7 @@
 #include "app/gui/run_launcher.h"
 #include "app/gui/run_list_model.h"
 #include "app/gui/run_monitor.h"
+#include "app/gui/run_config_schema.h"
 #include "app/gui/run_queue.h"
 #include "app/gui/run_setup_dialog.h"
 #include "app/gui/run_table_filter.h"
@@ -407,6 +408,10 @@ void MainWindow::onDuplicateRun() {
   QJsonObject run = document_->run(selectedRun());
   if (!document_->runNames().contains(selectedRun())) {  // a fork: its settings as it ran (run.json)
     run = QJsonDocument::fromJson(runs_->runConfigJson(selectedRun())).object();
+    // Only what differs from its project run as that resolves now: the copy then inherits the
+    // project's defaults like any run (issue 14, bug 3), instead of freezing every value.
+    const QJsonObject parent = document_->resolvedRun(run.value("name").toString());
+    if (!parent.isEmpty()) run = settingsThatDiffer(run, parent);
   }
   if (run.isEmpty()) {
     statusBar()->showMessage(selectedRun() + " has no recorded settings to duplicate", 10000);

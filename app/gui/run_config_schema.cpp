@@ -7,6 +7,7 @@
 
 #include "app/gui/json_bridge.h"
 #include "app/gui/project_file.h"
+#include "widgets/run_comparison.h"
 #include "core/analysis/format.h"
 #include "core/config/config_schema.h"
 #include "core/config/project_config.h"
@@ -152,6 +153,20 @@ QMap<QString, QString> validateRun(const QJsonObject& run, const ProjectSource& 
     }
   }
   return errors;
+}
+
+QJsonObject settingsThatDiffer(const QJsonObject& run, const QJsonObject& inherited) {
+  QJsonObject out{{"name", run.value("name")}};
+  widgets::ConfigForm::setValueAt(out, "model.arch", widgets::ConfigForm::valueAt(run, "model.arch"));
+  const auto flat = widgets::flattenConfig(run);
+  const auto base = widgets::flattenConfig(inherited);
+  for (auto it = flat.cbegin(); it != flat.cend(); ++it) {
+    if (it.key() == "name") continue;
+    const QJsonValue mine = it.value(), theirs = base.value(it.key());
+    const bool same = (mine.isDouble() && theirs.isDouble()) ? mine.toDouble() == theirs.toDouble() : mine == theirs;
+    if (!same) widgets::ConfigForm::setValueAt(out, it.key(), mine);
+  }
+  return out;
 }
 
 QString wallTimeEstimate(const QJsonObject& run, const ProjectSource& project, double training_flops_per_s,

@@ -29,6 +29,10 @@ ProjectSource readProjectSource(const QString& project_file);
 QMap<QString, QString> validateRun(const QJsonObject& run, const ProjectSource& project);
 QString costPreview(const QJsonObject& run, const ProjectSource& project);
 QJsonObject withProjectDefaults(const QJsonObject& run, const ProjectSource& project);
+// `run` reduced to its name, architecture and the settings whose values differ from `inherited`
+// (both as resolved run objects): a fork's full run.json becomes what a project entry needs to say.
+QJsonObject settingsThatDiffer(const QJsonObject& run, const QJsonObject& inherited);
+
 // "estimated wall time: 2:31 (...)": the run's token budget x its training FLOPs per token over this
 // machine's measured training FLOP/s (run_time_estimate.h); "no measured run yet" when nothing was.
 QString wallTimeEstimate(const QJsonObject& run, const ProjectSource& project, double training_flops_per_s,
