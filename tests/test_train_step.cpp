@@ -78,7 +78,8 @@ struct StepResult {
 
 // One runTrainStep on a fresh masked mixer (same seed every call) in double precision, so results
 // of different batchings agree to rounding. The optimizer is built as the trainer builds it.
-StepResult oneStep(const ExampleSet& examples, double clip_norm, int64_t accum_steps) {
+StepResult oneStep(const ExampleSet& examples, double clip_norm, int64_t accum_steps,
+                   const StepPrecision& precision = {}) {
   torch::manual_seed(7);
   auto model = buildModel(tinyModel("masked_mixer"));
   model->to(torch::kDouble);
@@ -93,7 +94,8 @@ StepResult oneStep(const ExampleSet& examples, double clip_norm, int64_t accum_s
   StepResult r;
   for (const auto& p : model->parameters()) r.before.push_back(p.detach().clone());
   PrefetchingLoader loader(examples, /*seed=*/11, /*shuffle=*/true, DataPosition{});
-  r.outcome = runTrainStep(*model, optimizer, loader, tc, torch::Device(torch::kCPU), 1e-3, r.state);
+  r.outcome =
+      runTrainStep(*model, optimizer, loader, tc, torch::Device(torch::kCPU), 1e-3, r.state, nullptr, precision);
   for (const auto& p : model->parameters()) {
     r.after.push_back(p.detach().clone());
     r.grads.push_back(p.grad().defined() ? p.grad().detach().clone() : torch::zeros_like(p));
@@ -240,6 +242,47 @@ class TestTrainStep : public QObject {
 
   // evaluateLoss switches dropout off (two calls agree exactly and equal the eval-mode loss by
   // hand, token-weighted across batches) and leaves the model's mode as it found it.
+  // Dynamic loss scaling by a power of two changes nothing but the scale: the gradients left on the
+  // parameters (unscaled) and the update are bit for bit those of the unscaled step, and the norm
+  // logged is the true one. A scaler that forgot to unscale would leave 2^20 times larger gradients.
+  void powerOfTwoLossScaleGivesTheSameStep() {
+    const ExampleSet examples = packedExamples(*cache_, 4);
+    const StepResult plain = oneStep(examples, /*clip_norm=*/1.0, 2);
+    LossScalerSettings settings;
+    settings.initial_scale = 1 << 20;
+    DynamicLossScaler scaler(settings);
+    const StepResult scaled = oneStep(examples, 1.0, 2, StepPrecision{Precision::Fp32, &scaler});
+    QVERIFY(!scaled.outcome.skipped_for_overflow);
+    QVERIFY(scaled.outcome.loss == plain.outcome.loss);
+    const QString grads = firstMismatch(scaled.grads, plain.grads, 0, 0);
+    QVERIFY2(grads.isEmpty(), qPrintable("gradients: " + grads));
+    const QString params = firstMismatch(scaled.after, plain.after, 0, 0);
+    QVERIFY2(params.isEmpty(), qPrintable("parameters after the step: " + params));
+    QVERIFY(scaled.outcome.grad_norm && plain.outcome.grad_norm);
+    QCOMPARE(*scaled.outcome.grad_norm, *plain.outcome.grad_norm);
+    QCOMPARE(scaler.state().finite_steps, int64_t{1});
+    QCOMPARE(scaler.scale(), double(1 << 20));
+  }
+
+  // Gradients that overflow (forced here by an infinite scale: no finite scale overflows a double
+  // model's gradients, and fp16 needs a GPU) skip the update: the weights are unchanged, the batch is
+  // still consumed, no gradient norm is reported, and the skip is counted.
+  void overflowingGradientsSkipTheUpdate() {
+    const ExampleSet examples = packedExamples(*cache_, 4);
+    LossScalerSettings settings;
+    settings.initial_scale = std::numeric_limits<double>::infinity();
+    DynamicLossScaler scaler(settings);
+    const StepResult r = oneStep(examples, 1.0, 1, StepPrecision{Precision::Fp32, &scaler});
+    QVERIFY(r.outcome.skipped_for_overflow);
+    QVERIFY(!r.outcome.grad_norm);
+    QVERIFY(std::isfinite(r.outcome.loss));
+    const QString unchanged = firstMismatch(r.after, r.before, 0, 0);
+    QVERIFY2(unchanged.isEmpty(), qPrintable("a skipped step changed the weights: " + unchanged));
+    QCOMPARE(r.outcome.tokens, 4 * kContext);
+    QVERIFY(r.state.data_position.index > 0);
+    QCOMPARE(scaler.state().skipped_steps, int64_t{1});
+  }
+
   void evaluationRunsWithoutDropout() {
     torch::manual_seed(5);
     auto model = buildModel(tinyModel("gpt", {{"dropout", 0.5}}));

@@ -17,6 +17,19 @@ const FieldSet<TrainConfig>& trainFields() {
           .integer("seed", &TrainConfig::seed, 0, kFieldMaxInteger, "Seed", "initialisation and data order")
           .text("device", &TrainConfig::device, "Device", "auto, cpu, cuda or cuda:N")
           .integer("threads", &TrainConfig::threads, 0, 1024, "CPU threads", "LibTorch CPU threads; 0 = all cores")
+          .group("Precision")
+          .choice("precision", &TrainConfig::precision, {"fp32", "bf16", "fp16"}, "Precision",
+                  "the forward's arithmetic: fp32, or autocast to bf16 (A100/H100 and newer GPUs, and the CPU) or "
+                  "fp16 (GPUs without bf16, such as the research's V100s; needs loss scaling); weights, optimizer "
+                  "state and the loss stay fp32")
+          .choice("loss_scaling", &TrainConfig::loss_scaling, {"auto", "dynamic", "none"}, "Loss scaling",
+                  "auto: dynamic for fp16, none otherwise; dynamic: scale the loss before backward, skip steps "
+                  "whose gradients overflow and halve the scale, double it after a run of finite steps")
+          .number("initial_loss_scale", &TrainConfig::initial_loss_scale, 1e-6, 1e38, "Initial loss scale",
+                  "dynamic loss scaling's first scale (PyTorch's GradScaler starts at 65536 = 2^16)")
+          .integer("loss_scale_growth_interval", &TrainConfig::loss_scale_growth_interval, 1, kFieldMaxInteger,
+                   "Loss-scale growth interval", "finite steps in a row before the loss scale doubles")
+          .unit("steps")
           .group("Data")
           .choice("batch_mode", &TrainConfig::batch_mode, {"padded", "packed"}, "Batch mode",
                   "padded (research, TinyStories): one document per row, its beginning kept, padded to T (pads "

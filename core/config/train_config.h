@@ -37,6 +37,12 @@ struct TrainConfig {
   uint64_t seed = 42;
   std::string device = "auto";  // "cpu", "cuda", "cuda:N" or "auto"
   int64_t threads = 0;          // CPU threads for LibTorch; 0 = all cores
+  // Mixed precision (core/train/mixed_precision.h, loss_scaler.h): the forward's autocast dtype;
+  // weights, optimizer state and the loss stay fp32.
+  std::string precision = "fp32";             // "fp32", "bf16" or "fp16"
+  std::string loss_scaling = "auto";          // "auto" (dynamic for fp16, else none), "dynamic" or "none"
+  double initial_loss_scale = 65536.0;        // dynamic scaling's first scale (2^16)
+  int64_t loss_scale_growth_interval = 2000;  // finite steps before the scale doubles
   // Data layout of this run (defaults: the research's TinyStories setup, except the newline token
   // and the eos between packed documents, kept as improvements).
   std::string batch_mode = "padded";    // "padded" (one document per row) or "packed"

@@ -27,6 +27,7 @@ nlohmann::json TrainerState::toJson() const {
                       {"pending_loss_sum", pending_loss_sum},
                       {"pending_loss_steps", pending_loss_steps}};
   if (best_eval_loss) j["best_eval_loss"] = *best_eval_loss;
+  if (loss_scaler) j["loss_scaler"] = loss_scaler->toJson();
   return j;
 }
 
@@ -41,6 +42,7 @@ TrainerState TrainerState::fromJson(const nlohmann::json& j) {
   if (j.contains("best_eval_loss")) s.best_eval_loss = j.at("best_eval_loss").get<double>();
   s.pending_loss_sum = j.value("pending_loss_sum", 0.0);
   s.pending_loss_steps = j.contains("pending_loss_steps") ? requireInt64(j, "pending_loss_steps", source) : 0;
+  if (j.contains("loss_scaler")) s.loss_scaler = LossScalerState::fromJson(j.at("loss_scaler"));
   return s;
 }
 

@@ -16,6 +16,7 @@
 #include "core/data/batching.h"
 #include "core/models/language_model.h"
 #include "core/models/safetensors.h"
+#include "core/train/loss_scaler.h"
 
 namespace torch::optim {
 class Optimizer;
@@ -33,6 +34,7 @@ struct TrainerState {
   // exactly the records an uninterrupted run would.
   double pending_loss_sum = 0;
   int64_t pending_loss_steps = 0;
+  std::optional<LossScalerState> loss_scaler;  // dynamic loss scaling's scale and counters, when on
   nlohmann::json toJson() const;
   static TrainerState fromJson(const nlohmann::json& j);
 };

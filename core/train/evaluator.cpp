@@ -18,7 +18,7 @@ std::string evalWeightingName(EvalWeighting weighting) {
 }
 
 double evaluateLoss(LanguageModel& model, const std::vector<Batch>& batches, const c10::Device& device,
-                    EvalWeighting weighting) {
+                    EvalWeighting weighting, Precision precision) {
   torch::NoGradGuard no_grad;
   const bool was_training = model.is_training();
   model.eval();
@@ -27,7 +27,11 @@ double evaluateLoss(LanguageModel& model, const std::vector<Batch>& batches, con
   for (const auto& batch : batches) {
     auto ids = batch.input_ids.to(device);
     auto labels = batch.labels.to(device);
-    auto logits = model.forward(ids);
+    at::Tensor logits;
+    {
+      AutocastScope autocast(device, precision);
+      logits = atLeastFp32(model.forward(ids));
+    }
     const double targets = static_cast<double>(model.targetCount(labels));
     if (targets == 0) continue;
     const double weight = weighting == EvalWeighting::Tokens ? targets : static_cast<double>(ids.size(0));

@@ -13,6 +13,7 @@
 
 #include "core/data/batching.h"
 #include "core/models/language_model.h"
+#include "core/train/mixed_precision.h"
 
 namespace mixerlab {
 
@@ -20,7 +21,9 @@ enum class EvalWeighting { Samples, Tokens };
 EvalWeighting parseEvalWeighting(const std::string& name);  // "samples" / "tokens"; else MixerLabError
 std::string evalWeightingName(EvalWeighting weighting);
 
+// The forward runs under the run's training precision (as the HF Trainer evaluates under autocast);
+// the loss itself is taken in fp32.
 double evaluateLoss(LanguageModel& model, const std::vector<Batch>& batches, const c10::Device& device,
-                    EvalWeighting weighting);
+                    EvalWeighting weighting, Precision precision = Precision::Fp32);
 
 }  // namespace mixerlab

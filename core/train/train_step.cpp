@@ -31,7 +31,7 @@ bool anyRankNonFinite(ProcessGroup& group, bool non_finite) { return anyRank(gro
 
 StepOutcome runTrainStep(LanguageModel& model, torch::optim::Optimizer& optimizer, PrefetchingLoader& loader,
                          const TrainConfig& train, const c10::Device& device, double learning_rate,
-                         TrainerState& state, const DataParallelStep* data_parallel) {
+                         TrainerState& state, const DataParallelStep* data_parallel, const StepPrecision& precision) {
   StepOutcome outcome;
   setLearningRate(optimizer, learning_rate);
   clearGradients(model.parameters());
@@ -40,8 +40,13 @@ StepOutcome runTrainStep(LanguageModel& model, torch::optim::Optimizer& optimize
   const int64_t world = group ? group->worldSize() : 1;
   for (int64_t micro = 0; micro < train.grad_accum_steps; ++micro) {
     auto [batch, next_position] = loader.next();
-    auto logits = model.forward(batch.input_ids.to(device));
-    auto loss = model.loss(logits, batch.labels.to(device));
+    at::Tensor logits;
+    {
+      AutocastScope autocast(device, precision.precision);
+      logits = model.forward(batch.input_ids.to(device));
+    }
+    // The loss (log-softmax over the vocabulary) is always taken in fp32.
+    auto loss = model.loss(atLeastFp32(logits), batch.labels.to(device));
     const double value = loss.item<double>();
     // Every rank stops before its backward when any rank's loss is not finite (a rank that went
     // on alone would wait forever in the all-reduce).
@@ -50,9 +55,9 @@ StepOutcome runTrainStep(LanguageModel& model, torch::optim::Optimizer& optimize
       outcome.non_finite_loss = finite ? std::numeric_limits<double>::quiet_NaN() : value;
       return outcome;
     }
-    // Mixed precision (seam): scale the loss here before backward (loss_scaler.scale(loss)).
     if (group && micro + 1 == train.grad_accum_steps) data_parallel->sync->armForNextBackward();
-    (loss / micro_batches).backward();
+    // Dynamic loss scaling (fp16): the scaled loss keeps small gradients above fp16's underflow.
+    (precision.scaler ? precision.scaler->scaled(loss) / micro_batches : loss / micro_batches).backward();
     outcome.loss += value / micro_batches;
     outcome.tokens += batch.num_tokens * world;
     state.data_position = next_position;
@@ -65,8 +70,17 @@ StepOutcome runTrainStep(LanguageModel& model, torch::optim::Optimizer& optimize
     outcome.loss = meanOverRanks(*group, outcome.loss);
   }
 
-  // Mixed precision (seam): unscale the gradients here (and skip the step on inf/NaN gradients)
-  // before clipping, so the clip norm applies to the true gradients.
+  // Loss scaling: the gradients are unscaled before clipping, so the clip norm applies to the true
+  // gradients; a step with inf/NaN gradients is skipped (every rank holds the same averaged
+  // gradients, so every rank skips it).
+  if (precision.scaler) {
+    const bool finite = precision.scaler->unscaleAndCheck(model.parameters());
+    precision.scaler->update(finite);
+    if (!finite) {
+      outcome.skipped_for_overflow = true;
+      return outcome;
+    }
+  }
   // The norm is logged either way (measured without touching the gradients when clipping is off).
   outcome.grad_norm = train.grad_clip_norm > 0
                           ? torch::nn::utils::clip_grad_norm_(model.parameters(), train.grad_clip_norm)

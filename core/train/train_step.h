@@ -12,6 +12,8 @@
 #include "core/distributed/process_group.h"
 #include "core/models/language_model.h"
 #include "core/train/checkpoint.h"
+#include "core/train/loss_scaler.h"
+#include "core/train/mixed_precision.h"
 
 namespace torch::optim {
 class Optimizer;
@@ -22,7 +24,11 @@ namespace mixerlab {
 struct StepOutcome {
   double loss = 0;     // mean training loss over the step's micro-batches
   int64_t tokens = 0;  // training tokens the step consumed
-  double grad_norm = 0;  // L2 norm of the averaged gradients before clipping
+  // L2 norm of the averaged (and unscaled) gradients before clipping; absent for a skipped step.
+  std::optional<double> grad_norm;
+  // Dynamic loss scaling found inf/NaN gradients: the update was skipped (the weights and the
+  // optimizer state are unchanged; the data was consumed) and the scale backed off.
+  bool skipped_for_overflow = false;
   // A micro-batch's loss was NaN or infinite: the step stopped there, before its backward and
   // before the update (the model is unchanged; earlier micro-batches were consumed).
   std::optional<double> non_finite_loss;
@@ -36,10 +42,18 @@ struct DataParallelStep {
   GradientSync* sync = nullptr;
 };
 
+// The arithmetic of a step: the forward's autocast precision and, for fp16, the loss scaler (owned
+// by the trainer; its state goes into TrainerState).
+struct StepPrecision {
+  Precision precision = Precision::Fp32;
+  DynamicLossScaler* scaler = nullptr;
+};
+
 // Runs one step at `learning_rate`. Advances state.data_position and state.tokens per micro-batch;
 // the caller counts the step itself (state.step) once the outcome is finite.
 StepOutcome runTrainStep(LanguageModel& model, torch::optim::Optimizer& optimizer, PrefetchingLoader& loader,
                          const TrainConfig& train, const c10::Device& device, double learning_rate,
-                         TrainerState& state, const DataParallelStep* data_parallel = nullptr);
+                         TrainerState& state, const DataParallelStep* data_parallel = nullptr,
+                         const StepPrecision& precision = {});
 
 }  // namespace mixerlab

@@ -112,9 +112,20 @@ TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const 
                                                          .eps(tc.adam_eps)
                                                          .weight_decay(tc.weight_decay));
   state = restoreRunStart(plan, paths, *model, optimizer, log);
+  const Precision precision = parsePrecision(tc.precision);
+  checkPrecisionSupported(precision, device.device);
+  std::unique_ptr<DynamicLossScaler> loss_scaler;
+  if (tc.loss_scaling == "dynamic" || (tc.loss_scaling == "auto" && precision == Precision::Fp16)) {
+    LossScalerSettings settings;
+    settings.initial_scale = tc.initial_loss_scale;
+    settings.growth_interval = tc.loss_scale_growth_interval;
+    // A resumed run continues with its saved scale and counters (rank 0's, after the broadcast below).
+    loss_scaler = std::make_unique<DynamicLossScaler>(settings, state.loss_scaler ? &*state.loss_scaler : nullptr);
+  }
   std::unique_ptr<GradientSync> gradient_sync;
   if (group) {
     synchronizeRunStart(*group, *model, optimizer, state);  // rank 0's weights, optimizer and state
+    if (loss_scaler && state.loss_scaler) *loss_scaler = DynamicLossScaler(loss_scaler->settings(), &*state.loss_scaler);
     gradient_sync = std::make_unique<GradientSync>(model->parameters(), *group);
     log.info("data parallel: rank " + std::to_string(group->rank()) + " of " + std::to_string(group->worldSize()) +
              " (" + group->backendName() + "), " + std::to_string(tc.batch_size / group->worldSize()) +
@@ -122,6 +133,13 @@ TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const 
              std::to_string(gradient_sync->bucketCount()) + " gradient buckets");
   }
   const DataParallelStep data_parallel{group, gradient_sync.get()};
+  const StepPrecision step_precision{precision, loss_scaler.get()};
+  state.loss_scaler = loss_scaler ? std::optional<LossScalerState>(loss_scaler->state()) : std::nullopt;
+  if (precision != Precision::Fp32 || loss_scaler) {
+    log.info("precision " + tc.precision + (loss_scaler ? ", dynamic loss scaling from " +
+                                                                std::to_string(loss_scaler->scale())
+                                                          : std::string()));
+  }
   recordRunStart(req, plan, paths, device, *model, state);
   status.set(RunState::Running, "", state.step, state.tokens);
   log.info("run " + run.name + ": " + run.model.arch + ", " + std::to_string(model->parameterCount()) +
@@ -158,7 +176,7 @@ TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const 
   const double diverged_loss = kDivergedLossOverUniform * std::log(static_cast<double>(run.model.vocab_size));
   std::string divergence_warning;  // the first sign of divergence, kept for the final status
   auto evaluate = [&]() {
-    const double loss = evaluateLoss(*model, eval_batches, device.device, eval_weighting);
+    const double loss = evaluateLoss(*model, eval_batches, device.device, eval_weighting, precision);
     if (!state.best_eval_loss || loss < *state.best_eval_loss) state.best_eval_loss = loss;
     log.info("step " + std::to_string(state.step) + ": eval loss " + std::to_string(loss));
     return loss;
@@ -194,7 +212,9 @@ TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const 
     }
     const double lr = learningRate(state.step);
     const StepOutcome step =
-        runTrainStep(*model, optimizer, loader, tc, device.device, lr, state, group ? &data_parallel : nullptr);
+        runTrainStep(*model, optimizer, loader, tc, device.device, lr, state, group ? &data_parallel : nullptr,
+                     step_precision);
+    if (loss_scaler) state.loss_scaler = loss_scaler->state();
     if (step.non_finite_loss) {
       const std::string reason = nonFiniteLossReason(*step.non_finite_loss, state.step + 1, lr, paths.checkpoints());
       status.set(RunState::Failed, reason, state.step, state.tokens);
@@ -217,6 +237,10 @@ TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const 
       if (log_due) {
         record.train_loss = window.takeTrainLoss();
         record.grad_norm = step.grad_norm;
+        if (loss_scaler) {  // plotted like any metric: the scale and the overflow-skipped steps so far
+          record.extra_metrics["loss_scale"] = loss_scaler->scale();
+          record.extra_metrics["skipped_steps"] = static_cast<double>(loss_scaler->state().skipped_steps);
+        }
       }
       if (eval_due) {
         const auto eval_start = Clock::now();

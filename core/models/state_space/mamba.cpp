@@ -93,7 +93,12 @@ at::Tensor MambaMixerImpl::forward(const at::Tensor& x) {
   const at::Tensor C = params.narrow(-1, dt_rank_ + state_, state_);
   const at::Tensor delta = F::softplus(dt_proj->forward(dt_low));  // [B, L, E]
   const at::Tensor A = -torch::exp(A_log);                         // [E, N]
-  const at::Tensor y = kernels::selectiveScan(u, delta, A, B.contiguous(), C.contiguous(), D, scan_, chunk_size_);
+  // The scan runs in fp32 even under bf16/fp16 autocast: its running product of decays and its sum
+  // over the whole sequence lose too much in 8 or 11 mantissa bits (the reference Mamba does the same).
+  // In an fp32 or fp64 forward nothing is cast.
+  const auto f32 = [](const at::Tensor& t) { return (t.scalar_type() == at::kHalf || t.scalar_type() == at::kBFloat16) ? t.to(torch::kFloat) : t; };
+  const at::Tensor y = kernels::selectiveScan(f32(u), f32(delta), A, f32(B).contiguous(), f32(C).contiguous(), D,
+                                              scan_, chunk_size_);
   return out_proj->forward(y * F::silu(z));
 }
 

@@ -25,8 +25,11 @@ RMSNormImpl::RMSNormImpl(int64_t dim, double eps) : eps_(eps) {
 }
 
 at::Tensor RMSNormImpl::forward(const at::Tensor& x) {
-  auto variance = x.pow(2).mean(-1, /*keepdim=*/true);
-  return weight * (x * torch::rsqrt(variance + eps_));
+  // Normalised in fp32 and cast back, so a bf16/fp16 forward keeps the mean of squares exact
+  // enough (fp32/fp64 input: nothing is cast, the result unchanged).
+  const auto x32 = (x.scalar_type() == at::kHalf || x.scalar_type() == at::kBFloat16) ? x.to(torch::kFloat) : x;
+  auto variance = x32.pow(2).mean(-1, /*keepdim=*/true);
+  return weight * (x32 * torch::rsqrt(variance + eps_)).to(x.scalar_type());
 }
 
 at::Tensor RotaryTables::apply(const at::Tensor& x, int64_t start) {
