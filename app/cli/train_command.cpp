@@ -33,6 +33,7 @@ struct TrainOptions {
   int64_t max_steps = 0;
   int64_t threads = -1;
   std::string device;
+  std::string precision;
   bool resume = false;
   std::string fork_from;  // checkpoint folder to start a new run from
 };
@@ -47,6 +48,7 @@ int trainOne(const ProjectConfig& project, const TrainOptions& o) {
   }
   if (o.threads >= 0) run.train.threads = o.threads;
   if (!o.device.empty()) run.train.device = o.device;
+  if (!o.precision.empty()) run.train.precision = o.precision;
   const fs::path runs_dir = o.out.empty() ? project.defaultRunsDirectory() : fs::path(o.out);
   TrainRequest request;
   request.project = &project;
@@ -98,6 +100,9 @@ void addTrainCommands(CLI::App& app, Action& action) {
       ->check(CLI::PositiveNumber);
   train->add_option("--threads", options->threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
   train->add_option("--device", options->device, "cpu, cuda, cuda:N or auto");
+  train->add_option("--precision", options->precision,
+                    "Override train.precision: fp32, bf16 (autocast) or fp16 (autocast with dynamic loss scaling)")
+      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
   train->add_flag("--resume", options->resume, "Continue from the run directory's latest checkpoint");
   train
       ->add_option("--fork-from", options->fork_from,

@@ -96,6 +96,8 @@ TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const 
   ProcessGroup* group = req.process_group;
   const bool writer = !group || group->rank() == 0;  // the rank whose metrics and checkpoints count
   TrainDevice device = setUpTrainDevice(tc, log);
+  const Precision precision = parsePrecision(tc.precision);
+  checkPrecisionSupported(precision, device.device);  // before the data, the model and any checkpoint
   if (group) {  // run.json and the run list say how many ranks trained: "2 ranks x cpu (1 threads, ...)"
     device.description = std::to_string(group->worldSize()) + " ranks x " + device.description;
   }
@@ -112,8 +114,6 @@ TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const 
                                                          .eps(tc.adam_eps)
                                                          .weight_decay(tc.weight_decay));
   state = restoreRunStart(plan, paths, *model, optimizer, log);
-  const Precision precision = parsePrecision(tc.precision);
-  checkPrecisionSupported(precision, device.device);
   std::unique_ptr<DynamicLossScaler> loss_scaler;
   if (tc.loss_scaling == "dynamic" || (tc.loss_scaling == "auto" && precision == Precision::Fp16)) {
     LossScalerSettings settings;
