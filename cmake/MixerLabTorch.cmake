@@ -26,3 +26,29 @@ else()
 endif()
 find_package(Threads REQUIRED)
 target_link_libraries(mixerlab_torch INTERFACE Threads::Threads)
+
+# NCCL for data-parallel GPU ranks (core/distributed/process_group.cpp): on by default when the
+# LibTorch found has CUDA (a PyTorch wheel's) and nccl.h is found (the CUDA toolkit, NCCL_HOME, or
+# the wheel's nvidia-nccl package beside torch). Debian's CPU LibTorch has no NCCL, so there the
+# option is off and every group is Gloo. Forcing it ON there compiles process_group.cpp against the
+# NCCL headers (a compile check; the link then fails without libtorch_cuda).
+set(_torch_has_cuda OFF)
+if(Torch_FOUND AND (TARGET torch_cuda OR TORCH_CUDA_LIBRARIES))
+  set(_torch_has_cuda ON)
+endif()
+set(_torch_site "")
+if(Torch_DIR)
+  get_filename_component(_torch_site "${Torch_DIR}/../../../.." ABSOLUTE)
+endif()
+find_path(MIXERLAB_NCCL_INCLUDE nccl.h
+          HINTS $ENV{NCCL_HOME}/include ${_torch_site}/nvidia/nccl/include /usr/local/cuda/include /usr/include)
+find_path(MIXERLAB_CUDA_RUNTIME_INCLUDE cuda_runtime_api.h HINTS /usr/local/cuda/include $ENV{CUDA_HOME}/include)
+set(_nccl_default OFF)
+if(_torch_has_cuda AND MIXERLAB_NCCL_INCLUDE)
+  set(_nccl_default ON)
+endif()
+option(MIXERLAB_WITH_NCCL "Data-parallel GPU ranks over NCCL (needs a CUDA LibTorch)" ${_nccl_default})
+if(MIXERLAB_WITH_NCCL AND NOT MIXERLAB_NCCL_INCLUDE)
+  message(FATAL_ERROR "MIXERLAB_WITH_NCCL is ON but nccl.h was not found: set NCCL_HOME or install the NCCL headers")
+endif()
+message(STATUS "NCCL process groups: ${MIXERLAB_WITH_NCCL}")

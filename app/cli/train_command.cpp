@@ -10,7 +10,9 @@
 #include "app/cli/cli_commands.h"
 #include "app/cli/progress_bar.h"
 #include "core/config/project_config.h"
+#include "core/distributed/rank_device.h"
 #include "core/runs/demo_project.h"
+#include "core/train/device.h"
 #include "core/train/trainer.h"
 #include "core/util/folder_name.h"
 
@@ -65,12 +67,18 @@ int trainOne(const ProjectConfig& project, const TrainOptions& o) {
   // Started by `mixerlab launch`, torchrun or srun: join the data-parallel job first.
   std::unique_ptr<ProcessGroup> group;
   if (const auto env = distributedEnvFromEnvironment()) {
+    const char* local_world = std::getenv("LOCAL_WORLD_SIZE");
+    const int ranks_here = std::max(1, local_world ? std::atoi(local_world) : env->world_size);
     if (o.threads < 0 && request.run.train.threads == 0) {  // share the cores between this machine's ranks
-      const char* local_world = std::getenv("LOCAL_WORLD_SIZE");
-      const int ranks_here = std::max(1, local_world ? std::atoi(local_world) : env->world_size);
       request.run.train.threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / ranks_here);
     }
-    group = ProcessGroup::join(*env);
+    // Each rank of a GPU node takes its own GPU; the ranks then choose NCCL if all of them have one.
+    // (Without LOCAL_WORLD_SIZE, e.g. under a bare srun, only this rank's own GPU index is checked.)
+    request.run.train.device = rankDevice(request.run.train.device, env->local_rank,
+                                          local_world ? ranks_here : env->local_rank + 1, cudaDeviceCount());
+    JoinOptions join;
+    if (request.run.train.device.rfind("cuda:", 0) == 0) join.cuda_device = std::stoi(request.run.train.device.substr(5));
+    group = ProcessGroup::join(*env, join);
     request.process_group = group.get();
     if (env->rank != 0) {  // rank 0 speaks for the job
       request.on_log = nullptr;

@@ -33,9 +33,13 @@ std::string describeDevice(const c10::Device& device) {
   return "cpu (" + std::to_string(at::get_num_threads()) + " threads, BLAS " + loadedBlasLibrary() + ")";
 }
 
+int64_t cudaDeviceCount() {
+  return torch::cuda::is_available() ? static_cast<int64_t>(torch::cuda::device_count()) : 0;
+}
+
 std::vector<std::string> availableDevices() {
   std::vector<std::string> devices{"auto", "cpu"};
-  const auto gpus = torch::cuda::is_available() ? torch::cuda::device_count() : 0;
+  const auto gpus = cudaDeviceCount();
   for (size_t k = 0; k < static_cast<size_t>(gpus); ++k) devices.push_back("cuda:" + std::to_string(k));
   return devices;
 }
