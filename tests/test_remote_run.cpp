@@ -7,12 +7,16 @@
 #include <QtTest/QtTest>
 
 #include <QProcess>
+#include <QThread>
+
+#include <nlohmann/json.hpp>
 
 #include <signal.h>
 
 #include "core/runs/metrics_log.h"
 #include "core/runs/remote_run.h"
 #include "core/runs/run_status.h"
+#include "core/train/hardware_report.h"
 #include "core/distributed/rank_launcher.h"
 #include "tests/training_fixture.h"
 
@@ -126,6 +130,26 @@ class TestRemoteRun : public QObject {
     QVERIFY(remote.waitForFinished(60000));
     QCOMPARE(readRunStatus(local)->state, RunState::Stopped);
     QCOMPARE(readRunStatus(remote_folder_ / "runs" / "stopped")->state, RunState::Stopped);
+  }
+
+  // The launch target's hardware before a launch: `mixerlab probe --host` asks the remote mixerlab
+  // over SSH (in the hostile-named folder) and reports its machine, this one here.
+  void probeReportsTheRemoteMachine() {
+    QProcess probe;
+    QStringList args = remoteArgs(dir_ / "unused");
+    args[0] = "probe";
+    const int local_dir = static_cast<int>(args.indexOf("--local-run-dir"));
+    args.remove(local_dir, 2);
+    args.remove(static_cast<int>(args.indexOf("--poll")), 2);
+    args << "--json";
+    probe.start(QString::fromStdString(testing::cliPath().string()), args);
+    QVERIFY(probe.waitForFinished(60000));
+    const std::string output = probe.readAllStandardOutput().toStdString();
+    QVERIFY2(probe.exitCode() == 0, qPrintable(QString::fromStdString(output) + probe.readAllStandardError()));
+    const HardwareReport report = hardwareReportFromJson(nlohmann::json::parse(output.substr(output.find('{'))));
+    QCOMPARE(report.cpu_cores, QThread::idealThreadCount());
+    QCOMPARE(report.host, probeThisMachine().host);
+    QVERIFY(!fs::exists(remote_folder_ / "PWNED") && !fs::exists(dir_ / "PWNED"));
   }
 
   void hostileRunNameIsRefusedBeforeAnythingRuns() {

@@ -38,7 +38,12 @@ class TestRunQueue : public QObject {
     QVERIFY(ranks != nullptr);
     QCOMPARE(ranks->name(), QString("local, 2 ranks"));
     QVERIFY(gui::makeLaunchTarget("local, 1 ranks") == nullptr);
-    QVERIFY(gui::machineDescription().contains("cores"));
+    // A machine with GPUs adds one target per GPU and one rank per GPU over all of them.
+    QCOMPARE(gui::launchTargetNames(4), QStringList({"local", "local, 2 ranks", "local, GPU 0", "local, GPU 1",
+                                                     "local, GPU 2", "local, GPU 3", "local, 4 GPUs"}));
+    QCOMPARE(gui::launchTargetNames(1), QStringList({"local", "local, 2 ranks", "local, GPU 0"}));
+    QCOMPARE(gui::makeLaunchTarget("local, GPU 3")->name(), QString("local, GPU 3"));
+    QCOMPARE(gui::makeLaunchTarget("local, 4 GPUs")->name(), QString("local, 4 GPUs"));
     // A saved SSH host becomes a target; its arguments keep a hostile folder as one word.
     gui::RemoteHostSettings host;
     host.host = "gpu-node";

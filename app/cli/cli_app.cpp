@@ -25,6 +25,7 @@ int runCli(int argc, char** argv) {
   addRetrievalCommands(app, action);
   addLaunchCommand(app, action);
   addRemoteCommand(app, action);
+  addProbeCommand(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

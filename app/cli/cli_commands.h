@@ -25,6 +25,7 @@ void addInvertCommand(CLI::App& app, Action& action);    // invert
 void addRetrievalCommands(CLI::App& app, Action& action);  // retrieval build|train|eval|query
 void addLaunchCommand(CLI::App& app, Action& action);      // launch (data-parallel ranks)
 void addRemoteCommand(CLI::App& app, Action& action);      // remote (train over SSH, mirrored)
+void addProbeCommand(CLI::App& app, Action& action);       // probe (a machine's cores, memory, GPUs)
 // `bench generate`, added under the bench command by addBenchCommands.
 void addGenerateBench(CLI::App& bench, Action& action);
 

@@ -25,6 +25,23 @@ void AppSettings::setWindowState(const QByteArray& state) { settings_->setValue(
 QVariantMap AppSettings::plotView() const { return settings_->value(kPlotViewKey).toMap(); }
 void AppSettings::setPlotView(const QVariantMap& view) { settings_->setValue(kPlotViewKey, view); }
 
+namespace {
+// Target names hold '/', ':' and spaces; QSettings keys must not hold '/' (a group separator).
+QString hardwareKey(const QString& target_name) {
+  return "launch/hardware/" + QString::fromLatin1(target_name.toUtf8().toHex());
+}
+}  // namespace
+
+QString AppSettings::targetHardware(const QString& target_name) const {
+  return settings_->value(hardwareKey(target_name)).toMap().value("description").toString();
+}
+QString AppSettings::targetHardwareTime(const QString& target_name) const {
+  return settings_->value(hardwareKey(target_name)).toMap().value("time").toString();
+}
+void AppSettings::setTargetHardware(const QString& target_name, const QString& description, const QString& iso_time) {
+  settings_->setValue(hardwareKey(target_name), QVariantMap{{"description", description}, {"time", iso_time}});
+}
+
 QList<QVariantMap> AppSettings::remoteHosts() const {
   QList<QVariantMap> hosts;
   for (const QVariant& v : settings_->value("launch/remote_hosts").toList()) hosts << v.toMap();

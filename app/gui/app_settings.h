@@ -34,6 +34,12 @@ class AppSettings {
   QList<QVariantMap> remoteHosts() const;
   void setRemoteHosts(const QList<QVariantMap>& hosts);
 
+  // The last hardware report a launch target answered (`mixerlab probe`): its one-line description
+  // and when it was taken (ISO time); empty when never probed. Shown until a fresh probe answers.
+  QString targetHardware(const QString& target_name) const;
+  QString targetHardwareTime(const QString& target_name) const;
+  void setTargetHardware(const QString& target_name, const QString& description, const QString& iso_time);
+
   // The settings keys the runs table shows as hyperparameter columns ("model.d_model", ...).
   QStringList runTableColumns() const;
   void setRunTableColumns(const QStringList& keys);

@@ -32,6 +32,7 @@
 #include "app/gui/generation_panel.h"
 #include "app/gui/help_menu.h"
 #include "app/gui/inversion_panel.h"
+#include "app/gui/launch_target_selector.h"
 #include "app/gui/launch_watcher.h"
 #include "app/gui/retrieval_panel.h"
 #include "app/gui/project_document.h"
@@ -191,21 +192,18 @@ void MainWindow::buildMenusAndToolbar() {
   run_menu->addAction("Re&trieve stories with run", this, &MainWindow::onRetrieveSelected)
       ->setShortcut(QKeySequence("Ctrl+Shift+F"));
   toolbar->addWidget(new QLabel(" target: ", this));
-  target_box_ = new QComboBox(this);
-  target_box_->addItems(launchTargetNames());  // "local" now; multi-GPU node and SSH hosts later
-  target_box_->setToolTip("Where runs are launched. " + machineDescription() +
-                          ". \"local, N ranks\" trains data parallel: N processes share the global batch.");
-  connect(target_box_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
+  target_selector_ = new LaunchTargetSelector(findCliExecutable(), this);
+  connect(target_selector_, &LaunchTargetSelector::targetChanged, this, [this](const QString& name) {
     if (auto target = makeLaunchTarget(name)) target_ = std::move(target);
   });
-  toolbar->addWidget(target_box_);
+  toolbar->addWidget(target_selector_);
   run_menu->addAction("Add remote &host...", this, [this] {
     RemoteHostDialog dialog(this);
     if (dialog.exec() != QDialog::Accepted) return;
     saveRemoteHost(dialog.host());
     const QString name = dialog.host().targetName();
-    if (target_box_->findText(name) < 0) target_box_->addItem(name);
-    target_box_->setCurrentText(name);
+    target_selector_->addTarget(name);
+    target_selector_->setCurrentTarget(name);
     statusBar()->showMessage("runs now start on " + name + " (the target selector switches back)", 10000);
   });
   addHelpMenu(this);
@@ -254,7 +252,7 @@ QString MainWindow::openProject(const QString& project_file) {
   rebuildRecentMenu();
 
   delete queue_;
-  queue_ = new RunQueue(makeLaunchTarget(target_box_->currentText()), file, runsDirectory(), this);
+  queue_ = new RunQueue(makeLaunchTarget(target_selector_->currentTarget()), file, runsDirectory(), this);
   connect(queue_, &RunQueue::started, this,
           [this](const QString& run) { statusBar()->showMessage("queue started " + run, 5000); });
   connect(queue_, &RunQueue::launchFailed, this, &MainWindow::onLaunchFailed);

@@ -32,6 +32,7 @@ namespace mixerlab::gui {
 
 class RunMonitor;
 class LaunchTarget;
+class LaunchTargetSelector;
 class RunQueue;
 class QueuePanel;
 class EventLoopLatency;
@@ -161,7 +162,7 @@ class MainWindow : public QMainWindow {
   QPlainTextEdit* log_view_ = nullptr;
   QLabel* project_label_ = nullptr;
   QMenu* recent_menu_ = nullptr;
-  QComboBox* target_box_ = nullptr;
+  LaunchTargetSelector* target_selector_ = nullptr;
   RunQueue* queue_ = nullptr;
   QueuePanel* queue_panel_ = nullptr;
   EventLoopLatency* latency_ = nullptr;

@@ -44,8 +44,11 @@ QStringList trainArguments(const QString& project_file, const QString& run_name,
   return args;
 }
 
-QStringList launchTargetNames() {
+QStringList launchTargetNames(int gpu_count) {
+  if (gpu_count < 0) gpu_count = static_cast<int>(cudaDeviceCount());
   QStringList names{"local", "local, 2 ranks"};
+  for (int k = 0; k < gpu_count; ++k) names << "local, GPU " + QString::number(k);
+  if (gpu_count >= 2) names << "local, " + QString::number(gpu_count) + " GPUs";
   for (const QVariantMap& host : AppSettings().remoteHosts()) names << RemoteHostSettings::fromMap(host).targetName();
   return names;
 }
@@ -94,9 +97,14 @@ QString RemoteLaunchTarget::start(const QStringList& arguments, const QString& w
 
 std::unique_ptr<LaunchTarget> makeLaunchTarget(const QString& name) {
   if (name == "local") return std::make_unique<LocalLaunchTarget>(findCliExecutable());
-  static const QRegularExpression ranks_pattern("^local, (\\d+) ranks$");
+  static const QRegularExpression ranks_pattern("^local, (\\d+) (ranks|GPUs)$");
   if (const auto match = ranks_pattern.match(name); match.hasMatch() && match.captured(1).toInt() >= 2) {
-    return std::make_unique<LocalDataParallelTarget>(findCliExecutable(), match.captured(1).toInt());
+    return std::make_unique<LocalDataParallelTarget>(findCliExecutable(), match.captured(1).toInt(),
+                                                     match.captured(2) == "GPUs");
+  }
+  static const QRegularExpression gpu_pattern("^local, GPU (\\d+)$");
+  if (const auto match = gpu_pattern.match(name); match.hasMatch()) {
+    return std::make_unique<LocalLaunchTarget>(findCliExecutable(), match.captured(1).toInt());
   }
   for (const QVariantMap& saved : AppSettings().remoteHosts()) {
     const RemoteHostSettings host = RemoteHostSettings::fromMap(saved);
@@ -105,33 +113,26 @@ std::unique_ptr<LaunchTarget> makeLaunchTarget(const QString& name) {
   return nullptr;
 }
 
-QString LocalDataParallelTarget::name() const { return "local, " + QString::number(ranks_) + " ranks"; }
+QString LocalDataParallelTarget::name() const {
+  return "local, " + QString::number(ranks_) + (on_gpus_ ? " GPUs" : " ranks");
+}
 
 QString LocalDataParallelTarget::start(const QStringList& arguments, const QString& working_directory,
                                        LaunchedProcess* launched) {
-  return local_.start(QStringList{"launch", "--nproc", QString::number(ranks_), "--"} + arguments, working_directory,
-                      launched);
-}
-
-QString machineDescription() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES), page_size = ::sysconf(_SC_PAGE_SIZE);
-  const double memory_gib = pages > 0 && page_size > 0 ? double(pages) * double(page_size) / (1024.0 * 1024 * 1024) : 0;
-  const auto devices = availableDevices();
-  const int gpus = static_cast<int>(std::count_if(devices.begin(), devices.end(),
-                                                  [](const std::string& d) { return d.rfind("cuda:", 0) == 0; }));
-  return QString("this machine: %1 cores, %2 GiB memory, %3")
-      .arg(QThread::idealThreadCount())
-      .arg(memory_gib, 0, 'f', 1)
-      .arg(gpus == 0 ? QString("no GPU (data-parallel ranks use Gloo on CPU)") : QString::number(gpus) + " GPUs");
+  // On GPUs every rank asks for "cuda" and takes cuda:LOCAL_RANK (core/distributed/rank_device.h).
+  const QStringList device = on_gpus_ ? QStringList{"--device", "cuda"} : QStringList{};
+  return local_.start(QStringList{"launch", "--nproc", QString::number(ranks_), "--"} + arguments + device,
+                      working_directory, launched);
 }
 
 QString LocalLaunchTarget::start(const QStringList& arguments, const QString& working_directory,
                                  LaunchedProcess* launched) {
   if (cli_path_.isEmpty()) return "cannot find the mixerlab executable next to the GUI or on PATH";
+  const QStringList device = gpu_ < 0 ? QStringList{} : QStringList{"--device", "cuda:" + QString::number(gpu_)};
   qint64 pid = 0;
   QProcess process;
   process.setProgram(cli_path_);
-  process.setArguments(arguments);
+  process.setArguments(arguments + device);
   process.setWorkingDirectory(working_directory);
   process.setStandardOutputFile(QProcess::nullDevice());  // progress; the run writes its own log.txt
   // Standard error goes to a file the LaunchWatcher reads if the process ends without starting the

@@ -26,23 +26,27 @@ class LaunchTarget {
                         LaunchedProcess* launched = nullptr) = 0;
 };
 
-// The local machine (CPU or its one GPU): a detached `mixerlab` process.
+// The local machine: a detached `mixerlab` process. "local" trains where the project says (its
+// train.device, "auto" by default); "local, GPU k" appends `--device cuda:k` to the train command.
 class LocalLaunchTarget : public LaunchTarget {
  public:
-  explicit LocalLaunchTarget(QString cli_path) : cli_path_(std::move(cli_path)) {}
-  QString name() const override { return "local"; }
+  explicit LocalLaunchTarget(QString cli_path, int gpu = -1) : cli_path_(std::move(cli_path)), gpu_(gpu) {}
+  QString name() const override { return gpu_ < 0 ? "local" : "local, GPU " + QString::number(gpu_); }
   QString start(const QStringList& arguments, const QString& working_directory,
                 LaunchedProcess* launched = nullptr) override;
 
  private:
   QString cli_path_;
+  int gpu_;
 };
 
 // This machine, N data-parallel ranks: `mixerlab launch --nproc N -- train ...` (Gloo on CPU; the
 // ranks share the cores and the global batch). Stop signals rank 0, which stops the job together.
+// With `on_gpus`, "local, N GPUs": each rank trains on its own GPU (cuda:LOCAL_RANK) over NCCL.
 class LocalDataParallelTarget : public LaunchTarget {
  public:
-  LocalDataParallelTarget(QString cli_path, int ranks) : local_(std::move(cli_path)), ranks_(ranks) {}
+  LocalDataParallelTarget(QString cli_path, int ranks, bool on_gpus = false)
+      : local_(std::move(cli_path)), ranks_(ranks), on_gpus_(on_gpus) {}
   QString name() const override;
   QString start(const QStringList& arguments, const QString& working_directory,
                 LaunchedProcess* launched = nullptr) override;
@@ -50,6 +54,7 @@ class LocalDataParallelTarget : public LaunchTarget {
  private:
   LocalLaunchTarget local_;
   int ranks_;
+  bool on_gpus_;
 };
 
 // A saved remote host: `mixerlab remote --host ... -- train ...` started locally (a detached process
@@ -77,9 +82,6 @@ class RemoteLaunchTarget : public LaunchTarget {
   RemoteHostSettings host_;
 };
 
-// What this machine has, for the target selector's tooltip: "2 cores, 7.6 GiB memory, no GPU".
-QString machineDescription();
-
 // $MIXERLAB_CLI if set, else the mixerlab executable next to the GUI (installed or in the build
 // tree), else from PATH.
 QString findCliExecutable();
@@ -88,10 +90,12 @@ QString findCliExecutable();
 QStringList trainArguments(const QString& project_file, const QString& run_name, bool resume,
                            const QString& run_id = {}, const QString& fork_from = {});
 
-// The launch-target registry behind the GUI's target selector: "local" (one process, CPU or its
-// GPU), "local, N ranks" (data parallel on this machine) and "ssh: user@host" for every saved
-// remote host (AppSettings::remoteHosts); callers only ever see the LaunchTarget interface.
-QStringList launchTargetNames();
+// The launch-target registry behind the GUI's target selector: "local" (one process, on the
+// project's device), "local, 2 ranks" (data parallel on the CPU), then for a machine with GPUs
+// "local, GPU k" for each and "local, N GPUs" (one rank per GPU), and "ssh: user@host" for every
+// saved remote host (AppSettings::remoteHosts); callers only ever see the LaunchTarget interface.
+// `gpu_count` < 0: the GPUs LibTorch sees.
+QStringList launchTargetNames(int gpu_count = -1);
 // A new target for a name from launchTargetNames(); nullptr for an unknown name.
 std::unique_ptr<LaunchTarget> makeLaunchTarget(const QString& name);
 

@@ -86,7 +86,8 @@ pid_t startProcess(const std::vector<std::string>& argv, const fs::path& output_
   return pid;
 }
 
-// Runs argv to its end; returns its exit code and its output.
+}  // namespace
+
 int runCapture(const std::vector<std::string>& argv, std::string* output) {
   int fd = -1;
   const pid_t pid = startProcess(argv, {}, &fd);
@@ -98,6 +99,8 @@ int runCapture(const std::vector<std::string>& argv, std::string* output) {
   ::waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
+
+namespace {
 
 constexpr const char* kMarker = "@@mixerlab-section@@";
 

@@ -32,6 +32,10 @@ std::vector<std::string> sshArguments(const RemoteHost& host, const std::string&
 // `cd '<folder>' && exec '<program>' ['launch' '--nproc' 'N' '--'] 'train' ... '--out' 'runs'`.
 std::string remoteTrainCommand(const RemoteHost& host, const std::vector<std::string>& train_arguments);
 
+// Runs argv (no shell) to its end with its standard output and error captured together in
+// `output`; returns its exit code (128 + signal when it was killed).
+int runCapture(const std::vector<std::string>& argv, std::string* output);
+
 struct RemoteRunRequest {
   RemoteHost host;
   std::vector<std::string> train_arguments;  // {"train", PROJECT (relative to folder), "--run", ...}
