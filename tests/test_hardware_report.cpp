@@ -48,6 +48,7 @@ class TestHardwareReport : public QObject {
     QVERIFY(describeHardware(node).find("no NCCL in this build (ranks use Gloo)") != std::string::npos);
     node.usable_gpus = 0;  // a CPU-only build on a GPU machine
     QVERIFY(describeHardware(node).find("not usable by this mixerlab build") != std::string::npos);
+    QVERIFY2(describeHardware(node).rfind("gpu-node: 4x Tesla V100", 0) == 0, describeHardware(node).c_str());  // still the machine's 4
     node.gpus[3].name = "NVIDIA A100-SXM4-40GB";
     node.gpus[3].memory_gib = 40;
     QVERIFY(describeHardware(node).find("Tesla V100-SXM2-32GB (32 GiB), ") != std::string::npos);
