@@ -118,6 +118,23 @@ class TestLossPlot : public QObject {
     QCOMPARE(y.upper, 50.0);  // the spike is still drawn
   }
 
+  void emptyPlotFillsTheWidget() {
+    // A project whose runs have not started yet: the axes still span the panel (the empty legend
+    // row once squeezed them to a sliver in the corner).
+    LossPlotWidget w;
+    w.resize(900, 500);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.replotNow();
+    QVERIFY2(w.axisRect().width() > 600, qPrintable(QString::number(w.axisRect().width())));
+    w.setSeries(makeRun("mixer", 50, 4.0, 6e6, 1));
+    w.replotNow();
+    QVERIFY(w.legendRect().height() > 0);
+    w.removeRun("mixer");
+    w.replotNow();
+    QVERIFY2(w.axisRect().width() > 600, qPrintable(QString::number(w.axisRect().width())));
+  }
+
   void userViewSurvivesLiveUpdatesUntilReset() {
     LossPlotWidget w;
     w.resize(900, 500);

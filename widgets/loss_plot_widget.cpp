@@ -32,9 +32,9 @@ LossPlotWidget::LossPlotWidget(QWidget* parent) : QWidget(parent), plot_(new QCu
   layout->addWidget(plot_, 1);
   plot_->legend->setVisible(true);
   // The legend sits in its own row under the axes, so it never covers a curve (issue 14).
+  // The row is added by placeLegend() once there is a curve to list.
   plot_->axisRect()->insetLayout()->take(plot_->legend);
-  plot_->plotLayout()->addElement(1, 0, plot_->legend);
-  plot_->plotLayout()->setRowStretchFactor(1, 0.001);
+  plot_->legend->setVisible(false);
   plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
   plot_->legend->setWrap(4);
   plot_->legend->setMargins(QMargins(4, 2, 4, 2));
@@ -320,6 +320,7 @@ void LossPlotWidget::redraw() {
       add(it->metrics.value(metric_), false);
     }
   }
+  placeLegend();
   plot_->xAxis->setLabel(lossAxisLabel(axis_));
   plot_->yAxis->setLabel(metricLabel(metric_));
   if (!user_view_) {
@@ -334,6 +335,27 @@ void LossPlotWidget::redraw() {
     marker_->setVisible(false);
   }
   plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void LossPlotWidget::placeLegend() {
+  // An empty legend in the layout grid caps its column at the legend's own (tiny) maximum width, so
+  // a project whose runs have not started showed its axes as a sliver in the corner.
+  QCPLayoutGrid* grid = plot_->plotLayout();
+  const bool listed = plot_->legend->itemCount() > 0;
+  const bool in_grid = grid->rowCount() > 1 && grid->element(1, 0) == plot_->legend;
+  if (listed && !in_grid) {
+    grid->addElement(1, 0, plot_->legend);
+    grid->setRowStretchFactor(1, 0.001);
+  } else if (!listed && in_grid) {
+    grid->take(plot_->legend);
+    grid->simplify();
+  }
+  plot_->legend->setVisible(listed);
+}
+
+LossPlotWidget::~LossPlotWidget() {
+  // A legend out of the grid is only a QObject child of the plot: delete it while the plot is whole.
+  if (plot_->legend->layout() == nullptr) delete plot_->legend;
 }
 
 void LossPlotWidget::resizeEvent(QResizeEvent* event) {

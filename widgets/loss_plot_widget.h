@@ -33,6 +33,7 @@ class LossPlotWidget : public QWidget {
   Q_OBJECT
  public:
   explicit LossPlotWidget(QWidget* parent = nullptr);
+  ~LossPlotWidget() override;
   void setSeries(const LossSeries& series);  // adds or replaces the run's curves
   void removeRun(const QString& run);  // hides it; it keeps its colour for when it comes back
   // The colour a run is drawn with: given when the run is first seen and kept while the widget
@@ -97,6 +98,7 @@ class LossPlotWidget : public QWidget {
     QVector<double> xs, ys;
   };
   void redraw();
+  void placeLegend();  // the legend row exists only while it lists something
   void addCurve(const QString& run, bool eval, bool smoothed, const QColor& colour, QVector<double> xs,
                 QVector<double> ys);
   void buildControls();
