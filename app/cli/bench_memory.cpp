@@ -48,8 +48,8 @@ int benchMemory(const MemoryOptions& o) {
   if (o.memory_limit_gib > 0) {
     std::printf(", address space limited to %.2f GiB above each cell's start-up mappings", o.memory_limit_gib);
   }
-  std::printf("\npeak memory: %s\n", o.device == "cpu" ? "peak resident set of the cell process (ru_maxrss, the "
-                                                         "~process start-up included)"
+  std::printf("\npeak memory: %s\n", o.device == "cpu" ? "peak resident set of the cell process (ru_maxrss, "
+                                                         "process start-up included)"
                                                        : "CUDA caching allocator peak allocated bytes");
   std::printf("%7s %6s", "context", "batch");
   for (const auto& arch : o.archs) std::printf("  %14s", benchArchName(arch).c_str());
