@@ -200,6 +200,7 @@ void addBenchCommands(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"all", "sequential", "parallel", "chunked", "fused"}));
   scan->callback([s, &action]() { action = [s]() { return benchScan(*s); }; });
   addGenerateBench(*bench, action);
+  addKernelBench(*bench, action);
 }
 
 }  // namespace mixerlab::cli
