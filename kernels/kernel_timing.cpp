@@ -1,8 +1,10 @@
 // Timing of the custom kernels against the paths they replace (see kernel_timing.h).
 #include "kernels/kernel_timing.h"
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
+#include <vector>
 
 #include <ATen/core/grad_mode.h>
 #include <torch/cuda.h>
@@ -20,15 +22,21 @@ void syncIfCuda(const at::Device& device) {
   if (device.is_cuda()) torch::cuda::synchronize();
 }
 
-// Mean milliseconds of `repeats` calls of f after one warm-up call.
-double meanMs(const std::function<void()>& f, const at::Device& device, int repeats) {
+// Median milliseconds of `repeats` calls of f, each timed alone, after one warm-up call (the
+// median, because this machine is often shared: a mean would carry other jobs' bursts).
+double medianMs(const std::function<void()>& f, const at::Device& device, int repeats) {
   f();
   syncIfCuda(device);
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < repeats; ++i) f();
-  syncIfCuda(device);
-  const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
-  return elapsed.count() / std::max(1, repeats);
+  std::vector<double> times;
+  for (int i = 0; i < std::max(1, repeats); ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    syncIfCuda(device);
+    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  const size_t n = times.size();
+  return n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
 }
 
 // Forward under no_grad, then forward + backward of sum(out * w) into `inputs`.
@@ -37,9 +45,9 @@ KernelTimingMs timeBoth(const std::function<at::Tensor()>& forward, const std::v
   KernelTimingMs t;
   {
     at::NoGradGuard no_grad;
-    t.forward_ms = meanMs([&] { forward(); }, device, repeats);
+    t.forward_ms = medianMs([&] { forward(); }, device, repeats);
   }
-  t.forward_backward_ms = meanMs(
+  t.forward_backward_ms = medianMs(
       [&] {
         const at::Tensor loss = (forward() * w).sum();
         torch::autograd::grad({loss}, inputs);
@@ -72,8 +80,8 @@ KernelTimingMs timeTokenMixReferenceMs(int64_t block_rows, int64_t batch, int64_
   const at::Tensor dy = at::randn({batch, length, width});
   const at::Device cpu(at::kCPU);
   KernelTimingMs t;
-  t.forward_ms = meanMs([&] { causalTokenMixForwardReference(x, weight, bias, block_rows); }, cpu, repeats);
-  t.forward_backward_ms = meanMs(
+  t.forward_ms = medianMs([&] { causalTokenMixForwardReference(x, weight, bias, block_rows); }, cpu, repeats);
+  t.forward_backward_ms = medianMs(
       [&] {
         causalTokenMixForwardReference(x, weight, bias, block_rows);
         causalTokenMixBackwardReference(dy, x, weight, true, block_rows);

@@ -9,6 +9,10 @@
 #include <torch/torch.h>
 #include <CLI/CLI.hpp>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include "app/cli/cli_commands.h"
 #include "core/train/device.h"
 #include "kernels/kernel_timing.h"
@@ -29,7 +33,18 @@ void printRow(const char* op, long long length, const char* path, const kernels:
               t.forward_backward_ms, base.forward_ms / t.forward_ms, base.forward_backward_ms / t.forward_backward_ms);
 }
 
+// Keeps freed buffers in the heap instead of returning them to the system: glibc hands blocks of
+// more than a few MB back with munmap, and faulting them in again on every call cost up to 40 ms
+// per call here, more than the kernels themselves, and made the figures depend on call order.
+void keepAllocationsWarm() {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+}
+
 int benchKernels(const KernelBenchOptions& o) {
+  keepAllocationsWarm();
   const int threads = configureCpuThreads(o.threads);
   const c10::Device device = selectDevice(o.device);
   std::printf("bench kernels: B=%lld D=%lld on %s, %d threads, %d repeats (fp32; speedup = old / new)\n",
@@ -42,8 +57,12 @@ int benchKernels(const KernelBenchOptions& o) {
     printRow("token mix", length, "autograd (old)", old_mix, old_mix);
     printRow("token mix", length, "custom op", new_mix, old_mix);
     if (device.is_cpu()) {
-      for (const int64_t rows : {int64_t{64}, int64_t{128}, int64_t{256}, length}) {
-        if (rows > length) continue;
+      std::vector<int64_t> block_rows;
+      for (const int64_t rows : {int64_t{64}, int64_t{128}, int64_t{256}}) {
+        if (rows < length) block_rows.push_back(rows);
+      }
+      block_rows.push_back(length);  // one dense GEMM
+      for (const int64_t rows : block_rows) {
         const auto ref = kernels::timeTokenMixReferenceMs(rows, o.batch, length, o.width, o.repeats);
         const std::string path = rows >= length ? "reference dense" : "reference blocks " + std::to_string(rows);
         printRow("token mix", length, path.c_str(), ref, old_mix);
