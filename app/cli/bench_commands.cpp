@@ -240,6 +240,7 @@ void addBenchCommands(CLI::App& app, Action& action) {
   addGenerateBench(*bench, action);
   addBenchMemoryCommand(*bench, action);
   addBenchCellCommand(*bench, action);
+  addKernelBench(*bench, action);
 }
 
 }  // namespace mixerlab::cli

@@ -27,5 +27,7 @@ void addLaunchCommand(CLI::App& app, Action& action);      // launch (data-paral
 void addRemoteCommand(CLI::App& app, Action& action);      // remote (train over SSH, mirrored)
 // `bench generate`, added under the bench command by addBenchCommands.
 void addGenerateBench(CLI::App& bench, Action& action);
+// `bench kernels` (kernel_bench.cpp), added under the bench command by addBenchCommands.
+void addKernelBench(CLI::App& bench, Action& action);
 
 }  // namespace mixerlab::cli
