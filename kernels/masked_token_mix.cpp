@@ -1,5 +1,8 @@
-// CPU/any-device reference of the masked token mix (see masked_token_mix.h): one batched GEMM.
+// The masked token mix (see masked_token_mix.h): the causal mask takes the custom op of
+// causal_token_mix.h, the other masks one batched GEMM on the masked weight under autograd.
 #include "kernels/masked_token_mix.h"
+
+#include "kernels/causal_token_mix.h"
 
 #include <c10/util/Exception.h>
 
@@ -29,6 +32,13 @@ at::Tensor maskedTokenMix(const at::Tensor& x, const at::Tensor& weight, const a
   const int64_t length = x.size(1);
   TORCH_CHECK(length <= weight.size(0), "maskedTokenMix: sequence length ", length, " exceeds the model's context ",
               weight.size(0));
+  if (mask == TokenMask::kCausal && causalTokenMixSupports(x, weight, bias)) return causalTokenMix(x, weight, bias);
+  return maskedTokenMixAutograd(x, weight, bias, mask);
+}
+
+at::Tensor maskedTokenMixAutograd(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias,
+                                  TokenMask mask) {
+  const int64_t length = x.size(1);
   const bool full = length == weight.size(0);  // skip no-op slices: their backward allocates and copies
   at::Tensor w = full ? weight : weight.narrow(0, 0, length).narrow(1, 0, length);
   if (mask == TokenMask::kCausal) {

@@ -14,9 +14,16 @@ enum class TokenMask {
 
 // x: [B, L, D]; weight: [T, T] with T >= L (the leading L x L block is used, which keeps outputs at
 // positions < L identical to a full-length run for the causal mask); bias: [T] or undefined.
-// Returns [B, L, D]. The mask is applied inside the autograd graph, so masked entries get zero gradient.
+// Returns [B, L, D]. Masked entries get zero gradient. kCausal runs the custom op causalTokenMix
+// (causal_token_mix.h: hand-written backward, upper triangle skipped, CUDA kernel when built with
+// it); the other masks, and tensors that op does not take, run the autograd path below.
 at::Tensor maskedTokenMix(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias,
                           TokenMask mask = TokenMask::kCausal);
+
+// The autograd path for any mask: one batched GEMM on weight * mask, backward by autograd. The
+// reference the custom causal op is tested and timed against.
+at::Tensor maskedTokenMixAutograd(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias,
+                                  TokenMask mask);
 
 // Lower-triangular (j <= i) mask of shape [L, L] on the given options.
 at::Tensor causalMask(int64_t length, const at::TensorOptions& options);

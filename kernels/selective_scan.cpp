@@ -13,6 +13,10 @@
 
 #include "kernels/selective_scan_fused.h"
 
+#ifdef MIXERLAB_WITH_CUDA
+#include "kernels/cuda/cuda_ops.h"
+#endif
+
 namespace mixerlab::kernels {
 
 namespace {
@@ -176,8 +180,12 @@ at::Tensor selectiveScan(const at::Tensor& u, const at::Tensor& delta, const at:
               C.sizes());
   TORCH_CHECK(!D.defined() || (D.dim() == 1 && D.size(0) == channels), "selectiveScan: D must be [E], got ", D.sizes());
   if (mode == ScanMode::Fused) {
-    // The dispatch point: the fused CPU kernel, else (CUDA, half precision) the parallel scan.
+    // The dispatch point: the fused CPU kernel, the CUDA kernel (kernels/cuda/selective_scan.cu)
+    // when built with MIXERLAB_WITH_CUDA, else the parallel scan.
     if (fusedScanSupports(u, delta, A, B, C, D)) return fusedSelectiveScan(u, delta, A, B, C, D);
+#ifdef MIXERLAB_WITH_CUDA
+    if (cudaScanSupports(u, delta, A, B, C, D)) return cudaSelectiveScan(u, delta, A, B, C, D);
+#endif
     mode = ScanMode::Parallel;
   }
   const at::Tensor delta_a = delta.unsqueeze(-1) * A;                       // [B, L, E, N], log A_bar

@@ -4,11 +4,12 @@
 // ScanMode::Fused (the Mamba default) is a custom autograd function with a hand-written forward
 // and backward over plain loops (selective_scan_fused.h): one autograd node per call and no
 // [B, L, E, N] tensor kept, about 10-100x faster on the CPU than the op-by-op modes. It runs on
-// fp32/fp64 CPU tensors; any other tensor (CUDA, half) takes the parallel mode until a CUDA kernel
-// exists. The other modes are built from differentiable tensor ops, so autograd provides their
-// backward, and they stay as references: the first-order linear recurrence h_t = a_t h_{t-1} + b_t
-// is associative under (a1, b1) o (a2, b2) = (a1*a2, a2*b1 + b2), so besides the plain sequential
-// loop (the reference) it is computed by a log-depth parallel scan or a chunked scan.
+// fp32/fp64 CPU tensors; CUDA tensors take the kernels of kernels/cuda/selective_scan.cu when built
+// with MIXERLAB_WITH_CUDA (N <= 64), and any other tensor the parallel mode. The other modes are
+// built from differentiable tensor ops, so autograd provides their backward, and they stay as
+// references: the first-order linear recurrence h_t = a_t h_{t-1} + b_t is associative under
+// (a1, b1) o (a2, b2) = (a1*a2, a2*b1 + b2), so besides the plain sequential loop (the reference)
+// it is computed by a log-depth parallel scan or a chunked scan.
 #pragma once
 #include <string>
 

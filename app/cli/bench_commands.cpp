@@ -1,6 +1,7 @@
 // `mixerlab bench train`: training throughput (tokens/s, ms/step) of a model on random tokens,
-// the same step the trainer runs (forward, shifted CE, backward, clip, AdamW). Speed targets are
-// checked with this command, never with timed unit tests. `mixerlab bench scan`: the selective
+// the same step the trainer runs (forward, shifted CE, backward, clip, AdamW; bench_step.h). Speed
+// targets are checked with this command, never with timed unit tests. `--grid` sweeps architectures
+// x sizes in child processes (bench_grid.cpp); `bench memory` sweeps context lengths. `mixerlab bench scan`: the selective
 // scan's ms per forward and per forward+backward call, by scan mode (fused vs the tensor-op modes).
 #include <algorithm>
 #include <chrono>
@@ -13,15 +14,18 @@
 #include <torch/torch.h>
 #include <CLI/CLI.hpp>
 
+#include "app/cli/bench_cells.h"
+#include "app/cli/bench_grid.h"
+#include "app/cli/bench_step.h"
 #include "app/cli/cli_commands.h"
 #include "core/models/model_registry.h"
 #include "core/runs/run_directory.h"
 #include "core/distributed/distributed_env.h"
 #include "core/distributed/gradient_sync.h"
 #include "core/distributed/process_group.h"
+#include "core/distributed/rank_device.h"
 #include "core/distributed/rank_launcher.h"
 #include "core/train/device.h"
-#include "core/train/gradients.h"
 #include "core/util/error.h"
 #include "kernels/selective_scan.h"
 
@@ -32,7 +36,7 @@ struct BenchOptions {
   ModelConfig model;
   int64_t batch = 16, steps = 30, warmup = 5, threads = 0;
   int nproc = 1;
-  std::string device = "cpu";
+  std::string device = "cpu", precision = "fp32";
 };
 
 // This program's own command line (for starting its ranks with the same options).
@@ -69,39 +73,30 @@ int benchTrain(const BenchOptions& o) {
     return result.exit_code;
   }
   std::unique_ptr<ProcessGroup> group;
+  std::string device_name = o.device;
   if (env) {
     if (o.batch % env->world_size != 0) {
       throw MixerLabError("bench train: --batch " + std::to_string(o.batch) + " does not split over " +
                           std::to_string(env->world_size) + " ranks");
     }
-    group = ProcessGroup::join(*env);
+    // As `mixerlab train` does: each rank of a GPU node takes its own GPU, and the ranks choose NCCL
+    // when all of them have one.
+    const char* local_world = std::getenv("LOCAL_WORLD_SIZE");
+    const int ranks_here = local_world ? std::max(1, std::atoi(local_world)) : env->local_rank + 1;
+    device_name = rankDevice(o.device, env->local_rank, ranks_here, cudaDeviceCount());
+    JoinOptions join;
+    if (device_name.rfind("cuda:", 0) == 0) join.cuda_device = std::stoi(device_name.substr(5));
+    group = ProcessGroup::join(*env, join);
   }
   const int world = group ? group->worldSize() : 1;
   const int64_t threads_wanted =
       o.threads > 0 || !group ? o.threads : std::max<int64_t>(1, std::thread::hardware_concurrency() / world);
   const int threads = configureCpuThreads(threads_wanted);
-  const c10::Device device = selectDevice(o.device);
-  torch::manual_seed(0);
-  auto model = buildModel(o.model);
-  model->to(device);
-  model->train();
-  torch::optim::AdamW optimizer(model->parameters(), torch::optim::AdamWOptions(5e-4));
-  std::unique_ptr<GradientSync> sync;
-  if (group) sync = std::make_unique<GradientSync>(model->parameters(), *group);
+  const c10::Device device = selectDevice(device_name);
   const int64_t T = o.model.context_length;
   const int64_t local_batch = o.batch / world;
-  auto ids =
-      torch::randint(0, o.model.vocab_size, {local_batch, T}, torch::TensorOptions().dtype(torch::kLong)).to(device);
-  auto step = [&]() {
-    clearGradients(model->parameters());
-    auto loss = model->loss(model->forward(ids), ids);
-    if (sync) sync->armForNextBackward();
-    loss.backward();
-    if (sync) sync->finish();
-    torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0);
-    optimizer.step();
-    return loss.item<double>();
-  };
+  RandomTokenTrainer trainer(o.model, local_batch, device, parsePrecision(o.precision), group.get());
+  auto step = [&]() { return trainer.step(); };
   if (o.steps < 1) throw MixerLabError("bench train needs --steps of at least 1, got " + std::to_string(o.steps));
   for (int64_t i = 0; i < o.warmup; ++i) step();
   std::vector<double> step_ms;
@@ -116,12 +111,16 @@ int benchTrain(const BenchOptions& o) {
   const double mean_ms = total_ms / static_cast<double>(step_ms.size());
   const double tokens_per_step = static_cast<double>(o.batch * T);  // the global batch
   if (group && group->rank() != 0) return 0;  // rank 0 reports for the job
-  if (group) std::printf("data parallel: %d Gloo ranks, %lld sequences each\n", world, static_cast<long long>(local_batch));
+  if (group) {
+    std::printf("data parallel: %d %s ranks, %lld sequences each\n", world, group->backendName().c_str(),
+                static_cast<long long>(local_batch));
+  }
   std::printf("bench train: %s D=%lld N=%lld T=%lld V=%lld batch %lld, %lld parameters\n", o.model.arch.c_str(),
               static_cast<long long>(o.model.d_model), static_cast<long long>(o.model.n_layers),
               static_cast<long long>(T), static_cast<long long>(o.model.vocab_size), static_cast<long long>(o.batch),
-              static_cast<long long>(model->parameterCount()));
-  std::printf("device %s, %d threads, BLAS %s\n", describeDevice(device).c_str(), threads, loadedBlasLibrary().c_str());
+              static_cast<long long>(trainer.parameterCount()));
+  std::printf("device %s, %d threads, BLAS %s, precision %s\n", describeDevice(device).c_str(), threads,
+              loadedBlasLibrary().c_str(), o.precision.c_str());
   std::printf("steps %lld (after %lld warm-up): mean %.1f ms/step, median %.1f ms/step\n",
               static_cast<long long>(o.steps), static_cast<long long>(o.warmup), mean_ms, step_ms[step_ms.size() / 2]);
   std::printf("tokens_per_s %.0f (mean), %.0f (median step)\n", tokens_per_step / (mean_ms / 1000.0),
@@ -163,29 +162,68 @@ int benchScan(const ScanBenchOptions& o) {
 }
 }  // namespace
 
+// `bench train` serves both modes: one model (the options below, with single values), or --grid
+// (lists; the grid's defaults apply to every option the command line leaves out).
 void addBenchCommands(CLI::App& app, Action& action) {
   auto o = std::make_shared<BenchOptions>();
+  auto g = std::make_shared<GridOptions>();
+  auto grid = std::make_shared<bool>(false);
+  auto layers = std::make_shared<std::vector<int64_t>>();
   o->model.d_model = 256;
   o->model.n_layers = 4;
   o->model.context_length = 128;
   auto* bench = app.add_subcommand("bench", "Benchmarks that print measured figures");
   bench->require_subcommand(1);
-  auto* train = bench->add_subcommand("train", "Training throughput on random tokens (tokens/s)");
+  auto* train = bench->add_subcommand("train", "Training throughput on random tokens (tokens/s); --grid sweeps "
+                                               "architectures x sizes with MFU and peak memory");
+  train->add_flag("--grid", *grid,
+                  "Sweep --archs x --d-models x --layers, each cell in its own process (table: params, ms/step, "
+                  "tokens/s, MFU, peak memory)");
   train->add_option("--arch", o->model.arch, "Architecture (" + architectureNames() + ")");
+  train->add_option("--archs", g->archs, "--grid: architectures (mixer = masked_mixer)")->delimiter(',');
   train->add_option("--d-model", o->model.d_model, "Hidden size D")->check(CLI::PositiveNumber);
-  train->add_option("--layers", o->model.n_layers, "Number of blocks N")->check(CLI::PositiveNumber);
-  train->add_option("--context", o->model.context_length, "Context length T")->check(CLI::PositiveNumber);
+  train->add_option("--d-models", g->d_models, "--grid: hidden sizes")->delimiter(',')->check(CLI::PositiveNumber);
+  train->add_option("--layers", *layers, "Number of blocks N (--grid: a list)")->delimiter(',')->check(CLI::PositiveNumber);
+  auto* context = train->add_option("--context", o->model.context_length, "Context length T")->check(CLI::PositiveNumber);
   train->add_option("--heads", o->model.n_heads, "Attention heads (transformers)")->check(CLI::PositiveNumber);
   train->add_option("--kernel-size", o->model.kernel_size, "Token-mixing kernel size (mixers)")->check(CLI::PositiveNumber);
-  train->add_option("--vocab", o->model.vocab_size, "Vocabulary size V")->check(CLI::PositiveNumber);
+  auto* vocab = train->add_option("--vocab", o->model.vocab_size, "Vocabulary size V")->check(CLI::PositiveNumber);
   train->add_option("--batch", o->batch, "Batch size")->check(CLI::PositiveNumber);
-  train->add_option("--steps", o->steps, "Timed steps")->check(CLI::PositiveNumber);
-  train->add_option("--warmup", o->warmup, "Untimed warm-up steps")->check(CLI::NonNegativeNumber);
+  train->add_option("--tokens-per-step", g->tokens_per_step, "--grid: tokens per step (batch = tokens / context)")
+      ->check(CLI::PositiveNumber);
+  auto* steps = train->add_option("--steps", o->steps, "Timed steps")->check(CLI::PositiveNumber);
+  auto* warmup = train->add_option("--warmup", o->warmup, "Untimed warm-up steps")->check(CLI::NonNegativeNumber);
   train->add_option("--threads", o->threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
   train->add_option("--device", o->device, "cpu, cuda or auto");
+  train->add_option("--precision", o->precision, "fp32, bf16 (autocast) or fp16 (autocast + dynamic loss scaling)")
+      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
   train->add_option("--nproc", o->nproc, "Also measure N data-parallel Gloo ranks sharing this machine (tokens/s, 1 vs N)")
       ->check(CLI::PositiveNumber);
-  train->callback([o, &action]() { action = [o]() { return benchTrain(*o); }; });
+  train->add_option("--json", g->json_path, "--grid: write every cell to this JSON file");
+  train->add_option("--peak-tflops", g->peak_tflops,
+                    "--grid: peak TFLOP/s for MFU (default: the GPU table, or a measured CPU matrix product)")
+      ->check(CLI::PositiveNumber);
+  train->add_option("--cell-timeout-s", g->cell_timeout_s, "--grid: kill a cell after this many seconds (0 = no limit)")
+      ->check(CLI::NonNegativeNumber);
+  train->callback([=, &action]() {
+    if (*grid) {
+      if (o->nproc > 1) throw CLI::ValidationError("--nproc", "is not supported with --grid");
+      if (!layers->empty()) g->layers = *layers;
+      if (context->count()) g->context = o->model.context_length;
+      if (vocab->count()) g->vocab = o->model.vocab_size;
+      if (steps->count()) g->steps = o->steps;
+      if (warmup->count()) g->warmup = o->warmup;
+      g->heads = o->model.n_heads;
+      g->threads = o->threads;
+      g->device = o->device;
+      g->precision = o->precision;
+      action = [g]() { return benchGrid(*g); };
+      return;
+    }
+    if (layers->size() > 1) throw CLI::ValidationError("--layers", "takes one value without --grid");
+    if (layers->size() == 1) o->model.n_layers = layers->front();
+    action = [o]() { return benchTrain(*o); };
+  });
 
   auto s = std::make_shared<ScanBenchOptions>();
   auto* scan = bench->add_subcommand("scan", "Selective-scan (SSM recurrence) ms per forward and per forward+backward call, by scan mode");
@@ -200,6 +238,9 @@ void addBenchCommands(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"all", "sequential", "parallel", "chunked", "fused"}));
   scan->callback([s, &action]() { action = [s]() { return benchScan(*s); }; });
   addGenerateBench(*bench, action);
+  addBenchMemoryCommand(*bench, action);
+  addBenchCellCommand(*bench, action);
+  addKernelBench(*bench, action);
 }
 
 }  // namespace mixerlab::cli

@@ -28,5 +28,7 @@ void addRemoteCommand(CLI::App& app, Action& action);      // remote (train over
 void addProbeCommand(CLI::App& app, Action& action);       // probe (a machine's cores, memory, GPUs)
 // `bench generate`, added under the bench command by addBenchCommands.
 void addGenerateBench(CLI::App& bench, Action& action);
+// `bench kernels` (kernel_bench.cpp), added under the bench command by addBenchCommands.
+void addKernelBench(CLI::App& bench, Action& action);
 
 }  // namespace mixerlab::cli

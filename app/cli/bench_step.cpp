@@ -1,0 +1,71 @@
+// The benchmarks' training step on random tokens (see bench_step.h). Keep the order of operations
+// the same as runTrainStep's, so a measured speed is the trainer's speed.
+#include "app/cli/bench_step.h"
+
+#include <optional>
+
+#include <torch/torch.h>
+
+#include "core/distributed/gradient_sync.h"
+#include "core/models/model_registry.h"
+#include "core/train/gradients.h"
+#include "core/train/loss_scaler.h"
+
+namespace mixerlab::cli {
+
+struct RandomTokenTrainer::State {
+  State(const ModelConfig& config, const c10::Device& d)
+      : model((torch::manual_seed(0), buildModel(config))), device(d) {
+    model->to(device);
+    model->train();
+    optimizer.emplace(model->parameters(), torch::optim::AdamWOptions(5e-4));
+  }
+  LanguageModelPtr model;
+  c10::Device device;
+  Precision precision = Precision::Fp32;
+  std::optional<torch::optim::AdamW> optimizer;
+  std::optional<DynamicLossScaler> scaler;
+  std::unique_ptr<GradientSync> sync;
+  at::Tensor ids;
+};
+
+RandomTokenTrainer::RandomTokenTrainer(const ModelConfig& model, int64_t local_batch, const c10::Device& device,
+                                       Precision precision, ProcessGroup* group)
+    : state_(std::make_unique<State>(model, device)) {
+  checkPrecisionSupported(precision, device);
+  state_->precision = precision;
+  if (precision == Precision::Fp16) state_->scaler.emplace(LossScalerSettings{});
+  if (group) state_->sync = std::make_unique<GradientSync>(state_->model->parameters(), *group);
+  state_->ids = torch::randint(0, model.vocab_size, {local_batch, model.context_length}, torch::kLong).to(device);
+}
+
+RandomTokenTrainer::~RandomTokenTrainer() = default;
+
+double RandomTokenTrainer::step() {
+  State& s = *state_;
+  const auto parameters = s.model->parameters();
+  clearGradients(parameters);
+  at::Tensor logits;
+  {
+    AutocastScope autocast(s.device, s.precision);
+    logits = s.model->forward(s.ids);
+  }
+  auto loss = s.model->loss(atLeastFp32(logits), s.ids);  // the loss is always taken in fp32
+  if (s.sync) s.sync->armForNextBackward();
+  (s.scaler ? s.scaler->scaled(loss) : loss).backward();
+  if (s.sync) s.sync->finish();
+  if (s.scaler) {
+    const bool finite = s.scaler->unscaleAndCheck(parameters);
+    s.scaler->update(finite);
+    if (!finite) return loss.item<double>();  // skipped, as the trainer skips it
+  }
+  torch::nn::utils::clip_grad_norm_(parameters, 1.0);
+  s.optimizer->step();
+  return loss.item<double>();
+}
+
+int64_t RandomTokenTrainer::parameterCount() const { return state_->model->parameterCount(); }
+
+int64_t RandomTokenTrainer::skippedSteps() const { return state_->scaler ? state_->scaler->state().skipped_steps : 0; }
+
+}  // namespace mixerlab::cli

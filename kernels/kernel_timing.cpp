@@ -1,0 +1,111 @@
+// Timing of the custom kernels against the paths they replace (see kernel_timing.h).
+#include "kernels/kernel_timing.h"
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <vector>
+
+#include <ATen/core/grad_mode.h>
+#include <torch/cuda.h>
+#include <torch/csrc/autograd/autograd.h>
+
+#include "kernels/causal_token_mix.h"
+#include "kernels/masked_token_mix.h"
+#include "kernels/residual_layer_norm.h"
+
+namespace mixerlab::kernels {
+
+namespace {
+
+void syncIfCuda(const at::Device& device) {
+  if (device.is_cuda()) torch::cuda::synchronize();
+}
+
+// Median milliseconds of `repeats` calls of f, each timed alone, after one warm-up call (the
+// median, because this machine is often shared: a mean would carry other jobs' bursts).
+double medianMs(const std::function<void()>& f, const at::Device& device, int repeats) {
+  f();
+  syncIfCuda(device);
+  std::vector<double> times;
+  for (int i = 0; i < std::max(1, repeats); ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    syncIfCuda(device);
+    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  const size_t n = times.size();
+  return n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+}
+
+// Forward under no_grad, then forward + backward of sum(out * w) into `inputs`.
+KernelTimingMs timeBoth(const std::function<at::Tensor()>& forward, const std::vector<at::Tensor>& inputs,
+                        const at::Tensor& w, const at::Device& device, int repeats) {
+  KernelTimingMs t;
+  {
+    at::NoGradGuard no_grad;
+    t.forward_ms = medianMs([&] { forward(); }, device, repeats);
+  }
+  t.forward_backward_ms = medianMs(
+      [&] {
+        const at::Tensor loss = (forward() * w).sum();
+        torch::autograd::grad({loss}, inputs);
+      },
+      device, repeats);
+  return t;
+}
+
+}  // namespace
+
+KernelTimingMs timeTokenMixMs(bool custom, int64_t batch, int64_t length, int64_t width, const at::Device& device,
+                              int repeats) {
+  const auto opts = at::TensorOptions().dtype(at::kFloat).device(device);
+  const at::Tensor x = at::randn({batch, length, width}, opts).requires_grad_(true);
+  const at::Tensor weight = (at::randn({length, length}, opts) / std::sqrt(double(length))).requires_grad_(true);
+  const at::Tensor bias = at::randn({length}, opts).requires_grad_(true);
+  const at::Tensor w = at::randn({batch, length, width}, opts);
+  auto forward = [&] {
+    return custom ? causalTokenMix(x, weight, bias) : maskedTokenMixAutograd(x, weight, bias, TokenMask::kCausal);
+  };
+  return timeBoth(forward, {x, weight, bias}, w, device, repeats);
+}
+
+KernelTimingMs timeTokenMixReferenceMs(int64_t block_rows, int64_t batch, int64_t length, int64_t width,
+                                       int repeats) {
+  at::NoGradGuard no_grad;
+  const at::Tensor x = at::randn({batch, length, width});
+  const at::Tensor weight = at::randn({length, length}) / std::sqrt(double(length));
+  const at::Tensor bias = at::randn({length});
+  const at::Tensor dy = at::randn({batch, length, width});
+  const at::Device cpu(at::kCPU);
+  KernelTimingMs t;
+  t.forward_ms = medianMs([&] { causalTokenMixForwardReference(x, weight, bias, block_rows); }, cpu, repeats);
+  t.forward_backward_ms = medianMs(
+      [&] {
+        causalTokenMixForwardReference(x, weight, bias, block_rows);
+        causalTokenMixBackwardReference(dy, x, weight, true, block_rows);
+      },
+      cpu, repeats);
+  return t;
+}
+
+KernelTimingMs timeResidualLayerNormMs(bool fused, int64_t batch, int64_t length, int64_t width,
+                                       const at::Device& device, int repeats) {
+  const auto opts = at::TensorOptions().dtype(at::kFloat).device(device);
+  const at::Tensor x = at::randn({batch, length, width}, opts).requires_grad_(true);
+  const at::Tensor residual = at::randn({batch, length, width}, opts).requires_grad_(true);
+  const at::Tensor weight = (1 + 0.1 * at::randn({width}, opts)).requires_grad_(true);
+  const at::Tensor bias = (0.1 * at::randn({width}, opts)).requires_grad_(true);
+  const at::Tensor w = at::randn({batch, length, width}, opts);
+  const at::Tensor w_sum = at::randn({batch, length, width}, opts);
+  // Both outputs used, as in a pre-norm block: the normed value and the carried sum.
+  auto forward = [&] {
+    const auto [out, sum] = fused ? residualLayerNorm(x, residual, weight, bias, 1e-5)
+                                  : residualLayerNormUnfused(x, residual, weight, bias, 1e-5);
+    return out + sum * w_sum;
+  };
+  return timeBoth(forward, {x, residual, weight, bias}, w, device, repeats);
+}
+
+}  // namespace mixerlab::kernels

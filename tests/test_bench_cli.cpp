@@ -1,0 +1,139 @@
+// End-to-end tests of the benchmark sweeps (issue #13) through the real mixerlab executable:
+// `bench train --grid` runs every cell in a child process and reports params, tokens/s, MFU and
+// peak memory that agree with the model and the FLOP formula; a cell that fails is reported and
+// the grid goes on; `bench memory --memory-limit-gib` reports a context that exceeds the limit as
+// OOM (the frontier) while a small one fits; the single-model mode still runs, with --precision.
+// Speeds themselves are not checked (they are measurements, see docs/benchmarks.md). About 20 s.
+#include <torch/torch.h>
+#include <QtTest/QtTest>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/models/model_registry.h"
+#include "tests/test_support.h"
+
+using namespace mixerlab;
+namespace fs = std::filesystem;
+
+namespace {
+struct Result {
+  int exit_code;
+  QString out, err;
+};
+
+Result runCli(const QStringList& args, int timeout_ms = 120000) {
+  QProcess p;
+  p.start(QString::fromStdString(testing::cliPath().string()), args);
+  if (!p.waitForFinished(timeout_ms)) {
+    p.kill();
+    p.waitForFinished();
+  }
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+          QString::fromUtf8(p.readAllStandardError())};
+}
+
+nlohmann::json readJson(const fs::path& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+ModelConfig tinyModel(const std::string& arch, int64_t context) {
+  ModelConfig m;
+  m.arch = arch;
+  m.d_model = 32;
+  m.n_layers = 1;
+  m.context_length = context;
+  m.vocab_size = 64;
+  return m;
+}
+}  // namespace
+
+class TestBenchCli : public QObject {
+  Q_OBJECT
+  fs::path dir_;
+
+ private Q_SLOTS:
+  void initTestCase() { dir_ = testing::makeScratchDir("bench_cli"); }
+
+  // Every cell is in the table and the JSON with measurements that agree with each other, with the
+  // model's own parameter count and with model_cost's training FLOPs; the unknown architecture's
+  // cell fails alone.
+  void gridReportsEveryCell() {
+    const fs::path json = dir_ / "grid.json";
+    auto r = runCli({"bench", "train", "--grid", "--archs", "mixer,no_such_arch,llama", "--d-models", "32", "--layers",
+                     "1", "--context", "32", "--vocab", "64", "--tokens-per-step", "256", "--steps", "3", "--warmup", "1",
+                     "--json", QString::fromStdString(json.string())});
+    QVERIFY2(r.exit_code == 0, qPrintable(r.err + r.out));
+    QVERIFY2(r.out.contains("GFLOP/s (measured"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("3 x forward"), qPrintable(r.out));  // the FLOP formula is stated
+    const auto doc = readJson(json);
+    const double peak = doc["peak_flops_per_s"].get<double>();
+    QVERIFY(peak > 0);
+    QCOMPARE(doc["cells"].size(), size_t{3});
+    QCOMPARE(doc["cells"][1]["status"].get<std::string>(), std::string("failed"));
+    QVERIFY(r.out.contains(QRegularExpression("no_such_arch .*failed")));
+    for (const size_t i : {size_t{0}, size_t{2}}) {
+      const auto& c = doc["cells"][i];
+      const std::string arch = c["arch"].get<std::string>();
+      QCOMPARE(c["status"].get<std::string>(), std::string("ok"));
+      QVERIFY(r.out.contains(QRegularExpression(QString::fromStdString("\\n" + arch + " +32 +1 .* ok\\n"))));
+      QCOMPARE(c["batch"].get<int64_t>(), int64_t{8});  // 256 tokens / context 32
+      QCOMPARE(c["tokens_per_step"].get<int64_t>(), int64_t{256});
+      QCOMPARE(c["steps"].get<int64_t>(), int64_t{3});
+      const ModelConfig model = tinyModel(arch, 32);
+      QCOMPARE(c["params"].get<int64_t>(), buildModel(model)->parameterCount());
+      const double flops_per_token = estimateCost(model, 8).training_flops_per_token;
+      QCOMPARE(c["training_flops_per_token"].get<double>(), flops_per_token);
+      const double tokens_per_s = c["tokens_per_s"].get<double>();
+      QVERIFY(tokens_per_s > 0);
+      QVERIFY(qFuzzyCompare(tokens_per_s, 256.0 / (c["step_ms_median"].get<double>() / 1000.0)));
+      const double mfu = c["mfu"].get<double>();
+      QVERIFY2(mfu > 0 && mfu <= 1, qPrintable(QString::number(mfu)));
+      QVERIFY(qFuzzyCompare(mfu, flops_per_token * tokens_per_s / peak));
+      QVERIFY(c["peak_memory_bytes"].get<int64_t>() > c["baseline_rss_bytes"].get<int64_t>());
+      QVERIFY(c["baseline_rss_bytes"].get<int64_t>() > 0);
+    }
+  }
+
+  // Under a 128 MiB address-space cap, context 32 (batch 128) fits and context 4096 (batch 1) does
+  // not: Llama's 4096 x 4096 attention scores are 256 MiB per head set, the mixer's [T,T] token
+  // mixing weights with their gradient and AdamW moments 256 MiB. The frontier is 4096 for both.
+  void memoryLimitMarksTheOomFrontier() {
+    const fs::path json = dir_ / "memory.json";
+    auto r = runCli({"bench", "memory", "--archs", "mixer,llama", "--contexts", "32,4096", "--d-model", "32",
+                     "--layers", "1", "--vocab", "64", "--tokens-per-step", "4096", "--steps", "1", "--warmup", "0",
+                     "--memory-limit-gib", "0.125", "--json", QString::fromStdString(json.string())});
+    QVERIFY2(r.exit_code == 0, qPrintable(r.err + r.out));
+    const auto doc = readJson(json);
+    QCOMPARE(doc["cells"].size(), size_t{4});
+    for (const auto& c : doc["cells"]) {
+      const int64_t context = c["context"].get<int64_t>();
+      const std::string status = c["status"].get<std::string>();
+      QVERIFY2(status == (context == 32 ? "ok" : "OOM"), qPrintable(QString::fromStdString(c.dump())));
+      if (context == 32) {
+        QVERIFY(c["peak_memory_bytes"].get<int64_t>() > 0);
+        QCOMPARE(c["batch"].get<int64_t>(), int64_t{128});
+      }
+      QVERIFY(c["child_max_rss_bytes"].get<int64_t>() > 0);
+    }
+    QCOMPARE(doc["oom_frontier"]["masked_mixer"].get<int64_t>(), int64_t{4096});
+    QCOMPARE(doc["oom_frontier"]["llama"].get<int64_t>(), int64_t{4096});
+    QVERIFY2(r.out.contains("OOM frontier (first context that ran out of memory):  masked_mixer 4096  llama 4096"),
+             qPrintable(r.out));
+  }
+
+  // The single-model mode (what `bench train` did before --grid) still runs, here in bf16.
+  void singleModelModeStillRuns() {
+    auto r = runCli({"bench", "train", "--arch", "llama", "--d-model", "16", "--layers", "1", "--context", "8",
+                     "--vocab", "32", "--batch", "2", "--steps", "2", "--warmup", "0", "--precision", "bf16"});
+    QVERIFY2(r.exit_code == 0, qPrintable(r.err + r.out));
+    QVERIFY2(r.out.contains("precision bf16") && r.out.contains("tokens_per_s"), qPrintable(r.out));
+    auto two_layers = runCli({"bench", "train", "--layers", "1,2"});
+    QVERIFY2(two_layers.exit_code != 0 && two_layers.err.contains("--layers"), qPrintable(two_layers.err));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestBenchCli)
+#include "test_bench_cli.moc"
