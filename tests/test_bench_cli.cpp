@@ -12,27 +12,15 @@
 #include <nlohmann/json.hpp>
 
 #include "core/models/model_registry.h"
+#include "tests/cli_process.h"
 #include "tests/test_support.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;
 
 namespace {
-struct Result {
-  int exit_code;
-  QString out, err;
-};
-
-Result runCli(const QStringList& args, int timeout_ms = 120000) {
-  QProcess p;
-  p.start(QString::fromStdString(testing::cliPath().string()), args);
-  if (!p.waitForFinished(timeout_ms)) {
-    p.kill();
-    p.waitForFinished();
-  }
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-          QString::fromUtf8(p.readAllStandardError())};
-}
+using Result = testing::CliResult;
+using testing::runCli;
 
 nlohmann::json readJson(const fs::path& path) {
   std::ifstream in(path);

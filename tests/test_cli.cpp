@@ -13,27 +13,15 @@
 #include "core/runs/run_status.h"
 #include "core/train/checkpoint.h"
 #include "core/util/atomic_file.h"
+#include "tests/cli_process.h"
 #include "tests/training_fixture.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;
 
 namespace {
-struct Result {
-  int exit_code;
-  QString out, err;
-};
-
-Result runCli(const QStringList& args, int timeout_ms = 300000) {
-  QProcess p;
-  p.start(QString::fromStdString(testing::cliPath().string()), args);
-  if (!p.waitForFinished(timeout_ms)) {
-    p.kill();
-    p.waitForFinished();
-  }
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-          QString::fromUtf8(p.readAllStandardError())};
-}
+using Result = testing::CliResult;
+using testing::runCli;
 
 int64_t latestCheckpointStep(const fs::path& run_dir) {
   auto latest = latestCheckpoint(run_dir / "checkpoints");

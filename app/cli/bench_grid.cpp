@@ -2,7 +2,6 @@
 // at one context and a fixed number of tokens per step, each cell in its own child process; MFU
 // against a measured (CPU) or published (GPU) peak. See docs/benchmarks.md.
 #include <cstdio>
-#include <fstream>
 
 #include <torch/torch.h>
 
@@ -10,6 +9,7 @@
 #include "app/cli/bench_grid.h"
 #include "core/train/device.h"
 #include "core/train/peak_flops.h"
+#include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
 namespace mixerlab::cli {
@@ -127,9 +127,7 @@ int benchGrid(const GridOptions& o) {
                           {"peak_flops_source", peak.source},
                           {"flop_formula", kFlopFormula},
                           {"cells", cells}};
-    std::ofstream out(o.json_path);
-    out << doc.dump(2) << "\n";
-    if (!out) throw MixerLabError("could not write " + o.json_path);
+    writeFileAtomic(o.json_path, doc.dump(2) + "\n");  // a full disk never leaves half a JSON file
     std::printf("wrote %s\n", o.json_path.c_str());
   }
   return 0;

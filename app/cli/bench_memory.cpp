@@ -4,7 +4,6 @@
 // --memory-limit-gib caps each cell's address space so the frontier does not depend on what else
 // the machine is doing. See docs/benchmarks.md.
 #include <cstdio>
-#include <fstream>
 #include <map>
 
 #include <CLI/CLI.hpp>
@@ -12,6 +11,7 @@
 #include "app/cli/bench_cells.h"
 #include "app/cli/bench_grid.h"
 #include "core/train/device.h"
+#include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
 namespace mixerlab::cli {
@@ -115,9 +115,7 @@ int benchMemory(const MemoryOptions& o) {
                           {"memory_limit_gib", o.memory_limit_gib},
                           {"oom_frontier", frontier_json},
                           {"cells", cells}};
-    std::ofstream out(o.json_path);
-    out << doc.dump(2) << "\n";
-    if (!out) throw MixerLabError("could not write " + o.json_path);
+    writeFileAtomic(o.json_path, doc.dump(2) + "\n");  // a full disk never leaves half a JSON file
     std::printf("wrote %s\n", o.json_path.c_str());
   }
   return 0;
