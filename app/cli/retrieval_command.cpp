@@ -51,7 +51,7 @@ int buildCommand(const BuildOptions& o) {
   return 0;
 }
 
-struct TrainOptions {
+struct RetrievalTrainOptions {
   std::string data, out;
   RetrievalTrainSettings settings;
 };
@@ -59,7 +59,7 @@ struct TrainOptions {
 std::atomic<bool> g_retrieval_stop{false};
 void onRetrievalStopSignal(int) { g_retrieval_stop.store(true); }
 
-int trainCommand(const TrainOptions& o) {
+int trainCommand(const RetrievalTrainOptions& o) {
   {
     const RetrievalDataset d = loadRetrievalDataset(o.data);  // for the header; the run loads it again
     std::printf("retrieval model: c=%lld (chance top-1 %.3f), %lld layers, %lld train / %lld held-out pairs, D=%lld\n",
@@ -196,7 +196,7 @@ void addRetrievalCommands(CLI::App& app, Action& action) {
   build->add_option("--out", b->out, "Dataset folder to write")->required();
   build->callback([b, &action]() { action = [b]() { return buildCommand(*b); }; });
 
-  auto t = std::make_shared<TrainOptions>();
+  auto t = std::make_shared<RetrievalTrainOptions>();
   auto* train = retrieval->add_subcommand("train", "Train the retrieval model (a bidirectional mixer over candidates)");
   train->add_option("--data", t->data, "Dataset folder from `retrieval build`")->required();
   train->add_option("--out", t->out,
