@@ -26,6 +26,21 @@ struct CellSpec {
   std::vector<std::string> cellArguments() const;
 };
 
+// The settings every cell of one sweep shares, taken from the sweep's options (GridOptions,
+// MemoryOptions: the same field names); the sweep then sets arch, sizes, context and batch.
+template <class SweepOptions>
+CellSpec sharedCellSpec(const SweepOptions& o, int64_t threads) {
+  CellSpec cell;
+  cell.vocab = o.vocab;
+  cell.heads = o.heads;
+  cell.steps = o.steps;
+  cell.warmup = o.warmup;
+  cell.threads = threads;
+  cell.device = o.device;
+  cell.precision = o.precision;
+  return cell;
+}
+
 // Registry name for an architecture as the bench commands accept it ("mixer" -> "masked_mixer").
 std::string benchArchName(const std::string& name);
 

@@ -100,19 +100,12 @@ int benchGrid(const GridOptions& o) {
   for (const auto& arch : o.archs) {
     for (const int64_t d_model : o.d_models) {
       for (const int64_t layers : o.layers) {
-        CellSpec cell;
+        CellSpec cell = sharedCellSpec(o, threads);
         cell.arch = benchArchName(arch);
         cell.d_model = d_model;
         cell.layers = layers;
         cell.context = o.context;
-        cell.vocab = o.vocab;
-        cell.heads = o.heads;
         cell.batch = batch;
-        cell.steps = o.steps;
-        cell.warmup = o.warmup;
-        cell.threads = threads;
-        cell.device = o.device;
-        cell.precision = o.precision;
         nlohmann::json record = runCellInChild(cell, o.cell_timeout_s);
         addMfu(record, peak, precision);
         printRow(record);

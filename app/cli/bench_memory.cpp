@@ -67,19 +67,12 @@ int benchMemory(const MemoryOptions& o) {
       if (frontier.count(arch) && !o.keep_going) {
         record = {{"arch", arch}, {"context", context}, {"batch", batch}, {"status", "skipped"}};
       } else {
-        CellSpec cell;
+        CellSpec cell = sharedCellSpec(o, threads);
         cell.arch = arch;
         cell.d_model = o.d_model;
         cell.layers = o.layers;
         cell.context = context;
-        cell.vocab = o.vocab;
-        cell.heads = o.heads;
         cell.batch = batch;
-        cell.steps = o.steps;
-        cell.warmup = o.warmup;
-        cell.threads = threads;
-        cell.device = o.device;
-        cell.precision = o.precision;
         cell.memory_limit_gib = o.memory_limit_gib;
         record = runCellInChild(cell, o.cell_timeout_s);
         if (record.value("status", "") == "OOM" && !frontier.count(arch)) frontier[arch] = context;
