@@ -20,6 +20,10 @@ QString targetHelp(const QString& name) {
   if (name.startsWith("local, GPU")) return "One process on this GPU.";
   return "A saved remote host: trains there over SSH and mirrors the run here.";
 }
+
+// What a target's hardware is cached and probed under: every local target is this one machine, so
+// switching between them neither probes it again nor caches it twice.
+QString hardwareKey(const QString& name) { return name.startsWith("local") ? QString("local") : name; }
 }  // namespace
 
 LaunchTargetSelector::LaunchTargetSelector(QString cli_path, QWidget* parent, int gpu_count) : QWidget(parent) {
@@ -37,11 +41,11 @@ LaunchTargetSelector::LaunchTargetSelector(QString cli_path, QWidget* parent, in
   connect(probe_, &TargetProbe::failed, this, &LaunchTargetSelector::onProbeFailed);
   for (const QString& name : launchTargetNames(gpu_count)) addTarget(name);
   connect(box_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
-    probe_->probe(name);  // first, so the label says "probing..."
+    probe_->probe(hardwareKey(name));  // first, so the label says "probing..."
     showHardwareOf(name);
     Q_EMIT targetChanged(name);
   });
-  probe_->probe(currentTarget());
+  probe_->probe(hardwareKey(currentTarget()));
   showHardwareOf(currentTarget());
 }
 
@@ -61,9 +65,7 @@ void LaunchTargetSelector::addTarget(const QString& name) {
 }
 
 QString LaunchTargetSelector::hardwareOf(const QString& name) const {
-  // The local targets share this machine's report.
-  const QString key = name.startsWith("local") ? QString("local") : name;
-  const QString cached = AppSettings().targetHardware(key);
+  const QString cached = AppSettings().targetHardware(hardwareKey(name));
   if (cached.isEmpty()) return "hardware: not probed yet";
   return cached;
 }
@@ -71,29 +73,26 @@ QString LaunchTargetSelector::hardwareOf(const QString& name) const {
 QString LaunchTargetSelector::hardwareLabelText() const { return hardware_->text(); }
 
 void LaunchTargetSelector::showHardwareOf(const QString& name) {
-  const QString key = name.startsWith("local") ? QString("local") : name;
   QString text = hardwareOf(name);
-  const QString when = AppSettings().targetHardwareTime(key);
-  if (probe_->isProbing(name)) text += "  (probing...)";
+  const QString when = AppSettings().targetHardwareTime(hardwareKey(name));
+  if (probe_->isProbing(hardwareKey(name))) text += "  (probing...)";
   hardware_->setText(" " + text);
   hardware_->setToolTip(when.isEmpty() ? targetHelp(name) : targetHelp(name) + "\nprobed " + when);
 }
 
-void LaunchTargetSelector::onProbed(const QString& name, const QString& description) {
-  const QString key = name.startsWith("local") ? QString("local") : name;
+// `key` is a hardwareKey(): "local" answers for every local target.
+void LaunchTargetSelector::onProbed(const QString& key, const QString& description) {
   AppSettings().setTargetHardware(key, description, QDateTime::currentDateTime().toString(Qt::ISODate));
   for (int i = 0; i < box_->count(); ++i) {
     const QString item = box_->itemText(i);
-    if (item == name || (key == "local" && item.startsWith("local"))) {
-      box_->setItemData(i, targetHelp(item) + "\n" + description, Qt::ToolTipRole);
-    }
+    if (hardwareKey(item) == key) box_->setItemData(i, targetHelp(item) + "\n" + description, Qt::ToolTipRole);
   }
-  if (currentTarget() == name || (key == "local" && currentTarget().startsWith("local"))) showHardwareOf(currentTarget());
+  if (hardwareKey(currentTarget()) == key) showHardwareOf(currentTarget());
 }
 
-void LaunchTargetSelector::onProbeFailed(const QString& name, const QString& error) {
-  if (currentTarget() != name) return;
-  const QString cached = AppSettings().targetHardware(name.startsWith("local") ? QString("local") : name);
+void LaunchTargetSelector::onProbeFailed(const QString& key, const QString& error) {
+  if (hardwareKey(currentTarget()) != key) return;
+  const QString cached = AppSettings().targetHardware(key);
   hardware_->setText(" " + (cached.isEmpty() ? QString("hardware unknown") : cached + "  (last known)") +
                      ": probe failed");
   hardware_->setToolTip(error);

@@ -33,8 +33,8 @@ class LaunchTargetSelector : public QWidget {
   void targetChanged(const QString& name);
 
  private:
-  void onProbed(const QString& name, const QString& description);
-  void onProbeFailed(const QString& name, const QString& error);
+  void onProbed(const QString& key, const QString& description);
+  void onProbeFailed(const QString& key, const QString& error);
   void showHardwareOf(const QString& name);
 
   QComboBox* box_ = nullptr;
