@@ -15,13 +15,13 @@
 
 #include <cstdio>
 
-#include "app/gui/app_settings.h"
-#include "app/gui/main_window.h"
-#include "app/gui/screenshot_scenes.h"
-#include "app/gui/openmp_wait.h"
-#include "app/gui/startup_generation.h"
-#include "app/gui/startup_inversion.h"
-#include "app/gui/startup_retrieval.h"
+#include "app/gui/shell/app_settings.h"
+#include "app/gui/shell/main_window.h"
+#include "app/gui/tooling/screenshot_scenes.h"
+#include "app/gui/shell/openmp_wait.h"
+#include "app/gui/generation/startup_generation.h"
+#include "app/gui/inversion/startup_inversion.h"
+#include "app/gui/retrieval/startup_retrieval.h"
 #include "core/runs/demo_project.h"
 
 int main(int argc, char** argv) {

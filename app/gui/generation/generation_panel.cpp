@@ -1,0 +1,473 @@
+// The side-by-side generation panel (see generation_panel.h). The worker threads live in
+// GenerationRunner; this file lays the panel out and turns the workers' reports into column views.
+#include "app/gui/generation/generation_panel.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "app/gui/generation/eval_prompt_loader.h"
+#include "app/gui/generation/generation_runner.h"
+#include "app/gui/generation/generation_settings_bridge.h"
+#include "app/gui/generation/generator_cache.h"
+#include "widgets/generation_column_view.h"
+#include "widgets/sampling_settings_form.h"
+#include "widgets/token_probability_scale.h"
+
+namespace mixerlab::gui {
+
+namespace {
+
+widgets::TokenView tokenView(const GeneratedToken& token) {
+  widgets::TokenView view;
+  view.id = token.id;
+  view.text = QString::fromStdString(token.text);
+  view.prob = token.prob;
+  for (const TokenAlternative& alt : token.top)
+    view.top.push_back({alt.id, QString::fromStdString(alt.text), alt.prob});
+  return view;
+}
+
+QString rate(double tokens_per_s) { return QString::number(tokens_per_s, 'f', tokens_per_s < 100 ? 1 : 0); }
+
+QString elided(const QString& text, int chars) {
+  QString flat = text.simplified();
+  return flat.size() <= chars ? flat : flat.left(chars - 1) + QChar(0x2026);
+}
+
+}  // namespace
+
+GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
+  runner_ = new GenerationRunner(this);
+  connect(runner_, &GenerationRunner::loaded, this, &GenerationPanel::onLoaded);
+  connect(runner_, &GenerationRunner::tokenReady, this, &GenerationPanel::onToken);
+  connect(runner_, &GenerationRunner::finished, this, &GenerationPanel::onFinished);
+  connect(runner_, &GenerationRunner::failed, this, &GenerationPanel::onFailed);
+  connect(runner_, &GenerationRunner::roundFinished, this, &GenerationPanel::onRoundFinished);
+  eval_loader_ = new EvalPromptLoader(kEvalPrompts, kEvalPromptWords, this);
+  connect(eval_loader_, &EvalPromptLoader::loaded, this, &GenerationPanel::onEvalPromptsRead);
+  flush_timer_ = new QTimer(this);
+  flush_timer_->setSingleShot(true);
+  flush_timer_->setInterval(kFlushIntervalMs);
+  connect(flush_timer_, &QTimer::timeout, this, &GenerationPanel::flushTokens);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(6, 6, 6, 6);
+  layout->addWidget(buildControls());
+  splitter_ = new QSplitter(Qt::Horizontal, this);
+  splitter_->setObjectName("generation_columns");
+  splitter_->setChildrenCollapsible(false);
+  splitter_->setMinimumHeight(200);  // the stories need room: the main window's docks give way
+  placeholder_ =
+      new QLabel(tr("Add two to four checkpoints to compare: a run of the project (Add run) or any checkpoint folder.\n"
+                    "Every column gets the same prompt and the same settings, seed included."),
+                 splitter_);
+  placeholder_->setAlignment(Qt::AlignCenter);
+  placeholder_->setWordWrap(true);
+  splitter_->addWidget(placeholder_);
+  truth_view_ = new widgets::GenerationColumnView(splitter_);
+  truth_view_->setObjectName("truth_column");
+  truth_view_->setRemovable(false);
+  truth_view_->setTitle(tr("True continuation"));
+  splitter_->addWidget(truth_view_);
+  truth_view_->hide();
+  layout->addWidget(splitter_, 1);
+  updateControls();
+}
+
+GenerationPanel::~GenerationPanel() { stop(); }  // the eval prompt loader joins its own thread
+
+QWidget* GenerationPanel::buildControls() {
+  auto* controls = new QWidget(this);
+  auto* layout = new QVBoxLayout(controls);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(4);
+
+  auto* sources = new QHBoxLayout;
+  add_run_ = new QToolButton(controls);
+  add_run_->setObjectName("add_run");
+  add_run_->setText(tr("Add run"));
+  add_run_->setToolTip(tr("Add a column for a run of the open project (its latest checkpoint)"));
+  add_run_->setPopupMode(QToolButton::InstantPopup);
+  auto* run_menu = new QMenu(add_run_);
+  connect(run_menu, &QMenu::aboutToShow, this, &GenerationPanel::populateAddRunMenu);
+  add_run_->setMenu(run_menu);
+  add_folder_ = new QPushButton(tr("Add checkpoint folder..."), controls);
+  add_folder_->setObjectName("add_folder");
+  connect(add_folder_, &QPushButton::clicked, this, &GenerationPanel::onAddFolder);
+  eval_box_ = new QComboBox(controls);
+  eval_box_->setObjectName("eval_prompts");
+  eval_box_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  eval_box_->setMinimumContentsLength(40);
+  eval_box_->addItem(tr("typed prompt"));
+  connect(eval_box_, &QComboBox::activated, this, &GenerationPanel::onEvalPromptPicked);
+  sources->addWidget(new QLabel(tr("Checkpoints:"), controls));
+  sources->addWidget(add_run_);
+  sources->addWidget(add_folder_);
+  sources->addSpacing(16);
+  sources->addWidget(new QLabel(tr("Prompt:"), controls));
+  sources->addWidget(eval_box_, 1);
+  layout->addLayout(sources);
+
+  prompt_edit_ = new QPlainTextEdit(controls);
+  prompt_edit_->setObjectName("prompt");
+  prompt_edit_->setPlaceholderText(tr("Type a prompt, or pick one from the eval split (empty: a new story)"));
+  prompt_edit_->setFixedHeight(prompt_edit_->fontMetrics().lineSpacing() * 3 + 12);
+  connect(prompt_edit_, &QPlainTextEdit::textChanged, this, &GenerationPanel::onPromptEdited);
+  layout->addWidget(prompt_edit_);
+
+  form_ = new widgets::SamplingSettingsForm(controls);
+  widgets::SamplingValues defaults;
+  defaults.max_new_tokens = 100;
+  form_->setValues(defaults);
+  layout->addWidget(form_);
+
+  auto* actions = new QHBoxLayout;
+  generate_ = new QPushButton(tr("Generate"), controls);
+  generate_->setObjectName("generate");
+  generate_->setShortcut(QKeySequence("Ctrl+Return"));
+  generate_->setToolTip(tr("Generate every column at once (Ctrl+Return)"));
+  connect(generate_, &QPushButton::clicked, this, [this]() {
+    const QString error = generate();
+    if (!error.isEmpty()) showStatus(error);
+  });
+  cancel_ = new QPushButton(tr("Cancel"), controls);
+  cancel_->setObjectName("cancel");
+  connect(cancel_, &QPushButton::clicked, this, &GenerationPanel::cancel);
+  save_ = new QPushButton(tr("Save comparison..."), controls);
+  save_->setObjectName("save");
+  save_->setToolTip(tr("Save the last round as JSON (per-token probabilities) and Markdown"));
+  connect(save_, &QPushButton::clicked, this, &GenerationPanel::onSave);
+  status_ = new QLabel(controls);
+  status_->setObjectName("panel_status");
+  actions->addWidget(generate_);
+  actions->addWidget(cancel_);
+  actions->addWidget(save_);
+  actions->addWidget(status_, 1);
+  actions->addWidget(new widgets::TokenProbabilityLegend(controls));
+  layout->addLayout(actions);
+  return controls;
+}
+
+void GenerationPanel::setRunsDirectory(const QString& runs_directory) { runs_directory_ = runs_directory; }
+
+QString GenerationPanel::addCheckpoint(const QString& path) {
+  if (isGenerating()) return tr("wait for the generation to end (or cancel it) before changing the columns");
+  if (columnCount() >= kMaxColumns) return tr("at most %1 columns: remove one first").arg(kMaxColumns);
+  CheckpointChoice choice;
+  const QString error = chooseCheckpoint(path, &choice);
+  if (!error.isEmpty()) {
+    showStatus(error);
+    return error;
+  }
+  for (const Column& c : columns_) {
+    if (c.choice.checkpoint_dir == choice.checkpoint_dir) {
+      // The settings are shared, so a second column of the same checkpoint would repeat the first.
+      const QString duplicate = tr("%1 is already a column").arg(choice.label());
+      showStatus(duplicate);
+      return duplicate;
+    }
+  }
+  Column column;
+  column.choice = choice;
+  column.view = new widgets::GenerationColumnView(splitter_);
+  column.view->setTitle(choice.label(), choice.checkpoint_dir);
+  column.view->setDetails(choice.architecture);
+  column.view->setStatus(tr("ready"));
+  widgets::GenerationColumnView* view = column.view;
+  connect(view, &widgets::GenerationColumnView::removeRequested, this, [this, view]() {
+    for (int i = 0; i < columnCount(); ++i) {
+      if (columns_[i].view == view) removeColumn(i);
+    }
+  });
+  splitter_->insertWidget(columnCount() + 1, view);  // after the placeholder, before the true continuation
+  columns_.push_back(column);
+  has_results_ = false;
+  if (columnCount() == 1) loadEvalPrompts();
+  showStatus(tr("added %1 (%2)").arg(choice.label(), choice.architecture));
+  updateControls();
+  return {};
+}
+
+void GenerationPanel::removeColumn(int index) {
+  if (isGenerating() || index < 0 || index >= columnCount()) return;
+  columns_[index].view->deleteLater();
+  columns_[index].view->hide();
+  columns_.erase(columns_.begin() + index);
+  has_results_ = false;
+  if (index == 0 && !columns_.empty()) loadEvalPrompts();
+  updateControls();
+}
+
+void GenerationPanel::setPrompt(const QString& prompt) { prompt_edit_->setPlainText(prompt); }
+QString GenerationPanel::prompt() const { return prompt_edit_->toPlainText(); }
+
+void GenerationPanel::loadEvalPrompts() {
+  if (!columns_.empty()) eval_loader_->request(columns_.front().choice.checkpoint_dir);
+}
+
+void GenerationPanel::onEvalPromptsRead(const QString& checkpoint_dir, const std::vector<EvalPrompt>& prompts,
+                                        const QString& error) {
+  eval_prompts_ = prompts;
+  eval_run_.clear();
+  for (const Column& c : columns_) {
+    if (c.choice.checkpoint_dir == checkpoint_dir) eval_run_ = c.choice.run;
+  }
+  const QSignalBlocker block(eval_box_);
+  while (eval_box_->count() > 1) eval_box_->removeItem(1);
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    eval_box_->addItem(tr("eval %1: %2").arg(i + 1).arg(elided(QString::fromStdString(prompts[i].prompt), 70)));
+  }
+  eval_box_->setToolTip(error.isEmpty()
+                            ? tr("Prompts from the eval split of %1, with the text that really followed").arg(eval_run_)
+                            : tr("No eval prompts: %1").arg(error));
+  eval_chosen_ = -1;
+  eval_box_->setCurrentIndex(0);
+  showTruth(false);
+  Q_EMIT evalPromptsLoaded();
+}
+
+bool GenerationPanel::chooseEvalPrompt(int index) {
+  if (index < 0 || index >= evalPromptCount()) return false;
+  {
+    const QSignalBlocker block(prompt_edit_);
+    prompt_edit_->setPlainText(QString::fromStdString(eval_prompts_[index].prompt));
+  }
+  eval_chosen_ = index;
+  eval_box_->setCurrentIndex(index + 1);
+  truth_view_->setDetails(tr("eval split of %1, document %2").arg(eval_run_).arg(index + 1));
+  truth_view_->setStatus(tr("what followed the prompt in the eval document"));
+  truth_view_->setPlainStory(prompt(), QString::fromStdString(eval_prompts_[index].continuation));
+  showTruth(true);
+  return true;
+}
+
+void GenerationPanel::onEvalPromptPicked(int combo_index) {
+  if (combo_index == 0) {
+    eval_chosen_ = -1;
+    showTruth(false);
+    return;
+  }
+  chooseEvalPrompt(combo_index - 1);
+}
+
+void GenerationPanel::onPromptEdited() {
+  if (eval_chosen_ < 0 || prompt() == QString::fromStdString(eval_prompts_[eval_chosen_].prompt)) return;
+  eval_chosen_ = -1;  // an edited eval prompt is a typed prompt: its true continuation no longer applies
+  const QSignalBlocker block(eval_box_);
+  eval_box_->setCurrentIndex(0);
+  showTruth(false);
+}
+
+void GenerationPanel::showTruth(bool shown) { truth_view_->setVisible(shown); }
+
+QString GenerationPanel::generate() {
+  if (isGenerating()) return tr("a generation is running");
+  if (columns_.empty()) return tr("add a checkpoint first");
+  const GenerationSettings settings = toGenerationSettings(form_->values());
+  try {
+    validateGeneration(settings);
+  } catch (const std::exception& e) {
+    return QString::fromStdString(e.what());
+  }
+  round_prompt_ = prompt().toStdString();
+  round_settings_ = settings;
+  round_truth_.reset();
+  if (eval_chosen_ >= 0) round_truth_ = eval_prompts_[eval_chosen_].continuation;
+  has_results_ = false;
+  std::vector<GenerationJob> jobs;
+  for (int i = 0; i < columnCount(); ++i) {
+    Column& c = columns_[i];
+    c.result.reset();
+    c.error.clear();
+    c.tokens = 0;
+    c.pending.clear();
+    c.view->startStory(prompt());
+    const bool cached = runner_->cache().contains(c.choice.checkpoint_dir.toStdString());
+    c.view->setStatus(cached ? tr("starting...") : tr("loading the model..."));
+    GenerationJob job;
+    job.column = i;
+    job.checkpoint_dir = c.choice.checkpoint_dir.toStdString();
+    job.prompt = round_prompt_;
+    job.settings = settings;
+    jobs.push_back(std::move(job));
+  }
+  runner_->start(std::move(jobs));
+  showStatus(tr("generating %1 columns (%2, seed %3)...")
+                 .arg(columnCount())
+                 .arg(form_->presetText())
+                 .arg(settings.sampling.seed));
+  updateControls();
+  return {};
+}
+
+void GenerationPanel::cancel() {
+  if (!isGenerating()) return;
+  runner_->cancel();
+  showStatus(tr("cancelling..."));
+}
+
+void GenerationPanel::stop() { runner_->stop(); }
+bool GenerationPanel::isGenerating() const { return runner_->isRunning(); }
+GeneratorCache& GenerationPanel::generatorCache() { return runner_->cache(); }
+QString GenerationPanel::statusText() const { return status_->text(); }
+bool GenerationPanel::hasResults() const { return has_results_; }
+
+QString GenerationPanel::finishReason(int column) const {
+  const Column& c = columns_.at(column);
+  if (c.result) return QString::fromStdString(finishReasonName(c.result->finish));
+  return c.error.isEmpty() ? QString() : QString("failed");
+}
+
+void GenerationPanel::onLoaded(int column, const QString& architecture, const QString& decoder) {
+  if (column >= columnCount()) return;
+  Column& c = columns_[column];
+  c.decoder = decoder;
+  c.view->setDetails(tr("%1 \u00b7 %2 decoder").arg(architecture, decoder));
+  c.view->setStatus(tr("generating..."));
+}
+
+void GenerationPanel::onToken(int column, const GeneratedToken& token, double tokens_per_s) {
+  if (column >= columnCount()) return;
+  Column& c = columns_[column];
+  c.pending.push_back(tokenView(token));
+  c.live_tokens_per_s = tokens_per_s;
+  ++c.tokens;
+  if (!flush_timer_->isActive()) flush_timer_->start();
+}
+
+void GenerationPanel::flushTokens() {
+  for (Column& c : columns_) {
+    if (c.pending.isEmpty()) continue;
+    c.view->appendTokens(c.pending);
+    c.pending.clear();
+    c.view->setStatus(tr("%1 tokens \u00b7 %2 tokens/s").arg(c.tokens).arg(rate(c.live_tokens_per_s)));
+  }
+}
+
+void GenerationPanel::onFinished(int column, const GenerationResult& result) {
+  if (column >= columnCount()) return;
+  flushTokens();  // the column's last tokens before its final status
+  Column& c = columns_[column];
+  c.result = result;
+  // A stop string cuts the story inside the token that completed it.
+  c.view->truncateGenerated(static_cast<int>(QString::fromStdString(result.text).size()));
+  c.view->setDetails(tr("%1 \u00b7 %2 decoder").arg(c.choice.architecture, QString::fromStdString(result.decoder)));
+  QString status = tr("%1 tokens \u00b7 %2 tokens/s \u00b7 finished: %3")
+                       .arg(result.tokens.size())
+                       .arg(rate(result.tokens_per_s))
+                       .arg(QString::fromStdString(finishReasonName(result.finish)));
+  if (result.prompt_dropped_tokens > 0)
+    status += tr(" \u00b7 prompt cut by %1 tokens").arg(result.prompt_dropped_tokens);
+  c.view->setStatus(status);
+}
+
+void GenerationPanel::onFailed(int column, const QString& error) {
+  if (column >= columnCount()) return;
+  flushTokens();
+  Column& c = columns_[column];
+  c.error = error;
+  c.view->setStatus(QString("<span style='color:#b00020'>%1</span>").arg(tr("failed: %1").arg(error).toHtmlEscaped()));
+}
+
+void GenerationPanel::onRoundFinished() {
+  has_results_ = true;
+  int failed = 0, cancelled = 0;
+  for (const Column& c : columns_) {
+    failed += c.result ? 0 : 1;
+    cancelled += c.result && c.result->finish == FinishReason::kCancelled ? 1 : 0;
+  }
+  QString summary = tr("done: %1 columns").arg(columnCount());
+  if (cancelled > 0) summary += tr(", %1 cancelled").arg(cancelled);
+  if (failed > 0) summary += tr(", %1 failed").arg(failed);
+  showStatus(summary);
+  updateControls();
+  Q_EMIT roundFinished();
+}
+
+GenerationComparison GenerationPanel::comparison() const {
+  GenerationComparison out;
+  out.prompt = round_prompt_;
+  out.settings = round_settings_;
+  out.true_continuation = round_truth_;
+  for (const Column& c : columns_) {
+    ComparisonColumn column;
+    column.checkpoint = c.choice.checkpoint_dir.toStdString();
+    column.run = c.choice.run.toStdString();
+    column.step = c.choice.step.toStdString();
+    column.architecture = c.choice.architecture.toStdString();
+    column.result = c.result;
+    column.error = c.error.toStdString();
+    out.columns.push_back(column);
+  }
+  return out;
+}
+
+QString GenerationPanel::saveComparison(const QString& json_path) {
+  if (!has_results_) return tr("generate first: there is no finished round to save");
+  const QFileInfo info(json_path);
+  const QString markdown_path = info.dir().filePath(info.completeBaseName() + ".md");
+  try {
+    gui::saveComparison(comparison(), json_path.toStdString(), markdown_path.toStdString());
+  } catch (const std::exception& e) {
+    return QString::fromStdString(e.what());
+  }
+  showStatus(tr("saved %1 and %2").arg(json_path, markdown_path));
+  return {};
+}
+
+void GenerationPanel::onSave() {
+  const QString start = runs_directory_.isEmpty() ? QString() : QFileInfo(runs_directory_).absolutePath();
+  const QString file = QFileDialog::getSaveFileName(this, tr("Save comparison (JSON, with a Markdown file beside it)"),
+                                                    start + "/comparison.json", tr("JSON (*.json)"));
+  if (file.isEmpty()) return;
+  const QString error = saveComparison(file.endsWith(".json") ? file : file + ".json");
+  if (!error.isEmpty()) showStatus(error);
+}
+
+void GenerationPanel::populateAddRunMenu() {
+  QMenu* menu = add_run_->menu();
+  menu->clear();
+  const QVector<CheckpointChoice> runs = runsWithCheckpoints(runs_directory_);
+  if (runs.isEmpty()) menu->addAction(tr("(no run of the project has a checkpoint yet)"))->setEnabled(false);
+  for (const CheckpointChoice& run : runs) {
+    const QString checkpoint = run.checkpoint_dir;  // its latest checkpoint now
+    menu->addAction(tr("%1  (%2)").arg(run.label(), run.architecture), this, [this, checkpoint]() {
+      const QString error = addCheckpoint(checkpoint);
+      if (!error.isEmpty()) showStatus(error);
+    });
+  }
+}
+
+void GenerationPanel::onAddFolder() {
+  const QString folder =
+      QFileDialog::getExistingDirectory(this, tr("Add a run folder or a checkpoint folder"), runs_directory_);
+  if (folder.isEmpty()) return;
+  addCheckpoint(folder);
+}
+
+void GenerationPanel::updateControls() {
+  const bool running = isGenerating();
+  const bool room = columnCount() < kMaxColumns;
+  generate_->setEnabled(!running && !columns_.empty());
+  cancel_->setEnabled(running);
+  save_->setEnabled(!running && has_results_);
+  add_run_->setEnabled(!running && room);
+  add_folder_->setEnabled(!running && room);
+  for (const Column& c : columns_) c.view->setRemoveEnabled(!running);
+  placeholder_->setVisible(columns_.empty());
+}
+
+void GenerationPanel::showStatus(const QString& text) { status_->setText(text); }
+
+}  // namespace mixerlab::gui

@@ -1,0 +1,157 @@
+// Launching and stopping CLI training processes (see run_launcher.h).
+#include "app/gui/launch/run_launcher.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include <QFileInfo>
+#include <QRegularExpression>
+#include <QThread>
+
+#include "app/gui/shell/app_settings.h"
+#include "core/train/device.h"
+
+#include <signal.h>
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QUuid>
+
+#include "core/runs/run_status.h"
+
+namespace mixerlab::gui {
+
+QString findCliExecutable() {
+  const QString overridden = qEnvironmentVariable("MIXERLAB_CLI");
+  if (!overridden.isEmpty() && QFileInfo(overridden).isExecutable()) return overridden;
+  const QString dir = QCoreApplication::applicationDirPath();
+  for (const QString& candidate : {dir + "/mixerlab", dir + "/../cli/mixerlab"}) {
+    if (QFileInfo(candidate).isExecutable()) return QFileInfo(candidate).canonicalFilePath();
+  }
+  return QStandardPaths::findExecutable("mixerlab");
+}
+
+QStringList trainArguments(const QString& project_file, const QString& run_name, bool resume, const QString& run_id,
+                           const QString& fork_from) {
+  QStringList args{"train", project_file, "--run", run_name};
+  if (resume) args << "--resume";
+  if (!run_id.isEmpty()) args << "--run-id" << run_id;
+  if (!fork_from.isEmpty()) args << "--fork-from" << fork_from;
+  return args;
+}
+
+QStringList launchTargetNames(int gpu_count) {
+  if (gpu_count < 0) gpu_count = static_cast<int>(cudaDeviceCount());
+  QStringList names{"local", "local, 2 ranks"};
+  for (int k = 0; k < gpu_count; ++k) names << "local, GPU " + QString::number(k);
+  if (gpu_count >= 2) names << "local, " + QString::number(gpu_count) + " GPUs";
+  for (const QVariantMap& host : AppSettings().remoteHosts()) names << RemoteHostSettings::fromMap(host).targetName();
+  return names;
+}
+
+QString RemoteHostSettings::targetName() const { return "ssh: " + (user.isEmpty() ? host : user + "@" + host); }
+
+QVariantMap RemoteHostSettings::toMap() const {
+  return {{"host", host}, {"user", user}, {"port", port},     {"identity", identity},
+          {"folder", folder}, {"program", program}, {"nproc", nproc}};
+}
+
+RemoteHostSettings RemoteHostSettings::fromMap(const QVariantMap& map) {
+  RemoteHostSettings h;
+  h.host = map.value("host").toString();
+  h.user = map.value("user").toString();
+  h.port = map.value("port", 22).toInt();
+  h.identity = map.value("identity").toString();
+  h.folder = map.value("folder").toString();
+  h.program = map.value("program", "mixerlab").toString();
+  h.nproc = std::max(1, map.value("nproc", 1).toInt());
+  return h;
+}
+
+QStringList RemoteLaunchTarget::remoteArguments(const QStringList& arguments, const QString& project_dir) const {
+  // train PROJECT --run RUN [...]: the remote project has the same file name in the remote folder.
+  QStringList train = arguments;
+  QString run, run_id;
+  for (int i = 0; i + 1 < train.size(); ++i) {
+    if (train[i] == "--run") run = train[i + 1];
+    if (train[i] == "--run-id") run_id = train[i + 1];
+  }
+  if (train.size() > 1) train[1] = QFileInfo(train[1]).fileName();
+  QStringList out{"remote", "--host", host_.host, "--port", QString::number(host_.port), "--folder", host_.folder,
+                  "--program", host_.program, "--nproc", QString::number(host_.nproc), "--local-run-dir",
+                  project_dir + "/runs/" + (run_id.isEmpty() ? run : run_id)};
+  if (!host_.user.isEmpty()) out << "--user" << host_.user;
+  if (!host_.identity.isEmpty()) out << "--identity" << host_.identity;
+  return out << "--" << train;
+}
+
+QString RemoteLaunchTarget::start(const QStringList& arguments, const QString& working_directory,
+                                  LaunchedProcess* launched) {
+  if (host_.host.isEmpty() || host_.folder.isEmpty()) return "the remote host has no host name or remote folder";
+  return local_.start(remoteArguments(arguments, working_directory), working_directory, launched);
+}
+
+std::unique_ptr<LaunchTarget> makeLaunchTarget(const QString& name) {
+  if (name == "local") return std::make_unique<LocalLaunchTarget>(findCliExecutable());
+  static const QRegularExpression ranks_pattern("^local, (\\d+) (ranks|GPUs)$");
+  if (const auto match = ranks_pattern.match(name); match.hasMatch() && match.captured(1).toInt() >= 2) {
+    return std::make_unique<LocalDataParallelTarget>(findCliExecutable(), match.captured(1).toInt(),
+                                                     match.captured(2) == "GPUs");
+  }
+  static const QRegularExpression gpu_pattern("^local, GPU (\\d+)$");
+  if (const auto match = gpu_pattern.match(name); match.hasMatch()) {
+    return std::make_unique<LocalLaunchTarget>(findCliExecutable(), match.captured(1).toInt());
+  }
+  for (const QVariantMap& saved : AppSettings().remoteHosts()) {
+    const RemoteHostSettings host = RemoteHostSettings::fromMap(saved);
+    if (host.targetName() == name) return std::make_unique<RemoteLaunchTarget>(findCliExecutable(), host);
+  }
+  return nullptr;
+}
+
+QString LocalDataParallelTarget::name() const {
+  return "local, " + QString::number(ranks_) + (on_gpus_ ? " GPUs" : " ranks");
+}
+
+QString LocalDataParallelTarget::start(const QStringList& arguments, const QString& working_directory,
+                                       LaunchedProcess* launched) {
+  // On GPUs every rank asks for "cuda" and takes cuda:LOCAL_RANK (core/distributed/rank_device.h).
+  const QStringList device = on_gpus_ ? QStringList{"--device", "cuda"} : QStringList{};
+  return local_.start(QStringList{"launch", "--nproc", QString::number(ranks_), "--"} + arguments + device,
+                      working_directory, launched);
+}
+
+QString LocalLaunchTarget::start(const QStringList& arguments, const QString& working_directory,
+                                 LaunchedProcess* launched) {
+  if (cli_path_.isEmpty()) return "cannot find the mixerlab executable next to the GUI or on PATH";
+  const QStringList device = gpu_ < 0 ? QStringList{} : QStringList{"--device", "cuda:" + QString::number(gpu_)};
+  qint64 pid = 0;
+  QProcess process;
+  process.setProgram(cli_path_);
+  process.setArguments(arguments + device);
+  process.setWorkingDirectory(working_directory);
+  process.setStandardOutputFile(QProcess::nullDevice());  // progress; the run writes its own log.txt
+  // Standard error goes to a file the LaunchWatcher reads if the process ends without starting the
+  // run: the CLI's refusal ("already exists; pass --resume") must reach the user.
+  const QString error_file = QDir(QDir::tempPath()).filePath(
+      "mixerlab-launch-" + QUuid::createUuid().toString(QUuid::WithoutBraces) + ".log");
+  process.setStandardErrorFile(launched != nullptr ? error_file : QProcess::nullDevice());
+  if (!process.startDetached(&pid)) return "could not start " + cli_path_ + ": " + process.errorString();
+  if (launched != nullptr) *launched = {pid, error_file};
+  return {};
+}
+
+QString requestStop(const QString& run_directory) {
+  const auto status = readRunStatus(run_directory.toStdString());
+  if (!status || status->resolvedForReader().state != RunState::Running) return "the run is not running";
+  if (status->host != hostName()) return "the run is on another host (" + QString::fromStdString(status->host) + ")";
+  if (::kill(static_cast<pid_t>(status->pid), SIGTERM) != 0)
+    return "could not signal process " + QString::number(status->pid);
+  return {};
+}
+
+}  // namespace mixerlab::gui

@@ -1,0 +1,214 @@
+// The run queue (see run_queue.h).
+#include "app/gui/launch/run_queue.h"
+
+#include <algorithm>
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
+#include <QFileInfo>
+#include <QTimer>
+
+#include "app/gui/launch/launch_watcher.h"
+#include "app/gui/launch/run_launcher.h"
+#include "core/runs/run_directory.h"
+#include "core/runs/run_status.h"
+
+namespace mixerlab::gui {
+
+namespace {
+constexpr int kPollIntervalMs = 500;
+
+// The status as a reader sees it (a dead "running" process reads as stopped); nullopt if none.
+std::optional<RunStatus> currentStatus(const QString& run_dir) {
+  auto status = readRunStatus(run_dir.toStdString());
+  if (!status) return std::nullopt;
+  return status->resolvedForReader();
+}
+}  // namespace
+
+RunQueue::RunQueue(std::unique_ptr<LaunchTarget> target, QString project_file, QString runs_directory, QObject* parent)
+    : QObject(parent),
+      target_(std::move(target)),
+      project_file_(std::move(project_file)),
+      runs_dir_(std::move(runs_directory)),
+      poll_timer_(new QTimer(this)),
+      launch_watcher_(new LaunchWatcher(this)) {
+  poll_timer_->setInterval(kPollIntervalMs);
+  connect(poll_timer_, &QTimer::timeout, this, &RunQueue::poll);
+  connect(launch_watcher_, &LaunchWatcher::launchFailed, this, [this](const QString& run, const QString& error) {
+    if (run != current_) return;
+    finishCurrent();
+    Q_EMIT launchFailed(run, error);
+  });
+}
+
+RunQueue::~RunQueue() = default;
+
+QString RunQueue::targetName() const { return target_ ? target_->name() : QString(); }
+
+QString RunQueue::runDirectory(const QString& run) const { return QDir(runs_dir_).filePath(run); }
+
+void RunQueue::enqueue(const QString& run, bool resume, const QString& run_id, const QString& fork_from) {
+  queue_.push_back({run, run_id.isEmpty() ? run : run_id, fork_from, resume});
+  changed();
+  if (current_.isEmpty()) startNext();
+}
+
+QStringList RunQueue::pending() const {
+  QStringList names;
+  for (const Entry& e : queue_) names << e.run_id;
+  return names;
+}
+
+bool RunQueue::remove(const QString& run_id) {
+  for (int i = 0; i < queue_.size(); ++i) {
+    if (queue_[i].run_id == run_id) {
+      queue_.removeAt(i);
+      changed();
+      return true;
+    }
+  }
+  return false;
+}
+
+bool RunQueue::move(const QString& run_id, int delta) {
+  for (int i = 0; i < queue_.size(); ++i) {
+    if (queue_[i].run_id != run_id) continue;
+    const int to = std::clamp(i + delta, 0, static_cast<int>(queue_.size()) - 1);
+    if (to == i) return true;
+    queue_.move(i, to);
+    changed();
+    return true;
+  }
+  return false;
+}
+
+void RunQueue::changed() {
+  Q_EMIT queueChanged();
+  if (state_file_.isEmpty()) return;
+  QJsonArray entries;
+  for (const Entry& e : queue_) {
+    QJsonObject o{{"run", e.run}, {"run_id", e.run_id}, {"resume", e.resume}};
+    if (!e.fork_from.isEmpty()) o["fork_from"] = e.fork_from;
+    entries.append(o);
+  }
+  QSaveFile file(state_file_);
+  if (file.open(QIODevice::WriteOnly)) {
+    file.write(QJsonDocument(QJsonObject{{"waiting", entries}}).toJson(QJsonDocument::Indented));
+    file.commit();
+  }
+}
+
+QString RunQueue::setStateFile(const QString& path) {
+  state_file_ = path;
+  QFile file(path);
+  if (!file.exists()) return {};
+  if (!file.open(QIODevice::ReadOnly)) return "cannot read the saved queue " + path + ": " + file.errorString();
+  const QJsonDocument doc = QJsonDocument::fromJson(file.readAll());
+  if (!doc.isObject()) return "the saved queue " + path + " is not valid JSON: its runs were not queued again";
+  for (const QJsonValue& value : doc.object().value("waiting").toArray()) {
+    const QJsonObject o = value.toObject();
+    if (o.value("run").toString().isEmpty()) continue;
+    queue_.push_back({o.value("run").toString(), o.value("run_id").toString(o.value("run").toString()),
+                      o.value("fork_from").toString(), o.value("resume").toBool()});
+  }
+  if (!queue_.isEmpty()) {
+    Q_EMIT queueChanged();
+    if (current_.isEmpty()) startNext();
+  }
+  return {};
+}
+
+void RunQueue::onRunStateChanged(const QString& run, const QString& state) {
+  if (run != current_) return;
+  if (state == "running") {
+    current_seen_running_ = true;
+  } else if (state == "finished" || state == "failed" || state == "stopped") {
+    finishCurrent();
+  }
+}
+
+QStringList RunQueue::runningRuns() const {
+  QStringList running;
+  for (const auto& dir : listRunDirectories(runs_dir_.toStdString())) {
+    const auto status = readRunStatus(dir);
+    if (status && status->resolvedForReader().state == RunState::Running) {
+      running << QString::fromStdString(dir.filename().string());
+    }
+  }
+  return running;
+}
+
+void RunQueue::poll() {
+  if (current_.isEmpty()) {
+    startNext();  // waiting for a run started by hand to end
+    if (current_.isEmpty() && queue_.isEmpty()) poll_timer_->stop();
+    return;
+  }
+  const auto status = currentStatus(runDirectory(current_));
+  const bool fresh = status && QString::fromStdString(status->updated_at) != current_status_before_;
+  if (fresh && status->state == RunState::Running) {
+    current_seen_running_ = true;
+    return;
+  }
+  if (fresh && status->state != RunState::Pending) {
+    finishCurrent();
+    return;
+  }
+  // No status written since the launch: the process is still preparing data (a project's first
+  // run trains its tokenizer), or it died on bad arguments before writing one.
+  if (!current_seen_running_ && since_launch_.elapsed() > startup_timeout_ms_) {
+    const QString run = current_;
+    finishCurrent();
+    Q_EMIT launchFailed(run, "the run wrote no status within " + QString::number(startup_timeout_ms_ / 1000) + " s");
+  }
+}
+
+void RunQueue::finishCurrent() {
+  current_.clear();
+  current_seen_running_ = false;
+  startNext();
+}
+
+void RunQueue::startNext() {
+  if (!queue_.isEmpty() && current_.isEmpty() && runningRuns().size() >= max_running_) {
+    poll_timer_->start();  // the target is busy with runs the queue did not start: look again later
+    return;
+  }
+  while (current_.isEmpty() && !queue_.isEmpty()) {
+    const Entry next = queue_.takeFirst();
+    changed();
+    const QString dir = runDirectory(next.run_id);
+    if (!next.resume && RunPaths{dir.toStdString()}.hasRunInfo()) {
+      Q_EMIT launchFailed(next.run_id, "run directory " + dir + " already exists (queue it with resume)");
+      continue;
+    }
+    if (!next.fork_from.isEmpty() && !QFileInfo(next.fork_from).isDir()) {
+      Q_EMIT launchFailed(next.run_id, "no checkpoint folder " + next.fork_from);
+      continue;
+    }
+    const auto before = currentStatus(dir);
+    const QString run_id = next.run_id == next.run ? QString() : next.run_id;
+    const QStringList arguments = trainArguments(project_file_, next.run, next.resume, run_id, next.fork_from);
+    LaunchedProcess launched;
+    const QString error = target_ ? target_->start(arguments, QFileInfo(project_file_).absolutePath(), &launched)
+                                  : QString("no launch target");
+    if (!error.isEmpty()) {
+      Q_EMIT launchFailed(next.run_id, error);
+      continue;
+    }
+    current_ = next.run_id;
+    launch_watcher_->watch(next.run_id, dir, launched);
+    current_status_before_ = before ? QString::fromStdString(before->updated_at) : QString();
+    current_seen_running_ = false;
+    since_launch_.start();
+    poll_timer_->start();
+    Q_EMIT started(next.run_id);
+  }
+}
+
+}  // namespace mixerlab::gui

@@ -1,0 +1,123 @@
+// RunSetupDialog (see run_setup_dialog.h). Validation and the cost preview are pure config parsing
+// and arithmetic (no model is built), so they run synchronously on every edit.
+#include "app/gui/project/run_setup_dialog.h"
+
+#include <QDialogButtonBox>
+#include <QFileInfo>
+#include <QLabel>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QVBoxLayout>
+
+#include "app/gui/project/run_config_schema.h"
+#include "widgets/config_form.h"
+
+namespace mixerlab::gui {
+
+RunSetupDialog::RunSetupDialog(const QString& project_file, const QJsonObject& initial_run, QWidget* parent)
+    : RunSetupDialog(readProjectSource(project_file), initial_run, parent) {}
+
+RunSetupDialog::RunSetupDialog(const ProjectSource& project, const QJsonObject& initial_run, QWidget* parent)
+    : QDialog(parent), project_(project), initial_run_(initial_run) {
+  const QString project_file = project.file;
+  setWindowTitle(tr("Run setup — %1").arg(QFileInfo(project_file).fileName()));
+  auto* layout = new QVBoxLayout(this);
+  auto* intro = new QLabel(tr("Project: %1. Settings left at the project's defaults are shown filled in; "
+                              "hover a field for what it means.")
+                               .arg(project_file),
+                           this);
+  intro->setWordWrap(true);
+  layout->addWidget(intro);
+  form_ = new widgets::ConfigForm;
+  form_->setSchema(runSchema());
+  form_->setValues(withProjectDefaults(initial_run, project_));
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setWidget(form_);
+  layout->addWidget(scroll, 1);
+  layout->addWidget(form_->releaseSummaryPanel());  // the preview and every problem stay in view
+  buttons_ = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+  sweep_button_ = buttons_->addButton(tr("Sweep…"), QDialogButtonBox::ActionRole);
+  sweep_button_->setToolTip(tr("Make several runs from this one, varying fields over lists of values"));
+  connect(sweep_button_, &QPushButton::clicked, this, [this] {
+    if (!isValid()) return;
+    sweep_requested_ = true;
+    accept();
+  });
+  layout->addWidget(buttons_);
+  connect(buttons_, &QDialogButtonBox::accepted, this, [this] {
+    if (isValid()) accept();
+  });
+  connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  connect(form_, &widgets::ConfigForm::valuesChanged, this, [this] { revalidate(); });
+  resize(1040, 860);
+  revalidate();
+}
+
+QJsonObject RunSetupDialog::fullRun() const { return form_->values(); }
+
+namespace {
+bool sameValue(const QJsonValue& a, const QJsonValue& b) {
+  if (a.isDouble() && b.isDouble()) return a.toDouble() == b.toDouble();
+  return a == b;
+}
+}  // namespace
+
+QJsonObject RunSetupDialog::run() const {
+  using widgets::ConfigForm;
+  const QJsonObject full = form_->values();
+  const QString arch = ConfigForm::valueAt(full, "model.arch").toString();
+  QJsonObject out = initial_run_;  // keys the form does not cover stay as written
+  QJsonObject skeleton{{"name", full.value("name")}};
+  ConfigForm::setValueAt(skeleton, "model.arch", arch);
+  const QJsonObject inherited = withProjectDefaults(skeleton, project_);
+  for (const widgets::FieldSpec& field : runSchema()) {
+    const QJsonValue value = ConfigForm::valueAt(full, field.key);
+    const bool was_set = !ConfigForm::valueAt(initial_run_, field.key).isUndefined();
+    QJsonValue default_value = ConfigForm::valueAt(inherited, field.key);
+    if (default_value.isUndefined()) default_value = QJsonValue::fromVariant(field.defaultFor(arch));
+    const bool keep = field.key == "name" || field.key == "model.arch" ||
+                      (!value.isUndefined() && (was_set || !sameValue(value, default_value)));
+    if (keep) {
+      ConfigForm::setValueAt(out, field.key, value);
+    } else {
+      ConfigForm::removeValueAt(out, field.key);  // not shown for this architecture, or inherited
+    }
+  }
+  QJsonObject model = out.value("model").toObject();  // no empty sections left behind
+  if (model.value("options").isObject() && model.value("options").toObject().isEmpty()) model.remove("options");
+  if (out.contains("model")) out["model"] = model;
+  if (out.value("train").isObject() && out.value("train").toObject().isEmpty()) out.remove("train");
+  return out;
+}
+
+QPushButton* RunSetupDialog::okButton() const { return buttons_->button(QDialogButtonBox::Ok); }
+
+void RunSetupDialog::setMachineSpeed(double training_flops_per_s, int runs_measured) {
+  machine_flops_per_s_ = training_flops_per_s;
+  runs_measured_ = runs_measured;
+  revalidate();
+}
+
+void RunSetupDialog::setReservedNames(const QStringList& names) {
+  reserved_names_ = names;
+  revalidate();
+}
+
+void RunSetupDialog::revalidate() {
+  const QJsonObject current = run();
+  errors_ = validateRun(current, project_);
+  const QString name = current.value("name").toString();
+  if (errors_.isEmpty() && reserved_names_.contains(name)) {
+    errors_.insert("name", tr("the project already has a run named \"%1\"").arg(name));
+  }
+  form_->setFieldErrors(errors_);
+  const QString wall_time = wallTimeEstimate(current, project_, machine_flops_per_s_, runs_measured_);
+  form_->setPreviewText(costPreview(current, project_) + (wall_time.isEmpty() ? QString() : "\n" + wall_time));
+  okButton()->setEnabled(errors_.isEmpty());
+  if (sweep_button_) sweep_button_->setEnabled(errors_.isEmpty());
+}
+
+}  // namespace mixerlab::gui

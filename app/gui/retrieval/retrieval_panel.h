@@ -1,0 +1,158 @@
+// The retrieval panel (the main window's "Retrieve" tab, spec 9): choose a corpus of (summary,
+// story) pairs (the built-in synthetic stories or a JSON Lines file) and up to two embedding models
+// (a project run's latest checkpoint, any checkpoint folder, or a dataset folder written by
+// `mixerlab retrieval build`) side by side. Type a summary or a few keywords and every column ranks
+// the corpus's stories by cosine similarity as you type. Pick a held-out summary (its story is then
+// marked as the true match) or mark a result as the true match: each column shows where that story
+// ranks. Each column also shows its model's held-out top-1 / top-5 accuracy over a chosen number of
+// candidates. "Train retrieval model" trains the research's retrieval mixer on a column's
+// embeddings as a run of the project (a CLI child process; its curves show in the Loss curves tab). Every column works on its own QThread (RetrievalWorker): building a dataset (embedding
+// the corpus once per model, kept under <project>/retrieval/), loading the model and each query.
+#pragma once
+#include <QString>
+#include <QVector>
+#include <QWidget>
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "app/gui/retrieval/retrieval_worker.h"
+#include "core/analysis/retrieval/retrieval_corpus.h"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+class QSplitter;
+class QThread;
+class QTimer;
+class QToolButton;
+
+namespace mixerlab::widgets {
+class RetrievalResultsView;
+}
+
+namespace mixerlab::gui {
+
+class RetrievalPanel : public QWidget {
+  Q_OBJECT
+ public:
+  static constexpr int kMaxColumns = 2;
+  static constexpr int kTypingPauseMs = 150;  // a query starts once typing pauses this long
+
+  explicit RetrievalPanel(QWidget* parent = nullptr);
+  ~RetrievalPanel() override;  // cancels builds and joins every worker thread
+
+  // The open project's runs folder: "Add run" lists its runs, and dataset folders are kept in
+  // <project>/retrieval/ beside it.
+  void setRunsDirectory(const QString& runs_directory);
+  void setDatasetsRoot(const QString& root);
+  QString datasetsRoot() const { return datasets_root_; }
+
+  // Re-opens every corpus-based column on the new corpus.
+  void setCorpus(const RetrievalCorpus& corpus);
+  const RetrievalCorpus& corpus() const { return corpus_; }
+
+  // Adds a column for a run folder (its latest checkpoint), a checkpoint folder (untrained: its
+  // freshly initialised twin) or a dataset folder. Returns an error message, empty when the column
+  // was added (it then opens in the background: columnReady or columnFailed follows).
+  QString addModel(const QString& path, bool untrained = false);
+  void removeColumn(int index);
+  int columnCount() const { return static_cast<int>(columns_.size()); }
+  widgets::RetrievalResultsView* column(int index) const;
+  bool isReady(int index) const;
+
+  void setQuery(const QString& text);  // as if typed: searches once typing pauses
+  QString query() const;
+  void searchNow();                    // every ready column, at once
+
+  // The held-out summaries of the first ready column's corpus.
+  int heldOutCount() const { return static_cast<int>(held_out_.size()); }
+  // Puts held-out summary `index` in the query box and marks its story as the true match.
+  bool chooseHeldOut(int index);
+  void markTrueMatch(qint64 story_id);
+  void clearMark();
+  qint64 markedStory() const { return marked_id_; }
+
+  void setCandidates(int candidates);  // for the held-out accuracy; re-evaluates every column
+  int candidates() const;
+  void setResultCount(int k);
+
+  // Trains the research's retrieval model (spec 9a) on column `index`'s dataset as a run of the
+  // project: a `mixerlab retrieval train` child process writing runs/<name>, whose curves the
+  // workbench plots live. Returns the run's name, or empty with *error set.
+  QString trainRetrievalModel(int index, int epochs = 20, QString* error = nullptr);
+
+  void stop();  // cancel builds, join threads (the window is closing)
+  QString statusText() const;
+
+ Q_SIGNALS:
+  void columnReady(int index);
+  void columnFailed(int index, const QString& error);
+  void resultsShown(int index);   // a query's ranking is on screen
+  void accuracyShown(int index);  // the held-out accuracy is on screen
+
+ private:
+  struct Column {
+    int serial = 0;  // the current worker's number, unique in the panel: its reports carry it
+    ModelSource source;
+    QString dataset_dir;      // set for a dataset-folder column (it ignores the corpus)
+    QString label;
+    widgets::RetrievalResultsView* view = nullptr;
+    QThread* thread = nullptr;
+    RetrievalWorker* worker = nullptr;
+    std::shared_ptr<std::atomic<bool>> cancel;
+    std::shared_ptr<std::atomic<int>> latest_request;
+    bool ready = false;
+    RetrievalColumnInfo info;
+  };
+  QWidget* buildControls();
+  int indexOf(int serial) const;  // the column whose current worker has this serial, else -1
+  void openColumn(Column& c);
+  void startWorker(Column& c);
+  void stopWorker(Column& c);
+  void onOpened(int serial, const RetrievalColumnInfo& info);
+  void onFailed(int serial, const QString& error);
+  void onResults(int serial, int request, const SearchResult& result, double query_ms);
+  void onAccuracy(int serial, qint64 candidates, double top1, double top5, qint64 queries);
+  void searchColumn(Column& c);
+  void evaluateColumn(Column& c);
+  void refreshHeldOutList();
+  void onCorpusPicked(int combo_index);
+  void onHeldOutPicked(int combo_index);
+  void populateAddRunMenu();
+  void onAddFolder();
+  void populateTrainMenu();
+  void updateMarkLabel();
+  void updateControls();
+  void showStatus(const QString& text);
+
+  std::vector<std::unique_ptr<Column>> columns_;
+  int next_serial_ = 0;
+  int request_ = 0;  // the newest query's number
+  RetrievalCorpus corpus_ = RetrievalCorpus::synthetic(400);
+  QString runs_directory_, datasets_root_;
+  std::vector<StoryPair> held_out_;
+  qint64 held_out_first_id_ = 0;  // story id of held_out_[0]
+  qint64 marked_id_ = -1;
+  QString marked_story_;
+
+  QComboBox* corpus_box_ = nullptr;
+  QSpinBox* synthetic_count_ = nullptr;
+  QToolButton* add_run_ = nullptr;
+  QPushButton* add_folder_ = nullptr;
+  QToolButton* train_ = nullptr;
+  QLineEdit* query_edit_ = nullptr;
+  QComboBox* held_out_box_ = nullptr;
+  QSpinBox* result_count_ = nullptr;
+  QSpinBox* candidates_ = nullptr;
+  QLabel* mark_label_ = nullptr;
+  QPushButton* clear_mark_ = nullptr;
+  QLabel* status_ = nullptr;
+  QSplitter* splitter_ = nullptr;
+  QLabel* placeholder_ = nullptr;
+  QTimer* typing_timer_ = nullptr;
+};
+
+}  // namespace mixerlab::gui

@@ -1,0 +1,114 @@
+// Run directory watcher (see run_monitor.h). What a run's numbers mean (best eval loss, last
+// throughput) is decided by core/runs' RunSummary; this file only turns it into RunSnapshots.
+#include "app/gui/runs/run_monitor.h"
+
+#include <QDir>
+#include <filesystem>
+
+#include "core/runs/metrics_log.h"
+#include "core/runs/run_directory.h"
+#include "core/runs/run_info.h"
+#include "core/runs/run_summary.h"
+
+namespace mixerlab::gui {
+
+struct RunMonitor::Watched {
+  explicit Watched(const std::filesystem::path& dir) : tail(RunPaths{dir}.metrics()) {}
+  MetricsTail tail;
+  RunSummary summary;                   // fed the tailed records and the status on every poll
+  bool has_run_info = false;            // run.json read (it is written once at start)
+  double training_flops_per_token = 0;  // from run.json, for the FLOPs axis
+  bool logs_lr = false;  // a positive learning rate was logged: a later 0 is the schedule's end, not "none"
+  QByteArray run_config_json;
+  QString last_state, last_reason;
+  qint64 last_step = -1;
+};
+
+RunMonitor::RunMonitor(QString runs_directory, int interval_ms)
+    : runs_directory_(std::move(runs_directory)), interval_ms_(interval_ms) {}
+
+RunMonitor::~RunMonitor() = default;
+
+void RunMonitor::start() {
+  timer_ = new QTimer(this);
+  connect(timer_, &QTimer::timeout, this, &RunMonitor::pollNow);
+  timer_->start(interval_ms_);
+  pollNow();
+}
+
+void RunMonitor::pollNow() {
+  for (const std::filesystem::path& dir : listRunDirectories(runs_directory_.toStdString())) {
+    const QString name = QString::fromStdString(dir.filename().string());
+    auto& watched = runs_[name];
+    if (!watched) watched = std::make_unique<Watched>(dir);
+    if (!watched->has_run_info) {  // before the records: FLOPs need it
+      if (const auto info = tryReadRunInfo(dir)) {
+        watched->has_run_info = true;
+        watched->summary.applyRunInfo(*info);
+        watched->training_flops_per_token = info->training_flops_per_token;
+        watched->run_config_json = QByteArray::fromStdString(info->run.toJson().dump());
+      } else if (const auto retrieval = tryReadRetrievalRunRecord(dir)) {
+        // A retrieval-model run: its x axis is pairs seen and it has no FLOPs figure. Re-read until
+        // its epochs are recorded, so the final record is the one kept.
+        watched->summary.applyRetrievalRun(*retrieval);
+        watched->has_run_info = !retrieval->epochs.empty();
+      }
+    }
+    RunSnapshot snap;
+    snap.runs_directory = runs_directory_;
+    snap.run = name;
+    const auto records = watched->tail.poll();
+    snap.reset = watched->tail.wasReset();
+    if (snap.reset) {
+      watched->summary.resetMetrics();
+      watched->last_step = -1;
+    }
+    for (const auto& r : records) {
+      widgets::LossPoint p{static_cast<double>(r.step), static_cast<double>(r.tokens), r.wall_s, 0};
+      p.flops = static_cast<double>(r.tokens) * watched->training_flops_per_token;
+      if (r.train_loss) {
+        p.loss = *r.train_loss;
+        snap.new_train.push_back(p);
+      }
+      if (r.eval_loss) {
+        p.loss = *r.eval_loss;
+        snap.new_eval.push_back(p);
+      }
+      auto metric = [&](const QString& name, double value) {
+        p.loss = value;
+        snap.new_metrics[name].push_back(p);
+      };
+      watched->logs_lr = watched->logs_lr || r.learning_rate > 0;
+      if (watched->logs_lr) metric("lr", r.learning_rate);  // retrieval runs log none
+      if (r.tokens_per_s > 0) metric("tokens_per_s", r.tokens_per_s);
+      if (r.grad_norm) metric("grad_norm", *r.grad_norm);
+      for (const auto& [name, value] : r.extra_metrics) metric(QString::fromStdString(name), value);
+      watched->summary.add(r);
+    }
+    if (const auto status = readRunStatus(dir)) {
+      watched->summary.applyStatus(*status);
+    } else {
+      watched->summary.applyStatus(RunStatus{});
+    }
+    const RunSummary& summary = watched->summary;
+    snap.state = QString::fromStdString(runStateName(summary.state));
+    snap.reason = QString::fromStdString(summary.reason);
+    snap.arch = QString::fromStdString(summary.arch);
+    snap.device = QString::fromStdString(summary.device);
+    snap.run_config_json = watched->run_config_json;
+    snap.step = summary.step;
+    snap.tokens = summary.tokens;
+    snap.wall_s = summary.wall_s;
+    snap.tokens_per_s = summary.tokens_per_s;
+    snap.best_eval_loss = summary.best_eval_loss ? *summary.best_eval_loss : -1;
+    const bool changed = !records.empty() || snap.reset || snap.state != watched->last_state ||
+                         snap.reason != watched->last_reason || snap.step != watched->last_step;
+    if (!changed) continue;
+    watched->last_state = snap.state;
+    watched->last_reason = snap.reason;
+    watched->last_step = snap.step;
+    Q_EMIT runUpdated(snap);
+  }
+}
+
+}  // namespace mixerlab::gui

@@ -1,0 +1,595 @@
+// The MixerLab main window (see main_window.h).
+#include "app/gui/shell/main_window.h"
+
+#include <algorithm>
+
+#include <QAction>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QPlainTextEdit>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QThread>
+#include <QTimer>
+#include <QToolBar>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+#include "app/gui/shell/app_settings.h"
+#include "app/gui/tooling/event_loop_latency.h"
+#include "app/gui/generation/generation_panel.h"
+#include "app/gui/shell/help_menu.h"
+#include "app/gui/inversion/inversion_panel.h"
+#include "app/gui/launch/launch_target_selector.h"
+#include "app/gui/launch/launch_watcher.h"
+#include "app/gui/retrieval/retrieval_panel.h"
+#include "app/gui/project/project_document.h"
+#include "app/gui/launch/queue_panel.h"
+#include "app/gui/launch/remote_host_dialog.h"
+#include "app/gui/project/project_file.h"
+#include "app/gui/launch/run_launcher.h"
+#include "app/gui/runs/run_list_model.h"
+#include "app/gui/runs/run_monitor.h"
+#include "app/gui/project/run_config_schema.h"
+#include "app/gui/launch/run_queue.h"
+#include "app/gui/project/run_setup_dialog.h"
+#include "app/gui/runs/run_table_filter.h"
+#include "app/gui/launch/run_time_estimate.h"
+#include "core/runs/run_directory.h"
+#include "core/runs/run_info.h"
+#include "widgets/config_diff_view.h"
+#include "widgets/loss_plot_widget.h"
+#include "widgets/plot_panels.h"
+#include "widgets/sweep_dialog.h"
+#include "widgets/run_comparison.h"
+
+namespace mixerlab::gui {
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), target_(new LocalLaunchTarget(findCliExecutable())) {
+  qRegisterMetaType<RunSnapshot>("mixerlab::gui::RunSnapshot");
+  document_ = new ProjectDocument(this);
+  connect(document_, &ProjectDocument::edited, this, &MainWindow::onProjectEdited);
+  connect(document_, &ProjectDocument::writeFailed, this,
+          [this](const QString& error) { statusBar()->showMessage(error, 10000); });
+  runs_ = new RunListModel(this);
+  launch_watcher_ = new LaunchWatcher(this);
+  connect(launch_watcher_, &LaunchWatcher::launchFailed, this, &MainWindow::onLaunchFailed);
+  connect(launch_watcher_, &LaunchWatcher::started, this,
+          [this](const QString& run) { statusBar()->showMessage("started " + run + " on " + target_->name(), 8000); });
+  connect(runs_, &RunListModel::seriesChanged, this, &MainWindow::onSeriesChanged);
+  connect(runs_, &RunListModel::overlayChanged, this, &MainWindow::onOverlayToggled);
+  buildUi();
+  const AppSettings settings;
+  restoreGeometry(settings.windowGeometry());
+  restoreState(settings.windowState());
+}
+
+MainWindow::~MainWindow() { stopMonitor(); }
+
+void MainWindow::buildUi() {
+  setWindowTitle("MixerLab");
+  resize(1200, 760);
+  tabs_ = new QTabWidget(this);
+  tabs_->setObjectName("central-tabs");
+  tabs_->setDocumentMode(true);
+  panels_ = new widgets::PlotPanels(tabs_);
+  plot_ = panels_->firstPanel();
+  restorePlotView();
+  connect(panels_, &widgets::PlotPanels::panelsChanged, this, &MainWindow::savePlotView);
+  connect(panels_, &widgets::PlotPanels::forkRequested, this, &MainWindow::onForkFromPlot);
+  tabs_->addTab(panels_, "Curves");
+  generation_ = new GenerationPanel(tabs_);
+  tabs_->addTab(generation_, "Generate");
+  inversion_ = new InversionPanel(tabs_);
+  tabs_->addTab(inversion_, "Inspect");
+  retrieval_ = new RetrievalPanel(tabs_);
+  tabs_->addTab(retrieval_, "Retrieve");
+  setCentralWidget(tabs_);
+
+  buildRunsDock();
+
+  log_view_ = new QPlainTextEdit(this);
+  log_view_->setReadOnly(true);
+  log_view_->setMaximumBlockCount(2000);
+  auto* log_dock = new QDockWidget("Run log", this);
+  log_dock->setObjectName("log-dock");
+  log_dock->setWidget(log_view_);
+  addDockWidget(Qt::BottomDockWidgetArea, log_dock);
+  connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &MainWindow::showSelectedLog);
+  buildMenusAndToolbar();
+
+  comparison_ = new widgets::RunComparisonWidget(this);
+  auto* comparison_dock = new QDockWidget("Comparison", this);
+  comparison_dock->setObjectName("comparison-dock");
+  comparison_dock->setWidget(comparison_);
+  addDockWidget(Qt::RightDockWidgetArea, comparison_dock);
+  tabifyDockWidget(log_dock, comparison_dock);
+  queue_panel_ = new QueuePanel(runs_, document_, this);
+  auto* queue_dock = new QDockWidget("Queue", this);
+  queue_dock->setObjectName("queue-dock");
+  queue_dock->setWidget(queue_panel_);
+  addDockWidget(Qt::RightDockWidgetArea, queue_dock);
+  tabifyDockWidget(comparison_dock, queue_dock);
+  log_dock->raise();
+  auto* comparison_timer = new QTimer(this);
+  connect(comparison_timer, &QTimer::timeout, this, &MainWindow::refreshComparison);
+  comparison_timer->start(2000);
+
+  latency_ = new EventLoopLatency(this);
+  latency_->start();
+  auto* latency_label = new QLabel(this);
+  statusBar()->addPermanentWidget(latency_label);
+  auto* latency_timer = new QTimer(this);
+  connect(latency_timer, &QTimer::timeout, this, [this, latency_label]() {
+    latency_label->setText(QString("event loop: max %1 ms, p99 %2 ms")
+                               .arg(latency_->maxLatencyMs(), 0, 'f', 0)
+                               .arg(latency_->p99LatencyMs(), 0, 'f', 0));
+  });
+  latency_timer->start(2000);
+  project_label_ = new QLabel(this);
+  statusBar()->addPermanentWidget(project_label_);
+}
+
+void MainWindow::buildMenusAndToolbar() {
+  auto* file_menu = menuBar()->addMenu("&File");
+  file_menu->addAction("&New project...", this, &MainWindow::onNewProject)->setShortcut(QKeySequence::New);
+  auto* open = file_menu->addAction("&Open project...", this, &MainWindow::onOpenProject);
+  open->setShortcut(QKeySequence::Open);
+  recent_menu_ = file_menu->addMenu("Open &recent");
+  file_menu->addSeparator();
+  // Ctrl+Q spelled out: QKeySequence::Quit is empty on some platforms (offscreen, some desktops).
+  file_menu->addAction("&Quit", this, &QWidget::close)->setShortcut(QKeySequence("Ctrl+Q"));
+  rebuildRecentMenu();
+
+  auto* edit_menu = menuBar()->addMenu("&Edit");
+  QAction* undo = document_->undoStack()->createUndoAction(this, "&Undo");
+  undo->setShortcut(QKeySequence("Ctrl+Z"));
+  edit_menu->addAction(undo);
+  QAction* redo = document_->undoStack()->createRedoAction(this, "&Redo");
+  redo->setShortcut(QKeySequence("Ctrl+Shift+Z"));
+  edit_menu->addAction(redo);
+
+  auto* run_menu = menuBar()->addMenu("&Run");
+  run_menu_ = run_menu;
+  auto* toolbar = addToolBar("Runs");
+  toolbar->setObjectName("runs-toolbar");
+  auto addRunAction = [&](const QString& text, const QKeySequence& keys, void (MainWindow::*slot)()) {
+    auto* action = run_menu->addAction(text, this, slot);
+    action->setShortcut(keys);
+    toolbar->addAction(action);
+  };
+  run_menu->addAction("&New run...", this, &MainWindow::onNewRun)->setShortcut(QKeySequence("Ctrl+Shift+N"));
+  run_menu->addAction("&Duplicate run...", this, &MainWindow::onDuplicateRun)->setShortcut(QKeySequence("Ctrl+D"));
+  run_menu->addAction("&Edit run...", this, &MainWindow::onEditRun)->setShortcut(QKeySequence("Ctrl+E"));
+  run_menu->addAction("Re&move run", this, &MainWindow::onRemoveRun);
+  run_menu->addAction("New s&weep...", this, &MainWindow::onNewSweep)->setShortcut(QKeySequence("Ctrl+Shift+W"));
+  run_menu->addAction("&Compare configs...", this, &MainWindow::onCompareConfigs);
+  run_menu->addSeparator();
+  addRunAction("Train", QKeySequence("Ctrl+R"), &MainWindow::onTrainSelected);
+  addRunAction("Resume", QKeySequence("Ctrl+Shift+R"), &MainWindow::onResumeSelected);
+  addRunAction("Stop", QKeySequence("Ctrl+."), &MainWindow::onStopSelected);
+  toolbar->addSeparator();
+  run_menu->addAction("&Queue run", this, &MainWindow::onQueueSelected)->setShortcut(QKeySequence("Ctrl+Shift+Q"));
+  run_menu->addAction("&Fork from checkpoint...", this, &MainWindow::onForkSelected);
+  run_menu->addAction("&Archive run folder...", this, &MainWindow::onArchiveSelected);
+  run_menu->addAction("Delete run &folder...", this, &MainWindow::onDeleteSelected);
+  run_menu->addSeparator();
+  run_menu->addAction("&Generate from run", this, &MainWindow::onGenerateSelected)->setShortcut(QKeySequence("Ctrl+G"));
+  run_menu->addAction("&Inspect representations (inversion)", this, &MainWindow::onInspectSelected)
+      ->setShortcut(QKeySequence("Ctrl+I"));
+  run_menu->addAction("Re&trieve stories with run", this, &MainWindow::onRetrieveSelected)
+      ->setShortcut(QKeySequence("Ctrl+Shift+F"));
+  toolbar->addWidget(new QLabel(" target: ", this));
+  target_selector_ = new LaunchTargetSelector(findCliExecutable(), this);
+  connect(target_selector_, &LaunchTargetSelector::targetChanged, this, [this](const QString& name) {
+    if (auto target = makeLaunchTarget(name)) target_ = std::move(target);
+  });
+  toolbar->addWidget(target_selector_);
+  run_menu->addAction("Add remote &host...", this, [this] {
+    RemoteHostDialog dialog(this);
+    if (dialog.exec() != QDialog::Accepted) return;
+    saveRemoteHost(dialog.host());
+    const QString name = dialog.host().targetName();
+    target_selector_->addTarget(name);
+    target_selector_->setCurrentTarget(name);
+    statusBar()->showMessage("runs now start on " + name + " (the target selector switches back)", 10000);
+  });
+  addHelpMenu(this);
+}
+
+void MainWindow::startMonitor() {
+  monitor_thread_ = new QThread;
+  monitor_ = new RunMonitor(runsDirectory());
+  monitor_->moveToThread(monitor_thread_);
+  connect(monitor_thread_, &QThread::started, monitor_, &RunMonitor::start);
+  connect(monitor_thread_, &QThread::finished, monitor_, &QObject::deleteLater);
+  connect(monitor_, &RunMonitor::runUpdated, this, &MainWindow::onRunUpdated, Qt::QueuedConnection);
+  monitor_thread_->start();
+}
+
+void MainWindow::stopMonitor() {
+  if (!monitor_thread_) return;
+  monitor_thread_->quit();
+  monitor_thread_->wait();
+  delete monitor_thread_;
+  monitor_thread_ = nullptr;
+  monitor_ = nullptr;  // deleted with the thread's finished() -> deleteLater
+}
+
+QString MainWindow::runsDirectory() const { return document_->runsDirectory(); }
+
+QString MainWindow::openProject(const QString& project_file) {
+  const QString error = document_->open(project_file);
+  if (!error.isEmpty()) {
+    statusBar()->showMessage(error);
+    return error;
+  }
+  stopMonitor();
+  panels_->forgetRuns();  // the previous project's curves and their colours
+  generation_->setRunsDirectory(document_->runsDirectory());
+  inversion_->setRunsDirectory(document_->runsDirectory());
+  retrieval_->setRunsDirectory(document_->runsDirectory());
+  runs_->setProjectRuns(document_->runs());
+  refreshProjectSettings();
+  loadAnnotations();
+  for (const QString& run : runs_->runNames()) panels_->removeRun(run);
+  const QString file = document_->filePath();
+  project_label_->setText(document_->name() + "  (" + file + ")");
+  setWindowTitle("MixerLab - " + document_->name());
+  AppSettings().rememberProject(file);
+  rebuildRecentMenu();
+
+  delete queue_;
+  queue_ = new RunQueue(makeLaunchTarget(target_selector_->currentTarget()), file, runsDirectory(), this);
+  connect(queue_, &RunQueue::started, this,
+          [this](const QString& run) { statusBar()->showMessage("queue started " + run, 5000); });
+  connect(queue_, &RunQueue::launchFailed, this, &MainWindow::onLaunchFailed);
+  queue_panel_->setQueue(queue_);
+  if (const QString queue_error = queue_->setStateFile(QFileInfo(file).absolutePath() + "/queue.json");
+      !queue_error.isEmpty()) {
+    statusBar()->showMessage(queue_error, 15000);
+  }
+  startMonitor();
+  if (runs_->rowCount() > 0) table_->selectRow(0);
+  statusBar()->showMessage("opened " + file, 5000);
+  return {};
+}
+
+void MainWindow::onProjectEdited() {
+  runs_->syncProjectRuns(document_->runs());
+  refreshProjectSettings();
+  project_label_->setText(document_->name() + "  (" + document_->filePath() + ")");
+  setWindowTitle("MixerLab - " + document_->name());
+}
+
+QString MainWindow::selectedRun() const {
+  const auto rows = table_->selectionModel()->selectedRows();
+  return rows.isEmpty() ? QString() : runs_->runAt(table_filter_->mapToSource(rows.first()).row());
+}
+
+QString MainWindow::runState(const QString& run) const { return runs_->state(run); }
+
+void MainWindow::onRunUpdated(const RunSnapshot& s) {
+  // A report of the previous project's monitor, queued before it stopped: not this project's run.
+  if (s.runs_directory != runsDirectory()) return;
+  runs_->applySnapshot(s);
+  if (queue_) queue_->onRunStateChanged(s.run, s.state);
+  if (s.run == selectedRun()) showSelectedLog();
+}
+
+void MainWindow::onSeriesChanged(const QString& run) {
+  const widgets::LossSeries* series = runs_->series(run);
+  if (series && runs_->isOverlaid(run)) panels_->setSeries(*series);
+}
+
+void MainWindow::showSelectedLog() {
+  const QString run = selectedRun();
+  if (run.isEmpty() || runsDirectory().isEmpty()) return;
+  QFile file(QString::fromStdString(RunPaths{(runsDirectory() + "/" + run).toStdString()}.log().string()));
+  if (!file.open(QIODevice::ReadOnly)) {
+    log_view_->setPlainText("(no log yet: the run has not started)");
+    return;
+  }
+  constexpr qint64 kTailBytes = 32 * 1024;
+  if (file.size() > kTailBytes) file.seek(file.size() - kTailBytes);
+  log_view_->setPlainText(QString::fromUtf8(file.readAll()));
+  log_view_->moveCursor(QTextCursor::End);
+}
+
+QString MainWindow::launch(const QString& run, bool resume) {
+  if (!document_->isOpen()) return "open a project first";
+  const QString project_file = document_->filePath();
+  // A run folder the project does not name (a fork) resumes as its project run, under its own id.
+  QString project_run = run, run_id;
+  if (!document_->runNames().contains(run)) {
+    if (const auto info = tryReadRunInfo((runsDirectory() + "/" + run).toStdString())) {
+      project_run = QString::fromStdString(info->run.name);
+      run_id = run;
+    }
+  }
+  LaunchedProcess launched;
+  const QString error = target_->start(trainArguments(project_file, project_run, resume, run_id),
+                                       QFileInfo(project_file).absolutePath(), &launched);
+  if (error.isEmpty()) {
+    launch_watcher_->watch(run, runsDirectory() + "/" + run, launched);
+    statusBar()->showMessage("starting " + run + " on " + target_->name() + "...", 8000);
+  } else {
+    onLaunchFailed(run, error);
+  }
+  return error;
+}
+
+void MainWindow::onLaunchFailed(const QString& run, const QString& error) {
+  runs_->setLaunchError(run, error);
+  statusBar()->showMessage(run + " did not start: " + QString(error).replace('\n', ' '), 20000);
+}
+
+QString MainWindow::stop(const QString& run) {
+  const QString error = requestStop(runsDirectory() + "/" + run);
+  statusBar()->showMessage(error.isEmpty() ? "asked " + run + " to stop (it checkpoints first)" : error, 8000);
+  return error;
+}
+
+void MainWindow::rebuildRecentMenu() {
+  recent_menu_->clear();
+  const QStringList recent = AppSettings().recentProjects();
+  for (const QString& file : recent) {
+    recent_menu_->addAction(file, this, [this, file]() { openProject(file); });
+  }
+  recent_menu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::onNewProject() {
+  const QString corpus = QFileDialog::getOpenFileName(this, "Choose the training corpus", QString(),
+                                                      "Text corpora (*.txt *.jsonl *.json);;All files (*)");
+  if (corpus.isEmpty()) return;
+  const QString folder = QFileDialog::getExistingDirectory(this, "Choose an empty folder for the project");
+  if (folder.isEmpty()) return;
+  QString file;
+  const QString error = createProject(folder, corpus, &file);
+  if (!error.isEmpty()) {
+    statusBar()->showMessage(error, 10000);
+    return;
+  }
+  openProject(file);
+}
+
+QString MainWindow::editRunInDialog(const QJsonObject& initial, const QString& replace_name) {
+  if (!document_->isOpen()) return "open a project first";
+  RunSetupDialog dialog(ProjectSource{document_->json(), document_->filePath(), {}}, initial, this);
+  QStringList reserved = runs_->runNames();  // the project's runs and any other run directory (forks)
+  reserved.removeAll(replace_name);
+  dialog.setReservedNames(reserved);
+  const MachineSpeed speed = measuredMachineSpeed(*runs_);
+  dialog.setMachineSpeed(speed.training_flops_per_s, speed.runs_measured);
+  if (dialog.exec() != QDialog::Accepted) return "cancelled";
+  if (dialog.sweepRequested()) {  // the form's run is the base of a sweep, not a run of its own
+    widgets::SweepDialog sweep(dialog.run(), widgets::flattenConfig(dialog.fullRun()).keys(), this);
+    sweep.setAxes({{"model.d_model", ""}, {"train.learning_rate", ""}});
+    if (sweep.exec() != QDialog::Accepted) return "cancelled";
+    return createSweep(sweep.plannedRuns(), sweep.queueRuns());
+  }
+  const QString error =
+      replace_name.isEmpty() ? document_->addRun(dialog.run()) : document_->replaceRun(replace_name, dialog.run());
+  if (!error.isEmpty()) statusBar()->showMessage(error, 10000);
+  return error;
+}
+
+void MainWindow::onNewRun() {
+  QJsonObject run = document_->run(selectedRun());
+  run["name"] = "new-run";
+  editRunInDialog(run, {});
+}
+
+QString MainWindow::notAProjectRun(const QString& run) const {
+  if (document_->runNames().contains(run)) return {};
+  const auto info = tryReadRunInfo((runsDirectory() + "/" + run).toStdString());
+  const QString origin = info ? " (a fork of " + QString::fromStdString(info->run.name) + ")" : QString();
+  return run + " is a run folder, not a run of the project" + origin +
+         ": edit the project run it came from, or Duplicate run to make a project run from its settings";
+}
+
+void MainWindow::onDuplicateRun() {
+  if (selectedRun().isEmpty()) return;
+  QJsonObject run = document_->run(selectedRun());
+  if (!document_->runNames().contains(selectedRun())) {  // a fork: its settings as it ran (run.json)
+    run = QJsonDocument::fromJson(runs_->runConfigJson(selectedRun())).object();
+    // Only what differs from its project run as that resolves now: the copy then inherits the
+    // project's defaults like any run (issue 14, bug 3), instead of freezing every value.
+    const QJsonObject parent = document_->resolvedRun(run.value("name").toString());
+    if (!parent.isEmpty()) run = settingsThatDiffer(run, parent);
+  }
+  if (run.isEmpty()) {
+    statusBar()->showMessage(selectedRun() + " has no recorded settings to duplicate", 10000);
+    return;
+  }
+  run["name"] = selectedRun() + "-copy";
+  editRunInDialog(run, {});
+}
+
+void MainWindow::onEditRun() {
+  if (selectedRun().isEmpty()) return;
+  if (const QString why = notAProjectRun(selectedRun()); !why.isEmpty()) {
+    statusBar()->showMessage(why, 15000);  // the form would open empty: the project has no such entry
+    return;
+  }
+  editRunInDialog(document_->run(selectedRun()), selectedRun());
+}
+
+void MainWindow::onRemoveRun() {
+  if (selectedRun().isEmpty()) return;
+  if (const QString why = notAProjectRun(selectedRun()); !why.isEmpty()) {
+    statusBar()->showMessage(why, 15000);
+    return;
+  }
+  const QString run = selectedRun();
+  const QString error = document_->removeRun(run);
+  statusBar()->showMessage(
+      error.isEmpty() ? "removed " + run + " from the project (Edit > Undo brings it back)" : error, 10000);
+}
+
+void MainWindow::onCompareConfigs() {
+  const QStringList names = runs_->runNames();
+  if (!document_->isOpen() || names.size() < 2) return;
+  const QString left = selectedRun().isEmpty() ? names.value(0) : selectedRun();
+  bool ok = false;
+  const QString right =
+      QInputDialog::getItem(this, "Compare configs", "Compare " + left + " with:", names, 0, false, &ok);
+  if (!ok) return;
+  QDialog dialog(this);
+  dialog.setWindowTitle("Config differences: " + left + " vs " + right);
+  auto* view = new widgets::ConfigDiffView(&dialog);
+  view->setConfigs(document_->resolvedRun(left), document_->resolvedRun(right), left, right);
+  auto* layout = new QVBoxLayout(&dialog);
+  layout->addWidget(view);
+  dialog.resize(720, 520);
+  dialog.exec();
+}
+
+void MainWindow::onQueueSelected() {
+  if (!queue_ || selectedRun().isEmpty()) return;
+  const bool resume = RunPaths{(runsDirectory() + "/" + selectedRun()).toStdString()}.hasRunInfo();
+  queue_->enqueue(selectedRun(), resume);
+  statusBar()->showMessage("queued " + selectedRun() + " (" + QString::number(queue_->pending().size()) + " waiting)",
+                           5000);
+}
+
+void MainWindow::onForkSelected() {
+  if (selectedRun().isEmpty() || !document_->isOpen()) return;
+  const QString checkpoint = QFileDialog::getExistingDirectory(this, "Fork from which checkpoint?",
+                                                               runsDirectory() + "/" + selectedRun() + "/checkpoints");
+  if (checkpoint.isEmpty()) return;
+  bool ok = false;
+  const QString run_id = QInputDialog::getText(this, "Fork run", "Name of the new run directory:", QLineEdit::Normal,
+                                               selectedRun() + "-fork", &ok);
+  if (!ok || run_id.isEmpty()) return;
+  const QString project_file = document_->filePath();
+  const QString error = target_->start(trainArguments(project_file, selectedRun(), false, run_id, checkpoint),
+                                       QFileInfo(project_file).absolutePath());
+  statusBar()->showMessage(error.isEmpty() ? "forked " + run_id + " from " + checkpoint : error, 8000);
+}
+
+void MainWindow::refreshComparison() { comparison_->setRuns(runs_->overlaidCurves()); }
+
+void MainWindow::onOverlayToggled(const QString& run, bool overlaid) {
+  const widgets::LossSeries* series = runs_->series(run);
+  if (overlaid && series) {
+    panels_->setSeries(*series);
+  } else if (!overlaid) {
+    panels_->removeRun(run);
+  }
+  refreshComparison();
+}
+
+double MainWindow::eventLoopMaxLatencyMs() const { return latency_ ? latency_->maxLatencyMs() : 0; }
+double MainWindow::eventLoopP99LatencyMs() const { return latency_ ? latency_->p99LatencyMs() : 0; }
+
+void MainWindow::onOpenProject() {
+  const QString file = QFileDialog::getOpenFileName(this, "Open project", QString(), "Project files (*.json)");
+  if (!file.isEmpty()) openProject(file);
+}
+
+void MainWindow::onTrainSelected() {
+  if (!selectedRun().isEmpty()) launch(selectedRun(), /*resume=*/false);
+}
+
+void MainWindow::onResumeSelected() {
+  if (!selectedRun().isEmpty()) launch(selectedRun(), /*resume=*/true);
+}
+
+void MainWindow::onStopSelected() {
+  if (!selectedRun().isEmpty()) stop(selectedRun());
+}
+
+QString MainWindow::showGeneration(const QStringList& checkpoints) {
+  tabs_->setCurrentWidget(generation_);
+  QString first_error;
+  for (const QString& checkpoint : checkpoints) {
+    // A project run's name, else a folder.
+    const bool is_run = !runsDirectory().isEmpty() && runs_->rowOf(checkpoint) >= 0;
+    const QString error = generation_->addCheckpoint(is_run ? runsDirectory() + "/" + checkpoint : checkpoint);
+    if (!error.isEmpty() && first_error.isEmpty()) first_error = checkpoint + ": " + error;
+  }
+  if (!first_error.isEmpty()) statusBar()->showMessage(first_error, 10000);
+  return first_error;
+}
+
+void MainWindow::onGenerateSelected() {
+  showGeneration(selectedRun().isEmpty() ? QStringList() : QStringList{selectedRun()});
+}
+
+QString MainWindow::showInspection(const QStringList& models) {
+  tabs_->setCurrentWidget(inversion_);
+  QString first_error;
+  for (const QString& entry : models) {
+    const bool untrained = entry.startsWith("untrained:");
+    const QString model = untrained ? entry.mid(QString("untrained:").size()) : entry;
+    // A project run's name, else a folder.
+    const bool is_run = !runsDirectory().isEmpty() && runs_->rowOf(model) >= 0;
+    const QString error = inversion_->addModel(is_run ? runsDirectory() + "/" + model : model, untrained);
+    if (!error.isEmpty() && first_error.isEmpty()) first_error = entry + ": " + error;
+  }
+  if (!first_error.isEmpty()) statusBar()->showMessage(first_error, 10000);
+  return first_error;
+}
+
+void MainWindow::onInspectSelected() {
+  const QString run = selectedRun();
+  // The run and, one click saved, its untrained twin: the comparison the research makes.
+  showInspection(run.isEmpty() ? QStringList() : QStringList{run, "untrained:" + run});
+}
+
+QString MainWindow::showRetrieval(const QStringList& models) {
+  tabs_->setCurrentWidget(retrieval_);
+  QString first_error;
+  for (const QString& entry : models) {
+    const bool untrained = entry.startsWith("untrained:");
+    const QString model = untrained ? entry.mid(QString("untrained:").size()) : entry;
+    const bool is_run = !runsDirectory().isEmpty() && runs_->rowOf(model) >= 0;
+    const QString error = retrieval_->addModel(is_run ? runsDirectory() + "/" + model : model, untrained);
+    if (!error.isEmpty() && first_error.isEmpty()) first_error = entry + ": " + error;
+  }
+  if (!first_error.isEmpty()) statusBar()->showMessage(first_error, 10000);
+  return first_error;
+}
+
+void MainWindow::onRetrieveSelected() {
+  showRetrieval(selectedRun().isEmpty() ? QStringList() : QStringList{selectedRun()});
+}
+
+void MainWindow::onRunContextMenu(const QPoint& pos) {
+  const QModelIndex index = table_->indexAt(pos);
+  if (!index.isValid()) return;
+  table_->selectRow(index.row());
+  QMenu menu(this);
+  menu.addActions(run_menu_->actions());  // the Run menu, for the row clicked (Generate and Inspect included)
+  menu.addSeparator();
+  menu.addAction("Edit tags…", this, [this, index] { table_->edit(index.siblingAtColumn(RunListModel::Tags)); });
+  menu.addAction("Edit notes…", this, [this, index] { table_->edit(index.siblingAtColumn(RunListModel::Notes)); });
+  menu.exec(table_->viewport()->mapToGlobal(pos));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  AppSettings settings;
+  settings.setWindowGeometry(saveGeometry());
+  settings.setWindowState(saveState());
+  stopMonitor();        // runs keep going: they are separate processes
+  generation_->stop();  // generation runs in this process: cancel it and join its threads
+  inversion_->stop();   // so does inversion
+  retrieval_->stop();   // and retrieval
+  event->accept();
+}
+
+}  // namespace mixerlab::gui

@@ -1,0 +1,175 @@
+// The MixerLab main window: a project's runs (status, step, tokens, best eval loss, throughput),
+// a live loss plot of all runs, the selected run's log, and actions to train, resume and stop runs.
+// Runs are CLI child processes; a RunMonitor on an owned QThread feeds a RunListModel, which the
+// runs table, the plot and the comparison dock read. The project is held once by a ProjectDocument,
+// whose edits are undoable (Edit menu). The central area has four tabs: the loss curves, the
+// side-by-side generation panel (Run > Generate from run), the representation-inversion inspector
+// (Run > Inspect representations) and the summary-to-story retrieval panel (Run > Retrieve stories
+// with run); all three are also in the run list's context menu.
+#pragma once
+#include <QJsonObject>
+#include <QMainWindow>
+#include <memory>
+
+#include "app/gui/runs/run_snapshot.h"
+
+class QTableView;
+class QLineEdit;
+class QPlainTextEdit;
+class QThread;
+class QLabel;
+class QMenu;
+class QComboBox;
+class QTabWidget;
+
+namespace mixerlab::widgets {
+class LossPlotWidget;
+class PlotPanels;
+class RunComparisonWidget;
+}  // namespace mixerlab::widgets
+
+namespace mixerlab::gui {
+
+class RunMonitor;
+class LaunchTarget;
+class LaunchTargetSelector;
+class RunQueue;
+class QueuePanel;
+class EventLoopLatency;
+class ProjectDocument;
+class RunListModel;
+class RunTableFilter;
+class GenerationPanel;
+class InversionPanel;
+class RetrievalPanel;
+class LaunchWatcher;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // Loads a project file; returns an error message (also shown in the status bar), empty on success.
+  QString openProject(const QString& project_file);
+  QString runsDirectory() const;
+  widgets::LossPlotWidget* lossPlot() const { return plot_; }  // the first panel (the loss)
+  widgets::PlotPanels* plotPanels() const { return panels_; }
+  // Forks `run` from its newest checkpoint at or before `step` into run directory `run_id`
+  // (what "Fork … from step N" on a point of the plot does after asking for the name). Returns
+  // the error, empty when the fork started.
+  QString forkFromStep(const QString& run, double step, const QString& run_id);
+  QTableView* runTable() const { return table_; }
+  RunListModel* runModel() const { return runs_; }
+  ProjectDocument* project() const { return document_; }
+  QString runState(const QString& run) const;
+  // Starts the run (a fork resumes as its project run); returns an error when it cannot start at all.
+  // A start the CLI refuses is reported a moment later: the run list shows "failed to start: <why>".
+  QString launch(const QString& run, bool resume);
+  QString stop(const QString& run);
+  // Moves the run's folder to <project>/archive/ (files kept) or deletes it; refused while it
+  // trains. The menu actions ask for confirmation first. Returns the error, empty on success.
+  QString archiveRun(const QString& run);
+  // Adds the sweep's runs to the project as one undoable edit (all or none) and queues them when
+  // `queue` is set. Returns the error, empty on success.
+  QString createSweep(const QVector<QJsonObject>& runs, bool queue);
+  QString deleteRun(const QString& run);
+  RunTableFilter* runTableFilter() const { return table_filter_; }
+  QLineEdit* runFilterEdit() const { return filter_edit_; }
+  RunQueue* queue() const { return queue_; }
+  QueuePanel* queuePanel() const { return queue_panel_; }
+  GenerationPanel* generationPanel() const { return generation_; }
+  // Shows the Generate tab and adds a column per checkpoint (run or checkpoint folders, or run
+  // names of the project); returns the first error message, empty on success.
+  QString showGeneration(const QStringList& checkpoints = {});
+  InversionPanel* inversionPanel() const { return inversion_; }
+  // Shows the Inspect tab and adds a model per entry: a run name of the project, a run or
+  // checkpoint folder, or either prefixed with "untrained:" for its untrained twin. Returns the
+  // first error message, empty on success.
+  QString showInspection(const QStringList& models = {});
+  RetrievalPanel* retrievalPanel() const { return retrieval_; }
+  // Shows the Retrieve tab and adds a column per entry (as showInspection: run name or folder,
+  // "untrained:" for the twin, or a retrieval dataset folder). Returns the first error, empty on success.
+  QString showRetrieval(const QStringList& models = {});
+  double eventLoopMaxLatencyMs() const;
+  double eventLoopP99LatencyMs() const;
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private Q_SLOTS:
+  void onRunUpdated(const mixerlab::gui::RunSnapshot& snapshot);
+  void onOpenProject();
+  void onNewProject();
+  void onNewRun();
+  void onDuplicateRun();
+  void onEditRun();
+  void onRemoveRun();
+  void onCompareConfigs();
+  void onQueueSelected();
+  void onForkSelected();
+  void refreshComparison();
+  void onOverlayToggled(const QString& run, bool overlaid);
+  void onSeriesChanged(const QString& run);
+  void onProjectEdited();
+  void onTrainSelected();
+  void onResumeSelected();
+  void onStopSelected();
+  void showSelectedLog();
+  void onGenerateSelected();
+  void onInspectSelected();
+  void onRetrieveSelected();
+  void restorePlotView();  // the loss plot's axis, log scales and smoothing from the last session
+  void savePlotView();
+  void onLaunchFailed(const QString& run, const QString& error);  // in the run list and the status bar
+  void onRunContextMenu(const QPoint& pos);
+  void onForkFromPlot(const QString& run, double step);
+  void onArchiveSelected();
+  void onNewSweep();
+  void onDeleteSelected();
+  void onRunHeaderMenu(const QPoint& pos);
+  void saveAnnotations(const QString& run);
+
+ private:
+  void buildUi();
+  void buildRunsDock();  // the filter line and the sortable runs table
+  void refreshProjectSettings();  // the project runs' resolved settings, for hyperparameter columns
+  void loadAnnotations();
+  void forgetRunFolder(const QString& run);  // after archive or delete
+  void buildMenusAndToolbar();
+  void rebuildRecentMenu();
+  // Opens the run setup dialog; on OK adds the run (or replaces `replace_name`) through the document.
+  QString editRunInDialog(const QJsonObject& initial, const QString& replace_name);
+  void startMonitor();
+  void stopMonitor();
+  QString selectedRun() const;
+  // Empty for a run of the project; else why Edit/Remove do not apply (a fork's run folder).
+  QString notAProjectRun(const QString& run) const;
+
+  ProjectDocument* document_ = nullptr;
+  RunListModel* runs_ = nullptr;
+  QTableView* table_ = nullptr;
+  RunTableFilter* table_filter_ = nullptr;
+  QLineEdit* filter_edit_ = nullptr;
+  widgets::PlotPanels* panels_ = nullptr;
+  widgets::LossPlotWidget* plot_ = nullptr;
+  QTabWidget* tabs_ = nullptr;
+  GenerationPanel* generation_ = nullptr;
+  InversionPanel* inversion_ = nullptr;
+  RetrievalPanel* retrieval_ = nullptr;
+  LaunchWatcher* launch_watcher_ = nullptr;
+  QMenu* run_menu_ = nullptr;
+  QPlainTextEdit* log_view_ = nullptr;
+  QLabel* project_label_ = nullptr;
+  QMenu* recent_menu_ = nullptr;
+  LaunchTargetSelector* target_selector_ = nullptr;
+  RunQueue* queue_ = nullptr;
+  QueuePanel* queue_panel_ = nullptr;
+  EventLoopLatency* latency_ = nullptr;
+  widgets::RunComparisonWidget* comparison_ = nullptr;
+  QThread* monitor_thread_ = nullptr;
+  RunMonitor* monitor_ = nullptr;
+  std::unique_ptr<LaunchTarget> target_;
+};
+
+}  // namespace mixerlab::gui

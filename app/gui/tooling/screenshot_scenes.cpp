@@ -1,0 +1,72 @@
+// Screenshot scenes for the docs (see screenshot_scenes.h).
+#include "app/gui/tooling/screenshot_scenes.h"
+
+#include <QDockWidget>
+#include <QLineEdit>
+#include <QTabWidget>
+#include <QTimer>
+
+#include "app/gui/shell/main_window.h"
+#include "app/gui/project/project_document.h"
+#include "app/gui/runs/run_list_model.h"
+#include "app/gui/launch/run_queue.h"
+#include "widgets/plot_panels.h"
+#include "widgets/run_comparison.h"
+#include "widgets/sweep_dialog.h"
+
+namespace mixerlab::gui {
+
+QWidget* prepareScreenshotScene(MainWindow& window, const QString& scene, QString* error) {
+  if (scene == "panels") {
+    window.plotPanels()->setPanelMetrics({"loss", "tokens_per_s"});
+    if (auto* runs_dock = window.findChild<QDockWidget*>("runs-dock")) window.resizeDocks({runs_dock}, {200}, Qt::Vertical);
+    QTimer::singleShot(1500, &window, [&window] {  // once the monitor has reported every run folder
+      for (const QString& run : window.runModel()->runNames()) {  // the language models only
+        if (run.startsWith("retrieval")) window.runModel()->setOverlaid(run, false);
+      }
+    });
+    return &window;
+  }
+  if (scene == "run-table") {
+    window.runModel()->setHyperparameterColumns({"model.d_model", "model.n_layers", "train.learning_rate"});
+    const QStringList runs = window.project()->runNames();  // shown, not saved (no run_notes.json written)
+    window.runModel()->setAnnotation(runs.value(0), {"baseline", "k=1"}, "the research's flat mixer");
+    window.runModel()->setAnnotation(runs.value(1, runs.value(0)), {"baseline"}, "4 heads");
+    for (const char* dock : {"log-dock", "comparison-dock", "queue-dock"}) {  // the table gets the width
+      if (auto* d = window.findChild<QDockWidget*>(dock)) d->hide();
+    }
+    if (auto* runs_dock = window.findChild<QDockWidget*>("runs-dock")) window.resizeDocks({runs_dock}, {260}, Qt::Vertical);
+    return &window;
+  }
+  if (scene == "queue") {
+    if (!window.queue()) return *error = "open a project first", nullptr;
+    window.queue()->setMaxRunning(0);  // held: the scene shows waiting runs, none starts
+    const QStringList runs = window.project()->runNames();
+    window.queue()->enqueue(runs.value(0), false, runs.value(0) + "-seed2");
+    window.queue()->enqueue(runs.value(1, runs.value(0)), false, runs.value(1, runs.value(0)) + "-seed2");
+    window.queue()->enqueue(runs.value(0), true);
+    if (auto* dock = window.findChild<QDockWidget*>("queue-dock")) {
+      dock->raise();
+      window.resizeDocks({dock}, {520}, Qt::Horizontal);
+    }
+    return &window;
+  }
+  if (scene == "sweep") {
+    const QString run = window.project()->runNames().value(0);
+    auto* dialog = new widgets::SweepDialog(window.project()->run(run),
+                                            widgets::flattenConfig(window.project()->resolvedRun(run)).keys(), &window);
+    dialog->setAxes({{"model.d_model", "128, 256, 384"}, {"train.learning_rate", "1e-3, 5e-4"}});
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+    return dialog;
+  }
+  *error = "unknown scene " + scene + " (panels, run-table, queue, sweep)";
+  return nullptr;
+}
+
+void finishScreenshotScene(MainWindow& window, const QString& scene) {
+  if (scene != "queue" || !window.queue()) return;
+  for (const QString& run : window.queue()->pending()) window.queue()->remove(run);  // queue.json emptied
+}
+
+}  // namespace mixerlab::gui

@@ -1,0 +1,289 @@
+// GUI tests (offscreen): the loss series never overlaps after a resume; opening another project
+// leaves nothing of the previous one on the plot; the real main window
+// launches a short run as a child process, sees it finish and draws its curve; closing and
+// reopening the window mid-run reattaches to the run.
+#include <QtTest/QtTest>
+
+#include <QAction>
+#include <QMenuBar>
+#include <QApplication>
+#include <QTimer>
+#include <QStatusBar>
+#include <QTableView>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/gui/shell/app_settings.h"
+#include "app/gui/shell/help_menu.h"
+#include "app/gui/shell/main_window.h"
+#include "app/gui/runs/run_list_model.h"
+#include "core/config/project_config.h"
+#include "core/runs/metrics_log.h"
+#include "core/runs/run_info.h"
+#include "core/runs/run_status.h"
+#include "tests/training_fixture.h"
+#include "widgets/loss_plot_widget.h"
+
+using namespace mixerlab;
+namespace fs = std::filesystem;
+
+class TestGui : public QObject {
+  Q_OBJECT
+  fs::path dir_, project_;
+
+ private Q_SLOTS:
+  void initTestCase() {
+    qputenv("MIXERLAB_CLI", QByteArray::fromStdString(testing::cliPath().string()));
+    dir_ = testing::makeScratchDir("gui");
+    project_ = testing::writeTinyProject(
+        dir_, R"(, "max_steps": 120, "schedule_steps": 120, "checkpoint_every": 20, "eval_every": 20)", 64, 64);
+  }
+
+  void resumedSeriesDrawsAsOneLine() {
+    widgets::LossSeries s;
+    for (int step = 1; step <= 10; ++step) s.appendTrain({double(step), 0, 0, 5.0 - step * 0.1});
+    // A resume from the checkpoint at step 6 re-logs steps 7..12.
+    for (int step = 7; step <= 12; ++step) s.appendTrain({double(step), 0, 0, 4.0});
+    QCOMPARE(s.train.size(), 12);
+    for (int i = 0; i < s.train.size(); ++i) QCOMPARE(s.train[i].step, double(i + 1));
+    widgets::LossPlotWidget plot;
+    plot.setSeries(s);
+    QCOMPARE(plot.graphCount(), 1);
+    QCOMPARE(plot.pointCount("", false), 12);
+  }
+
+  // Issue 14, bug 2: after File > Open of another project, nothing of the previous project's runs
+  // may stay on the plot (or reach its exports), even a monitor report still queued at the switch.
+  void openingAnotherProjectClearsThePlot() {
+    const fs::path a = testing::makeScratchDir("gui-project-a"), b = testing::makeScratchDir("gui-project-b");
+    const fs::path project_a = testing::writeTinyProject(a), project_b = testing::writeTinyProject(b);
+    for (const char* run : {"mixer", "llama", "extra"}) {
+      const fs::path dir = a / "runs" / run;
+      fs::create_directories(dir);
+      MetricsWriter metrics(dir / "metrics.jsonl");
+      for (int step = 1; step <= 50; ++step) {
+        MetricsRecord r;
+        r.step = step;
+        r.train_loss = 6.0 - 0.01 * step;
+        metrics.append(r);
+      }
+      writeRunStatus(dir, RunStatus{RunState::Finished});
+    }
+    gui::MainWindow window;
+    window.show();
+    QCOMPARE(window.openProject(QString::fromStdString(project_a.string())), QString());
+    QTRY_VERIFY_WITH_TIMEOUT(window.lossPlot()->pointCount("extra", false) == 50, 20000);
+    for (int i = 0; i < 5; ++i) {  // switch back and forth, leaving reports in flight
+      QCOMPARE(window.openProject(QString::fromStdString(project_b.string())), QString());
+      QTest::qWait(i * 40);
+      QCOMPARE(window.openProject(QString::fromStdString(project_a.string())), QString());
+      QTest::qWait(i * 40);
+    }
+    QCOMPARE(window.openProject(QString::fromStdString(project_b.string())), QString());
+    QTest::qWait(1500);  // several monitor polls of project b
+    QCOMPARE(window.lossPlot()->pointCount("mixer", false), 0);
+    QCOMPARE(window.lossPlot()->pointCount("extra", false), 0);
+    QCOMPARE(window.lossPlot()->graphCount(), 0);
+    QCOMPARE(window.runTable()->model()->rowCount(), 2);  // b's two runs, not a's "extra"
+  }
+
+  // Issue 14, bug 7: the tests kept the user's real settings, so a user's next launch could open a
+  // test's temporary project. A test's settings live in its own scope.
+  void settingsStayOutOfTheUsersConfiguration() {
+    const QString user_file = QSettings("MixerLab", "mixerlab-gui").fileName();
+    const QFileInfo before(user_file);
+    const QDateTime modified = before.exists() ? before.lastModified() : QDateTime();
+    {
+      gui::MainWindow window;
+      QCOMPARE(window.openProject(QString::fromStdString(project_.string())), QString());
+      window.close();
+    }
+    const gui::AppSettings settings;
+    QVERIFY2(!settings.fileName().startsWith(QFileInfo(user_file).absolutePath()), qPrintable(settings.fileName()));
+    QCOMPARE(settings.lastProject(), QString::fromStdString(project_.string()));
+    QCOMPARE(QFileInfo::exists(user_file), before.exists());
+    if (before.exists()) QCOMPARE(QFileInfo(user_file).lastModified(), modified);
+  }
+
+  // Issue 14, bug 5: Queue run was "Ctrl+Q, Ctrl+R" while Quit is Ctrl+Q, so pressing it quit. No
+  // shortcut of the window may equal another or start another's key sequence.
+  void shortcutsNeverShadowEachOther() {
+    gui::MainWindow window;
+    QList<QPair<QString, QKeySequence>> keys;
+    for (QAction* action : window.findChildren<QAction*>()) {
+      for (const QKeySequence& k : action->shortcuts()) {
+        if (!k.isEmpty()) keys.append({action->text(), k});
+      }
+    }
+    QVERIFY(keys.size() >= 10);
+    for (int i = 0; i < keys.size(); ++i) {
+      for (int j = 0; j < keys.size(); ++j) {
+        if (i == j || keys[i].first == keys[j].first) continue;
+        QVERIFY2(keys[j].second.matches(keys[i].second) == QKeySequence::NoMatch,
+                 qPrintable(keys[i].first + " (" + keys[i].second.toString() + ") and " + keys[j].first + " (" +
+                            keys[j].second.toString() + ")"));
+      }
+    }
+  }
+
+  // Issue 14, "Help menu": the shortcuts table is generated from the menus (so it lists every
+  // shortcut, with its menu path), About names the versions and the BLAS in use, and the docs are found.
+  void helpMenuShortcutsAboutAndDocs() {
+    gui::MainWindow window;
+    const auto table = gui::shortcutTable(window.menuBar());
+    QVERIFY(table.contains(qMakePair(QString("Run > Train"), QKeySequence("Ctrl+R").toString(QKeySequence::NativeText))));
+    QVERIFY(table.contains(qMakePair(QString("Help > Keyboard shortcuts"), QKeySequence("Ctrl+/").toString(QKeySequence::NativeText))));
+    QVERIFY(table.size() >= 12);
+    const QString about = gui::aboutText();
+    QVERIFY2(about.contains("LibTorch 1.") || about.contains("LibTorch 2."), qPrintable(about));
+    QVERIFY2(about.contains("BLAS in use: /"), qPrintable(about));
+    QVERIFY(about.contains("Qt 6."));
+    const QStringList docs = gui::documentationFiles();
+    QVERIFY(!docs.isEmpty());
+    QVERIFY(docs.front().endsWith("/README.md"));
+    QVERIFY(std::any_of(docs.begin(), docs.end(), [](const QString& f) { return f.endsWith("docs/reliability.md"); }));
+  }
+
+  // Issue 14, bug 1: a launch the CLI refuses said "started" and nothing happened. Now the run list
+  // shows "failed to start" with the CLI's own message, and so does the status bar.
+  void refusedLaunchShowsTheCliMessage() {
+    const fs::path dir = testing::makeScratchDir("gui-refused");
+    const fs::path project = testing::writeTinyProject(dir);
+    testing::writeText(dir / "runs" / "llama" / "run.json", "{}");  // "already exists; pass --resume"
+    gui::MainWindow window;
+    QCOMPARE(window.openProject(QString::fromStdString(project.string())), QString());
+    QCOMPARE(window.launch("llama", false), QString());
+    QTRY_COMPARE_WITH_TIMEOUT(window.runState("llama"), QString("failed to start"), 30000);
+    const QModelIndex status = window.runModel()->index(window.runModel()->rowOf("llama"), gui::RunListModel::Status);
+    const QString shown = window.runModel()->data(status).toString();
+    QVERIFY2(shown.contains("already exists") && shown.contains("--resume"), qPrintable(shown));
+    QVERIFY2(window.statusBar()->currentMessage().contains("llama did not start"),
+             qPrintable(window.statusBar()->currentMessage()));
+    QTest::qWait(800);  // monitor polls of the run folder (no status.json) keep the message
+    QCOMPARE(window.runState("llama"), QString("failed to start"));
+  }
+
+  // Issue 14, bug 6: Edit run on a forked run opened the form with an empty name and unrelated
+  // values (the project has no entry by that name). Now it says why and opens nothing.
+  void editOnAForkSaysWhy() {
+    const fs::path dir = testing::makeScratchDir("gui-fork-edit");
+    const fs::path project_file = testing::writeTinyProject(dir);
+    const ProjectConfig project = loadProject(project_file);
+    writeRunInfo(dir / "runs" / "mixer-fork", runInfoFor(project, project.run("mixer")));
+    writeRunStatus(dir / "runs" / "mixer-fork", RunStatus{RunState::Finished});
+    gui::MainWindow window;
+    window.show();
+    QCOMPARE(window.openProject(QString::fromStdString(project_file.string())), QString());
+    QTRY_VERIFY_WITH_TIMEOUT(window.runModel()->rowOf("mixer-fork") >= 0, 10000);
+    window.runTable()->selectRow(window.runModel()->rowOf("mixer-fork"));
+    bool dialog_opened = false;
+    QTimer::singleShot(800, [&dialog_opened]() {  // the old behaviour: a modal form; close it
+      if (QWidget* modal = QApplication::activeModalWidget()) {
+        dialog_opened = true;
+        modal->close();
+      }
+    });
+    QAction* edit = nullptr;
+    for (QAction* a : window.findChildren<QAction*>()) {
+      if (a->text() == "&Edit run...") edit = a;
+    }
+    QVERIFY(edit != nullptr);
+    edit->trigger();
+    QTest::qWait(1000);
+    QVERIFY(!dialog_opened);
+    QVERIFY2(window.statusBar()->currentMessage().contains("not a run of the project (a fork of mixer)"),
+             qPrintable(window.statusBar()->currentMessage()));
+  }
+
+  // Issue 14, bug 11: the plot's axis, log scales and smoothing were forgotten at every restart.
+  void plotViewIsKeptAcrossRestarts() {
+    {
+      gui::MainWindow window;
+      window.lossPlot()->setAxis(widgets::LossAxis::Tokens);
+      window.lossPlot()->setLogY(true);
+      widgets::Smoothing s;
+      s.kind = widgets::SmoothingKind::Ema;
+      s.ema_weight = 0.8;
+      window.lossPlot()->setSmoothing(s);
+    }
+    gui::MainWindow reopened;
+    QCOMPARE(reopened.lossPlot()->axis(), widgets::LossAxis::Tokens);
+    QVERIFY(reopened.lossPlot()->logY());
+    QVERIFY(!reopened.lossPlot()->logX());
+    QCOMPARE(reopened.lossPlot()->smoothing().kind, widgets::SmoothingKind::Ema);
+    QCOMPARE(reopened.lossPlot()->smoothing().ema_weight, 0.8);
+    reopened.lossPlot()->setAxis(widgets::LossAxis::Step);  // leave the default for the tests after this one
+    reopened.lossPlot()->setLogY(false);
+    reopened.lossPlot()->setSmoothing(widgets::Smoothing{});
+  }
+
+  void launchRunFromTheWindowAndReattach() {
+    auto window = std::make_unique<gui::MainWindow>();
+    QCOMPARE(window->openProject(QString::fromStdString(project_.string())), QString());
+    QCOMPARE(window->runTable()->model()->rowCount(), 2);
+    window->show();
+    QCOMPARE(window->launch("mixer", false), QString());
+    // A tiny run may already be done by the monitor's next poll: either state shows it started.
+    QTRY_VERIFY_WITH_TIMEOUT(window->runState("mixer") == "running" || window->runState("mixer") == "finished", 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(window->lossPlot()->pointCount("mixer", false) > 0, 60000);
+    // Close the window while the run goes on; a new window reattaches and sees it finish.
+    window->close();
+    window.reset();
+    auto reopened = std::make_unique<gui::MainWindow>();
+    QCOMPARE(reopened->openProject(QString::fromStdString(project_.string())), QString());
+    reopened->show();
+    QTRY_COMPARE_WITH_TIMEOUT(reopened->runState("mixer"), QString("finished"), 240000);
+    QTRY_COMPARE_WITH_TIMEOUT(reopened->lossPlot()->pointCount("mixer", false), 120, 10000);
+    QVERIFY(reopened->lossPlot()->pointCount("mixer", true) >= 6);  // step 0 + every 20 steps
+    QVERIFY(reopened->lossPlot()->graphCount() >= 2);
+    const QString shot = QString::fromStdString((dir_ / "main-window.png").string());
+    QVERIFY(reopened->grab().save(shot));
+    QVERIFY(QFileInfo(shot).size() > 10000);
+  }
+
+  // The demo project (copied, corpus paths made absolute, budget cut to 40 steps so CI stays fast):
+  // select the mixer run, press the real Train action, wait for "finished" and the curve.
+  void demoProjectTrainThroughTheToolbar() {
+    const fs::path dir = testing::makeScratchDir("gui-demo");
+    auto demo = nlohmann::json::parse(std::ifstream(testing::sourceDir() / "projects/demo/project.json"));
+    const fs::path data = testing::sourceDir() / "projects/demo/data";
+    demo["corpus"]["train"] = (data / "stories-b.txt").string();
+    demo["corpus"]["eval"] = (data / "stories-a.txt").string();
+    demo["defaults"]["train"]["max_steps"] = 40;
+    demo["defaults"]["train"]["eval_every"] = 20;
+    demo["defaults"]["train"]["checkpoint_every"] = 20;
+    testing::writeText(dir / "project.json", demo.dump(2));
+    gui::MainWindow window;
+    QCOMPARE(window.openProject(QString::fromStdString((dir / "project.json").string())), QString());
+    window.show();
+    window.runTable()->selectRow(0);
+    QAction* train = nullptr;
+    for (QAction* a : window.findChildren<QAction*>()) {
+      if (a->text() == "Train") train = a;
+    }
+    QVERIFY(train != nullptr);
+    train->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(window.runState("mixer"), QString("finished"), 300000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.lossPlot()->pointCount("mixer", true) >= 3, 10000);  // eval at 0, 20, 40
+    QVERIFY(window.lossPlot()->pointCount("mixer", false) >= 4);
+    // Unticking a run removes it from the plot; ticking it brings it back.
+    const int graphs = window.lossPlot()->graphCount();
+    QAbstractItemModel* runs = window.runTable()->model();
+    QVERIFY(runs->setData(runs->index(0, 0), Qt::Unchecked, Qt::CheckStateRole));
+    QVERIFY(window.lossPlot()->graphCount() < graphs);
+    QVERIFY(runs->setData(runs->index(0, 0), Qt::Checked, Qt::CheckStateRole));
+    QCOMPARE(window.lossPlot()->graphCount(), graphs);
+    qInfo("event loop max latency while the demo run trained: %.1f ms", window.eventLoopMaxLatencyMs());
+  }
+
+  void badProjectShowsError() {
+    gui::MainWindow window;
+    const QString error = window.openProject("/nonexistent/project.json");
+    QVERIFY(error.contains("does not exist"));
+  }
+};
+
+QTEST_MAIN(TestGui)
+#include "test_gui.moc"

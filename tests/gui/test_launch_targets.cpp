@@ -1,0 +1,119 @@
+// Launch targets with their hardware (issue 12, GUI): a GPU target appends its device to the train
+// command ("local, GPU k": cuda:k; "local, N GPUs": N ranks asking for cuda), checked with a stand-in
+// CLI script that records its arguments; the selector probes this machine in the background and
+// shows its cores before any launch; an unreachable SSH host fails its probe with the reason,
+// and a saved host's probe passes a hostile folder as one argument.
+#include <QtTest/QtTest>
+
+#include <QThread>
+
+#include "app/gui/shell/app_settings.h"
+#include "app/gui/launch/launch_target_selector.h"
+#include "app/gui/launch/remote_host_dialog.h"
+#include "app/gui/launch/run_launcher.h"
+#include "app/gui/launch/target_probe.h"
+#include "core/distributed/rank_launcher.h"
+#include "tests/test_support.h"
+
+using namespace mixerlab;
+namespace fs = std::filesystem;
+
+class TestLaunchTargets : public QObject {
+  Q_OBJECT
+  fs::path dir_;
+
+  // Starts `target` with the train arguments and returns what the stand-in CLI received.
+  QString argumentsReceived(gui::LaunchTarget& target, const fs::path& record) {
+    gui::LaunchedProcess launched;
+    const QString error = target.start(gui::trainArguments("p.json", "mixer", false),
+                                       QString::fromStdString(dir_.string()), &launched);
+    if (!error.isEmpty()) return "start failed: " + error;
+    QElapsedTimer waited;
+    waited.start();
+    while (!fs::exists(record) && waited.elapsed() < 10000) QTest::qWait(20);
+    QTest::qWait(100);
+    QFile file(QString::fromStdString(record.string()));
+    if (!file.open(QIODevice::ReadOnly)) return "no record";
+    return QString::fromUtf8(file.readAll()).trimmed();
+  }
+
+ private Q_SLOTS:
+  void initTestCase() {
+    qputenv("MIXERLAB_CLI", QByteArray::fromStdString(testing::cliPath().string()));
+    dir_ = testing::makeScratchDir("launch-targets");
+    gui::AppSettings().setRemoteHosts({});
+  }
+
+  void gpuTargetsAppendTheirDevice() {
+    const fs::path script = dir_ / "fake-mixerlab.sh", record = dir_ / "args.txt";
+    testing::writeText(script, "#!/bin/sh\necho \"$*\" > " + record.string() + ".tmp && mv " + record.string() +
+                                   ".tmp " + record.string() + "\n");
+    fs::permissions(script, fs::perms::owner_all);
+    const QString fake = QString::fromStdString(script.string());
+    gui::LocalLaunchTarget gpu(fake, 1);
+    QCOMPARE(argumentsReceived(gpu, record), QString("train p.json --run mixer --device cuda:1"));
+    fs::remove(record);
+    gui::LocalLaunchTarget plain(fake);
+    QCOMPARE(argumentsReceived(plain, record), QString("train p.json --run mixer"));
+    fs::remove(record);
+    gui::LocalDataParallelTarget gpus(fake, 4, true);
+    QCOMPARE(gpus.name(), QString("local, 4 GPUs"));
+    QCOMPARE(argumentsReceived(gpus, record), QString("launch --nproc 4 -- train p.json --run mixer --device cuda"));
+    fs::remove(record);
+    gui::LocalDataParallelTarget cpu_ranks(fake, 2);
+    QCOMPARE(argumentsReceived(cpu_ranks, record), QString("launch --nproc 2 -- train p.json --run mixer"));
+  }
+
+  void savedHostProbeKeepsTheFolderOneArgument() {
+    gui::RemoteHostSettings host;
+    host.host = "gpu-node";
+    host.user = "me";
+    host.port = 2222;
+    host.folder = "/data/it's a \"dir\"; rm -rf x";
+    gui::saveRemoteHost(host);
+    const QStringList args = gui::TargetProbe::probeArguments("ssh: me@gpu-node");
+    QCOMPARE(args.mid(0, 6), QStringList({"probe", "--json", "--host", "gpu-node", "--port", "2222"}));
+    QCOMPARE(args.at(args.indexOf("--folder") + 1), host.folder);
+    QCOMPARE(args.at(args.indexOf("--user") + 1), QString("me"));
+    QCOMPARE(gui::TargetProbe::probeArguments("local, GPU 2"), QStringList({"probe", "--json"}));
+    QVERIFY(gui::TargetProbe::probeArguments("ssh: nobody@nowhere").isEmpty());
+    gui::AppSettings().setRemoteHosts({});
+  }
+
+  void selectorShowsThisMachineBeforeLaunch() {
+    gui::AppSettings().setTargetHardware("local", "", "");
+    gui::LaunchTargetSelector selector(QString::fromStdString(testing::cliPath().string()), nullptr, 2);
+    QCOMPARE(selector.targets(), QStringList({"local", "local, 2 ranks", "local, GPU 0", "local, GPU 1", "local, 2 GPUs"}));
+    QSignalSpy probed(selector.probe(), &gui::TargetProbe::probed);
+    QVERIFY(selector.hardwareLabelText().contains("probing"));
+    QVERIFY(probed.wait(60000));
+    const QString cores = QString::number(QThread::idealThreadCount()) + " cores";
+    QVERIFY2(probed.at(0).at(1).toString().contains(cores), qPrintable(probed.at(0).at(1).toString()));
+    QVERIFY2(selector.hardwareLabelText().contains(cores), qPrintable(selector.hardwareLabelText()));
+    QCOMPARE(gui::AppSettings().targetHardware("local"), probed.at(0).at(1).toString());
+    // Another local target shows the same machine at once, from the cache.
+    selector.setCurrentTarget("local, 2 ranks");
+    QVERIFY(selector.hardwareOf("local, 2 ranks").contains(cores));
+  }
+
+  void unreachableHostFailsWithTheReason() {
+    gui::RemoteHostSettings host;
+    host.host = "127.0.0.1";
+    host.user = "nobody";
+    host.port = freeTcpPort();  // nothing listens there
+    host.folder = "/tmp";
+    gui::saveRemoteHost(host);
+    gui::LaunchTargetSelector selector(QString::fromStdString(testing::cliPath().string()), nullptr, 0);
+    QSignalSpy failed(selector.probe(), &gui::TargetProbe::failed);
+    selector.setCurrentTarget("ssh: nobody@127.0.0.1");
+    QVERIFY(failed.wait(30000));
+    QCOMPARE(failed.at(0).at(0).toString(), QString("ssh: nobody@127.0.0.1"));
+    QVERIFY2(failed.at(0).at(1).toString().contains("probing nobody@127.0.0.1 failed"),
+             qPrintable(failed.at(0).at(1).toString()));
+    QVERIFY2(selector.hardwareLabelText().contains("probe failed"), qPrintable(selector.hardwareLabelText()));
+    gui::AppSettings().setRemoteHosts({});
+  }
+};
+
+QTEST_MAIN(TestLaunchTargets)
+#include "test_launch_targets.moc"

@@ -1,0 +1,214 @@
+// Run queue tests (offscreen): two tiny runs queued on the local target run one after the other
+// (the second starts only once the first has finished) while a main window shows the project,
+// and the event loop stays responsive meanwhile (measured with the latency probe). Also the
+// launch-target registry, the train arguments for --run-id / --fork-from, and a queued fork.
+#include <QtTest/QtTest>
+
+#include <QComboBox>
+
+#include "app/gui/shell/app_settings.h"
+#include "app/gui/tooling/event_loop_latency.h"
+#include "app/gui/shell/main_window.h"
+#include "app/gui/launch/run_launcher.h"
+#include "app/gui/launch/remote_host_dialog.h"
+#include "app/gui/runs/run_list_model.h"
+#include "app/gui/launch/run_queue.h"
+#include "core/runs/run_status.h"
+#include "tests/training_fixture.h"
+
+using namespace mixerlab;
+namespace fs = std::filesystem;
+
+class TestRunQueue : public QObject {
+  Q_OBJECT
+  fs::path dir_, project_;
+
+ private Q_SLOTS:
+  void initTestCase() {
+    qputenv("MIXERLAB_CLI", QByteArray::fromStdString(testing::cliPath().string()));
+    dir_ = testing::makeScratchDir("run-queue");
+    project_ = testing::writeTinyProject(
+        dir_, R"(, "max_steps": 60, "schedule_steps": 60, "checkpoint_every": 20, "eval_every": 20)", 64, 64);
+  }
+
+  void registryAndArguments() {
+    gui::AppSettings().setRemoteHosts({});  // this test's settings file outlives a run of the test
+    QCOMPARE(gui::launchTargetNames(), QStringList({"local", "local, 2 ranks"}));
+    auto ranks = gui::makeLaunchTarget("local, 2 ranks");
+    QVERIFY(ranks != nullptr);
+    QCOMPARE(ranks->name(), QString("local, 2 ranks"));
+    QVERIFY(gui::makeLaunchTarget("local, 1 ranks") == nullptr);
+    // A machine with GPUs adds one target per GPU and one rank per GPU over all of them.
+    QCOMPARE(gui::launchTargetNames(4), QStringList({"local", "local, 2 ranks", "local, GPU 0", "local, GPU 1",
+                                                     "local, GPU 2", "local, GPU 3", "local, 4 GPUs"}));
+    QCOMPARE(gui::launchTargetNames(1), QStringList({"local", "local, 2 ranks", "local, GPU 0"}));
+    QCOMPARE(gui::makeLaunchTarget("local, GPU 3")->name(), QString("local, GPU 3"));
+    QCOMPARE(gui::makeLaunchTarget("local, 4 GPUs")->name(), QString("local, 4 GPUs"));
+    // A saved SSH host becomes a target; its arguments keep a hostile folder as one word.
+    gui::RemoteHostSettings host;
+    host.host = "gpu-node";
+    host.user = "me";
+    host.folder = "/data/it's a \"dir\"; rm -rf x";
+    host.nproc = 4;
+    gui::saveRemoteHost(host);
+    QVERIFY(gui::launchTargetNames().contains("ssh: me@gpu-node"));
+    auto remote = gui::makeLaunchTarget("ssh: me@gpu-node");
+    QVERIFY(remote != nullptr);
+    const QStringList args = static_cast<gui::RemoteLaunchTarget*>(remote.get())
+                                 ->remoteArguments(gui::trainArguments("/home/me/p/project.json", "mixer", false), "/home/me/p");
+    QCOMPARE(args, (QStringList{"remote", "--host", "gpu-node", "--port", "22", "--folder", host.folder, "--program",
+                                "mixerlab", "--nproc", "4", "--local-run-dir", "/home/me/p/runs/mixer", "--user", "me",
+                                "--", "train", "project.json", "--run", "mixer"}));
+    auto local = gui::makeLaunchTarget("local");
+    QVERIFY(local != nullptr);
+    QCOMPARE(local->name(), QString("local"));
+    QVERIFY(gui::makeLaunchTarget("remote host (SSH)") == nullptr);
+    QCOMPARE(gui::trainArguments("p.json", "mixer", false), QStringList({"train", "p.json", "--run", "mixer"}));
+    QCOMPARE(gui::trainArguments("p.json", "mixer", false, "mixer-lr", "/r/mixer/checkpoints/step-8"),
+             QStringList({"train", "p.json", "--run", "mixer", "--run-id", "mixer-lr", "--fork-from",
+                          "/r/mixer/checkpoints/step-8"}));
+  }
+
+  void removeDropsAWaitingRun() {
+    // A target that never runs anything: the first run stays "current", the rest wait.
+    struct NullTarget : gui::LaunchTarget {
+      QString name() const override { return "null"; }
+      QString start(const QStringList&, const QString&, gui::LaunchedProcess*) override { return {}; }
+    };
+    gui::RunQueue queue(std::make_unique<NullTarget>(), "p.json",
+                        QString::fromStdString((dir_ / "null-runs").string()));
+    QSignalSpy changed(&queue, &gui::RunQueue::queueChanged);
+    queue.enqueue("a", false);
+    queue.enqueue("b", false);
+    queue.enqueue("c", true);
+    QCOMPARE(queue.current(), QString("a"));
+    QCOMPARE(queue.pending(), QStringList({"b", "c"}));
+    QVERIFY(queue.remove("b"));
+    QVERIFY(!queue.remove("b"));
+    QCOMPARE(queue.pending(), QStringList({"c"}));
+    QVERIFY(changed.count() >= 4);
+    queue.onRunStateChanged("a", "finished");  // a notification from the run monitor
+    QCOMPARE(queue.current(), QString("c"));
+    QVERIFY(queue.pending().isEmpty());
+  }
+
+  // Issue 14, bug 4: a queued run started at once while a run started by hand was training, so the
+  // two shared the cores. The queue now waits for the target to be free.
+  void queueWaitsForARunStartedByHand() {
+    struct NullTarget : gui::LaunchTarget {
+      QString name() const override { return "null"; }
+      QString start(const QStringList&, const QString&, gui::LaunchedProcess*) override { return {}; }
+    };
+    const fs::path runs = dir_ / "busy-runs";
+    RunStatus busy;
+    busy.state = RunState::Running;
+    busy.pid = QCoreApplication::applicationPid();  // a live process on this host
+    busy.host = hostName();
+    fs::create_directories(runs / "by-hand");
+    writeRunStatus(runs / "by-hand", busy);
+    gui::RunQueue queue(std::make_unique<NullTarget>(), "p.json", QString::fromStdString(runs.string()));
+    QSignalSpy started(&queue, &gui::RunQueue::started);
+    QCOMPARE(queue.runningRuns(), QStringList({"by-hand"}));
+    queue.enqueue("a", false);
+    QTest::qWait(1200);  // a few polls while the hand-started run still runs
+    QCOMPARE(started.count(), 0);
+    QCOMPARE(queue.current(), QString());
+    QCOMPARE(queue.pending(), QStringList({"a"}));
+    busy.state = RunState::Finished;
+    writeRunStatus(runs / "by-hand", busy);
+    QTRY_COMPARE_WITH_TIMEOUT(started.count(), 1, 5000);
+    QCOMPARE(queue.current(), QString("a"));
+  }
+
+  // Issue 12: the "local, 2 ranks" target trains data parallel, and the run list says so.
+  void dataParallelTargetShowsItsRanks() {
+    gui::MainWindow window;
+    QCOMPARE(window.openProject(QString::fromStdString(project_.string())), QString());
+    auto* target = window.findChild<QComboBox*>();
+    QVERIFY(target && target->findText("local, 2 ranks") >= 0);
+    target->setCurrentText("local, 2 ranks");
+    QCOMPARE(window.launch("mixer", false), QString());
+    QTRY_COMPARE_WITH_TIMEOUT(window.runState("mixer"), QString("finished"), 240000);
+    const int row = window.runModel()->rowOf("mixer");
+    QTRY_VERIFY_WITH_TIMEOUT(
+        window.runModel()->index(row, gui::RunListModel::Device).data().toString().startsWith("2 ranks x cpu"), 5000);
+    target->setCurrentText("local");
+    const fs::path run = fs::path(window.runsDirectory().toStdString()) / "mixer";
+    fs::remove_all(run);  // the next test trains mixer again
+  }
+
+  void queuedRunsRunOneAfterAnother() {
+    gui::MainWindow window;
+    QCOMPARE(window.openProject(QString::fromStdString(project_.string())), QString());
+    window.show();
+    const QString runs_dir = window.runsDirectory();
+    gui::RunQueue queue(gui::makeLaunchTarget("local"), QString::fromStdString(project_.string()), runs_dir);
+    QStringList started;
+    QString mixer_state_when_llama_started;
+    connect(&queue, &gui::RunQueue::started, this, [&](const QString& run) {
+      started << run;
+      if (run == "llama") {
+        const auto status = readRunStatus(fs::path(runs_dir.toStdString()) / "mixer");
+        mixer_state_when_llama_started =
+            status ? QString::fromStdString(runStateName(status->resolvedForReader().state)) : "none";
+      }
+    });
+    QSignalSpy failed(&queue, &gui::RunQueue::launchFailed);
+    queue.setStartupTimeoutMs(60000);
+
+    gui::EventLoopLatency probe;
+    probe.start();
+    queue.enqueue("mixer", false);
+    queue.enqueue("llama", false);
+    QCOMPARE(started, QStringList({"mixer"}));
+    QCOMPARE(queue.pending(), QStringList({"llama"}));
+    // The window's monitor polls every 300 ms, so a run of a second or two may go from "pending" to
+    // "finished" between two polls: wait for either. That llama waited for mixer is checked below
+    // from mixer's own status at the moment llama started.
+    QTRY_VERIFY_WITH_TIMEOUT(window.runState("mixer") == "running" || window.runState("mixer") == "finished", 120000);
+    QTRY_COMPARE_WITH_TIMEOUT(started.size(), 2, 240000);
+    QCOMPARE(mixer_state_when_llama_started, QString("finished"));
+    QTRY_COMPARE_WITH_TIMEOUT(window.runState("llama"), QString("finished"), 240000);
+    QTRY_VERIFY_WITH_TIMEOUT(queue.current().isEmpty(), 5000);
+    QCOMPARE(window.runState("mixer"), QString("finished"));
+    QCOMPARE(failed.count(), 0);
+
+    // A fork queued from the GUI side: a new run directory started from mixer's step-40 checkpoint.
+    const QString checkpoint = runs_dir + "/mixer/checkpoints/step-00000040";
+    queue.enqueue("mixer", false, "mixer-fork", checkpoint);
+    QCOMPARE(queue.current(), QString("mixer-fork"));
+    QTRY_VERIFY_WITH_TIMEOUT(queue.current().isEmpty(), 240000);
+    QCOMPARE(failed.count(), 0);
+    const fs::path fork_dir = fs::path(runs_dir.toStdString()) / "mixer-fork";
+    QCOMPARE(readRunStatus(fork_dir)->state, RunState::Finished);
+    QFile run_json(QString::fromStdString((fork_dir / "run.json").string()));
+    QVERIFY(run_json.open(QIODevice::ReadOnly));
+    QVERIFY(run_json.readAll().contains("\"forked_from\""));
+
+    qInfo(
+        "event loop latency while two runs trained and the window followed them: max %.1f ms, p99 %.1f ms "
+        "over %d ticks of %d ms",
+        probe.maxLatencyMs(), probe.p99LatencyMs(), probe.sampleCount(), gui::EventLoopLatency::kIntervalMs);
+    // The probe must have run the whole time; the latency figure itself is reported, not asserted:
+    // timing targets are checked with `mixerlab-gui --report-latency`, never by timed unit tests
+    // (a loaded CI machine measured 640 ms here once while other jobs shared its 2 cores).
+    QVERIFY(probe.sampleCount() > 100);
+    const auto shot = testing::makeScratchDir("run-queue") / "run-queue-window.png";
+    QVERIFY(window.grab().save(QString::fromStdString(shot.string())));
+  }
+
+  void latencyProbeSeesABlockedLoop() {
+    gui::EventLoopLatency probe;
+    probe.start();
+    QTest::qWait(100);
+    QThread::msleep(120);  // block the GUI thread
+    QTest::qWait(50);
+    QVERIFY2(probe.maxLatencyMs() > 80, qPrintable(QString::number(probe.maxLatencyMs())));
+    probe.reset();
+    QCOMPARE(probe.sampleCount(), 0);
+    QCOMPARE(probe.maxLatencyMs(), 0.0);
+  }
+};
+
+QTEST_MAIN(TestRunQueue)
+#include "test_run_queue.moc"

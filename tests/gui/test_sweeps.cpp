@@ -1,0 +1,131 @@
+// Sweep tests (issue 14, "Sweeps"): the plan of a grid and of a list over config fields, its errors,
+// the sweep editor's preview, and the main window adding a sweep's runs as one undoable edit (all
+// or none, with the core's message for a bad value) and queueing them.
+#include <QtTest/QtTest>
+
+#include <QListWidget>
+#include <QPushButton>
+#include <QUndoStack>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/gui/shell/main_window.h"
+#include "app/gui/project/project_document.h"
+#include "app/gui/launch/run_queue.h"
+#include "app/gui/project/run_setup_dialog.h"
+#include "core/runs/run_status.h"
+#include "tests/test_support.h"
+#include "widgets/sweep_dialog.h"
+#include "widgets/sweep_plan.h"
+
+using namespace mixerlab;
+using namespace mixerlab::widgets;
+namespace fs = std::filesystem;
+
+namespace {
+QJsonObject baseRun() {
+  return QJsonObject{{"name", "mixer"}, {"model", QJsonObject{{"arch", "masked_mixer"}}}};
+}
+
+QStringList names(const QVector<QJsonObject>& runs) {
+  QStringList out;
+  for (const QJsonObject& r : runs) out << r.value("name").toString();
+  return out;
+}
+}  // namespace
+
+class TestSweeps : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void gridAndListPlans() {
+    QCOMPARE(parseSweepValues(" 256, 512 ,"), (QVector<QJsonValue>{256, 512}));
+    QCOMPARE(parseSweepValues("1e-3, 0.5, true, cosine"),
+             (QVector<QJsonValue>{1e-3, 0.5, true, QString("cosine")}));
+    QString error;
+    const QVector<SweepAxis> axes{{"model.d_model", {256, 512}}, {"train.learning_rate", {1e-3, 3e-4, 1e-4}}};
+    const auto grid = planSweep(baseRun(), axes, SweepMode::Grid, &error);
+    QCOMPARE(grid.size(), 6);
+    QCOMPARE(grid[1].value("name").toString(), QString("mixer-d_model256-learning_rate0.0003"));
+    QCOMPARE(grid[5].value("model").toObject().value("d_model").toInt(), 512);
+    QCOMPARE(grid[5].value("model").toObject().value("arch").toString(), QString("masked_mixer"));  // base kept
+    QCOMPARE(grid[5].value("train").toObject().value("learning_rate").toDouble(), 1e-4);
+    const QStringList grid_names = names(grid);
+    QCOMPARE(QSet<QString>(grid_names.begin(), grid_names.end()).size(), 6);  // names never collide
+    const auto list = planSweep(baseRun(), {{"model.d_model", {256, 512}}, {"model.n_layers", {4, 8}}},
+                                SweepMode::List, &error);
+    QCOMPARE(names(list), (QStringList{"mixer-d_model256-n_layers4", "mixer-d_model512-n_layers8"}));
+    QVERIFY(planSweep(baseRun(), axes, SweepMode::List, &error).isEmpty());
+    QVERIFY2(error.contains("same number of values"), qPrintable(error));
+    QVERIFY(planSweep(baseRun(), {{"model.d_model", {}}}, SweepMode::Grid, &error).isEmpty());
+    QVERIFY(error.contains("model.d_model has no values"));
+    QVERIFY(planSweep(baseRun(), {{"model.d_model", {1}}, {"model.d_model", {2}}}, SweepMode::Grid, &error).isEmpty());
+    QVERIFY(error.contains("swept twice"));
+  }
+
+  void editorPreviewsTheRuns() {
+    SweepDialog dialog(baseRun(), {"model.d_model", "train.learning_rate"});
+    dialog.setAxes({{"model.d_model", "256, 512"}, {"train.learning_rate", "1e-3, 3e-4"}});
+    auto* preview = dialog.findChild<QListWidget*>("sweep-preview");
+    QCOMPARE(preview->count(), 4);
+    QCOMPARE(preview->item(0)->text(), QString("mixer-d_model256-learning_rate0.001"));
+    dialog.setMode(SweepMode::List);
+    QCOMPARE(preview->count(), 2);
+    dialog.setAxes({{"model.d_model", "256, 512"}, {"train.learning_rate", "1e-3"}});
+    QCOMPARE(preview->count(), 0);  // a list of unequal lengths: nothing to create, and it says why
+    QVERIFY(dialog.error().contains("same number of values"));
+  }
+
+  // The run form's "Sweep…" accepts the form as the base of a sweep (only while the run is valid).
+  void runFormOffersASweep() {
+    const QString demo = QString::fromStdString((testing::sourceDir() / "projects/demo/project.json").string());
+    gui::RunSetupDialog dialog(demo, QJsonObject{{"name", "base"}, {"model", QJsonObject{{"arch", "masked_mixer"}}}});
+    QVERIFY(dialog.sweepButton()->isEnabled());
+    dialog.sweepButton()->click();
+    QVERIFY(dialog.sweepRequested());
+    QCOMPARE(dialog.result(), int(QDialog::Accepted));
+    gui::RunSetupDialog broken(demo, QJsonObject{{"name", "base"}, {"model", QJsonObject{{"arch", "masked_mixer"}, {"d_model", -3}}}});
+    QVERIFY(!broken.sweepButton()->isEnabled());
+  }
+
+  void windowAddsAndQueuesASweep() {
+    const fs::path dir = testing::makeScratchDir("sweeps");
+    auto demo = nlohmann::json::parse(std::ifstream(testing::sourceDir() / "projects/demo/project.json"));
+    const fs::path data = testing::sourceDir() / "projects/demo/data";
+    demo["corpus"]["train"] = (data / "stories-b.txt").string();
+    demo["corpus"]["eval"] = (data / "stories-a.txt").string();
+    testing::writeText(dir / "project.json", demo.dump(2));
+    gui::MainWindow window;
+    QCOMPARE(window.openProject(QString::fromStdString((dir / "project.json").string())), QString());
+    const int runs_before = window.project()->runNames().size();
+    QString error;
+    // A bad value in the third run: nothing is added, and the message names the run.
+    const auto bad = planSweep(window.project()->run("mixer"), {{"model.d_model", {128, 256, -1}}},
+                               SweepMode::Grid, &error);
+    const QString refused = window.createSweep(bad, false);
+    QVERIFY2(refused.startsWith("mixer-d_model-1: "), qPrintable(refused));
+    QCOMPARE(window.project()->runNames().size(), runs_before);
+    const auto good = planSweep(window.project()->run("mixer"),
+                                {{"model.d_model", {128, 192}}, {"train.learning_rate", {1e-3, 3e-4}}},
+                                SweepMode::Grid, &error);
+    RunStatus busy;  // a run started by hand trains: the queue keeps the sweep waiting
+    busy.state = RunState::Running;
+    busy.pid = QCoreApplication::applicationPid();
+    busy.host = hostName();
+    const fs::path by_hand = fs::path(window.runsDirectory().toStdString()) / "by-hand";
+    fs::create_directories(by_hand);
+    writeRunStatus(by_hand, busy);
+    QCOMPARE(window.createSweep(good, /*queue=*/true), QString());
+    QCOMPARE(window.project()->runNames().size(), runs_before + 4);
+    QCOMPARE(window.project()->resolvedRun("mixer-d_model192-learning_rate0.0003")
+                 .value("model").toObject().value("d_model").toInt(), 192);
+    QCOMPARE(window.queue()->pending(), names(good));
+    window.project()->undoStack()->undo();  // one undo takes the whole sweep back
+    QCOMPARE(window.project()->runNames().size(), runs_before);
+    for (const QString& run : window.queue()->pending()) window.queue()->remove(run);
+  }
+};
+
+QTEST_MAIN(TestSweeps)
+#include "test_sweeps.moc"
