@@ -12,6 +12,8 @@ PACKAGES=(
   libsentencepiece-dev sentencepiece
   libspdlog-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev libgloo-dev openssh-client openssh-server
   xvfb xauth                   # headless GUI tests and screenshots
+  clang-format                 # clang-format 14: installer/check-format.sh
+  python3                      # tests/check-unity-names.py (setup-and-test.sh)
 )
 
 missing=()

@@ -3,7 +3,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash installer/install-deps.sh
-bash installer/build.sh
+# Cheap checks first (seconds, no build): the mutation patches still apply, and no two files of a
+# library define the same file-local name (they would clash in the unity build).
+bash tests/mutations/check-apply.sh
+python3 tests/check-unity-names.py
+# Tests on (setup-and-run.sh may have configured build/ before). A compiler warning in project code
+# fails the run: the build log is read for them instead of compiling with -Werror, so build/ keeps
+# one set of flags for setup-and-run.sh, the tests and tests/mutations/run.sh (where a mutation
+# that only adds a warning must not count as caught).
+build_log=$(mktemp --suffix=-mixerlab-build.log)
+bash installer/build.sh -DMIXERLAB_BUILD_TESTS=ON 2>&1 | tee "$build_log"
+warnings=$(grep -E ': warning: ' "$build_log" | grep -v -E '^/usr/' | sort -u || true)
+rm -f "$build_log"
+if [[ -n "$warnings" ]]; then
+  echo "$warnings"
+  echo "error: $(echo "$warnings" | wc -l) compiler warning(s) in project code (listed above): fix them" >&2
+  exit 1
+fi
 cd build
 ctest --output-on-failure --timeout 900 -j1
 # The libFuzzer targets need a second, clang + sanitizer build of the core (about 15 minutes on 2

@@ -58,15 +58,15 @@ c10::ScalarType autocastDtype(c10::DeviceType type) {
 #endif
 }
 
-at::Tensor forwardOnDevice(const at::Tensor& x, const at::Tensor& w, const at::Tensor& bias) {
+at::Tensor tokenMixForwardOnDevice(const at::Tensor& x, const at::Tensor& w, const at::Tensor& bias) {
 #ifdef MIXERLAB_WITH_CUDA
   if (x.is_cuda()) return tokenMixForwardCuda(x, w, bias);
 #endif
   return causalTokenMixForwardReference(x, w, bias);
 }
 
-TokenMixGradients backwardOnDevice(const at::Tensor& grad_y, const at::Tensor& x, const at::Tensor& w,
-                                   bool with_bias) {
+TokenMixGradients tokenMixBackwardOnDevice(const at::Tensor& grad_y, const at::Tensor& x, const at::Tensor& w,
+                                           bool with_bias) {
 #ifdef MIXERLAB_WITH_CUDA
   if (x.is_cuda()) return tokenMixBackwardCuda(grad_y, x, w, with_bias);
 #endif
@@ -83,7 +83,7 @@ class CausalTokenMixFunction : public torch::autograd::Function<CausalTokenMixFu
     const at::Tensor w = weight.narrow(0, 0, length).narrow(1, 0, length);
     ctx->save_for_backward({x, weight});
     ctx->saved_data["with_bias"] = with_bias;
-    return forwardOnDevice(x, w, with_bias ? bias_in.narrow(0, 0, length) : at::Tensor());
+    return tokenMixForwardOnDevice(x, w, with_bias ? bias_in.narrow(0, 0, length) : at::Tensor());
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
@@ -93,7 +93,7 @@ class CausalTokenMixFunction : public torch::autograd::Function<CausalTokenMixFu
     const bool with_bias = ctx->saved_data["with_bias"].toBool();
     const int64_t length = x.size(1), context = weight.size(0);
     const at::Tensor w = weight.narrow(0, 0, length).narrow(1, 0, length);
-    TokenMixGradients g = backwardOnDevice(grad_outputs[0], x, w, with_bias);
+    TokenMixGradients g = tokenMixBackwardOnDevice(grad_outputs[0], x, w, with_bias);
     // Gradients of the full [T, T] weight and [T] bias: zero outside the used leading block.
     at::Tensor grad_weight = g.weight, grad_bias = g.bias;
     if (length < context) {
@@ -127,8 +127,8 @@ at::Tensor causalTokenMixForwardReference(const at::Tensor& x, const at::Tensor&
   return batchMajor(y_l, batch, width);
 }
 
-TokenMixGradients causalTokenMixBackwardReference(const at::Tensor& grad_y, const at::Tensor& x,
-                                                  const at::Tensor& w, bool with_bias, int64_t block_rows) {
+TokenMixGradients causalTokenMixBackwardReference(const at::Tensor& grad_y, const at::Tensor& x, const at::Tensor& w,
+                                                  bool with_bias, int64_t block_rows) {
   const int64_t batch = x.size(0), length = x.size(1), width = x.size(2);
   const at::Tensor w_low = w.tril();
   const at::Tensor x_l = tokenMajor(x), dy_l = tokenMajor(grad_y);
@@ -170,7 +170,8 @@ at::Tensor causalTokenMix(const at::Tensor& x, const at::Tensor& weight, const a
   if (autocastOn(type)) {
     // As autocast runs the product: both factors in its dtype, the fp32 bias added afterwards.
     const c10::ScalarType dtype = autocastDtype(type);
-    at::Tensor y = CausalTokenMixFunction::apply(x.to(dtype), weight.to(dtype), at::empty({0}, x.options().dtype(dtype)));
+    at::Tensor y =
+        CausalTokenMixFunction::apply(x.to(dtype), weight.to(dtype), at::empty({0}, x.options().dtype(dtype)));
     if (bias.defined()) y = y + bias.narrow(0, 0, x.size(1)).unsqueeze(-1);
     return y;
   }

@@ -52,8 +52,8 @@ void forwardRows(const scalar_t* x, const scalar_t* r, const scalar_t* w, const 
 // buffers, so no two threads write one element.
 template <typename scalar_t>
 void backwardRows(const scalar_t* g_out, const scalar_t* g_sum, const scalar_t* sum, const scalar_t* mean,
-                  const scalar_t* rstd, const scalar_t* w, int64_t rows, int64_t width, int64_t slices,
-                  scalar_t* g_x, double* g_w_parts, double* g_b_parts) {
+                  const scalar_t* rstd, const scalar_t* w, int64_t rows, int64_t width, int64_t slices, scalar_t* g_x,
+                  double* g_w_parts, double* g_b_parts) {
   at::parallel_for(0, slices, 1, [&](int64_t slice_begin, int64_t slice_end) {
     std::vector<double> xhat(width);
     for (int64_t slice = slice_begin; slice < slice_end; ++slice) {
@@ -83,16 +83,17 @@ void backwardRows(const scalar_t* g_out, const scalar_t* g_sum, const scalar_t* 
   });
 }
 
-ResidualLayerNormForward forwardOnDevice(const at::Tensor& x, const at::Tensor& r, const at::Tensor& w,
-                                         const at::Tensor& b, double eps) {
+ResidualLayerNormForward residualLayerNormForwardOnDevice(const at::Tensor& x, const at::Tensor& r, const at::Tensor& w,
+                                                          const at::Tensor& b, double eps) {
 #ifdef MIXERLAB_WITH_CUDA
   if (x.is_cuda()) return residualLayerNormForwardCuda(x, r, w, b, eps);
 #endif
   return residualLayerNormForwardCpu(x, r, w, b, eps);
 }
 
-ResidualLayerNormGradients backwardOnDevice(const at::Tensor& g_out, const at::Tensor& g_sum, const at::Tensor& sum,
-                                            const at::Tensor& mean, const at::Tensor& rstd, const at::Tensor& w) {
+ResidualLayerNormGradients residualLayerNormBackwardOnDevice(const at::Tensor& g_out, const at::Tensor& g_sum,
+                                                             const at::Tensor& sum, const at::Tensor& mean,
+                                                             const at::Tensor& rstd, const at::Tensor& w) {
 #ifdef MIXERLAB_WITH_CUDA
   if (sum.is_cuda()) return residualLayerNormBackwardCuda(g_out, g_sum, sum, mean, rstd, w);
 #endif
@@ -103,7 +104,7 @@ class ResidualLayerNormFunction : public torch::autograd::Function<ResidualLayer
  public:
   static variable_list forward(AutogradContext* ctx, const at::Tensor& x, const at::Tensor& residual,
                                const at::Tensor& weight, const at::Tensor& bias, double eps) {
-    ResidualLayerNormForward f = forwardOnDevice(x, residual, weight, bias, eps);
+    ResidualLayerNormForward f = residualLayerNormForwardOnDevice(x, residual, weight, bias, eps);
     ctx->save_for_backward({f.sum, f.mean, f.rstd, weight});
     return {f.out, f.sum};
   }
@@ -112,7 +113,8 @@ class ResidualLayerNormFunction : public torch::autograd::Function<ResidualLayer
     TORCH_CHECK(!at::GradMode::is_enabled(), "residual LayerNorm: double backward is not supported");
     const auto saved = ctx->get_saved_variables();
     const at::Tensor g_out = grads[0].defined() ? grads[0] : at::zeros_like(saved[0]);
-    ResidualLayerNormGradients g = backwardOnDevice(g_out, grads[1], saved[0], saved[1], saved[2], saved[3]);
+    ResidualLayerNormGradients g =
+        residualLayerNormBackwardOnDevice(g_out, grads[1], saved[0], saved[1], saved[2], saved[3]);
     return {g.x, g.x, g.weight, g.bias, at::Tensor()};
   }
 };

@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QWidget>
 #include <cmath>
 #include <cstdlib>
 
@@ -28,6 +29,14 @@ inline LossSeries makeRun(const QString& name, int steps, double floor_loss, dou
                     tokens * flops_per_token});
   }
   return s;
+}
+
+// Gives a plot the tests' size (900 x 500), shows it and waits until it is on screen; false when it
+// never got there.
+inline bool showPlot(QWidget& plot) {
+  plot.resize(900, 500);
+  plot.show();
+  return QTest::qWaitForWindowExposed(&plot);
 }
 
 // Reads whole lines appended to a JSON-lines metrics file since the last call (a torn last line

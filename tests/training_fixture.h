@@ -1,11 +1,20 @@
 // A tiny project on the real demo corpus for training tests (vocab 512, small models), written
-// into a scratch folder so each test trains and caches its own tokenizer.
+// into a scratch folder so each test trains and caches its own tokenizer, and the ways the tests
+// train its runs.
 #pragma once
+#include <atomic>
 #include <filesystem>
+#include <fstream>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
+#include <QString>
 #include <nlohmann/json.hpp>
 
+#include "core/config/project_config.h"
+#include "core/runs/run_status.h"
+#include "core/train/trainer.h"
 #include "tests/test_support.h"
 
 namespace mixerlab::testing {
@@ -40,6 +49,51 @@ inline std::filesystem::path writeTinyProject(const std::filesystem::path& dir, 
   }
   writeText(dir / "project.json", project.dump(2));
   return dir / "project.json";
+}
+
+// Writes a copy of the demo project (projects/demo/project.json) to dir/project.json with its corpus
+// paths made absolute and train_overrides merged into its training defaults, indented by `indent`.
+inline std::filesystem::path writeDemoProjectCopy(const std::filesystem::path& dir,
+                                                  const nlohmann::json& train_overrides = nlohmann::json::object(),
+                                                  int indent = 2) {
+  auto demo = nlohmann::json::parse(std::ifstream(sourceDir() / "projects/demo/project.json"));
+  const auto data = sourceDir() / "projects/demo/data";
+  demo["corpus"]["train"] = (data / "stories-b.txt").string();
+  demo["corpus"]["eval"] = (data / "stories-a.txt").string();
+  demo["defaults"]["train"].merge_patch(train_overrides);
+  writeText(dir / "project.json", demo.dump(indent));
+  return dir / "project.json";
+}
+
+// Trains `run` into run_dir, resuming from its latest checkpoint when asked; with stop_after_step > 0
+// the run is asked to stop once it reports that step (the stop writes its own checkpoint).
+inline TrainOutcome trainTinyRun(const ProjectConfig& project, RunConfig run, const std::filesystem::path& run_dir,
+                                 bool resume = false, int64_t stop_after_step = 0) {
+  std::atomic<bool> stop{false};
+  TrainRequest r;
+  r.project = &project;
+  r.run = std::move(run);
+  r.run_dir = run_dir;
+  r.resume = resume;
+  r.stop_requested = &stop;
+  r.on_progress = [&](const TrainProgress& p) {
+    if (stop_after_step > 0 && p.step >= stop_after_step) stop = true;
+  };
+  return trainRun(r);
+}
+
+// Trains the named runs of `project` to the end, each into dir/runs/<name>. Empty when every run
+// finished; otherwise names the first that did not and the state it ended in (for QCOMPARE).
+inline QString trainRunsToTheEnd(const ProjectConfig& project, const std::filesystem::path& dir,
+                                 std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    const TrainOutcome outcome = trainTinyRun(project, project.run(name), dir / "runs" / name);
+    if (outcome.state != RunState::Finished) {
+      return QString("run %1 ended %2: %3")
+          .arg(name, QString::fromStdString(runStateName(outcome.state)), QString::fromStdString(outcome.reason));
+    }
+  }
+  return QString();
 }
 
 }  // namespace mixerlab::testing

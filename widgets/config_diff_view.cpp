@@ -22,11 +22,11 @@ QString scalarText(const QJsonValue& v) {
   return "null";
 }
 
-void flattenInto(const QJsonObject& o, const QString& prefix, QMap<QString, QString>& out) {
+void flattenTextInto(const QJsonObject& o, const QString& prefix, QMap<QString, QString>& out) {
   for (auto it = o.begin(); it != o.end(); ++it) {
     const QString key = prefix.isEmpty() ? it.key() : prefix + "." + it.key();
     if (it.value().isObject() && !it.value().toObject().isEmpty()) {
-      flattenInto(it.value().toObject(), key, out);
+      flattenTextInto(it.value().toObject(), key, out);
     } else if (it.value().isObject()) {
       out[key] = "{}";
     } else {
@@ -38,7 +38,7 @@ void flattenInto(const QJsonObject& o, const QString& prefix, QMap<QString, QStr
 
 QMap<QString, QString> ConfigDiffView::flatten(const QJsonObject& object) {
   QMap<QString, QString> out;
-  flattenInto(object, QString(), out);
+  flattenTextInto(object, QString(), out);
   return out;
 }
 

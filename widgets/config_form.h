@@ -10,28 +10,14 @@
 #include <QVector>
 #include <QWidget>
 
+#include "widgets/form_field_spec.h"
+
 class QGroupBox;
 class QLabel;
 class QListWidget;
 class QVBoxLayout;
 
 namespace mixerlab::widgets {
-
-struct FieldSpec {
-  QString key;  // dotted JSON path, e.g. "model.d_model" or "model.options.mixing"
-  QString label;
-  enum Type { Integer, Number, Boolean, Choice, Text } type = Text;
-  QVariant default_value;   // invalid: no fixed default (left out of the run while empty)
-  double min = 0, max = 0;  // shown in the tooltip; the validator decides
-  QStringList choices;
-  QString help;
-  QString group;                 // "Run", "Architecture", "Training", "Budget", ...
-  QStringList visible_for_arch;  // empty = every architecture (matched against "model.arch")
-  // Architectures whose default differs from default_value (a key that two families declare with
-  // different defaults, e.g. dropout). On a change of architecture an unedited value follows.
-  QMap<QString, QVariant> default_for_arch;
-  QVariant defaultFor(const QString& arch) const { return default_for_arch.value(arch, default_value); }
-};
 
 class ConfigForm : public QWidget {
   Q_OBJECT

@@ -9,7 +9,8 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <algorithm>
-#include <limits>
+
+#include "widgets/field_editors.h"
 
 namespace mixerlab::widgets {
 
@@ -17,7 +18,7 @@ namespace {
 constexpr int kLayerColumns = 5;  // layer boxes per line
 }
 
-InversionSettingsForm::InversionSettingsForm(QWidget* parent) : QWidget(parent) {
+InversionSettingsForm::InversionSettingsForm(const QVector<FieldSpec>& fields, QWidget* parent) : QWidget(parent) {
   auto* layout = new QFormLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
@@ -38,52 +39,23 @@ InversionSettingsForm::InversionSettingsForm(QWidget* parent) : QWidget(parent) 
   });
   layout->addRow(tr("Layers"), layers);
 
-  iterations_ = new QSpinBox(this);
-  iterations_->setObjectName("iterations");
-  iterations_->setRange(1, 1000000);
-  iterations_->setToolTip(tr("Gradient-descent steps N on the input embedding"));
-  layout->addRow(tr("Iterations"), iterations_);
-  learning_rate_ = new QDoubleSpinBox(this);
-  learning_rate_->setObjectName("learning_rate");
-  learning_rate_->setDecimals(4);
-  learning_rate_->setRange(0.0001, 100.0);
-  learning_rate_->setSingleStep(0.005);
-  learning_rate_->setToolTip(tr("Initial step size \u03b7, decaying linearly to \u03b7/10 over the steps"));
-  layout->addRow(tr("Learning rate"), learning_rate_);
-  init_ = new QComboBox(this);
-  init_->setObjectName("init");
-  init_->addItem(tr("standard N(0, 1)"));
-  init_->addItem(tr("paper N(1/2, 1/20)"));
-  init_->setToolTip(tr("Start embedding: N(0,1) as in the research code, or N(1/2, 1/20) as in the paper's text"));
-  layout->addRow(tr("Init"), init_);
-  objective_ = new QComboBox(this);
-  objective_->setObjectName("objective");
-  objective_->addItem(tr("all positions"));
-  objective_->addItem(tr("last position"));
-  objective_->setToolTip(
-      tr("Match every position's output, or only the last position's (the paper's \"non-self tokens\")"));
-  layout->addRow(tr("Objective"), objective_);
-  reference_ = new QComboBox(this);
-  reference_->setObjectName("reference");
-  reference_->addItem(tr("input tokens"));
-  reference_->addItem(tr("research (noisy pseudo-inverse)"));
-  reference_->setToolTip(
-      tr("The token each position must recover: the input's own, or the research code's pseudo-inverse\n"
-         "decoding of the noisy embedding (mostly noise for N(0, 0.02) transformer embeddings)"));
-  layout->addRow(tr("Reference"), reference_);
-  top_k_ = new QSpinBox(this);
-  top_k_->setObjectName("top_k");
-  top_k_->setRange(1, 100);
-  top_k_->setToolTip(tr("A position counts as recovered when its token is among the top k decoded"));
-  layout->addRow(tr("Top-k"), top_k_);
-  seed_ = new QSpinBox(this);
-  seed_->setObjectName("seed");
-  seed_->setRange(0, std::numeric_limits<int>::max());
-  seed_->setToolTip(tr("Seed of the start embedding and the reference noise"));
-  layout->addRow(tr("Seed"), seed_);
-  setValues(InversionFormValues());
+  auto addRow = [&](const QString& key, auto make) {
+    const FieldSpec spec = fieldSpec(fields, key);
+    auto* editor = make(spec);
+    layout->addRow(spec.label, editor);
+    return editor;
+  };
+  iterations_ = addRow("iterations", [this](const FieldSpec& s) { return integerEditor(s, this); });
+  learning_rate_ = addRow("learning_rate", [this](const FieldSpec& s) { return numberEditor(s, 4, 0.005, this); });
+  init_ = addRow("init", [this](const FieldSpec& s) { return choiceEditor(s, this); });
+  objective_ = addRow("objective", [this](const FieldSpec& s) { return choiceEditor(s, this); });
+  reference_ = addRow("reference", [this](const FieldSpec& s) { return choiceEditor(s, this); });
+  top_k_ = addRow("top_k", [this](const FieldSpec& s) { return integerEditor(s, this); });
+  seed_ = addRow("seed", [this](const FieldSpec& s) { return integerEditor(s, this); });
+  defaults_ = values();  // every editor starts at its spec's default
   setDepth(0);
-  for (QSpinBox* box : {iterations_, top_k_, seed_}) connect(box, &QSpinBox::valueChanged, this, &InversionSettingsForm::changed);
+  for (QSpinBox* box : {iterations_, top_k_, seed_})
+    connect(box, &QSpinBox::valueChanged, this, &InversionSettingsForm::changed);
   connect(learning_rate_, &QDoubleSpinBox::valueChanged, this, &InversionSettingsForm::changed);
   for (QComboBox* box : {init_, objective_, reference_})
     connect(box, &QComboBox::currentIndexChanged, this, &InversionSettingsForm::changed);
@@ -129,9 +101,9 @@ InversionFormValues InversionSettingsForm::values() const {
   }
   v.iterations = iterations_->value();
   v.learning_rate = learning_rate_->value();
-  v.paper_init = init_->currentIndex() == 1;
-  v.last_position = objective_->currentIndex() == 1;
-  v.research_reference = reference_->currentIndex() == 1;
+  v.paper_init = currentChoice(init_) == "paper";
+  v.last_position = currentChoice(objective_) == "last";
+  v.research_reference = currentChoice(reference_) == "research";
   v.top_k = top_k_->value();
   v.seed = static_cast<quint64>(seed_->value());
   return v;
@@ -147,9 +119,9 @@ void InversionSettingsForm::setValues(const InversionFormValues& v) {
   updateLayerBoxes();
   iterations_->setValue(v.iterations);
   learning_rate_->setValue(v.learning_rate);
-  init_->setCurrentIndex(v.paper_init ? 1 : 0);
-  objective_->setCurrentIndex(v.last_position ? 1 : 0);
-  reference_->setCurrentIndex(v.research_reference ? 1 : 0);
+  setCurrentChoice(init_, v.paper_init ? "paper" : "standard");
+  setCurrentChoice(objective_, v.last_position ? "last" : "all");
+  setCurrentChoice(reference_, v.research_reference ? "research" : "input");
   top_k_->setValue(v.top_k);
   seed_->setValue(static_cast<int>(v.seed));
   Q_EMIT changed();

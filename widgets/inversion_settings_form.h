@@ -2,10 +2,14 @@
 // embedding), the descent's steps and initial step size, the start embedding (the research code's
 // N(0,1) or the paper's N(1/2, 1/20)), the objective (every position or the last one), the token
 // each position must recover (the input's, or the research's noisy pseudo-inverse), top-k and the
-// seed. Plain values out (InversionFormValues); the app maps them onto the core's settings.
+// seed. Each field's range, default, label and tooltip come from the plain specs the app passes
+// in (made from the core's declarations). Plain values out (InversionFormValues); the app maps
+// them onto the core's settings.
 #pragma once
 #include <QVector>
 #include <QWidget>
+
+#include "widgets/form_field_spec.h"
 
 class QCheckBox;
 class QComboBox;
@@ -15,28 +19,32 @@ class QSpinBox;
 
 namespace mixerlab::widgets {
 
+// Zero values, not defaults: the form's defaults come from its field specs (defaults(), or values()
+// of a new form), except the layers, which are not a declared field (the form starts with all).
 struct InversionFormValues {
   bool all_layers = true;
   QVector<int> layers;  // ticked layers when not all, ascending
-  int iterations = 500;
-  double learning_rate = 0.02;
-  bool paper_init = false;          // N(1/2, 1/20) instead of N(0, 1)
-  bool last_position = false;       // the objective: the last position's output only
-  bool research_reference = false;  // recover the noisy pseudo-inverse tokens instead of the input's
-  int top_k = 5;
-  quint64 seed = 1;
+  int iterations = 0;
+  double learning_rate = 0;
+  bool paper_init = false;          // init "paper": N(1/2, 1/20) instead of N(0, 1)
+  bool last_position = false;       // objective "last": the last position's output only
+  bool research_reference = false;  // reference "research": the noisy pseudo-inverse tokens instead of the input's
+  int top_k = 0;
+  quint64 seed = 0;
 };
 
 class InversionSettingsForm : public QWidget {
   Q_OBJECT
  public:
-  explicit InversionSettingsForm(QWidget* parent = nullptr);
+  // `fields`: the specs of iterations, learning_rate, init, objective, reference, top_k and seed.
+  explicit InversionSettingsForm(const QVector<FieldSpec>& fields, QWidget* parent = nullptr);
 
   // Offers layers 0..depth (the deepest chosen model's); ticks made survive where they still exist.
   void setDepth(int depth);
   int depth() const { return static_cast<int>(layer_boxes_.size()) - 1; }
   InversionFormValues values() const;
   void setValues(const InversionFormValues& values);
+  InversionFormValues defaults() const { return defaults_; }  // the specs' defaults, every layer
   QCheckBox* allLayersBox() const { return all_layers_; }
   QCheckBox* layerBox(int layer) const { return layer_boxes_.value(layer); }
 
@@ -57,6 +65,7 @@ class InversionSettingsForm : public QWidget {
   QComboBox* reference_ = nullptr;
   QSpinBox* top_k_ = nullptr;
   QSpinBox* seed_ = nullptr;
+  InversionFormValues defaults_;
 };
 
 }  // namespace mixerlab::widgets

@@ -104,11 +104,11 @@ double commonBudget(const QVector<RunCurve>& curves, Budget budget) {
 }
 
 namespace {
-void flattenInto(const QJsonObject& object, const QString& prefix, QMap<QString, QJsonValue>& out) {
+void flattenValuesInto(const QJsonObject& object, const QString& prefix, QMap<QString, QJsonValue>& out) {
   for (auto it = object.begin(); it != object.end(); ++it) {
     const QString key = prefix.isEmpty() ? it.key() : prefix + "." + it.key();
     if (it.value().isObject()) {
-      flattenInto(it.value().toObject(), key, out);
+      flattenValuesInto(it.value().toObject(), key, out);
     } else {
       out.insert(key, it.value());
     }
@@ -127,7 +127,7 @@ QString budgetText(double x, Budget budget) {
 
 QMap<QString, QJsonValue> flattenConfig(const QJsonObject& config) {
   QMap<QString, QJsonValue> out;
-  flattenInto(config, {}, out);
+  flattenValuesInto(config, {}, out);
   return out;
 }
 
@@ -213,10 +213,9 @@ void RunComparisonWidget::setBudget(Budget budget) {
 void RunComparisonWidget::refresh() {
   const double common = commonBudget(curves_, budget_);
   results_->setRowCount(curves_.size());
-  results_->setHorizontalHeaderLabels(
-      {"final train loss", "final eval loss", "best eval loss",
-       "eval loss at " + budgetLabel(budget_) + " = " + budgetText(common, budget_) +
-           " (reached by all; \u2248 interpolated)"});
+  results_->setHorizontalHeaderLabels({"final train loss", "final eval loss", "best eval loss",
+                                       "eval loss at " + budgetLabel(budget_) + " = " + budgetText(common, budget_) +
+                                           " (reached by all; \u2248 interpolated)"});
   QStringList run_names;
   for (int r = 0; r < curves_.size(); ++r) {
     const RunCurve& c = curves_[r];

@@ -8,18 +8,20 @@
 
 namespace mixerlab::widgets {
 
+// Zero values, not defaults: the form's defaults come from its field specs (SamplingSettingsForm::
+// defaults(), or values() of a form); the presets set every token-choice field.
 struct SamplingValues {
-  bool greedy = true;
-  double temperature = 1.0;
+  bool greedy = false;
+  double temperature = 0;
   int top_k = 0;  // 0 = all tokens
-  double top_p = 1.0;
-  double repetition_penalty = 1.0;
+  double top_p = 0;
+  double repetition_penalty = 0;
   quint64 seed = 0;
-  int max_new_tokens = 100;
+  int max_new_tokens = 0;
   QString stop_string;  // empty: none
-  bool stop_at_eos = true;
+  bool stop_at_eos = false;
   bool reference_decoder = false;  // a full forward per token instead of the family's fast decoder
-  QString placement = "auto";      // auto, window_end or window_start (masked mixers, Transfixer)
+  QString placement;               // auto, window_end or window_start (masked mixers, Transfixer)
 
   // True when the token-choice fields (greedy, temperature, top-k, top-p, penalty) are equal.
   bool sameChoice(const SamplingValues& other) const;

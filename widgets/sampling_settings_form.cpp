@@ -11,29 +11,16 @@
 
 #include <limits>
 
+#include "widgets/field_editors.h"
+
 namespace mixerlab::widgets {
 
 namespace {
 constexpr const char* kCustom = "Custom";
-
-QDoubleSpinBox* doubleBox(QWidget* parent, const char* name, double min, double max, double step, int decimals) {
-  auto* box = new QDoubleSpinBox(parent);
-  box->setObjectName(name);
-  box->setRange(min, max);
-  box->setSingleStep(step);
-  box->setDecimals(decimals);
-  return box;
-}
-
-QSpinBox* intBox(QWidget* parent, const char* name, int min, int max) {
-  auto* box = new QSpinBox(parent);
-  box->setObjectName(name);
-  box->setRange(min, max);
-  return box;
-}
 }  // namespace
 
-SamplingSettingsForm::SamplingSettingsForm(QWidget* parent) : QWidget(parent) {
+SamplingSettingsForm::SamplingSettingsForm(const QVector<FieldSpec>& fields, QWidget* parent) : QWidget(parent) {
+  auto spec = [&fields](const char* key) { return fieldSpec(fields, key); };
   preset_ = new QComboBox(this);
   preset_->setObjectName("preset");
   for (const SamplingPreset& preset : samplingPresets()) {
@@ -42,39 +29,20 @@ SamplingSettingsForm::SamplingSettingsForm(QWidget* parent) : QWidget(parent) {
   }
   preset_->addItem(kCustom);
   preset_->setItemData(preset_->count() - 1, tr("The fields below, as edited"), Qt::ToolTipRole);
-  greedy_ = new QCheckBox(tr("greedy"), this);
-  greedy_->setObjectName("greedy");
-  greedy_->setToolTip(tr("Always take the most likely token (ignores temperature, top-k, top-p and the seed)"));
-  temperature_ = doubleBox(this, "temperature", 0.05, 5.0, 0.05, 2);
-  temperature_->setToolTip(tr("Divide the logits by this before sampling"));
-  top_k_ = intBox(this, "top_k", 0, 1000000);
-  top_k_->setSpecialValueText(tr("off"));
-  top_k_->setToolTip(tr("Sample among the k most likely tokens (off = all)"));
-  top_p_ = doubleBox(this, "top_p", 0.01, 1.0, 0.01, 3);
-  top_p_->setToolTip(tr("Sample among the most likely tokens that hold this probability mass (1 = all)"));
-  repetition_penalty_ = doubleBox(this, "repetition_penalty", 1.0, 5.0, 0.05, 2);
-  repetition_penalty_->setToolTip(tr("Divide positive logits (multiply negative ones) of tokens already present"));
-  seed_ = intBox(this, "seed", 0, std::numeric_limits<int>::max());
-  seed_->setToolTip(tr("Every column samples with this seed, so runs are comparable and repeatable"));
-  max_new_tokens_ = intBox(this, "max_new_tokens", 1, 100000);
-  stop_string_ = new QLineEdit(this);
-  stop_string_->setObjectName("stop_string");
+  greedy_ = booleanEditor(spec("greedy"), this);
+  temperature_ = numberEditor(spec("temperature"), 2, 0.05, this);
+  top_k_ = integerEditor(spec("top_k"), this);
+  top_k_->setSpecialValueText(tr("off"));  // 0
+  top_p_ = numberEditor(spec("top_p"), 3, 0.01, this);
+  repetition_penalty_ = numberEditor(spec("repetition_penalty"), 2, 0.05, this);
+  seed_ = integerEditor(spec("seed"), this);
+  max_new_tokens_ = integerEditor(spec("max_new_tokens"), this);
+  stop_string_ = textEditor(spec("stop_string"), this);
   stop_string_->setPlaceholderText(tr("none"));
-  stop_string_->setToolTip(tr("Stop once the generated text contains this (the text is cut before it)"));
-  stop_at_eos_ = new QCheckBox(tr("stop at end-of-text"), this);
-  stop_at_eos_->setObjectName("stop_at_eos");
-  decoder_ = new QComboBox(this);
-  decoder_->setObjectName("decoder");
-  decoder_->addItems({"fast", "reference"});
-  decoder_->setToolTip(
-      tr("fast: the family's incremental decoder (cached mixer rows, KV cache, recurrent state)\n"
-         "reference: a full forward per token (the research's fixed-window method for mixers)"));
-  placement_ = new QComboBox(this);
-  placement_->setObjectName("placement");
-  placement_->addItems({"auto", "window_end", "window_start"});
-  placement_->setToolTip(
-      tr("Where a masked mixer's or Transfixer's prompt sits in the context window\n"
-         "(auto: window_end when the run trained on left-padded documents)"));
+  stop_at_eos_ = booleanEditor(spec("stop_at_eos"), this);
+  decoder_ = choiceEditor(spec("decoder"), this);
+  placement_ = choiceEditor(spec("placement"), this);
+  defaults_ = values();  // every editor starts at its spec's default
 
   auto* grid = new QGridLayout(this);
   grid->setContentsMargins(0, 0, 0, 0);
@@ -86,16 +54,16 @@ SamplingSettingsForm::SamplingSettingsForm(QWidget* parent) : QWidget(parent) {
   };
   add(0, 0, tr("Preset"), preset_);
   add(0, 1, {}, greedy_);
-  add(0, 2, tr("Temperature"), temperature_);
-  add(0, 3, tr("Top-k"), top_k_);
-  add(0, 4, tr("Top-p"), top_p_);
-  add(0, 5, tr("Repetition penalty"), repetition_penalty_);
-  add(1, 0, tr("Seed"), seed_);
+  add(0, 2, spec("temperature").label, temperature_);
+  add(0, 3, spec("top_k").label, top_k_);
+  add(0, 4, spec("top_p").label, top_p_);
+  add(0, 5, spec("repetition_penalty").label, repetition_penalty_);
+  add(1, 0, spec("seed").label, seed_);
   add(1, 1, {}, stop_at_eos_);
-  add(1, 2, tr("Max new tokens"), max_new_tokens_);
-  add(1, 3, tr("Stop string"), stop_string_);
-  add(1, 4, tr("Decoder"), decoder_);
-  add(1, 5, tr("Placement"), placement_);
+  add(1, 2, spec("max_new_tokens").label, max_new_tokens_);
+  add(1, 3, spec("stop_string").label, stop_string_);
+  add(1, 4, spec("decoder").label, decoder_);
+  add(1, 5, spec("placement").label, placement_);
   grid->setColumnStretch(12, 1);
 
   connect(preset_, &QComboBox::activated, this, [this](int index) {
@@ -113,9 +81,9 @@ SamplingSettingsForm::SamplingSettingsForm(QWidget* parent) : QWidget(parent) {
     connect(box, &QDoubleSpinBox::valueChanged, this, edited);
   for (QSpinBox* box : {top_k_, seed_, max_new_tokens_}) connect(box, &QSpinBox::valueChanged, this, edited);
   connect(stop_string_, &QLineEdit::textChanged, this, edited);
-  connect(decoder_, &QComboBox::currentTextChanged, this, edited);
-  connect(placement_, &QComboBox::currentTextChanged, this, edited);
-  setValues(SamplingValues{});
+  connect(decoder_, &QComboBox::currentIndexChanged, this, edited);
+  connect(placement_, &QComboBox::currentIndexChanged, this, edited);
+  setValues(defaults_);
 }
 
 SamplingValues SamplingSettingsForm::values() const {
@@ -129,8 +97,8 @@ SamplingValues SamplingSettingsForm::values() const {
   v.max_new_tokens = max_new_tokens_->value();
   v.stop_string = stop_string_->text();
   v.stop_at_eos = stop_at_eos_->isChecked();
-  v.reference_decoder = decoder_->currentText() == "reference";
-  v.placement = placement_->currentText();
+  v.reference_decoder = currentChoice(decoder_) == "reference";
+  v.placement = currentChoice(placement_);
   return v;
 }
 
@@ -145,8 +113,8 @@ void SamplingSettingsForm::setValues(const SamplingValues& v) {
   max_new_tokens_->setValue(v.max_new_tokens);
   stop_string_->setText(v.stop_string);
   stop_at_eos_->setChecked(v.stop_at_eos);
-  decoder_->setCurrentText(v.reference_decoder ? "reference" : "fast");
-  placement_->setCurrentText(v.placement);
+  setCurrentChoice(decoder_, v.reference_decoder ? "reference" : "fast");
+  setCurrentChoice(placement_, v.placement);
   setting_ = false;
   updateEnabled();
   syncPresetBox();

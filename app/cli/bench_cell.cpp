@@ -13,11 +13,11 @@
 
 #include "app/cli/bench_cells.h"
 #include "app/cli/bench_step.h"
-#include "app/cli/child_process.h"
 #include "core/models/model_registry.h"
 #include "core/train/device.h"
 #include "core/train/device_memory.h"
 #include "core/util/error.h"
+#include "core/util/subprocess.h"
 
 namespace mixerlab::cli {
 namespace {
@@ -164,7 +164,11 @@ std::vector<std::string> CellSpec::cellArguments() const {
 }
 
 nlohmann::json runCellInChild(const CellSpec& cell, double timeout_s) {
-  const ChildRun run = runChildProcess(ownExecutable(), cell.cellArguments(), timeout_s);
+  SubprocessSpec child;
+  child.program = currentExecutable();
+  child.args = cell.cellArguments();
+  child.stdout_to = child.stderr_to = ChildOutput::kPipe;
+  const CapturedRun run = runToEnd(child, timeout_s);
   nlohmann::json record = lastJsonLine(run.out);
   if (!record.is_object() || !record.contains("status")) {
     record = specJson(cell);

@@ -31,8 +31,8 @@ Peak choosePeak(const GridOptions& o, Precision precision) {
   if (selectDevice(o.device).is_cuda()) return {0, "the GPU table (peak_flops.cpp) by the cell's device name"};
   const MatmulRate rate = measureCpuMatmulRate(precision);
   char source[160];
-  std::snprintf(source, sizeof source, "measured: best of %d %lldx%lld %s matrix products, %d threads",
-                rate.repeats, static_cast<long long>(rate.n), static_cast<long long>(rate.n), rate.dtype.c_str(),
+  std::snprintf(source, sizeof source, "measured: best of %d %lldx%lld %s matrix products, %d threads", rate.repeats,
+                static_cast<long long>(rate.n), static_cast<long long>(rate.n), rate.dtype.c_str(),
                 at::get_num_threads());
   return {rate.flops_per_s, source};
 }
@@ -54,7 +54,7 @@ void addMfu(nlohmann::json& cell, const Peak& peak, Precision precision) {
   cell["mfu"] = achieved / peak_flops;
 }
 
-void printRow(const nlohmann::json& c) {
+void printGridRow(const nlohmann::json& c) {
   std::printf("%-13s %7lld %6lld ", c["arch"].get<std::string>().c_str(),
               static_cast<long long>(c["d_model"].get<int64_t>()), static_cast<long long>(c["layers"].get<int64_t>()));
   if (c.value("status", "") != "ok") {
@@ -79,12 +79,12 @@ int benchGrid(const GridOptions& o) {
   const Precision precision = parsePrecision(o.precision);
   const int threads = configureCpuThreads(o.threads);
   const int64_t batch = batchForTokens(o.tokens_per_step, o.context);
-  std::printf("bench train --grid: %zu archs x %zu d_model x %zu layers, context %lld, vocab %lld, %lld tokens/step "
-              "(batch %lld), %s on %s, median of %lld timed steps after %lld warm-up, one child process per cell\n",
-              o.archs.size(), o.d_models.size(), o.layers.size(), static_cast<long long>(o.context),
-              static_cast<long long>(o.vocab), static_cast<long long>(batch * o.context),
-              static_cast<long long>(batch), o.precision.c_str(), o.device.c_str(), static_cast<long long>(o.steps),
-              static_cast<long long>(o.warmup));
+  std::printf(
+      "bench train --grid: %zu archs x %zu d_model x %zu layers, context %lld, vocab %lld, %lld tokens/step "
+      "(batch %lld), %s on %s, median of %lld timed steps after %lld warm-up, one child process per cell\n",
+      o.archs.size(), o.d_models.size(), o.layers.size(), static_cast<long long>(o.context),
+      static_cast<long long>(o.vocab), static_cast<long long>(batch * o.context), static_cast<long long>(batch),
+      o.precision.c_str(), o.device.c_str(), static_cast<long long>(o.steps), static_cast<long long>(o.warmup));
   const Peak peak = choosePeak(o, precision);
   if (peak.flops_per_s > 0) {
     std::printf("peak %.1f GFLOP/s (%s)\n", peak.flops_per_s / 1e9, peak.source.c_str());
@@ -108,7 +108,7 @@ int benchGrid(const GridOptions& o) {
         cell.batch = batch;
         nlohmann::json record = runCellInChild(cell, o.cell_timeout_s);
         addMfu(record, peak, precision);
-        printRow(record);
+        printGridRow(record);
         std::fflush(stdout);
         cells.push_back(record);
       }

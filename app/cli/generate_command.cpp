@@ -1,6 +1,7 @@
 // `mixerlab generate`: story generation from a checkpoint, streaming the text to the terminal as it
 // is produced (or one JSON object with per-token probabilities and top-5 alternatives with --json).
-// The decoding and sampling live in core/analysis/generation.h; this file parses and prints.
+// The decoding and sampling live in core/analysis/generation.h, the JSON fields in
+// core/analysis/generation_json.h; this file parses and prints.
 #include <cstdio>
 #include <iostream>
 
@@ -8,7 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli_commands.h"
+#include "app/cli/settings_options.h"
 #include "core/analysis/generation.h"
+#include "core/analysis/generation_json.h"
+#include "core/analysis/sampling_fields.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
@@ -16,24 +20,11 @@ namespace mixerlab::cli {
 namespace {
 
 struct GenerateOptions {
-  std::string checkpoint, prompt, prompt_file, decoder = "fast", placement = "auto";
-  bool prompt_given = false, no_eos_stop = false, json = false;
+  std::string checkpoint, prompt, prompt_file;
+  bool prompt_given = false, json = false;
+  nlohmann::json given_settings = nlohmann::json::object();  // the settings options given, by field key
   GenerationSettings settings;
 };
-
-nlohmann::json tokenJson(const GeneratedToken& t) {
-  nlohmann::json top = nlohmann::json::array();
-  for (const auto& a : t.top) top.push_back({{"id", a.id}, {"text", a.text}, {"prob", a.prob}});
-  return {{"id", t.id}, {"text", t.text}, {"prob", t.prob}, {"top", top}};
-}
-
-nlohmann::json samplingJson(const GenerationSettings& s) {
-  return {{"greedy", s.sampling.greedy},           {"temperature", s.sampling.temperature},
-          {"top_k", s.sampling.top_k},             {"top_p", s.sampling.top_p},
-          {"repetition_penalty", s.sampling.repetition_penalty}, {"seed", s.sampling.seed},
-          {"max_new_tokens", s.max_new_tokens},    {"stop_string", s.stop_string},
-          {"stop_at_eos", s.stop_at_eos}};
-}
 
 int generateCommand(GenerateOptions o) {
   if (!o.prompt_file.empty()) {
@@ -42,32 +33,15 @@ int generateCommand(GenerateOptions o) {
   } else if (!o.prompt_given) {
     throw MixerLabError("no prompt", "pass --prompt TEXT or --prompt-file FILE (an empty --prompt \"\" starts a new story)");
   }
-  o.settings.stop_at_eos = !o.no_eos_stop;
-  o.settings.decoder = o.decoder == "reference" ? DecoderChoice::kReference : DecoderChoice::kFast;
-  o.settings.placement = o.placement == "window_end"     ? PromptPlacement::kWindowEnd
-                         : o.placement == "window_start" ? PromptPlacement::kWindowStart
-                                                         : PromptPlacement::kAuto;
+  o.settings = readGenerationSettings(o.given_settings, "the command line");
   validateGeneration(o.settings);
   Generator generator(o.checkpoint);
   if (o.json) {
-    const GenerationResult r = generator.generate(o.prompt, o.settings);
-    nlohmann::json tokens = nlohmann::json::array();
-    for (const auto& t : r.tokens) tokens.push_back(tokenJson(t));
-    nlohmann::json out = {{"checkpoint", generator.checkpoint().string()},
-                          {"architecture", generator.architecture()},
-                          {"decoder", r.decoder},
-                          {"prompt", o.prompt},
-                          {"prompt_ids", r.prompt_ids},
-                          {"prompt_dropped_tokens", r.prompt_dropped_tokens},
-                          {"pad_tokens", r.pad_tokens},
-                          {"ids", r.ids()},
-                          {"text", r.text},
-                          {"tokens", tokens},
-                          {"finish_reason", finishReasonName(r.finish)},
-                          {"settings", samplingJson(o.settings)},
-                          {"prefill_ms", r.prefill_ms},
-                          {"decode_ms", r.decode_ms},
-                          {"tokens_per_s", r.tokens_per_s}};
+    nlohmann::json out = generationResultJson(generator.generate(o.prompt, o.settings));
+    out["checkpoint"] = generator.checkpoint().string();
+    out["architecture"] = generator.architecture();
+    out["prompt"] = o.prompt;
+    out["settings"] = generationSettingsJson(o.settings);
     std::cout << out.dump(2) << "\n";
     return 0;
   }
@@ -94,22 +68,9 @@ void addGenerateCommand(CLI::App& app, Action& action) {
   cmd->add_option("--checkpoint", o->checkpoint, "Checkpoint folder or run folder (its latest checkpoint)")->required();
   cmd->add_option("--prompt", o->prompt, "Prompt text")->each([o](const std::string&) { o->prompt_given = true; });
   cmd->add_option("--prompt-file", o->prompt_file, "Read the prompt from this file");
-  cmd->add_flag("--greedy", o->settings.sampling.greedy, "Always take the most likely token");
-  cmd->add_option("--temperature", o->settings.sampling.temperature, "Divide the logits by T (> 0)");
-  cmd->add_option("--top-k", o->settings.sampling.top_k, "Sample among the K most likely tokens (0 = all)");
-  cmd->add_option("--top-p", o->settings.sampling.top_p, "Sample among the most likely tokens holding mass P (1 = all)");
-  cmd->add_option("--repetition-penalty", o->settings.sampling.repetition_penalty,
-                  "Penalise tokens already present (>= 1, HF rule)");
-  cmd->add_option("--seed", o->settings.sampling.seed, "Sampling seed (the same seed repeats the same story)");
-  cmd->add_option("--max-new-tokens", o->settings.max_new_tokens, "Generate at most N tokens");
-  cmd->add_option("--stop", o->settings.stop_string, "Stop once the generated text contains this string");
-  cmd->add_flag("--no-eos-stop", o->no_eos_stop, "Keep going after the end-of-text token");
-  cmd->add_option("--decoder", o->decoder,
-                  "fast (cached rows / KV cache / recurrent state) or reference (a full forward per token)")
-      ->check(CLI::IsMember({"fast", "reference"}));
-  cmd->add_option("--placement", o->placement,
-                  "Mixer prompt placement: auto, window_end (research: left-padded) or window_start")
-      ->check(CLI::IsMember({"auto", "window_end", "window_start"}));
+  // --greedy, --temperature, --top-k, --top-p, --repetition-penalty, --seed, --max-new-tokens, --stop,
+  // --no-eos-stop, --decoder, --placement
+  addSettingsOptions(*cmd, generationFieldSpecs(), o->given_settings);
   cmd->add_flag("--json", o->json, "Print one JSON object (ids, text, per-token prob and top-5) instead of streaming");
   cmd->callback([o, &action]() { action = [o]() { return generateCommand(*o); }; });
 }

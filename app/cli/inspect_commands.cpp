@@ -58,7 +58,7 @@ int infoCommand(const std::string& project_path, const std::string& run_name, in
   return 0;
 }
 
-int evalCommand(const std::string& checkpoint, int64_t max_batches) {
+int evalCheckpointCommand(const std::string& checkpoint, int64_t max_batches) {
   const CheckpointEval result =
       evaluateCheckpoint(checkpoint, max_batches, [](const std::string& line) { std::cerr << line << "\n"; });
   nlohmann::json out = {{"checkpoint", result.checkpoint.string()},
@@ -138,7 +138,7 @@ void addInspectCommands(CLI::App& app, Action& action) {
   auto* eval = app.add_subcommand("eval", "Evaluation loss of a checkpoint on its run's eval split");
   eval->add_option("--checkpoint", o->checkpoint, "Checkpoint folder, or a run folder (uses its latest)")->required();
   eval->add_option("--max-batches", o->max_batches, "Limit the number of eval batches (0 = all)");
-  eval->callback([o, &action]() { action = [o]() { return evalCommand(o->checkpoint, o->max_batches); }; });
+  eval->callback([o, &action]() { action = [o]() { return evalCheckpointCommand(o->checkpoint, o->max_batches); }; });
 
   auto* score = app.add_subcommand("score", "Per-token log-probabilities of a text under a checkpoint (JSON)");
   score->add_option("--checkpoint", o->checkpoint, "Checkpoint folder, or a run folder")->required();

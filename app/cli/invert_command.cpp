@@ -9,12 +9,14 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli_commands.h"
+#include "app/cli/settings_options.h"
 #include "core/analysis/analysis_model.h"
-#include "core/analysis/checkpoint_eval.h"
 #include "core/analysis/eval_documents.h"
 #include "core/analysis/inversion.h"
+#include "core/analysis/inversion_fields.h"
 #include "core/analysis/inversion_json.h"
 #include "core/analysis/inversion_over_training.h"
+#include "core/runs/run_directory.h"
 #include "core/train/checkpoint.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
@@ -24,10 +26,11 @@ namespace {
 namespace fs = std::filesystem;
 
 struct InvertOptions {
-  std::string checkpoint, untrained, run, init = "standard", objective = "all", reference = "input";
+  std::string checkpoint, untrained, run;
   std::vector<std::string> texts, text_files, layers = {"last"};
   int64_t eval_texts = 0;
-  bool no_pad = false, json = false, quiet = false, over_training = false;
+  bool json = false, quiet = false, over_training = false;
+  nlohmann::json given_settings = nlohmann::json::object();  // the settings options given, by field key
   InversionSettings settings;
 };
 
@@ -49,11 +52,11 @@ std::vector<std::string> inputsOf(const InvertOptions& o, const ModelSource& sou
   std::vector<std::string> texts = o.texts;
   for (const auto& file : o.text_files) texts.push_back(readFile(file));
   if (o.eval_texts > 0) {
-    const ProjectConfig project =
-        source.run_name.empty()
-            ? checkpointProject(resolveCheckpointDir(source.path), readCheckpointConfig(resolveCheckpointDir(source.path)))
-            : loadProject(source.path);
-    for (auto& doc : evalSplitDocuments(project, static_cast<size_t>(o.eval_texts))) texts.push_back(std::move(doc));
+    const auto count = static_cast<size_t>(o.eval_texts);
+    for (auto& doc : source.run_name.empty() ? checkpointEvalDocuments(source.path, count)
+                                             : evalSplitDocuments(loadProject(source.path), count)) {
+      texts.push_back(std::move(doc));
+    }
   }
   if (texts.empty()) throw MixerLabError("no input", "pass --text TEXT, --text-file FILE or --eval-texts N");
   return texts;
@@ -92,7 +95,7 @@ std::string tokenDiff(const InversionResult& r) {
 // Layer x step grid of the mean Hamming distance over a run's checkpoints.
 int overTrainingCommand(const InvertOptions& o, const std::vector<std::string>& texts) {
   if (o.checkpoint.empty()) throw MixerLabError("--over-training needs --checkpoint RUN_FOLDER");
-  const fs::path run_dir = resolveCheckpointDir(o.checkpoint).parent_path().parent_path();
+  const fs::path run_dir = RunPaths::ofCheckpoint(resolveCheckpointDir(o.checkpoint)).root;
   const auto grid = invertOverTraining(run_dir, texts, o.settings, true, [&](size_t c, size_t n, const InversionProgress& p) {
     if (!o.json && !o.quiet && p.iteration == p.iterations) {
       std::fprintf(stderr, "\rcheckpoint %zu/%zu, layer %lld done   ", c + 1, n, static_cast<long long>(p.layer));
@@ -120,10 +123,7 @@ int overTrainingCommand(const InvertOptions& o, const std::vector<std::string>& 
 
 int invertCommand(InvertOptions o) {
   const ModelSource source = sourceOf(o);
-  o.settings.init = o.init == "paper" ? InversionInit::kPaperNormal : InversionInit::kStandardNormal;
-  o.settings.objective = o.objective == "last" ? InversionObjective::kLastPosition : InversionObjective::kAllPositions;
-  o.settings.pad_to_context = !o.no_pad;
-  o.settings.reference = o.reference == "research" ? InversionReference::kNoisyPseudoInverse : InversionReference::kInput;
+  o.settings = inversionFields().read(o.given_settings, "the command line", "");
   const bool wants_all = std::find(o.layers.begin(), o.layers.end(), "all") != o.layers.end();
   const int64_t depth = wants_all ? loadAnalysisModel(source).model->representationLayers() : 0;
   o.settings.layers = layersOf(o.layers, depth);
@@ -149,7 +149,8 @@ int invertCommand(InvertOptions o) {
   }
   std::printf("%s: %zu input(s), %lld steps, eta %.3g -> %.3g, init %s, objective %s\n",
               results.front().model_label.c_str(), texts.size(), static_cast<long long>(o.settings.iterations),
-              o.settings.learning_rate, o.settings.learning_rate / 10, o.init.c_str(), o.objective.c_str());
+              o.settings.learning_rate, o.settings.learning_rate / 10, inversionInitName(o.settings.init).c_str(),
+              inversionObjectiveName(o.settings.objective).c_str());
   std::printf("%5s %5s %9s %9s %8s %12s %12s %12s %9s\n", "layer", "input", "ham_top" , "ham_exact", "counted",
               "epsilon_l1", "start_l1", "final_l1", "ms");
   for (size_t i = 0; i < results.size(); ++i) {
@@ -178,20 +179,8 @@ void addInvertCommand(CLI::App& app, Action& action) {
   cmd->add_option("--text-file", o->text_files, "Read an input text from this file (repeatable)");
   cmd->add_option("--eval-texts", o->eval_texts, "Also invert the first N documents of the eval split");
   cmd->add_option("--layer", o->layers, "Layer(s): 0 = embedding, k = block k, last, or all (repeatable)");
-  cmd->add_option("--iterations", o->settings.iterations, "Gradient-descent steps N (default 500)");
-  cmd->add_option("--learning-rate", o->settings.learning_rate, "Initial step eta, decaying linearly to eta/10 (0.02)");
-  cmd->add_option("--init", o->init, "Start embedding: standard = N(0,1) (research code), paper = N(1/2, 1/20)")
-      ->check(CLI::IsMember({"standard", "paper"}));
-  cmd->add_option("--objective", o->objective, "all = every position's output; last = the last position only")
-      ->check(CLI::IsMember({"all", "last"}));
-  cmd->add_option("--reference", o->reference,
-                  "input = recover the input tokens; research = the research code's noisy pseudo-inverse tokens")
-      ->check(CLI::IsMember({"input", "research"}));
-  cmd->add_option("--noise", o->settings.reference_noise, "Noise of the reference embedding e' (epsilon check), 0.05");
-  cmd->add_option("--top-k", o->settings.top_k, "A position matches when its token is among the top K decoded (5)");
-  cmd->add_option("--seed", o->settings.seed, "Seed of the start embedding and the reference noise (1)");
-  cmd->add_option("--device", o->settings.device, "auto (a GPU when present), cpu or cuda");
-  cmd->add_flag("--no-pad", o->no_pad, "Pad to the longest input instead of the full context");
+  // --iterations, --learning-rate, --init, --objective, --reference, --noise, --top-k, --seed, --device, --no-pad
+  addSettingsOptions(*cmd, inversionFields().specs(), o->given_settings);
   cmd->add_flag("--over-training", o->over_training,
                 "Invert at every checkpoint of the --checkpoint run (and its untrained twin): a layer x step table");
   cmd->add_flag("--quiet", o->quiet, "No progress lines");

@@ -27,8 +27,8 @@ struct KernelBenchOptions {
   std::string device = "cpu";
 };
 
-void printRow(const char* op, long long length, const char* path, const kernels::KernelTimingMs& t,
-              const kernels::KernelTimingMs& base) {
+void printTimingRow(const char* op, long long length, const char* path, const kernels::KernelTimingMs& t,
+                    const kernels::KernelTimingMs& base) {
   std::printf("%-12s %6lld  %-22s %10.3f %12.3f   %5.2fx %6.2fx\n", op, length, path, t.forward_ms,
               t.forward_backward_ms, base.forward_ms / t.forward_ms, base.forward_backward_ms / t.forward_backward_ms);
 }
@@ -54,8 +54,8 @@ int benchKernels(const KernelBenchOptions& o) {
   for (const int64_t length : o.lengths) {
     const auto old_mix = kernels::timeTokenMixMs(false, o.batch, length, o.width, device, o.repeats);
     const auto new_mix = kernels::timeTokenMixMs(true, o.batch, length, o.width, device, o.repeats);
-    printRow("token mix", length, "autograd (old)", old_mix, old_mix);
-    printRow("token mix", length, "custom op", new_mix, old_mix);
+    printTimingRow("token mix", length, "autograd (old)", old_mix, old_mix);
+    printTimingRow("token mix", length, "custom op", new_mix, old_mix);
     if (device.is_cpu()) {
       std::vector<int64_t> block_rows;
       for (const int64_t rows : {int64_t{64}, int64_t{128}, int64_t{256}}) {
@@ -65,13 +65,13 @@ int benchKernels(const KernelBenchOptions& o) {
       for (const int64_t rows : block_rows) {
         const auto ref = kernels::timeTokenMixReferenceMs(rows, o.batch, length, o.width, o.repeats);
         const std::string path = rows >= length ? "reference dense" : "reference blocks " + std::to_string(rows);
-        printRow("token mix", length, path.c_str(), ref, old_mix);
+        printTimingRow("token mix", length, path.c_str(), ref, old_mix);
       }
     }
     const auto unfused = kernels::timeResidualLayerNormMs(false, o.batch, length, o.width, device, o.repeats);
     const auto fused = kernels::timeResidualLayerNormMs(true, o.batch, length, o.width, device, o.repeats);
-    printRow("residual+LN", length, "add + layer_norm (old)", unfused, unfused);
-    printRow("residual+LN", length, "fused", fused, unfused);
+    printTimingRow("residual+LN", length, "add + layer_norm (old)", unfused, unfused);
+    printTimingRow("residual+LN", length, "fused", fused, unfused);
     std::fflush(stdout);
   }
   return 0;
@@ -82,7 +82,8 @@ int benchKernels(const KernelBenchOptions& o) {
 void addKernelBench(CLI::App& bench, Action& action) {
   auto o = std::make_shared<KernelBenchOptions>();
   auto* cmd = bench.add_subcommand(
-      "kernels", "Custom kernels (token mix, residual+LayerNorm): ms per forward and forward+backward, new vs old path");
+      "kernels",
+      "Custom kernels (token mix, residual+LayerNorm): ms per forward and forward+backward, new vs old path");
   cmd->add_option("--batch", o->batch, "Batch B")->check(CLI::PositiveNumber);
   cmd->add_option("--width", o->width, "Hidden size D")->check(CLI::PositiveNumber);
   cmd->add_option("--lengths", o->lengths, "Sequence lengths L")->delimiter(',')->check(CLI::PositiveNumber);

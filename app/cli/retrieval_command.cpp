@@ -35,10 +35,12 @@ struct BuildOptions {
   bool untrained = false;
 };
 
-int buildCommand(const BuildOptions& o) {
+int retrievalBuildCommand(const BuildOptions& o) {
   if (o.pairs.empty() == (o.synthetic == 0)) throw MixerLabError("give exactly one of --pairs FILE or --synthetic N");
-  const auto pairs = o.synthetic > 0 ? syntheticStoryPairs(static_cast<size_t>(o.synthetic), o.seed) : readStoryPairs(o.pairs);
-  const ModelSource source = o.untrained ? ModelSource::untrainedLike(o.checkpoint) : ModelSource::checkpoint(o.checkpoint);
+  const auto pairs =
+      o.synthetic > 0 ? syntheticStoryPairs(static_cast<size_t>(o.synthetic), o.seed) : readStoryPairs(o.pairs);
+  const ModelSource source =
+      o.untrained ? ModelSource::untrainedLike(o.checkpoint) : ModelSource::checkpoint(o.checkpoint);
   EmbeddingSettings embedding;
   embedding.from_end = o.from_end;
   const auto d = buildRetrievalDataset(source, pairs, o.test_fraction, embedding, o.out, [](size_t done, size_t total) {
@@ -59,7 +61,7 @@ struct RetrievalTrainOptions {
 std::atomic<bool> g_retrieval_stop{false};
 void onRetrievalStopSignal(int) { g_retrieval_stop.store(true); }
 
-int trainCommand(const RetrievalTrainOptions& o) {
+int retrievalTrainCommand(const RetrievalTrainOptions& o) {
   {
     const RetrievalDataset d = loadRetrievalDataset(o.data);  // for the header; the run loads it again
     std::printf("retrieval model: c=%lld (chance top-1 %.3f), %lld layers, %lld train / %lld held-out pairs, D=%lld\n",
@@ -76,8 +78,8 @@ int trainCommand(const RetrievalTrainOptions& o) {
   std::signal(SIGTERM, onRetrievalStopSignal);
   request.on_epoch = [](const RetrievalEpoch& e) {
     std::printf("epoch %3lld step %6lld  train CE %.4f  held-out CE %.4f  top-1 %.3f  top-5 %.3f\n",
-                static_cast<long long>(e.epoch), static_cast<long long>(e.step), e.train_loss, e.eval_loss,
-                e.eval_top1, e.eval_top5);
+                static_cast<long long>(e.epoch), static_cast<long long>(e.step), e.train_loss, e.eval_loss, e.eval_top1,
+                e.eval_top5);
     std::fflush(stdout);
   };
   runRetrievalTraining(request);
@@ -91,26 +93,32 @@ struct EvalOptions {
   bool json = false;
 };
 
-int evalCommand(const EvalOptions& o) {
+int retrievalEvalCommand(const EvalOptions& o) {
   const RetrievalDataset d = loadRetrievalDataset(o.data);
   RetrievalEpoch e;
   std::string method = "cosine";
   int64_t context = o.context;
   if (!o.model.empty()) {
     const auto info = tryReadRetrievalRunRecord(o.model);
-    if (!info) throw MixerLabError(o.model + " holds no readable retrieval_run.json", "pass a folder of `retrieval train`");
+    if (!info)
+      throw MixerLabError(o.model + " holds no readable retrieval_run.json", "pass a folder of `retrieval train`");
     context = info->context;
     RetrievalMixer model(context, info->width, info->layers);
-    loadIntoModule(*model, loadSafetensors(fs::path(o.model) / "retrieval_model.safetensors"), o.model + "/retrieval_model.safetensors");
+    loadIntoModule(*model, loadSafetensors(fs::path(o.model) / "retrieval_model.safetensors"),
+                   o.model + "/retrieval_model.safetensors");
     e = evaluateRetrievalModel(model, d.query_test, d.target_test, context, o.seed);
     method = "retrieval_model";
   } else {
     e = evaluateCosineRetrieval(d.query_test, d.target_test, context, o.seed);
   }
-  const nlohmann::json out = {{"method", method},          {"embedding_model", d.model_label},
-                              {"top1", e.eval_top1},       {"top5", e.eval_top5},
-                              {"cross_entropy", e.eval_loss}, {"candidates", context - 1},
-                              {"queries", d.query_test.size(0)}, {"chance_top1", 1.0 / static_cast<double>(context - 1)}};
+  const nlohmann::json out = {{"method", method},
+                              {"embedding_model", d.model_label},
+                              {"top1", e.eval_top1},
+                              {"top5", e.eval_top5},
+                              {"cross_entropy", e.eval_loss},
+                              {"candidates", context - 1},
+                              {"queries", d.query_test.size(0)},
+                              {"chance_top1", 1.0 / static_cast<double>(context - 1)}};
   if (o.json) {
     std::cout << out.dump(2) << "\n";
   } else {
@@ -127,7 +135,7 @@ struct QueryOptions {
   bool json = false;
 };
 
-int queryCommand(const QueryOptions& o) {
+int retrievalQueryCommand(const QueryOptions& o) {
   const RetrievalDataset d = loadRetrievalDataset(o.data);
   AnalysisModel m = loadAnalysisModel(d.source);
   const at::Tensor query = embedTexts(m, {o.text}, d.embedding)[0];
@@ -135,11 +143,14 @@ int queryCommand(const QueryOptions& o) {
   const auto ranked = rankByCosine(query, corpus, o.k);
   nlohmann::json results = nlohmann::json::array();
   for (const auto& r : ranked) {
-    results.push_back({{"id", r.index}, {"score", r.score}, {"story", d.pairs[static_cast<size_t>(r.index)].story},
+    results.push_back({{"id", r.index},
+                       {"score", r.score},
+                       {"story", d.pairs[static_cast<size_t>(r.index)].story},
                        {"summary", d.pairs[static_cast<size_t>(r.index)].summary}});
   }
   if (o.json) {
-    std::cout << nlohmann::json{{"query", o.text}, {"embedding_model", d.model_label}, {"results", results}}.dump(2) << "\n";
+    std::cout << nlohmann::json{{"query", o.text}, {"embedding_model", d.model_label}, {"results", results}}.dump(2)
+              << "\n";
     return 0;
   }
   for (const auto& r : ranked) {
@@ -158,22 +169,24 @@ struct FinetuneOptions {
   InfoNceSettings settings;
 };
 
-int finetuneCommand(const FinetuneOptions& o) {
+int retrievalFinetuneCommand(const FinetuneOptions& o) {
   if (o.pairs.empty() == (o.synthetic == 0)) throw MixerLabError("give exactly one of --pairs FILE or --synthetic N");
-  auto pairs = o.synthetic > 0 ? syntheticStoryPairs(static_cast<size_t>(o.synthetic), o.data_seed) : readStoryPairs(o.pairs);
-  const size_t held = std::max<size_t>(2, static_cast<size_t>(std::ceil(o.test_fraction * static_cast<double>(pairs.size()))));
+  auto pairs =
+      o.synthetic > 0 ? syntheticStoryPairs(static_cast<size_t>(o.synthetic), o.data_seed) : readStoryPairs(o.pairs);
+  const size_t held =
+      std::max<size_t>(2, static_cast<size_t>(std::ceil(o.test_fraction * static_cast<double>(pairs.size()))));
   if (pairs.size() < held + static_cast<size_t>(o.settings.candidates) + 1) {
     throw MixerLabError("too few pairs for " + std::to_string(o.settings.candidates) + " candidates per step");
   }
   const std::vector<StoryPair> held_out(pairs.end() - static_cast<std::ptrdiff_t>(held), pairs.end());
   pairs.resize(pairs.size() - held);
-  const fs::path checkpoint = infoNceFinetune(ModelSource::checkpoint(o.checkpoint), pairs, held_out, o.settings, o.out,
-                                              [](const InfoNceProgress& p) {
-                                                std::printf("step %5lld  InfoNCE %.4f", static_cast<long long>(p.step), p.loss);
-                                                if (p.eval_top1) std::printf("  held-out cosine top-1 %.3f", *p.eval_top1);
-                                                std::printf("\n");
-                                                std::fflush(stdout);
-                                              });
+  const fs::path checkpoint = infoNceFinetune(
+      ModelSource::checkpoint(o.checkpoint), pairs, held_out, o.settings, o.out, [](const InfoNceProgress& p) {
+        std::printf("step %5lld  InfoNCE %.4f", static_cast<long long>(p.step), p.loss);
+        if (p.eval_top1) std::printf("  held-out cosine top-1 %.3f", *p.eval_top1);
+        std::printf("\n");
+        std::fflush(stdout);
+      });
   std::printf("fine-tuned checkpoint: %s\n", checkpoint.string().c_str());
   return 0;
 }
@@ -185,23 +198,26 @@ void addRetrievalCommands(CLI::App& app, Action& action) {
   retrieval->require_subcommand(1);
 
   auto b = std::make_shared<BuildOptions>();
-  auto* build = retrieval->add_subcommand("build", "Embed (summary, story) pairs with a checkpoint into a dataset folder");
+  auto* build =
+      retrieval->add_subcommand("build", "Embed (summary, story) pairs with a checkpoint into a dataset folder");
   build->add_option("--checkpoint", b->checkpoint, "Embedding model: a checkpoint or run folder")->required();
   build->add_flag("--untrained", b->untrained, "Use the checkpoint's untrained twin (same config, fresh weights)");
   build->add_option("--pairs", b->pairs, "JSON Lines of {\"summary\", \"story\"}");
   build->add_option("--synthetic", b->synthetic, "Generate N synthetic story pairs instead");
   build->add_option("--seed", b->seed, "Seed of the synthetic stories");
   build->add_option("--test-fraction", b->test_fraction, "Held-out share of the pairs (the last ones), 0.1");
-  build->add_option("--position-from-end", b->from_end, "Embedding position before the last token (-1: mixer 1, others 0)");
+  build->add_option("--position-from-end", b->from_end,
+                    "Embedding position before the last token (-1: mixer 1, others 0)");
   build->add_option("--out", b->out, "Dataset folder to write")->required();
-  build->callback([b, &action]() { action = [b]() { return buildCommand(*b); }; });
+  build->callback([b, &action]() { action = [b]() { return retrievalBuildCommand(*b); }; });
 
   auto t = std::make_shared<RetrievalTrainOptions>();
   auto* train = retrieval->add_subcommand("train", "Train the retrieval model (a bidirectional mixer over candidates)");
   train->add_option("--data", t->data, "Dataset folder from `retrieval build`")->required();
-  train->add_option("--out", t->out,
-                    "Run folder for metrics.jsonl, status.json, the model and retrieval_run.json (a project's "
-                    "runs/<name> shows it live in the workbench)")
+  train
+      ->add_option("--out", t->out,
+                   "Run folder for metrics.jsonl, status.json, the model and retrieval_run.json (a project's "
+                   "runs/<name> shows it live in the workbench)")
       ->required();
   train->add_option("--context", t->settings.context, "c: the query plus c-1 candidates (32)");
   train->add_option("--layers", t->settings.layers, "Mixer blocks (8)");
@@ -211,19 +227,21 @@ void addRetrievalCommands(CLI::App& app, Action& action) {
   train->add_option("--warmup", t->settings.warmup_steps, "Warm-up steps (50)");
   train->add_flag("--with-replacement", t->settings.with_replacement, "Draw negatives with replacement");
   train->add_option("--seed", t->settings.seed, "Seed (1)");
-  train->callback([t, &action]() { action = [t]() { return trainCommand(*t); }; });
+  train->callback([t, &action]() { action = [t]() { return retrievalTrainCommand(*t); }; });
 
   auto e = std::make_shared<EvalOptions>();
-  auto* eval = retrieval->add_subcommand("eval", "Top-1 / top-5 on held-out pairs: a trained model, or cosine similarity");
+  auto* eval =
+      retrieval->add_subcommand("eval", "Top-1 / top-5 on held-out pairs: a trained model, or cosine similarity");
   eval->add_option("--data", e->data, "Dataset folder")->required();
   eval->add_option("--model", e->model, "Folder of `retrieval train` (omit: cosine similarity)");
   eval->add_option("--context", e->context, "c for cosine evaluation (a model uses its own), 32");
   eval->add_option("--seed", e->seed, "Seed of the candidate sets (2)");
   eval->add_flag("--json", e->json, "Print JSON (top1, top5, candidates)");
-  eval->callback([e, &action]() { action = [e]() { return evalCommand(*e); }; });
+  eval->callback([e, &action]() { action = [e]() { return retrievalEvalCommand(*e); }; });
 
   auto f = std::make_shared<FinetuneOptions>();
-  auto* finetune = retrieval->add_subcommand("finetune", "Continue training a checkpoint with the InfoNCE loss (spec 9b)");
+  auto* finetune =
+      retrieval->add_subcommand("finetune", "Continue training a checkpoint with the InfoNCE loss (spec 9b)");
   finetune->add_option("--checkpoint", f->checkpoint, "The language model to fine-tune")->required();
   finetune->add_option("--pairs", f->pairs, "JSON Lines of {\"summary\", \"story\"}");
   finetune->add_option("--synthetic", f->synthetic, "Generate N synthetic story pairs instead");
@@ -236,7 +254,7 @@ void addRetrievalCommands(CLI::App& app, Action& action) {
   finetune->add_option("--warmup", f->settings.warmup_steps, "Warm-up steps (50)");
   finetune->add_option("--eval-every", f->settings.eval_every, "Held-out cosine top-1 every N steps (50)");
   finetune->add_option("--out", f->out, "Folder for the fine-tuned checkpoint")->required();
-  finetune->callback([f, &action]() { action = [f]() { return finetuneCommand(*f); }; });
+  finetune->callback([f, &action]() { action = [f]() { return retrievalFinetuneCommand(*f); }; });
 
   auto q = std::make_shared<QueryOptions>();
   auto* query = retrieval->add_subcommand("query", "Rank the dataset's stories for a summary by cosine similarity");
@@ -244,7 +262,7 @@ void addRetrievalCommands(CLI::App& app, Action& action) {
   query->add_option("--text", q->text, "The summary or keywords")->required();
   query->add_option("--k", q->k, "How many stories (5)");
   query->add_flag("--json", q->json, "Print JSON (ids, scores, texts)");
-  query->callback([q, &action]() { action = [q]() { return queryCommand(*q); }; });
+  query->callback([q, &action]() { action = [q]() { return retrievalQueryCommand(*q); }; });
 }
 
 }  // namespace mixerlab::cli

@@ -12,6 +12,7 @@
 #include "core/config/project_config.h"
 #include "core/distributed/rank_device.h"
 #include "core/runs/demo_project.h"
+#include "core/runs/run_directory.h"
 #include "core/train/device.h"
 #include "core/train/trainer.h"
 #include "core/util/folder_name.h"
@@ -90,7 +91,7 @@ int trainOne(const ProjectConfig& project, const TrainOptions& o) {
   display.finish();
   if (outcome.state == RunState::Failed) {
     std::cerr << "error: run failed at step " << outcome.step << " (why: above, and in "
-              << (request.run_dir / "log.txt").string() << ")\n";
+              << RunPaths{request.run_dir}.log().string() << ")\n";
     return 3;
   }
   return 0;

@@ -6,6 +6,7 @@
 #include "core/config/project_config.h"
 #include "core/data/token_cache.h"
 #include "core/models/model_registry.h"
+#include "core/runs/run_directory.h"
 #include "core/train/checkpoint.h"
 #include "core/train/device.h"
 #include "core/util/error.h"
@@ -15,8 +16,8 @@ namespace fs = std::filesystem;
 
 std::string ModelSource::label() const {
   if (!run_name.empty()) return "untrained " + run_name + " (" + path.stem().string() + ")";
-  const std::string where = path.parent_path().filename().string() == "checkpoints"
-                                ? path.parent_path().parent_path().filename().string() + "/" + path.filename().string()
+  const std::string where = RunPaths::holdsCheckpoint(path)
+                                ? RunPaths::ofCheckpoint(path).root.filename().string() + "/" + path.filename().string()
                                 : path.filename().string();
   return untrained ? "untrained " + where : where;
 }

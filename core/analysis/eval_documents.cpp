@@ -1,8 +1,10 @@
 // Eval-split documents (see eval_documents.h).
 #include "core/analysis/eval_documents.h"
 
+#include "core/analysis/checkpoint_eval.h"
 #include "core/data/batching.h"
 #include "core/data/corpus_reader.h"
+#include "core/train/checkpoint.h"
 
 namespace mixerlab {
 
@@ -19,6 +21,11 @@ std::vector<std::string> evalSplitDocuments(const ProjectConfig& project, size_t
   }
   if (documents.size() > count) documents.resize(count);
   return documents;
+}
+
+std::vector<std::string> checkpointEvalDocuments(const std::filesystem::path& checkpoint, size_t count) {
+  const std::filesystem::path dir = resolveCheckpointDir(checkpoint);
+  return evalSplitDocuments(checkpointProject(dir, readCheckpointConfig(dir)), count);
 }
 
 }  // namespace mixerlab

@@ -9,7 +9,6 @@
 #include <torch/torch.h>
 
 #include "core/analysis/analysis_model.h"
-#include "core/analysis/checkpoint_eval.h"
 #include "core/analysis/decoders/token_decoder.h"
 #include "core/analysis/eval_documents.h"
 #include "core/analysis/sampling.h"
@@ -172,11 +171,18 @@ GenerationResult Generator::generateFromIds(const std::vector<int>& prompt_ids, 
   return result;
 }
 
-std::vector<EvalPrompt> evalSplitPrompts(const fs::path& checkpoint, int64_t count, int64_t prompt_words) {
-  const fs::path dir = resolveCheckpointDir(checkpoint);
-  const ProjectConfig project = checkpointProject(dir, readCheckpointConfig(dir));
+size_t evalPromptSourceDocuments(int64_t count) {
   // Documents with fewer than two words are skipped, so read a few more than asked for.
-  const std::vector<std::string> documents = evalSplitDocuments(project, static_cast<size_t>(count) * 2 + 8);
+  return static_cast<size_t>(std::max<int64_t>(0, count)) * 2 + 8;
+}
+
+std::vector<EvalPrompt> evalSplitPrompts(const fs::path& checkpoint, int64_t count, int64_t prompt_words) {
+  return evalPromptsFromDocuments(checkpointEvalDocuments(checkpoint, evalPromptSourceDocuments(count)), count,
+                                  prompt_words);
+}
+
+std::vector<EvalPrompt> evalPromptsFromDocuments(const std::vector<std::string>& documents, int64_t count,
+                                                 int64_t prompt_words) {
   std::vector<EvalPrompt> prompts;
   for (const std::string& doc : documents) {
     if (static_cast<int64_t>(prompts.size()) >= count) break;

@@ -115,5 +115,10 @@ struct EvalPrompt {
 // The first `count` eval documents of the checkpoint's run (with at least two words), each cut
 // after `prompt_words` words, or in half when it has fewer than twice that. Throws MixerLabError when the corpus is missing.
 std::vector<EvalPrompt> evalSplitPrompts(const std::filesystem::path& checkpoint, int64_t count, int64_t prompt_words);
+// The two halves of evalSplitPrompts, for a caller that reads the documents elsewhere (the GUI, off
+// its thread): how many eval documents to read for `count` prompts, and the prompts cut from them.
+size_t evalPromptSourceDocuments(int64_t count);
+std::vector<EvalPrompt> evalPromptsFromDocuments(const std::vector<std::string>& documents, int64_t count,
+                                                 int64_t prompt_words);
 
 }  // namespace mixerlab

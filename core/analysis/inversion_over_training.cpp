@@ -1,6 +1,7 @@
 // Inversion at every checkpoint of a run (see inversion_over_training.h).
 #include "core/analysis/inversion_over_training.h"
 
+#include "core/runs/run_directory.h"
 #include "core/train/checkpoint.h"
 #include "core/util/error.h"
 
@@ -10,7 +11,7 @@ namespace fs = std::filesystem;
 InversionOverTraining invertOverTraining(const fs::path& run_dir, const std::vector<std::string>& texts,
                                          const InversionSettings& settings, bool include_untrained,
                                          const OverTrainingProgressFn& progress, const std::atomic<bool>* cancel) {
-  const std::vector<fs::path> saved = listCheckpoints(run_dir / "checkpoints");
+  const std::vector<fs::path> saved = listCheckpoints(RunPaths{run_dir}.checkpoints());
   if (saved.empty()) {
     throw MixerLabError(run_dir.string() + " has no checkpoints", "pass a run folder that has trained at least to its first checkpoint");
   }

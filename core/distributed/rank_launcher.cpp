@@ -1,10 +1,9 @@
-// Rank processes of one node (see rank_launcher.h).
+// Rank processes of one node (see rank_launcher.h), started through core/util/subprocess.h.
 #include "core/distributed/rank_launcher.h"
 
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -13,6 +12,7 @@
 #include <thread>
 
 #include "core/util/error.h"
+#include "core/util/subprocess.h"
 
 namespace mixerlab {
 
@@ -20,12 +20,50 @@ namespace {
 std::atomic<int> g_forward_signal{0};
 void rememberSignal(int signal) { g_forward_signal.store(signal); }
 
-std::string describeExit(int status) {
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    return "was killed by signal " + std::to_string(sig) + " (" + std::string(strsignal(sig)) + ")";
+// SIGINT and SIGTERM are remembered (and passed on to the ranks) while the launcher runs.
+class ForwardStopSignals {
+ public:
+  ForwardStopSignals() {
+    g_forward_signal.store(0);
+    struct sigaction forward {};
+    forward.sa_handler = rememberSignal;
+    sigemptyset(&forward.sa_mask);
+    sigaction(SIGINT, &forward, &old_int_);
+    sigaction(SIGTERM, &forward, &old_term_);
   }
-  return "exited with code " + std::to_string(WEXITSTATUS(status));
+  ~ForwardStopSignals() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  ForwardStopSignals(const ForwardStopSignals&) = delete;
+  ForwardStopSignals& operator=(const ForwardStopSignals&) = delete;
+
+ private:
+  using SignalAction = struct sigaction;
+  SignalAction old_int_{}, old_term_{};
+};
+
+// The environment of one rank: the torchrun variables.
+std::vector<std::pair<std::string, std::string>> rankEnvironment(const LaunchPlan& plan, int local, int world) {
+  return {{"RANK", std::to_string(plan.node_rank * plan.nproc + local)},
+          {"WORLD_SIZE", std::to_string(world)},
+          {"LOCAL_RANK", std::to_string(local)},
+          {"LOCAL_WORLD_SIZE", std::to_string(plan.nproc)},
+          {"MASTER_ADDR", plan.master_addr},
+          {"MASTER_PORT", std::to_string(plan.master_port)}};
+}
+
+// SIGTERM to every rank still running; SIGKILL to those that have not ended after `grace_s`.
+void stopRanks(std::vector<Subprocess>& ranks, double grace_s) {
+  for (Subprocess& rank : ranks) rank.sendSignal(SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(grace_s);
+  for (Subprocess& rank : ranks) {
+    while (!rank.tryWait() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    rank.sendSignal(SIGKILL);
+    rank.wait();
+  }
 }
 }  // namespace
 
@@ -58,35 +96,23 @@ LaunchResult launchRanks(LaunchPlan plan) {
     plan.master_port = freeTcpPort();
   }
   const int world = plan.nnodes * plan.nproc;
-  std::vector<pid_t> pids(plan.nproc, -1);
-  g_forward_signal.store(0);
-  struct sigaction forward {}, old_int {}, old_term {};
-  forward.sa_handler = rememberSignal;
-  sigemptyset(&forward.sa_mask);
-  sigaction(SIGINT, &forward, &old_int);
-  sigaction(SIGTERM, &forward, &old_term);
+  const ForwardStopSignals forwarding;
+  std::vector<Subprocess> ranks;
+  ranks.reserve(plan.nproc);
   for (int local = 0; local < plan.nproc; ++local) {
-    const int rank = plan.node_rank * plan.nproc + local;
-    const pid_t pid = ::fork();
-    if (pid < 0) throw MixerLabError(std::string("launch: cannot start a rank: ") + std::strerror(errno));
-    if (pid == 0) {
-      signal(SIGINT, SIG_DFL);
-      signal(SIGTERM, SIG_DFL);
-      setenv("RANK", std::to_string(rank).c_str(), 1);
-      setenv("WORLD_SIZE", std::to_string(world).c_str(), 1);
-      setenv("LOCAL_RANK", std::to_string(local).c_str(), 1);
-      setenv("LOCAL_WORLD_SIZE", std::to_string(plan.nproc).c_str(), 1);
-      setenv("MASTER_ADDR", plan.master_addr.c_str(), 1);
-      setenv("MASTER_PORT", std::to_string(plan.master_port).c_str(), 1);
-      std::vector<char*> argv;
-      argv.push_back(const_cast<char*>(plan.program.c_str()));
-      for (auto& a : plan.args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      ::execv(plan.program.c_str(), argv.data());
-      std::fprintf(stderr, "launch: cannot run %s: %s\n", plan.program.c_str(), std::strerror(errno));
-      ::_exit(127);
+    SubprocessSpec spec;
+    spec.program = plan.program;
+    spec.args = plan.args;
+    spec.env = rankEnvironment(plan, local, world);
+    spec.default_stop_signals = true;  // a rank stops on its own signals, not the launcher's forwarding
+    try {
+      ranks.push_back(spawn(spec));
+    } catch (const MixerLabError& e) {
+      stopRanks(ranks, plan.grace_s);  // none is left waiting for a peer that never comes
+      throw MixerLabError("launch: cannot start rank " + std::to_string(plan.node_rank * plan.nproc + local) + " of " +
+                              std::to_string(world) + ": " + e.problem(),
+                          e.fix());
     }
-    pids[local] = pid;
   }
 
   LaunchResult result;
@@ -94,43 +120,39 @@ LaunchResult launchRanks(LaunchPlan plan) {
   bool stopping = false;
   auto stop_started = std::chrono::steady_clock::now();
   auto signalAll = [&](int sig) {
-    for (pid_t pid : pids) {
-      if (pid > 0) ::kill(pid, sig);
-    }
+    for (Subprocess& rank : ranks) rank.sendSignal(sig);
   };
   while (running > 0) {
     if (const int sig = g_forward_signal.exchange(0); sig != 0) signalAll(sig);  // stop together
-    int status = 0;
-    const pid_t done = ::waitpid(-1, &status, WNOHANG);
-    if (done > 0) {
-      for (int local = 0; local < plan.nproc; ++local) {
-        if (pids[local] != done) continue;
-        pids[local] = -1;
-        --running;
-        const bool failed = !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-        if (failed && result.message.empty()) {
-          const int rank = plan.node_rank * plan.nproc + local;
-          result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-          result.message = "rank " + std::to_string(rank) + " of " + std::to_string(world) + " (pid " +
-                           std::to_string(done) + ") " + describeExit(status) +
-                           "; the other ranks were stopped. The last checkpoint is kept: add --resume to "
-                           "continue, with any number of ranks";
-        }
-        if (failed && !stopping) {
-          stopping = true;
-          stop_started = std::chrono::steady_clock::now();
-          signalAll(SIGTERM);
-        }
+    bool any_ended = false;
+    for (int local = 0; local < plan.nproc; ++local) {
+      Subprocess& rank_process = ranks[local];
+      if (rank_process.finished()) continue;
+      const std::optional<ChildExit> exit = rank_process.tryWait();
+      if (!exit) continue;
+      any_ended = true;
+      --running;
+      const bool failed = !exit->succeeded();
+      if (failed && result.message.empty()) {
+        const int rank = plan.node_rank * plan.nproc + local;
+        result.exit_code = exit->shellCode();
+        result.message = "rank " + std::to_string(rank) + " of " + std::to_string(world) + " (pid " +
+                         std::to_string(rank_process.pid()) + ") " + describeExit(*exit) +
+                         "; the other ranks were stopped. The last checkpoint is kept: add --resume to "
+                         "continue, with any number of ranks";
       }
-      continue;
+      if (failed && !stopping) {
+        stopping = true;
+        stop_started = std::chrono::steady_clock::now();
+        signalAll(SIGTERM);
+      }
     }
+    if (any_ended) continue;
     if (stopping && std::chrono::steady_clock::now() - stop_started > std::chrono::duration<double>(plan.grace_s)) {
       signalAll(SIGKILL);  // a rank stuck in a collective with a dead peer
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
   return result;
 }
 

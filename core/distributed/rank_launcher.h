@@ -11,21 +11,23 @@
 namespace mixerlab {
 
 struct LaunchPlan {
-  std::string program;             // the executable each rank runs (this program)
-  std::vector<std::string> args;   // its arguments (e.g. {"train", "project.json", "--run", "mixer"})
-  int nproc = 1;                   // ranks on this node
+  std::string program;            // the executable each rank runs (this program)
+  std::vector<std::string> args;  // its arguments (e.g. {"train", "project.json", "--run", "mixer"})
+  int nproc = 1;                  // ranks on this node
   int nnodes = 1, node_rank = 0;
   std::string master_addr = "127.0.0.1";
-  int master_port = 0;             // 0: a free port of this machine (single node only)
-  double grace_s = 5;              // how long a rank may take to stop before it is killed
+  int master_port = 0;  // 0: a free port of this machine (single node only)
+  double grace_s = 5;   // how long a rank may take to stop before it is killed
 };
 
 struct LaunchResult {
-  int exit_code = 0;     // 0 when every rank finished cleanly
-  std::string message;   // why the job failed (names the rank); empty on success
+  int exit_code = 0;    // 0 when every rank finished cleanly
+  std::string message;  // why the job failed (names the rank); empty on success
 };
 
-// Throws MixerLabError for an impossible plan (nproc < 1, several nodes without a master port).
+// Throws MixerLabError for an impossible plan (nproc < 1, several nodes without a master port), or
+// when a rank cannot be started (naming the program and the reason; the ranks already started are
+// stopped first).
 LaunchResult launchRanks(LaunchPlan plan);
 
 int freeTcpPort();  // a port nothing listens on now (bind to port 0)

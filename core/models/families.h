@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "core/models/model_registry.h"
+#include "core/util/field_set.h"
 #include "core/util/json_fields.h"
 
 namespace mixerlab {
@@ -26,6 +27,14 @@ void validateAttentionHeads(const ModelConfig& c, bool rotary, std::vector<std::
 // also rejects unknown keys afterwards); the first error becomes "options.<key>: <problem>".
 void validateOptions(const ModelConfig& c, std::vector<std::string>& problems,
                      const std::function<void(JsonFields&)>& read);
+// The same for a family whose options are exactly `fields`, with no checks across keys.
+template <typename Options>
+void validateOptionFields(const ModelConfig& c, std::vector<std::string>& problems, const FieldSet<Options>& fields) {
+  validateOptions(c, problems, [&fields](JsonFields& f) {
+    Options o;
+    fields.readInto(f, o);
+  });
+}
 
 // Adds the embedding, head and totals to a cost whose per-block layers are filled in.
 void finishCost(const ModelConfig& c, ModelCost& cost, int64_t head_parameters, const std::string& formula);

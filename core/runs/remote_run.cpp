@@ -1,13 +1,9 @@
 // Remote training over SSH with a local mirror (see remote_run.h).
 #include "core/runs/remote_run.h"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <cstring>
 #include <optional>
 #include <thread>
 
@@ -17,6 +13,7 @@
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "core/util/folder_name.h"
+#include "core/util/subprocess.h"
 
 namespace mixerlab {
 namespace fs = std::filesystem;
@@ -52,56 +49,6 @@ std::string remoteTrainCommand(const RemoteHost& host, const std::vector<std::st
 
 namespace {
 
-// Starts argv (no shell) with stdout+stderr into `output_file` (or a pipe when output_fd != null).
-pid_t startProcess(const std::vector<std::string>& argv, const fs::path& output_file, int* output_fd) {
-  int pipe_fds[2] = {-1, -1};
-  if (output_fd && ::pipe(pipe_fds) != 0) throw MixerLabError(std::string("pipe: ") + std::strerror(errno));
-  const pid_t pid = ::fork();
-  if (pid < 0) throw MixerLabError(std::string("cannot start ssh: ") + std::strerror(errno));
-  if (pid == 0) {
-    int out = -1;
-    if (output_fd) {
-      out = pipe_fds[1];
-      ::close(pipe_fds[0]);
-    } else {
-      out = ::open(output_file.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    }
-    if (out >= 0) {
-      ::dup2(out, 1);
-      ::dup2(out, 2);
-    }
-    const int null_in = ::open("/dev/null", O_RDONLY);
-    if (null_in >= 0) ::dup2(null_in, 0);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execvp(args[0], args.data());
-    std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
-    ::_exit(127);
-  }
-  if (output_fd) {
-    ::close(pipe_fds[1]);
-    *output_fd = pipe_fds[0];
-  }
-  return pid;
-}
-
-}  // namespace
-
-int runCapture(const std::vector<std::string>& argv, std::string* output) {
-  int fd = -1;
-  const pid_t pid = startProcess(argv, {}, &fd);
-  char buffer[65536];
-  ssize_t n = 0;
-  while ((n = ::read(fd, buffer, sizeof buffer)) > 0) output->append(buffer, static_cast<size_t>(n));
-  ::close(fd);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-namespace {
-
 constexpr const char* kMarker = "@@mixerlab-section@@";
 
 struct Mirror {
@@ -113,8 +60,8 @@ struct Mirror {
   // One poll: the metrics' size and new bytes, status.json, run.json and the log's tail. False when
   // ssh failed (the next poll tries again).
   bool poll() {
-    const std::string cd = "cd " + shellQuote(request.host.folder) + " && cd " + shellQuote(remote_run_dir) +
-                           " 2>/dev/null || exit 0; ";
+    const std::string cd =
+        "cd " + shellQuote(request.host.folder) + " && cd " + shellQuote(remote_run_dir) + " 2>/dev/null || exit 0; ";
     const std::string m = std::string("printf '\\n") + kMarker + "\\n'; ";
     const std::string command = cd + "wc -c < metrics.jsonl 2>/dev/null; " + m + "tail -c +" +
                                 std::to_string(metrics_offset + 1) + " metrics.jsonl 2>/dev/null; " + m +
@@ -181,16 +128,30 @@ int runRemoteTraining(const RemoteRunRequest& request) {
   if (request.host.host.empty()) throw MixerLabError("remote: no host given", "pass --host NAME");
   requireFolderName(request.run_id, "run name");
   const RunLock lock(request.local_run_dir);  // one writer of the local mirror
-  Mirror mirror{request, "runs/" + request.run_id};
+  Mirror mirror{request, "runs/" + request.run_id, 0, std::nullopt};
   mirror.writeLocalStatus(RunState::Pending, "starting on " + request.host.host);
   const fs::path output_file = request.local_run_dir / "remote-output.txt";
   const std::string command = remoteTrainCommand(request.host, request.train_arguments);
-  const pid_t job = startProcess(sshArguments(request.host, command), output_file, nullptr);
+  // ssh with stdout and stderr appended to remote-output.txt, stdin from /dev/null (no prompt).
+  SubprocessSpec ssh = commandSpec(sshArguments(request.host, command));
+  ssh.stdout_to = ChildOutput::kAppendToFile;
+  ssh.stdout_file = output_file;
+  ssh.stderr_to = ChildOutput::kSameAsStdout;
+  Subprocess job;
+  try {
+    job = spawn(ssh);
+  } catch (const MixerLabError& e) {
+    mirror.writeLocalStatus(RunState::Failed, e.what());  // the mirror never stays "starting"
+    throw;
+  }
   bool stop_sent = false;
-  int job_status = 0;
+  ChildExit job_exit;
   while (true) {
     mirror.poll();
-    if (::waitpid(job, &job_status, WNOHANG) == job) break;
+    if (const std::optional<ChildExit> ended = job.tryWait()) {
+      job_exit = *ended;
+      break;
+    }
     if (request.stop_requested && request.stop_requested->load() && !stop_sent && mirror.remote_status &&
         mirror.remote_status->pid > 0) {
       std::string ignored;
@@ -209,7 +170,7 @@ int runRemoteTraining(const RemoteRunRequest& request) {
     if (fetched && final_state && mirror.metrics_offset == before && attempt > 0) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }
-  const int exit_code = WIFEXITED(job_status) ? WEXITSTATUS(job_status) : 128 + WTERMSIG(job_status);
+  const int exit_code = job_exit.shellCode();
   if (mirror.remote_status && mirror.remote_status->state != RunState::Running &&
       mirror.remote_status->state != RunState::Pending) {
     mirror.writeLocalStatus(mirror.remote_status->state, mirror.remote_status->reason);

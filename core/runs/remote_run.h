@@ -12,16 +12,18 @@
 #include <string>
 #include <vector>
 
+#include "core/util/subprocess.h"  // runCapture, which the ssh calls go through
+
 namespace mixerlab {
 
 struct RemoteHost {
-  std::string host;                // name or address
-  std::string user;                // empty: ssh's default
+  std::string host;  // name or address
+  std::string user;  // empty: ssh's default
   int port = 22;
-  std::string identity_file;       // empty: ssh's default keys
-  std::string folder;              // remote working folder holding the project (paths are relative to it)
+  std::string identity_file;         // empty: ssh's default keys
+  std::string folder;                // remote working folder holding the project (paths are relative to it)
   std::string program = "mixerlab";  // the remote mixerlab executable
-  int nproc = 1;                   // ranks on the remote host (its GPUs, or CPU ranks); > 1 uses `mixerlab launch`
+  int nproc = 1;                     // ranks on the remote host (its GPUs, or CPU ranks); > 1 uses `mixerlab launch`
   std::vector<std::string> ssh_options;  // extra "-o" options, e.g. "StrictHostKeyChecking=accept-new"
 };
 
@@ -31,10 +33,6 @@ std::string shellQuote(const std::string& word);
 std::vector<std::string> sshArguments(const RemoteHost& host, const std::string& remote_command);
 // `cd '<folder>' && exec '<program>' ['launch' '--nproc' 'N' '--'] 'train' ... '--out' 'runs'`.
 std::string remoteTrainCommand(const RemoteHost& host, const std::vector<std::string>& train_arguments);
-
-// Runs argv (no shell) to its end with its standard output and error captured together in
-// `output`; returns its exit code (128 + signal when it was killed).
-int runCapture(const std::vector<std::string>& argv, std::string* output);
 
 struct RemoteRunRequest {
   RemoteHost host;

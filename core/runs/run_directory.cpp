@@ -20,8 +20,22 @@ namespace fs = std::filesystem;
 
 bool RunPaths::hasRunInfo() const { return fs::exists(runJson()); }
 
+namespace {
+// "runs/a/checkpoints/step-5/" and "runs/a/checkpoints/step-5/." name step-5 too.
+fs::path withoutTrailingSeparator(const fs::path& dir) {
+  const fs::path normal = dir.lexically_normal();
+  return normal.has_filename() || !normal.has_relative_path() ? normal : normal.parent_path();
+}
+}  // namespace
+
+fs::path RunPaths::projectFolder() const { return withoutTrailingSeparator(root).parent_path().parent_path(); }
+
 RunPaths RunPaths::ofCheckpoint(const fs::path& checkpoint_dir) {
-  return RunPaths{checkpoint_dir.parent_path().parent_path()};
+  return RunPaths{withoutTrailingSeparator(checkpoint_dir).parent_path().parent_path()};
+}
+
+bool RunPaths::holdsCheckpoint(const fs::path& checkpoint_dir) {
+  return withoutTrailingSeparator(checkpoint_dir).parent_path().filename() == RunPaths{}.checkpoints().filename();
 }
 
 std::vector<fs::path> listRunDirectories(const fs::path& runs_dir) {

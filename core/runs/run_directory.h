@@ -23,8 +23,13 @@ struct RunPaths {
   std::filesystem::path checkpoints() const { return root / "checkpoints"; }
   // True once the run has recorded its run.json (a started run, not just an empty folder).
   bool hasRunInfo() const;
-  // The run directory that holds a checkpoint folder (runs/<id>/checkpoints/step-<N>).
+  // The project folder whose runs/ holds this run (<project>/runs/<id>, the layout MixerLab writes).
+  std::filesystem::path projectFolder() const;
+  // The run directory that holds a checkpoint folder (runs/<id>/checkpoints/step-<N>); a trailing
+  // separator or "." in `checkpoint_dir` is ignored.
   static RunPaths ofCheckpoint(const std::filesystem::path& checkpoint_dir);
+  // True when a checkpoint folder sits in a run's checkpoints/ folder (not, say, a copied-out step-<N>).
+  static bool holdsCheckpoint(const std::filesystem::path& checkpoint_dir);
 };
 
 // The run directories under a project's runs/ folder, sorted by name; empty when it does not exist.

@@ -11,6 +11,7 @@
 
 #include <torch/torch.h>
 
+#include "core/distributed/gradient_sync.h"
 #include "core/models/model_registry.h"
 #include "core/runs/metrics_log.h"
 #include "core/runs/run_directory.h"
@@ -20,7 +21,6 @@
 #include "core/runs/run_status.h"
 #include "core/train/checkpoint.h"
 #include "core/train/data_parallel_start.h"
-#include "core/distributed/gradient_sync.h"
 #include "core/train/evaluator.h"
 #include "core/train/lr_schedule.h"
 #include "core/train/memory_check.h"
@@ -88,202 +88,331 @@ void reportProgress(const TrainRequest& req, const TrainBudget& budget, const Tr
   req.on_progress(p);
 }
 
-// One run from its start to its outcome; `state` is the caller's, so a failure can record it.
-TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const RunPaths& paths, RunLog& log,
-                          RunStatusRecorder& status, TrainerState& state) {
-  const RunConfig& run = req.run;
-  const TrainConfig& tc = run.train;
-  ProcessGroup* group = req.process_group;
-  const bool writer = !group || group->rank() == 0;  // the rank whose metrics and checkpoints count
-  TrainDevice device = setUpTrainDevice(tc, log);
-  const Precision precision = parsePrecision(tc.precision);
-  checkPrecisionSupported(precision, device.device);  // before the data, the model and any checkpoint
-  if (group) {  // run.json and the run list say how many ranks trained: "2 ranks x cpu (1 threads, ...)"
-    device.description = std::to_string(group->worldSize()) + " ranks x " + device.description;
-  }
-  if (device.device.is_cpu()) checkTrainingFitsInMemory(run);  // before the data and the model are built
-  torch::manual_seed(tc.seed);
-  // Rank 0 trains the tokenizer and builds the token cache; the others then find them cached.
-  if (group && !writer) group->barrier();
-  RunData data = prepareRunData(*req.project, run, [&](const std::string& line) { log.info(line); });
-  if (group && writer) group->barrier();
-  auto model = buildModel(run.model);
-  model->to(device.device);
-  torch::optim::AdamW optimizer(model->parameters(), torch::optim::AdamWOptions(tc.learning_rate)
-                                                         .betas({tc.beta1, tc.beta2})
-                                                         .eps(tc.adam_eps)
-                                                         .weight_decay(tc.weight_decay));
-  state = restoreRunStart(plan, paths, *model, optimizer, log);
-  std::unique_ptr<DynamicLossScaler> loss_scaler;
-  if (tc.loss_scaling == "dynamic" || (tc.loss_scaling == "auto" && precision == Precision::Fp16)) {
-    LossScalerSettings settings;
-    settings.initial_scale = tc.initial_loss_scale;
-    settings.growth_interval = tc.loss_scale_growth_interval;
-    // A resumed run continues with its saved scale and counters (rank 0's, after the broadcast below).
-    loss_scaler = std::make_unique<DynamicLossScaler>(settings, state.loss_scaler ? &*state.loss_scaler : nullptr);
-  }
-  std::unique_ptr<GradientSync> gradient_sync;
-  if (group) {
-    synchronizeRunStart(*group, *model, optimizer, state);  // rank 0's weights, optimizer and state
-    if (loss_scaler && state.loss_scaler) *loss_scaler = DynamicLossScaler(loss_scaler->settings(), &*state.loss_scaler);
-    gradient_sync = std::make_unique<GradientSync>(model->parameters(), *group);
-    log.info("data parallel: rank " + std::to_string(group->rank()) + " of " + std::to_string(group->worldSize()) +
-             " (" + group->backendName() + "), " + std::to_string(tc.batch_size / group->worldSize()) +
-             " of the " + std::to_string(tc.batch_size) + " sequences of every batch, " +
-             std::to_string(gradient_sync->bucketCount()) + " gradient buckets");
-  }
-  const DataParallelStep data_parallel{group, gradient_sync.get()};
-  const StepPrecision step_precision{precision, loss_scaler.get()};
-  state.loss_scaler = loss_scaler ? std::optional<LossScalerState>(loss_scaler->state()) : std::nullopt;
-  if (precision != Precision::Fp32 || loss_scaler) {
-    log.info("precision " + tc.precision + (loss_scaler ? ", dynamic loss scaling from " +
-                                                                std::to_string(loss_scaler->scale())
-                                                          : std::string()));
-  }
-  recordRunStart(req, plan, paths, device, *model, state);
-  status.set(RunState::Running, "", state.step, state.tokens);
-  log.info("run " + run.name + ": " + run.model.arch + ", " + std::to_string(model->parameterCount()) +
-           " parameters, device " + device.description);
+// One run from its start to its outcome, in three steps: setUp() builds what the loop needs (the
+// device, the data, the model and optimizer restored from the plan, loss scaling, the data-parallel
+// group) and records the start; train() steps until the budget is reached or a stop request or a
+// non-finite loss ends the run; finish() writes the last checkpoint and the finished status.
+// `state` is the caller's, so a failure can record it.
+class TrainSession {
+ public:
+  TrainSession(const TrainRequest& req, const StartPlan& plan, const RunPaths& paths, RunLog& log,
+               RunStatusRecorder& status, TrainerState& state)
+      : req_(req),
+        plan_(plan),
+        paths_(paths),
+        log_(log),
+        status_(status),
+        state_(state),
+        run_(req.run),
+        tc_(req.run.train),
+        group_(req.process_group),
+        writer_(!group_ || group_->rank() == 0),
+        cadence_{tc_},
+        diverged_loss_(kDivergedLossOverUniform * std::log(static_cast<double>(run_.model.vocab_size))) {}
 
-  MetricsWriter metrics(paths.metrics());
-  const auto eval_batches = makeEvalBatches(*data.eval_examples, tc.batch_size, tc.eval_batches);
-  if (eval_batches.empty()) {
-    throw MixerLabError("the eval split gives no example of " + std::to_string(run.model.context_length + 1) +
-                            " tokens (model.context_length " + std::to_string(run.model.context_length) +
-                            " with train.batch_mode \"" + tc.batch_mode + "\"), so the run would have no eval loss",
-                        "use a longer eval text (corpus.eval), a shorter model.context_length, or train.batch_mode "
-                        "\"padded\"");
+  // Builds everything the loop needs, in this order, and records the start (run.json, the status and,
+  // for a new run, the step-0 evaluation). Bad input throws before the data or the model is built.
+  void setUp() {
+    setUpDevice();
+    loadData();
+    buildModelAndOptimizer();
+    setUpLossScaling();
+    if (group_) joinDataParallelGroup();
+    recordStart();
+    prepareEvaluation();
+    planSchedule();
+    last_status_ = Clock::now();
+    if (state_.step == 0 && writer_) recordFirstEvaluation();
   }
-  const EvalWeighting eval_weighting = parseEvalWeighting(tc.eval_weighting);
-  const int64_t horizon = tc.scheduleHorizon(tc.batch_size * run.model.context_length * tc.grad_accum_steps,
-                                             data.train_examples->numExamples() / tc.batch_size);
-  logSchedule(tc, horizon, log);
-  const TrainBudget budget{tc, tc.horizonFromEpochs() ? horizon : 0};
-  const TrainCadence cadence{tc};
-  const nlohmann::json checkpoint_config = runInfoFor(*req.project, run).configJson();
-  auto learningRate = [&](int64_t step) {
-    return learningRateAt(step, tc.learning_rate, tc.warmup_steps, horizon, tc.schedule, tc.min_lr_ratio);
-  };
-  auto last_status = Clock::now();
-  auto writeCheckpoint = [&]() {
-    metrics.sync();
-    auto dir = saveCheckpoint(paths.checkpoints(), *model, optimizer, state, checkpoint_config, data.tokenizer_path,
-                              tc.keep_checkpoints);
-    log.info("checkpoint " + dir.filename().string());
-    status.set(RunState::Running, "", state.step, state.tokens);
-    last_status = Clock::now();
-  };
-  const double diverged_loss = kDivergedLossOverUniform * std::log(static_cast<double>(run.model.vocab_size));
-  std::string divergence_warning;  // the first sign of divergence, kept for the final status
-  auto evaluate = [&]() {
-    const double loss = evaluateLoss(*model, eval_batches, device.device, eval_weighting, precision);
-    if (!state.best_eval_loss || loss < *state.best_eval_loss) state.best_eval_loss = loss;
-    log.info("step " + std::to_string(state.step) + ": eval loss " + std::to_string(loss));
-    return loss;
-  };
-  if (state.step == 0 && writer) {
+
+  // Returns nullopt when the budget is reached, else the outcome of a stop request or a failure.
+  std::optional<TrainOutcome> train() {
+    const BatchShard shard{group_ ? group_->rank() : 0, group_ ? group_->worldSize() : 1};
+    PrefetchingLoader loader(*data_.train_examples, tc_.seed, /*shuffle=*/true, state_.data_position, 4, shard);
+    model_->train();
+    wall_base_s_ = state_.wall_s;
+    session_start_ = Clock::now();
+    TrainMetricsAccumulator window(state_);
+    last_checkpoint_step_ = state_.step;
+    const DataParallelStep data_parallel{group_, gradient_sync_.get()};
+    const StepPrecision step_precision{precision_, loss_scaler_.get()};
+
+    while (true) {
+      bool reached = budget().reached(state_);
+      bool stop = req_.stop_requested && req_.stop_requested->load();
+      if (group_) {  // every rank ends at the same step (a wall-clock budget or a signal may reach one first)
+        reached = anyRank(*group_, reached);
+        stop = anyRank(*group_, stop);
+      }
+      if (reached) return std::nullopt;
+      if (stop) return stopOnRequest();
+      const double lr = learningRate(state_.step);
+      const StepOutcome step = runTrainStep(*model_, *optimizer_, loader, tc_, device_.device, lr, state_,
+                                            group_ ? &data_parallel : nullptr, step_precision);
+      if (loss_scaler_) state_.loss_scaler = loss_scaler_->state();
+      if (step.non_finite_loss) return failOnNonFiniteLoss(*step.non_finite_loss, lr);
+      window.addTokens(step.tokens);
+      window.addStep(step.loss);
+      state_.step += 1;
+      updateWallSeconds();
+
+      const bool final_step = budget().reached(state_);
+      recordStepMetrics(step, lr, final_step, window);
+      if (writer_ && cadence_.checkpointDue(state_.step, final_step)) {
+        writeCheckpoint();
+        last_checkpoint_step_ = state_.step;
+      }
+    }
+  }
+
+  // After the budget is reached: the last checkpoint and the finished status (with any divergence warning).
+  TrainOutcome finish() {
+    if (group_) reportRankAgreement();
+    if (writer_ && (last_checkpoint_step_ != state_.step || !latestCheckpoint(paths_.checkpoints()))) {
+      writeCheckpoint();
+    }
+    status_.set(RunState::Finished, divergence_warning_.empty() ? "" : "warning: " + divergence_warning_, state_.step,
+                state_.tokens);
+    log_.info("finished at step " + std::to_string(state_.step) + ", best eval loss " +
+              (state_.best_eval_loss ? std::to_string(*state_.best_eval_loss) : std::string("n/a")));
+    return {RunState::Finished, "", state_.step, state_.best_eval_loss};
+  }
+
+ private:
+  // The device and the precision, checked before the data, the model and any checkpoint.
+  void setUpDevice() {
+    device_ = setUpTrainDevice(tc_, log_);
+    precision_ = parsePrecision(tc_.precision);
+    checkPrecisionSupported(precision_, device_.device);
+    if (group_) {  // run.json and the run list say how many ranks trained: "2 ranks x cpu (1 threads, ...)"
+      device_.description = std::to_string(group_->worldSize()) + " ranks x " + device_.description;
+    }
+    if (device_.device.is_cpu()) checkTrainingFitsInMemory(run_);  // before the data and the model are built
+  }
+
+  void loadData() {
+    torch::manual_seed(tc_.seed);
+    // Rank 0 trains the tokenizer and builds the token cache; the others then find them cached.
+    if (group_ && !writer_) group_->barrier();
+    data_ = prepareRunData(*req_.project, run_, [this](const std::string& line) { log_.info(line); });
+    if (group_ && writer_) group_->barrier();
+  }
+
+  // The model and AdamW, with the weights, optimizer and trainer state the plan starts from.
+  void buildModelAndOptimizer() {
+    model_ = buildModel(run_.model);
+    model_->to(device_.device);
+    optimizer_ =
+        std::make_unique<torch::optim::AdamW>(model_->parameters(), torch::optim::AdamWOptions(tc_.learning_rate)
+                                                                        .betas({tc_.beta1, tc_.beta2})
+                                                                        .eps(tc_.adam_eps)
+                                                                        .weight_decay(tc_.weight_decay));
+    state_ = restoreRunStart(plan_, paths_, *model_, *optimizer_, log_);
+  }
+
+  void setUpLossScaling() {
+    if (tc_.loss_scaling == "dynamic" || (tc_.loss_scaling == "auto" && precision_ == Precision::Fp16)) {
+      LossScalerSettings settings;
+      settings.initial_scale = tc_.initial_loss_scale;
+      settings.growth_interval = tc_.loss_scale_growth_interval;
+      // A resumed run continues with its saved scale and counters (rank 0's, after joinDataParallelGroup).
+      loss_scaler_ = std::make_unique<DynamicLossScaler>(settings, state_.loss_scaler ? &*state_.loss_scaler : nullptr);
+    }
+  }
+
+  // Takes rank 0's weights, optimizer and state, and sets up the gradient reduction.
+  void joinDataParallelGroup() {
+    synchronizeRunStart(*group_, *model_, *optimizer_, state_);
+    if (loss_scaler_ && state_.loss_scaler) {
+      *loss_scaler_ = DynamicLossScaler(loss_scaler_->settings(), &*state_.loss_scaler);
+    }
+    gradient_sync_ = std::make_unique<GradientSync>(model_->parameters(), *group_);
+    log_.info("data parallel: rank " + std::to_string(group_->rank()) + " of " + std::to_string(group_->worldSize()) +
+              " (" + group_->backendName() + "), " + std::to_string(tc_.batch_size / group_->worldSize()) + " of the " +
+              std::to_string(tc_.batch_size) + " sequences of every batch, " +
+              std::to_string(gradient_sync_->bucketCount()) + " gradient buckets");
+  }
+
+  // run.json, the running status and the log's first lines.
+  void recordStart() {
+    state_.loss_scaler = loss_scaler_ ? std::optional<LossScalerState>(loss_scaler_->state()) : std::nullopt;
+    if (precision_ != Precision::Fp32 || loss_scaler_) {
+      log_.info(
+          "precision " + tc_.precision +
+          (loss_scaler_ ? ", dynamic loss scaling from " + std::to_string(loss_scaler_->scale()) : std::string()));
+    }
+    recordRunStart(req_, plan_, paths_, device_, *model_, state_);
+    status_.set(RunState::Running, "", state_.step, state_.tokens);
+    log_.info("run " + run_.name + ": " + run_.model.arch + ", " + std::to_string(model_->parameterCount()) +
+              " parameters, device " + device_.description);
+  }
+
+  // The metrics log and the eval batches (a run with no eval example is refused).
+  void prepareEvaluation() {
+    metrics_ = std::make_unique<MetricsWriter>(paths_.metrics());
+    eval_batches_ = makeEvalBatches(*data_.eval_examples, tc_.batch_size, tc_.eval_batches);
+    if (eval_batches_.empty()) {
+      throw MixerLabError("the eval split gives no example of " + std::to_string(run_.model.context_length + 1) +
+                              " tokens (model.context_length " + std::to_string(run_.model.context_length) +
+                              " with train.batch_mode \"" + tc_.batch_mode + "\"), so the run would have no eval loss",
+                          "use a longer eval text (corpus.eval), a shorter model.context_length, or train.batch_mode "
+                          "\"padded\"");
+    }
+    eval_weighting_ = parseEvalWeighting(tc_.eval_weighting);
+  }
+
+  // The learning-rate schedule's horizon (also the budget of a time-only run) and what checkpoints record.
+  void planSchedule() {
+    horizon_ = tc_.scheduleHorizon(tc_.batch_size * run_.model.context_length * tc_.grad_accum_steps,
+                                   data_.train_examples->numExamples() / tc_.batch_size);
+    logSchedule(tc_, horizon_, log_);
+    checkpoint_config_ = runInfoFor(*req_.project, run_).configJson();
+  }
+
+  // A new run's metrics start with the untrained model's eval loss at step 0.
+  void recordFirstEvaluation() {
     MetricsRecord first;
     first.eval_loss = evaluate();
     first.learning_rate = learningRate(0);
-    metrics.append(first);
+    metrics_->append(first);
   }
 
-  const BatchShard shard{group ? group->rank() : 0, group ? group->worldSize() : 1};
-  PrefetchingLoader loader(*data.train_examples, tc.seed, /*shuffle=*/true, state.data_position, 4, shard);
-  model->train();
-  const double wall_base = state.wall_s;
-  const auto session_start = Clock::now();
-  TrainMetricsAccumulator window(state);
-  int64_t last_checkpoint_step = state.step;
+  TrainBudget budget() const { return {tc_, tc_.horizonFromEpochs() ? horizon_ : 0}; }
 
-  while (true) {
-    bool reached = budget.reached(state);
-    bool stop = req.stop_requested && req.stop_requested->load();
-    if (group) {  // every rank ends at the same step (a wall-clock budget or a signal may reach one first)
-      reached = anyRank(*group, reached);
-      stop = anyRank(*group, stop);
-    }
-    if (reached) break;
-    if (stop) {
-      if (writer) writeCheckpoint();
-      status.set(RunState::Stopped, "stop requested", state.step, state.tokens);
-      log.info("stopped at step " + std::to_string(state.step));
-      return {RunState::Stopped, "stop requested", state.step, state.best_eval_loss};
-    }
-    const double lr = learningRate(state.step);
-    const StepOutcome step =
-        runTrainStep(*model, optimizer, loader, tc, device.device, lr, state, group ? &data_parallel : nullptr,
-                     step_precision);
-    if (loss_scaler) state.loss_scaler = loss_scaler->state();
-    if (step.non_finite_loss) {
-      const std::string reason = nonFiniteLossReason(*step.non_finite_loss, state.step + 1, lr, paths.checkpoints());
-      status.set(RunState::Failed, reason, state.step, state.tokens);
-      log.error(reason);
-      return {RunState::Failed, reason, state.step, state.best_eval_loss};
-    }
-    window.addTokens(step.tokens);
-    window.addStep(step.loss);
-    state.step += 1;
-    state.wall_s = wall_base + secondsSince(session_start);
+  double learningRate(int64_t step) const {
+    return learningRateAt(step, tc_.learning_rate, tc_.warmup_steps, horizon_, tc_.schedule, tc_.min_lr_ratio);
+  }
 
-    const bool final_step = budget.reached(state);
-    const bool log_due = cadence.logDue(state.step, final_step);
-    const bool eval_due = writer && cadence.evalDue(state.step, final_step);
-    if (log_due || eval_due) {
-      MetricsRecord record;
-      record.step = state.step;
-      record.tokens = state.tokens;
-      record.learning_rate = lr;
-      if (log_due) {
-        record.train_loss = window.takeTrainLoss();
-        record.grad_norm = step.grad_norm;
-        if (loss_scaler) {  // plotted like any metric: the scale and the overflow-skipped steps so far
-          record.extra_metrics["loss_scale"] = loss_scaler->scale();
-          record.extra_metrics["skipped_steps"] = static_cast<double>(loss_scaler->state().skipped_steps);
-        }
-      }
-      if (eval_due) {
-        const auto eval_start = Clock::now();
-        record.eval_loss = evaluate();
-        window.addEvalSeconds(secondsSince(eval_start));
-      }
-      state.wall_s = wall_base + secondsSince(session_start);
-      record.wall_s = state.wall_s;
-      record.tokens_per_s = window.tokensPerSecond();
-      metrics.append(record);
-      reportProgress(req, budget, state, record);
-      if (record.train_loss && *record.train_loss > diverged_loss && divergence_warning.empty()) {
-        divergence_warning = "train loss " + std::to_string(*record.train_loss) + " at step " +
-                             std::to_string(state.step) + " is far above ln(vocab) = " +
-                             std::to_string(std::log(static_cast<double>(run.model.vocab_size))) +
-                             " (guessing uniformly): the run has probably diverged; lower train.learning_rate";
-        log.warn(divergence_warning);
-      }
-      if (secondsSince(last_status) >= kStatusEverySeconds) {
-        status.set(RunState::Running, "", state.step, state.tokens);
-        last_status = Clock::now();
+  void updateWallSeconds() { state_.wall_s = wall_base_s_ + secondsSince(session_start_); }
+
+  double evaluate() {
+    const double loss = evaluateLoss(*model_, eval_batches_, device_.device, eval_weighting_, precision_);
+    if (!state_.best_eval_loss || loss < *state_.best_eval_loss) state_.best_eval_loss = loss;
+    log_.info("step " + std::to_string(state_.step) + ": eval loss " + std::to_string(loss));
+    return loss;
+  }
+
+  void writeCheckpoint() {
+    metrics_->sync();
+    auto dir = saveCheckpoint(paths_.checkpoints(), *model_, *optimizer_, state_, checkpoint_config_,
+                              data_.tokenizer_path, tc_.keep_checkpoints);
+    log_.info("checkpoint " + dir.filename().string());
+    status_.set(RunState::Running, "", state_.step, state_.tokens);
+    last_status_ = Clock::now();
+  }
+
+  // The metrics record of a step when one is due (train loss, evaluation), and the progress report.
+  void recordStepMetrics(const StepOutcome& step, double lr, bool final_step, TrainMetricsAccumulator& window) {
+    const bool log_due = cadence_.logDue(state_.step, final_step);
+    const bool eval_due = writer_ && cadence_.evalDue(state_.step, final_step);
+    if (!log_due && !eval_due) return;
+    MetricsRecord record;
+    record.step = state_.step;
+    record.tokens = state_.tokens;
+    record.learning_rate = lr;
+    if (log_due) {
+      record.train_loss = window.takeTrainLoss();
+      record.grad_norm = step.grad_norm;
+      if (loss_scaler_) {  // plotted like any metric: the scale and the overflow-skipped steps so far
+        record.extra_metrics["loss_scale"] = loss_scaler_->scale();
+        record.extra_metrics["skipped_steps"] = static_cast<double>(loss_scaler_->state().skipped_steps);
       }
     }
-    if (writer && cadence.checkpointDue(state.step, final_step)) {
-      writeCheckpoint();
-      last_checkpoint_step = state.step;
+    if (eval_due) {
+      const auto eval_start = Clock::now();
+      record.eval_loss = evaluate();
+      window.addEvalSeconds(secondsSince(eval_start));
+    }
+    updateWallSeconds();
+    record.wall_s = state_.wall_s;
+    record.tokens_per_s = window.tokensPerSecond();
+    metrics_->append(record);
+    reportProgress(req_, budget(), state_, record);
+    warnOnDivergence(record);
+    if (secondsSince(last_status_) >= kStatusEverySeconds) {
+      status_.set(RunState::Running, "", state_.step, state_.tokens);
+      last_status_ = Clock::now();
     }
   }
-  if (group) {  // the ranks must hold the same weights: say so (or warn) in the log
-    const double difference = maxWeightDifferenceFromRank0(*group, *model);
+
+  // Warns once, at the first logged train loss far above uniform guessing; the finished status keeps it.
+  void warnOnDivergence(const MetricsRecord& record) {
+    const bool diverged = record.train_loss && *record.train_loss > diverged_loss_;
+    if (!diverged || !divergence_warning_.empty()) return;
+    divergence_warning_ =
+        "train loss " + std::to_string(*record.train_loss) + " at step " + std::to_string(state_.step) +
+        " is far above ln(vocab) = " + std::to_string(std::log(static_cast<double>(run_.model.vocab_size))) +
+        " (guessing uniformly): the run has probably diverged; lower train.learning_rate";
+    log_.warn(divergence_warning_);
+  }
+
+  TrainOutcome stopOnRequest() {
+    if (writer_) writeCheckpoint();
+    status_.set(RunState::Stopped, "stop requested", state_.step, state_.tokens);
+    log_.info("stopped at step " + std::to_string(state_.step));
+    return {RunState::Stopped, "stop requested", state_.step, state_.best_eval_loss};
+  }
+
+  TrainOutcome failOnNonFiniteLoss(double loss, double lr) {
+    const std::string reason = nonFiniteLossReason(loss, state_.step + 1, lr, paths_.checkpoints());
+    status_.set(RunState::Failed, reason, state_.step, state_.tokens);
+    log_.error(reason);
+    return {RunState::Failed, reason, state_.step, state_.best_eval_loss};
+  }
+
+  // The ranks must hold the same weights: say so (or warn) in the log.
+  void reportRankAgreement() {
+    const double difference = maxWeightDifferenceFromRank0(*group_, *model_);
     if (difference == 0) {
-      log.info("data parallel: every rank holds the same weights at step " + std::to_string(state.step));
+      log_.info("data parallel: every rank holds the same weights at step " + std::to_string(state_.step));
     } else {
-      log.warn("data parallel: the ranks' weights differ by up to " + std::to_string(difference) + " at step " +
-               std::to_string(state.step));
+      log_.warn("data parallel: the ranks' weights differ by up to " + std::to_string(difference) + " at step " +
+                std::to_string(state_.step));
     }
   }
-  if (writer && (last_checkpoint_step != state.step || !latestCheckpoint(paths.checkpoints()))) writeCheckpoint();
-  status.set(RunState::Finished, divergence_warning.empty() ? "" : "warning: " + divergence_warning, state.step,
-             state.tokens);
-  log.info("finished at step " + std::to_string(state.step) + ", best eval loss " +
-           (state.best_eval_loss ? std::to_string(*state.best_eval_loss) : std::string("n/a")));
-  return {RunState::Finished, "", state.step, state.best_eval_loss};
+
+  const TrainRequest& req_;
+  const StartPlan& plan_;
+  const RunPaths& paths_;
+  RunLog& log_;
+  RunStatusRecorder& status_;
+  TrainerState& state_;
+  const RunConfig& run_;
+  const TrainConfig& tc_;
+  ProcessGroup* const group_;
+  const bool writer_;  // the rank whose metrics and checkpoints count
+  const TrainCadence cadence_;
+  const double diverged_loss_;
+
+  // Built by setUp(), in this order.
+  TrainDevice device_;
+  Precision precision_ = Precision::Fp32;
+  RunData data_;
+  LanguageModelPtr model_;
+  std::unique_ptr<torch::optim::AdamW> optimizer_;
+  std::unique_ptr<DynamicLossScaler> loss_scaler_;
+  std::unique_ptr<GradientSync> gradient_sync_;
+  std::unique_ptr<MetricsWriter> metrics_;
+  std::vector<Batch> eval_batches_;
+  EvalWeighting eval_weighting_{};
+  int64_t horizon_ = 0;
+  nlohmann::json checkpoint_config_;
+
+  // Kept by the loop (and the finish).
+  Clock::time_point last_status_;
+  double wall_base_s_ = 0;  // the run's wall-clock seconds before this session
+  Clock::time_point session_start_;
+  int64_t last_checkpoint_step_ = 0;
+  std::string divergence_warning_;  // the first sign of divergence, kept for the final status
+};
+
+// One run from its start to its outcome; `state` is the caller's, so a failure can record it.
+TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const RunPaths& paths, RunLog& log,
+                          RunStatusRecorder& status, TrainerState& state) {
+  TrainSession session(req, plan, paths, log, status, state);
+  session.setUp();
+  if (auto stopped_or_failed = session.train()) return *stopped_or_failed;
+  return session.finish();
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 //       .group("Optimizer")
 //       .number("learning_rate", &TrainConfig::learning_rate, 0.0, 10.0, "Learning rate", "peak AdamW rate");
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -81,6 +82,24 @@ class FieldSet {
         [key, member](const Struct& s, nlohmann::json& j) { j[key] = s.*member; });
   }
 
+  // An enum member spelled by name: choices[i] names the enumerator whose value is i.
+  template <class E>
+  FieldSet& enumChoice(std::string key, E Struct::*member, std::vector<std::string> choices, std::string label,
+                       std::string help) {
+    static_assert(std::is_enum_v<E>, "enumChoice fields bind enum members");
+    FieldSpec spec = describe(key, FieldType::Choice, std::move(label), std::move(help));
+    spec.choices = choices;
+    return add(
+        std::move(spec),
+        [key, member, choices](JsonFields& f, Struct& s) {
+          const std::string name = f.choice(key, choices.at(static_cast<size_t>(s.*member)), choices);
+          s.*member = static_cast<E>(std::find(choices.begin(), choices.end(), name) - choices.begin());
+        },
+        [key, member, choices](const Struct& s, nlohmann::json& j) {
+          j[key] = choices.at(static_cast<size_t>(s.*member));
+        });
+  }
+
   FieldSet& text(std::string key, std::string Struct::*member, std::string label, std::string help) {
     return add(
         describe(key, FieldType::Text, std::move(label), std::move(help)),
@@ -106,6 +125,12 @@ class FieldSet {
   // Modifiers of the field added last.
   FieldSet& unit(std::string u) {
     return last([&](FieldSpec& s) { s.unit = std::move(u); });
+  }
+  FieldSet& flag(std::string option) {
+    return last([&](FieldSpec& s) { s.flag = std::move(option); });
+  }
+  FieldSet& choiceLabels(std::vector<std::string> labels) {
+    return last([&](FieldSpec& s) { s.choice_labels = std::move(labels); });
   }
   FieldSet& required() {
     return last([](FieldSpec& s) { s.required = true; });

@@ -28,6 +28,10 @@ struct FieldSpec {
   bool required = false;
   // Model families the field applies to (family options, family-specific model keys); empty: all.
   std::vector<std::string> families;
+  // The command-line option of a settings field when it is not "--" + the key with dashes ("--noise").
+  std::string flag;
+  // What forms show for each choice ("paper N(1/2, 1/20)"); empty: the choices themselves.
+  std::vector<std::string> choice_labels;
 
   bool hasBounds() const { return (type == FieldType::Integer || type == FieldType::Number) && max >= min; }
   // {"key", "type", "default", "min", "max", "choices", "unit", "label", "help", "group", ...}

@@ -7,6 +7,7 @@
 #include <c10/util/Exception.h>
 #include <torch/csrc/autograd/custom_function.h>
 
+#include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/launch.h"
 
 namespace mixerlab::kernels {
@@ -34,10 +35,6 @@ at::TensorOptions accOptions(const at::Tensor& t) {
   return t.options().dtype(t.scalar_type() == at::kDouble ? at::kDouble : at::kFloat);
 }
 
-void check(cudaError_t err, const char* what) {
-  TORCH_CHECK(err == cudaSuccess, what, ": ", cudaGetErrorString(err));
-}
-
 void checkCuda(const at::Tensor& ref, std::initializer_list<const at::Tensor*> others, const char* what) {
   TORCH_CHECK(ref.is_cuda(), what, ": expected CUDA tensors");
   for (const at::Tensor* t : others) {
@@ -56,10 +53,10 @@ at::Tensor tokenMixForwardCuda(const at::Tensor& x_in, const at::Tensor& w_in, c
   const at::Tensor w = w_in.stride(1) == 1 ? w_in : w_in.contiguous();
   const at::Tensor bias = bias_in.defined() ? bias_in.contiguous() : at::Tensor();
   at::Tensor y = at::empty_like(x);
-  check(cuda::tokenMixForward(kernelDtype(x.scalar_type()), x.data_ptr(), w.data_ptr(), w.stride(0),
-                              bias.defined() ? bias.data_ptr() : nullptr, y.data_ptr(), x.size(0), x.size(1),
-                              x.size(2), at::cuda::getCurrentCUDAStream()),
-        "tokenMixForward");
+  checkCudaStatus(cuda::tokenMixForward(kernelDtype(x.scalar_type()), x.data_ptr(), w.data_ptr(), w.stride(0),
+                                        bias.defined() ? bias.data_ptr() : nullptr, y.data_ptr(), x.size(0), x.size(1),
+                                        x.size(2), at::cuda::getCurrentCUDAStream()),
+                  "tokenMixForward");
   return y;
 }
 
@@ -77,13 +74,13 @@ TokenMixGradients tokenMixBackwardCuda(const at::Tensor& grad_y_in, const at::Te
   g.weight = at::empty({length, length}, x.options());
   if (with_bias) g.bias = at::empty({length}, x.options());
   at::Tensor workspace = at::empty({cuda::tokenMixWeightWorkspace(batch, length, width)}, accOptions(x));
-  check(cuda::tokenMixBackwardInput(dtype, grad_y.data_ptr(), w.data_ptr(), w.stride(0), g.x.data_ptr(), batch,
-                                    length, width, stream),
-        "tokenMixBackwardInput");
-  check(cuda::tokenMixBackwardWeight(dtype, grad_y.data_ptr(), x.data_ptr(), g.weight.data_ptr(),
-                                     with_bias ? g.bias.data_ptr() : nullptr, workspace.data_ptr(), batch, length,
-                                     width, stream),
-        "tokenMixBackwardWeight");
+  checkCudaStatus(cuda::tokenMixBackwardInput(dtype, grad_y.data_ptr(), w.data_ptr(), w.stride(0), g.x.data_ptr(),
+                                              batch, length, width, stream),
+                  "tokenMixBackwardInput");
+  checkCudaStatus(cuda::tokenMixBackwardWeight(dtype, grad_y.data_ptr(), x.data_ptr(), g.weight.data_ptr(),
+                                               with_bias ? g.bias.data_ptr() : nullptr, workspace.data_ptr(), batch,
+                                               length, width, stream),
+                  "tokenMixBackwardWeight");
   return g;
 }
 
@@ -98,10 +95,10 @@ ResidualLayerNormForward residualLayerNormForwardCuda(const at::Tensor& x_in, co
   f.sum = at::empty_like(x);
   f.mean = at::empty({rows}, accOptions(x));
   f.rstd = at::empty({rows}, accOptions(x));
-  check(cuda::residualLayerNormForward(kernelDtype(x.scalar_type()), x.data_ptr(), r.data_ptr(), w.data_ptr(),
-                                       b.data_ptr(), f.out.data_ptr(), f.sum.data_ptr(), f.mean.data_ptr(),
-                                       f.rstd.data_ptr(), rows, width, eps, at::cuda::getCurrentCUDAStream()),
-        "residualLayerNormForward");
+  checkCudaStatus(cuda::residualLayerNormForward(kernelDtype(x.scalar_type()), x.data_ptr(), r.data_ptr(), w.data_ptr(),
+                                                 b.data_ptr(), f.out.data_ptr(), f.sum.data_ptr(), f.mean.data_ptr(),
+                                                 f.rstd.data_ptr(), rows, width, eps, at::cuda::getCurrentCUDAStream()),
+                  "residualLayerNormForward");
   return f;
 }
 
@@ -118,12 +115,12 @@ ResidualLayerNormGradients residualLayerNormBackwardCuda(const at::Tensor& grad_
   at::Tensor g_b_parts = at::empty({chunks, width}, accOptions(sum));
   ResidualLayerNormGradients g;
   g.x = at::empty_like(sum);
-  check(cuda::residualLayerNormBackward(kernelDtype(sum.scalar_type()), g_out.data_ptr(),
-                                        g_sum.defined() ? g_sum.data_ptr() : nullptr, sum.data_ptr(),
-                                        mean.contiguous().data_ptr(), rstd.contiguous().data_ptr(), w.data_ptr(),
-                                        g.x.data_ptr(), g_w_parts.data_ptr(), g_b_parts.data_ptr(), rows, width,
-                                        at::cuda::getCurrentCUDAStream()),
-        "residualLayerNormBackward");
+  checkCudaStatus(cuda::residualLayerNormBackward(kernelDtype(sum.scalar_type()), g_out.data_ptr(),
+                                                  g_sum.defined() ? g_sum.data_ptr() : nullptr, sum.data_ptr(),
+                                                  mean.contiguous().data_ptr(), rstd.contiguous().data_ptr(),
+                                                  w.data_ptr(), g.x.data_ptr(), g_w_parts.data_ptr(),
+                                                  g_b_parts.data_ptr(), rows, width, at::cuda::getCurrentCUDAStream()),
+                  "residualLayerNormBackward");
   g.weight = g_w_parts.sum(0).to(weight.scalar_type());
   g.bias = g_b_parts.sum(0).to(weight.scalar_type());
   return g;

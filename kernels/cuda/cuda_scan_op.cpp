@@ -8,6 +8,7 @@
 #include <torch/csrc/autograd/custom_function.h>
 
 #include "kernels/cuda/cuda_ops.h"
+#include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/launch.h"
 
 namespace mixerlab::kernels {
@@ -24,10 +25,6 @@ cuda::Dtype scanDtype(at::ScalarType type) {
   return cuda::Dtype::kFloat;
 }
 
-void check(cudaError_t err, const char* what) {
-  TORCH_CHECK(err == cudaSuccess, what, ": ", cudaGetErrorString(err));
-}
-
 class CudaScanFunction : public torch::autograd::Function<CudaScanFunction> {
  public:
   // D_in: [E], or empty for "no D".
@@ -41,10 +38,11 @@ class CudaScanFunction : public torch::autograd::Function<CudaScanFunction> {
     ctx->save_for_backward({u, delta, A, B, C, D});
     ctx->saved_data["has_D"] = has_D;
     at::Tensor y = at::empty_like(u);
-    check(cuda::selectiveScanForward(scanDtype(u.scalar_type()), u.data_ptr(), delta.data_ptr(), A.data_ptr(),
-                                     B.data_ptr(), C.data_ptr(), has_D ? D.data_ptr() : nullptr, y.data_ptr(),
-                                     u.size(0), u.size(1), u.size(2), A.size(1), at::cuda::getCurrentCUDAStream()),
-          "selectiveScanForward");
+    checkCudaStatus(
+        cuda::selectiveScanForward(scanDtype(u.scalar_type()), u.data_ptr(), delta.data_ptr(), A.data_ptr(),
+                                   B.data_ptr(), C.data_ptr(), has_D ? D.data_ptr() : nullptr, y.data_ptr(), u.size(0),
+                                   u.size(1), u.size(2), A.size(1), at::cuda::getCurrentCUDAStream()),
+        "selectiveScanForward");
     return y;
   }
 
@@ -62,20 +60,16 @@ class CudaScanFunction : public torch::autograd::Function<CudaScanFunction> {
     at::Tensor grad_B = at::empty({batch, length, state}, acc), grad_C = at::empty({batch, length, state}, acc);
     at::Tensor grad_D_parts = has_D ? at::empty({batch, channels}, acc) : at::Tensor();
     at::Tensor workspace = at::empty({cuda::selectiveScanBackwardWorkspace(batch, length, channels, state)}, acc);
-    check(cuda::selectiveScanBackward(scanDtype(u.scalar_type()), u.data_ptr(), delta.data_ptr(), A.data_ptr(),
-                                      B.data_ptr(), C.data_ptr(), has_D ? D.data_ptr() : nullptr, grad_y.data_ptr(),
-                                      grad_u.data_ptr(), grad_delta.data_ptr(), grad_A_parts.data_ptr(),
-                                      grad_B.data_ptr(), grad_C.data_ptr(),
-                                      has_D ? grad_D_parts.data_ptr() : nullptr, workspace.data_ptr(), batch, length,
-                                      channels, state, at::cuda::getCurrentCUDAStream()),
-          "selectiveScanBackward");
+    checkCudaStatus(
+        cuda::selectiveScanBackward(
+            scanDtype(u.scalar_type()), u.data_ptr(), delta.data_ptr(), A.data_ptr(), B.data_ptr(), C.data_ptr(),
+            has_D ? D.data_ptr() : nullptr, grad_y.data_ptr(), grad_u.data_ptr(), grad_delta.data_ptr(),
+            grad_A_parts.data_ptr(), grad_B.data_ptr(), grad_C.data_ptr(), has_D ? grad_D_parts.data_ptr() : nullptr,
+            workspace.data_ptr(), batch, length, channels, state, at::cuda::getCurrentCUDAStream()),
+        "selectiveScanBackward");
     const auto type = u.scalar_type();
-    return {grad_u,
-            grad_delta,
-            grad_A_parts.sum(0).to(type),
-            grad_B.to(type),
-            grad_C.to(type),
-            has_D ? grad_D_parts.sum(0).to(type) : at::Tensor()};
+    return {grad_u,          grad_delta,      grad_A_parts.sum(0).to(type),
+            grad_B.to(type), grad_C.to(type), has_D ? grad_D_parts.sum(0).to(type) : at::Tensor()};
   }
 };
 

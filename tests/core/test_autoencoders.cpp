@@ -11,18 +11,14 @@
 #include "core/models/safetensors.h"
 #include "core/train/checkpoint.h"
 #include "tests/test_support.h"
+#include "tests/tiny_model_config.h"
 
 using namespace mixerlab;
 
 namespace {
 ModelConfig config(const QString& arch, int64_t bottleneck = 0) {
-  ModelConfig c;
-  c.arch = arch.toStdString();
-  c.vocab_size = 50;
-  c.d_model = 16;
-  c.n_layers = 2;
+  ModelConfig c = testing::tinyModelConfig(arch.toStdString(), 50, 16, 2, 10);
   c.n_heads = 2;
-  c.context_length = 10;
   if (bottleneck) c.options = {{"bottleneck", bottleneck}};
   return c;
 }

@@ -12,6 +12,7 @@
 
 #include "core/models/model_registry.h"
 #include "core/models/safetensors.h"
+#include "tests/tiny_model_config.h"
 
 using namespace mixerlab;
 
@@ -24,13 +25,9 @@ constexpr double kTolerance = 1e-9;
 constexpr int64_t kLayers = 2, kHeads = 2;
 
 ModelConfig baselineConfig(const std::string& arch) {
-  ModelConfig c;  // rope_theta, norm_eps, ff_mult and options stay at their defaults
-  c.arch = arch;
-  c.vocab_size = 11;
-  c.d_model = 16;
-  c.n_layers = kLayers;
+  // rope_theta, norm_eps, ff_mult and options stay at their defaults
+  ModelConfig c = testing::tinyModelConfig(arch, 11, 16, kLayers, 8);
   c.n_heads = kHeads;
-  c.context_length = 8;
   return c;
 }
 

@@ -14,6 +14,7 @@
 #include "core/models/model_registry.h"
 #include "tests/cli_process.h"
 #include "tests/test_support.h"
+#include "tests/tiny_model_config.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;
@@ -28,13 +29,7 @@ nlohmann::json readJson(const fs::path& path) {
 }
 
 ModelConfig tinyModel(const std::string& arch, int64_t context) {
-  ModelConfig m;
-  m.arch = arch;
-  m.d_model = 32;
-  m.n_layers = 1;
-  m.context_length = context;
-  m.vocab_size = 64;
-  return m;
+  return testing::tinyModelConfig(arch, 64, 32, 1, context);
 }
 }  // namespace
 

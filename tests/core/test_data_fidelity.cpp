@@ -16,6 +16,7 @@
 #include "core/data/token_cache.h"
 #include "core/data/tokenizer.h"
 #include "core/models/model_registry.h"
+#include "tests/tiny_model_config.h"
 #include "core/runs/metrics_log.h"
 #include "core/runs/run_directory.h"
 #include "core/train/evaluator.h"
@@ -74,13 +75,7 @@ BatchingSettings layout(BatchMode mode, int64_t T, int64_t B, PaddingSide side, 
 }
 
 ModelConfig tinyMixer(int64_t vocab, int64_t context) {
-  ModelConfig c;
-  c.arch = "masked_mixer";
-  c.vocab_size = vocab;
-  c.d_model = 16;
-  c.n_layers = 2;
-  c.context_length = context;
-  return c;
+  return testing::tinyModelConfig("masked_mixer", vocab, 16, 2, context);
 }
 
 // Mean of -log p(label[b, t+1] | logits[b, t]) over one batch's targets, written out.

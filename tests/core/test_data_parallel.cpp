@@ -54,6 +54,28 @@ QString fileText(const fs::path& path) {
   return QString::fromStdString(std::string(std::istreambuf_iterator<char>(in), {}));
 }
 
+// Starts `launch` as a two-rank job training the mixer of `project` as run `run_id` (the ranks left
+// are killed grace_s after one fails) and waits up to 120 s for the run's first checkpoint in
+// runs_dir. Empty when it got there; otherwise what went wrong.
+QString startTwoRankJob(QProcess& launch, const QString& project, const QString& grace_s, const QString& run_id,
+                        const fs::path& runs_dir) {
+  launch.setProcessChannelMode(QProcess::MergedChannels);
+  launch.start(cli(), {"launch", "--nproc", "2", "--grace", grace_s, "--", "train", project, "--run", "mixer",
+                       "--run-id", run_id});
+  if (!launch.waitForStarted()) return "the launcher did not start";
+  const fs::path checkpoints = runs_dir / run_id.toStdString() / "checkpoints";
+  QElapsedTimer waited;
+  waited.start();
+  while (!latestCheckpoint(checkpoints) && waited.elapsed() < 120000) QTest::qWait(50);
+  return latestCheckpoint(checkpoints) ? QString() : QString("the job made no progress");
+}
+
+// The launcher's children: its ranks, rank 0 first.
+QStringList rankPids(const QProcess& launch) {
+  const std::string pid = std::to_string(launch.processId());
+  return fileText("/proc/" + pid + "/task/" + pid + "/children").split(' ', Qt::SkipEmptyParts);
+}
+
 std::vector<MetricsRecord> trainRecords(const fs::path& run) {
   std::vector<MetricsRecord> out;
   for (const auto& r : readMetrics(run / "metrics.jsonl")) {
@@ -107,19 +129,9 @@ class TestDataParallel : public QObject {
 
   void killedRankFailsTheJobAndResumes() {
     QProcess launch;
-    launch.setProcessChannelMode(QProcess::MergedChannels);
-    launch.start(cli(), {"launch", "--nproc", "2", "--grace", "3", "--", "train", project_, "--run", "mixer",
-                         "--run-id", "killed"});
-    QVERIFY(launch.waitForStarted());
+    QCOMPARE(startTwoRankJob(launch, project_, "3", "killed", dir_ / "runs"), QString());
     const fs::path run = dir_ / "runs" / "killed";
-    QElapsedTimer waited;
-    waited.start();
-    while (!latestCheckpoint(run / "checkpoints") && waited.elapsed() < 120000) QTest::qWait(50);
-    QVERIFY2(latestCheckpoint(run / "checkpoints"), "the job made no progress");
-    // The launcher's second child is rank 1.
-    const QString children = fileText("/proc/" + std::to_string(launch.processId()) + "/task/" +
-                                      std::to_string(launch.processId()) + "/children");
-    const QStringList pids = children.split(' ', Qt::SkipEmptyParts);
+    const QStringList pids = rankPids(launch);  // the second is rank 1
     QCOMPARE(pids.size(), 2);
     QElapsedTimer since_kill;
     since_kill.start();
@@ -145,18 +157,8 @@ class TestDataParallel : public QObject {
   // another dies is killed after the grace period: the job still ends, naming the dead rank.
   void hungRankIsKilledAfterTheGrace() {
     QProcess launch;
-    launch.setProcessChannelMode(QProcess::MergedChannels);
-    launch.start(cli(), {"launch", "--nproc", "2", "--grace", "1", "--", "train", project_, "--run", "mixer",
-                         "--run-id", "hung"});
-    QVERIFY(launch.waitForStarted());
-    const fs::path run = dir_ / "runs" / "hung";
-    QElapsedTimer waited;
-    waited.start();
-    while (!latestCheckpoint(run / "checkpoints") && waited.elapsed() < 120000) QTest::qWait(50);
-    QVERIFY2(latestCheckpoint(run / "checkpoints"), "the job made no progress");
-    const QStringList pids = fileText("/proc/" + std::to_string(launch.processId()) + "/task/" +
-                                      std::to_string(launch.processId()) + "/children")
-                                 .split(' ', Qt::SkipEmptyParts);
+    QCOMPARE(startTwoRankJob(launch, project_, "1", "hung", dir_ / "runs"), QString());
+    const QStringList pids = rankPids(launch);
     QCOMPARE(pids.size(), 2);
     auto no_leftovers = qScopeGuard([&] {
       for (const QString& pid : pids) ::kill(pid.toInt(), SIGKILL);

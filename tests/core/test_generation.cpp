@@ -15,6 +15,7 @@
 #include "core/train/trainer.h"
 #include "core/util/error.h"
 #include "tests/test_support.h"
+#include "tests/tiny_model_config.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;
@@ -285,13 +286,7 @@ class TestGeneration : public QObject {
   }
 
   void nonCausalModelsAreRefusedWithAReason() {
-    ModelConfig c;
-    c.arch = "bidirectional_mixer";
-    c.d_model = 16;
-    c.n_layers = 1;
-    c.context_length = 8;
-    c.vocab_size = 32;
-    auto model = buildModel(c);
+    auto model = buildModel(testing::tinyModelConfig("bidirectional_mixer", 32, 16, 1, 8));
     try {
       makeTokenDecoder(*model, DecoderChoice::kFast, 0);
       QFAIL("a bidirectional model was accepted for generation");

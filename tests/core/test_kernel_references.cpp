@@ -175,7 +175,9 @@ class TestKernelReferences : public QObject {
     const MixResult analytic = runMix(c, w_out, true);
     const double eps = 1e-6;
     torch::NoGradGuard no_grad;
-    auto loss = [&] { return (causalTokenMix(c.x, c.weight, c.bias) * w_out).sum().item<double>(); };
+    auto loss = [&x = c.x, &weight = c.weight, &bias = c.bias, &w_out] {
+      return (causalTokenMix(x, weight, bias) * w_out).sum().item<double>();
+    };
     const std::pair<at::Tensor, at::Tensor> inputs[] = {{c.x, analytic.dx}, {c.weight, analytic.dw}, {c.bias, analytic.dbias}};
     for (const auto& [input, grad] : inputs) {
       for (int64_t k = 0; k < input.numel(); ++k) {

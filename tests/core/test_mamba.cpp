@@ -10,19 +10,13 @@
 #include "core/models/safetensors.h"
 #include "core/models/state_space/mamba.h"
 #include "tests/test_support.h"
+#include "tests/tiny_model_config.h"
 
 using namespace mixerlab;
 
 namespace {
 ModelConfig mambaConfig(int64_t d, int64_t n, int64_t t, nlohmann::json options = nlohmann::json::object()) {
-  ModelConfig c;
-  c.arch = "mamba";
-  c.vocab_size = 97;
-  c.d_model = d;
-  c.n_layers = n;
-  c.context_length = t;
-  c.options = std::move(options);
-  return c;
+  return testing::tinyModelConfig("mamba", 97, d, n, t, std::move(options));
 }
 }  // namespace
 

@@ -19,20 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-TrainOutcome train(const ProjectConfig& project, RunConfig run, const fs::path& dir, bool resume = false,
-                   int64_t stop_at = 0) {
-  std::atomic<bool> stop{false};
-  TrainRequest r;
-  r.project = &project;
-  r.run = std::move(run);
-  r.run_dir = dir;
-  r.resume = resume;
-  r.stop_requested = &stop;
-  r.on_progress = [&](const TrainProgress& p) {
-    if (stop_at > 0 && p.step >= stop_at) stop = true;
-  };
-  return trainRun(r);
-}
+using testing::trainTinyRun;
 
 std::vector<double> trainLosses(const fs::path& dir) {
   std::vector<double> losses;
@@ -147,9 +134,9 @@ class TestMixedPrecision : public QObject {
     run.train.checkpoint_every = 0;
     const fs::path fp32_dir = dir_ / ("fp32-" + arch.toStdString());
     const fs::path bf16_dir = dir_ / ("bf16-" + arch.toStdString());
-    train(project_, run, fp32_dir);
+    trainTinyRun(project_, run, fp32_dir);
     run.train.precision = "bf16";
-    const TrainOutcome outcome = train(project_, run, bf16_dir);
+    const TrainOutcome outcome = trainTinyRun(project_, run, bf16_dir);
     QCOMPARE(outcome.state, RunState::Finished);
     const auto fp32 = trainLosses(fp32_dir);
     const auto bf16 = trainLosses(bf16_dir);
@@ -172,7 +159,7 @@ class TestMixedPrecision : public QObject {
     run.train.precision = "fp16";
     run.train.max_steps = 2;
     try {
-      train(project_, run, dir_ / "fp16-cpu");
+      trainTinyRun(project_, run, dir_ / "fp16-cpu");
       QFAIL("fp16 on the CPU trained");
     } catch (const MixerLabError& e) {
       const std::string message = std::string(e.what());
@@ -194,15 +181,15 @@ class TestMixedPrecision : public QObject {
     run.train.checkpoint_every = 4;
     run.train.eval_every = 4;
     const fs::path whole = dir_ / "scaled-whole";
-    train(project_, run, whole);
+    trainTinyRun(project_, run, whole);
     const auto records = readMetrics(whole / "metrics.jsonl");
     QVERIFY(!records.empty());
     QCOMPARE(extraMetric(records.back(), "loss_scale"), 1024.0 * 16);  // doubled at steps 2, 4, 6, 8
     QCOMPARE(extraMetric(records.back(), "skipped_steps"), 0.0);
 
     const fs::path resumed = dir_ / "scaled-resumed";
-    QCOMPARE(train(project_, run, resumed, false, /*stop_at=*/4).state, RunState::Stopped);
-    QCOMPARE(train(project_, run, resumed, /*resume=*/true).state, RunState::Finished);
+    QCOMPARE(trainTinyRun(project_, run, resumed, false, /*stop_after_step=*/4).state, RunState::Stopped);
+    QCOMPARE(trainTinyRun(project_, run, resumed, /*resume=*/true).state, RunState::Finished);
     const auto again = readMetrics(resumed / "metrics.jsonl");
     QCOMPARE(again.size(), records.size());
     for (size_t i = 0; i < records.size(); ++i) {

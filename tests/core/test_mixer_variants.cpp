@@ -11,19 +11,14 @@
 #include "core/models/model_registry.h"
 #include "core/models/safetensors.h"
 #include "tests/test_support.h"
+#include "tests/tiny_model_config.h"
 
 using namespace mixerlab;
 
 namespace {
 ModelConfig variant(const nlohmann::json& options, int64_t d = 32, int64_t t = 24, int64_t n = 2, int64_t k = 1) {
-  ModelConfig c;
-  c.arch = "masked_mixer";
-  c.vocab_size = 97;
-  c.d_model = d;
-  c.context_length = t;
-  c.n_layers = n;
+  ModelConfig c = testing::tinyModelConfig("masked_mixer", 97, d, n, t, options);
   c.kernel_size = k;
-  c.options = options;
   return c;
 }
 

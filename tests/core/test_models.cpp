@@ -7,28 +7,19 @@
 
 #include "core/models/mixers/masked_mixer.h"
 #include "core/models/model_registry.h"
+#include "tests/tiny_model_config.h"
 
 using namespace mixerlab;
 
 namespace {
 ModelConfig mixerConfig(int64_t d, int64_t t, int64_t n, int64_t k = 1) {
-  ModelConfig c;
-  c.arch = "masked_mixer";
-  c.vocab_size = 4096;
-  c.d_model = d;
-  c.context_length = t;
-  c.n_layers = n;
+  ModelConfig c = testing::tinyModelConfig("masked_mixer", 4096, d, n, t);
   c.kernel_size = k;
   return c;
 }
 ModelConfig llamaConfig(int64_t d, int64_t n, int64_t h, int64_t t = 512) {
-  ModelConfig c;
-  c.arch = "llama";
-  c.vocab_size = 4096;
-  c.d_model = d;
-  c.n_layers = n;
+  ModelConfig c = testing::tinyModelConfig("llama", 4096, d, n, t);
   c.n_heads = h;
-  c.context_length = t;
   return c;
 }
 }  // namespace

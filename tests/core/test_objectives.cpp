@@ -5,18 +5,14 @@
 
 #include "core/models/model_registry.h"
 #include "core/models/objectives.h"
+#include "tests/tiny_model_config.h"
 
 using namespace mixerlab;
 
 namespace {
 ModelConfig small(const std::string& arch, const std::string& objective) {
-  ModelConfig c;
-  c.arch = arch;
-  c.vocab_size = 40;
-  c.d_model = 16;
-  c.n_layers = 4;
+  ModelConfig c = testing::tinyModelConfig(arch, 40, 16, 4, 12);
   c.n_heads = 2;
-  c.context_length = 12;
   c.objective = objective;
   c.mtp_tokens = 3;
   return c;

@@ -24,6 +24,7 @@
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "tests/test_support.h"
+#include "tests/tiny_model_config.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;
@@ -33,13 +34,8 @@ namespace {
 constexpr int64_t kVocab = 512;  // the demo tokenizer's size
 
 ModelConfig smallConfig(const std::string& arch) {
-  ModelConfig c;
-  c.arch = arch;
-  c.vocab_size = kVocab;
-  c.d_model = 16;
-  c.n_layers = 2;
+  ModelConfig c = testing::tinyModelConfig(arch, kVocab, 16, 2, 8);
   c.n_heads = 2;
-  c.context_length = 8;
   return c;
 }
 

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "core/runs/metrics_log.h"
+#include "core/runs/run_directory.h"
 #include "core/runs/run_status.h"
 #include "core/runs/run_summary.h"
 #include "core/train/lr_schedule.h"
@@ -183,6 +184,20 @@ class TestRuns : public QObject {
     QCOMPARE(learningRateAt(60, 1.0, 10, 110, "cosine", 0.0), 0.5);
     QVERIFY(qAbs(learningRateAt(110, 1.0, 10, 110, "cosine", 0.1) - 0.1) < 1e-12);
     QCOMPARE(learningRateAt(500, 1.0, 10, 110, "constant", 0.0), 1.0);
+  }
+
+  // RunPaths answers where a checkpoint's run and a run's project are, whatever the spelling.
+  void runFolderOfACheckpointFolder() {
+    const fs::path run = "/p/runs/mixer";
+    for (const fs::path& checkpoint :
+         {run / "checkpoints" / "step-5", run / "checkpoints" / "step-5" / "", run / "checkpoints" / "step-5" / "."}) {
+      QCOMPARE(QString::fromStdString(RunPaths::ofCheckpoint(checkpoint).root.string()), QString("/p/runs/mixer"));
+      QVERIFY(RunPaths::holdsCheckpoint(checkpoint));
+    }
+    QCOMPARE(RunPaths::ofCheckpoint(run / "checkpoints" / "step-5").checkpoints(), run / "checkpoints");
+    QVERIFY(!RunPaths::holdsCheckpoint("/exported/step-5"));  // a checkpoint copied out of its run
+    QCOMPARE(QString::fromStdString(RunPaths{run}.projectFolder().string()), QString("/p"));
+    QCOMPARE(QString::fromStdString(RunPaths{run / ""}.projectFolder().string()), QString("/p"));
   }
 };
 

@@ -8,6 +8,7 @@
 #include "core/models/safetensors.h"
 #include "core/util/error.h"
 #include "tests/test_support.h"
+#include "tests/tiny_model_config.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;
@@ -25,13 +26,8 @@ class TestSafetensors : public QObject {
   void modelRoundTrip() {
     QFETCH(QString, arch);
     QFETCH(bool, tied);
-    ModelConfig c;
-    c.arch = arch.toStdString();
-    c.vocab_size = 64;
-    c.d_model = 16;
-    c.n_layers = 2;
+    ModelConfig c = testing::tinyModelConfig(arch.toStdString(), 64, 16, 2, 8);
     c.n_heads = 2;
-    c.context_length = 8;
     c.tie_weights = tied;
     torch::manual_seed(1);
     auto a = buildModel(c);
@@ -86,11 +82,7 @@ class TestSafetensors : public QObject {
   }
 
   void shapeMismatchNamesTensor() {
-    ModelConfig c;
-    c.vocab_size = 32;
-    c.d_model = 8;
-    c.n_layers = 1;
-    c.context_length = 4;
+    ModelConfig c = testing::tinyModelConfig("masked_mixer", 32, 8, 1, 4);
     auto a = buildModel(c);
     c.context_length = 6;
     auto b = buildModel(c);
@@ -121,7 +113,7 @@ class TestSafetensors : public QObject {
       for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
       return bytes + header;
     };
-    for (const std::string header : {std::string(R"({"__metadata__": {"mixerlab_data_fnv1a64": {}}})"), std::string("[1, 2]")}) {
+    for (const std::string& header : {std::string(R"({"__metadata__": {"mixerlab_data_fnv1a64": {}}})"), std::string("[1, 2]")}) {
       try {
         parseSafetensors(file(header), "odd.safetensors");
         QFAIL(header.c_str());

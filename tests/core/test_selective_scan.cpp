@@ -9,30 +9,13 @@
 #include <cstring>
 
 #include "kernels/selective_scan.h"
+#include "tests/scan_inputs.h"
 
 using namespace mixerlab::kernels;
 
 namespace {
-// max |a - b| / max |b|: one relative error for the whole tensor.
-double relativeError(const at::Tensor& a, const at::Tensor& b) {
-  const double scale = std::max(b.abs().max().item<double>(), 1e-30);
-  return (a - b).abs().max().item<double>() / scale;
-}
-
-struct ScanInputs {
-  at::Tensor u, delta, A, B, C, D;
-};
-ScanInputs randomInputs(int64_t batch, int64_t length, int64_t channels, int64_t state) {
-  ScanInputs in;
-  in.u = torch::randn({batch, length, channels});
-  in.delta = torch::nn::functional::softplus(torch::randn({batch, length, channels}) - 1.0);
-  in.A = -torch::exp(torch::randn({channels, state}));
-  in.B = torch::randn({batch, length, state});
-  in.C = torch::randn({batch, length, state});
-  in.D = torch::randn({channels});
-  for (auto* t : {&in.u, &in.delta, &in.A, &in.B, &in.C, &in.D}) t->requires_grad_(true);
-  return in;
-}
+using mixerlab::testing::relativeError;
+using mixerlab::testing::ScanInputs;
 
 // Gradients of sum(y * w) with respect to all inputs.
 std::vector<at::Tensor> gradients(ScanInputs& in, ScanMode mode, int64_t chunk, const at::Tensor& w) {
@@ -98,7 +81,7 @@ class TestSelectiveScan : public QObject {
     QFETCH(qlonglong, length);
     QFETCH(qlonglong, chunk);
     torch::manual_seed(7);
-    auto in = randomInputs(2, length, 6, 5);
+    auto in = mixerlab::testing::randomScanInputs(2, length, 6, 5);
     auto w = torch::randn({2, length, 6});
     auto y_ref = selectiveScan(in.u, in.delta, in.A, in.B, in.C, in.D, ScanMode::Sequential, chunk);
     auto g_ref = gradients(in, ScanMode::Sequential, chunk, w);

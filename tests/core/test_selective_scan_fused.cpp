@@ -8,37 +8,15 @@
 
 #include "kernels/selective_scan.h"
 #include "kernels/selective_scan_fused.h"
+#include "tests/scan_inputs.h"
 
 using namespace mixerlab::kernels;
 
 namespace {
-// max |a - b| / max |b|: one relative error for the whole tensor.
-double relativeError(const at::Tensor& a, const at::Tensor& b) {
-  const double scale = std::max(b.abs().max().item<double>(), 1e-30);
-  return (a - b).abs().max().item<double>() / scale;
-}
-
-struct ScanInputs {
-  at::Tensor u, delta, A, B, C, D;
-  std::vector<at::Tensor*> all() { return {&u, &delta, &A, &B, &C, &D}; }
-};
+using mixerlab::testing::randomScanInputs;
+using mixerlab::testing::relativeError;
+using mixerlab::testing::ScanInputs;
 const char* const kInputNames[] = {"u", "delta", "A", "B", "C", "D"};
-
-ScanInputs randomInputs(int64_t batch, int64_t length, int64_t channels, int64_t state, bool with_d,
-                        at::ScalarType dtype) {
-  const auto opts = torch::TensorOptions().dtype(dtype);
-  ScanInputs in;
-  in.u = torch::randn({batch, length, channels}, opts);
-  in.delta = torch::nn::functional::softplus(torch::randn({batch, length, channels}, opts) - 1.0);
-  in.A = -torch::exp(torch::randn({channels, state}, opts));
-  in.B = torch::randn({batch, length, state}, opts);
-  in.C = torch::randn({batch, length, state}, opts);
-  if (with_d) in.D = torch::randn({channels}, opts);
-  for (auto* t : in.all()) {
-    if (t->defined()) t->requires_grad_(true);
-  }
-  return in;
-}
 
 at::Tensor scan(const ScanInputs& in, ScanMode mode) {
   return selectiveScan(in.u, in.delta, in.A, in.B, in.C, in.D, mode);
@@ -99,7 +77,7 @@ class TestSelectiveScanFused : public QObject {
     QFETCH(qlonglong, state);
     QFETCH(bool, withD);
     torch::manual_seed(static_cast<uint64_t>(batch * 1000 + length * 10 + state));
-    auto in = randomInputs(batch, length, channels, state, withD, at::kFloat);
+    auto in = randomScanInputs(batch, length, channels, state, withD, at::kFloat);
     torch::NoGradGuard no_grad;
     const double err = relativeError(scan(in, ScanMode::Fused), scan(in, ScanMode::Sequential));
     QVERIFY2(err < 1e-5, qPrintable(QString("fp32 relative error %1 (tolerance 1e-5)").arg(err)));
@@ -113,7 +91,7 @@ class TestSelectiveScanFused : public QObject {
     QFETCH(qlonglong, state);
     QFETCH(bool, withD);
     torch::manual_seed(static_cast<uint64_t>(batch * 1000 + length * 10 + state + 1));
-    auto in = randomInputs(batch, length, channels, state, withD, at::kDouble);
+    auto in = randomScanInputs(batch, length, channels, state, withD, at::kDouble);
     const auto w = torch::randn({batch, length, channels}, torch::TensorOptions().dtype(at::kDouble));
     QVERIFY(relativeError(scan(in, ScanMode::Fused), scan(in, ScanMode::Sequential)) < 1e-12);
     const auto reference = gradients(in, ScanMode::Sequential, w);
@@ -130,20 +108,20 @@ class TestSelectiveScanFused : public QObject {
   // Central differences of sum(y * w) in fp64, element by element, on a tiny shape.
   void finiteDifferenceCheck() {
     torch::manual_seed(11);
-    auto in = randomInputs(2, 4, 3, 2, true, at::kDouble);
+    auto in = randomScanInputs(2, 4, 3, 2, true, at::kDouble);
     const auto w = torch::randn({2, 4, 3}, torch::TensorOptions().dtype(at::kDouble));
     const auto analytic = gradients(in, ScanMode::Fused, w);
     const double eps = 1e-6;
     torch::NoGradGuard no_grad;
-    auto loss = [&]() { return (scan(in, ScanMode::Fused) * w).sum().item<double>(); };
+    auto loss = [&w](const ScanInputs& inputs) { return (scan(inputs, ScanMode::Fused) * w).sum().item<double>(); };
     for (size_t i = 0; i < analytic.size(); ++i) {
       at::Tensor flat = in.all()[i]->view({-1});
       for (int64_t k = 0; k < flat.numel(); ++k) {
         const double x = flat[k].item<double>();
         flat[k] = x + eps;
-        const double plus = loss();
+        const double plus = loss(in);
         flat[k] = x - eps;
-        const double minus = loss();
+        const double minus = loss(in);
         flat[k] = x;
         const double numeric = (plus - minus) / (2 * eps);
         const double exact = analytic[i].view({-1})[k].item<double>();
@@ -156,7 +134,7 @@ class TestSelectiveScanFused : public QObject {
   // One thread or two: the per-slice partial sums give the same gradients.
   void threadCountDoesNotChangeGradients() {
     torch::manual_seed(5);
-    auto in = randomInputs(3, 17, 5, 4, true, at::kDouble);
+    auto in = randomScanInputs(3, 17, 5, 4, true, at::kDouble);
     const auto w = torch::randn({3, 17, 5}, torch::TensorOptions().dtype(at::kDouble));
     at::set_num_threads(1);
     const auto one = gradients(in, ScanMode::Fused, w);
@@ -167,7 +145,7 @@ class TestSelectiveScanFused : public QObject {
 
   void strongDecaysStayFinite() {
     torch::manual_seed(3);
-    auto in = randomInputs(2, 70, 4, 3, true, at::kFloat);
+    auto in = randomScanInputs(2, 70, 4, 3, true, at::kFloat);
     {
       torch::NoGradGuard no_grad;
       in.A.mul_(1e4);  // dt*A far below log(FLT_MIN): every state forgets its past
@@ -180,7 +158,7 @@ class TestSelectiveScanFused : public QObject {
   }
 
   void oneAutogradNodePerCall() {
-    auto in = randomInputs(2, 9, 3, 4, true, at::kFloat);
+    auto in = randomScanInputs(2, 9, 3, 4, true, at::kFloat);
     auto y = scan(in, ScanMode::Fused);
     QVERIFY(y.grad_fn());
     QVERIFY2(QString::fromStdString(y.grad_fn()->name()).contains("FusedScan"), y.grad_fn()->name().c_str());
@@ -188,7 +166,7 @@ class TestSelectiveScanFused : public QObject {
   }
 
   void unsupportedTensorsTakeTheParallelScan() {
-    auto in = randomInputs(2, 5, 3, 4, true, at::kFloat);
+    auto in = randomScanInputs(2, 5, 3, 4, true, at::kFloat);
     QVERIFY(fusedScanSupports(in.u, in.delta, in.A, in.B, in.C, in.D));
     QVERIFY(fusedScanSupports(in.u, in.delta, in.A, in.B, in.C, at::Tensor()));
     QVERIFY(!fusedScanSupports(in.u, in.delta, in.A.to(at::kDouble), in.B, in.C, in.D));  // mixed dtypes
@@ -203,7 +181,7 @@ class TestSelectiveScanFused : public QObject {
   }
 
   void doubleBackwardIsRefused() {
-    auto in = randomInputs(1, 3, 2, 2, true, at::kDouble);
+    auto in = randomScanInputs(1, 3, 2, 2, true, at::kDouble);
     auto y = scan(in, ScanMode::Fused).sum();
     QVERIFY_THROWS_EXCEPTION(std::exception, torch::autograd::grad({y}, {in.u}, {}, true, /*create_graph=*/true));
   }

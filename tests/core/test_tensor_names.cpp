@@ -18,6 +18,7 @@
 #include "core/models/safetensors.h"
 #include "core/train/checkpoint.h"
 #include "tests/test_support.h"
+#include "tests/tiny_model_config.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;
@@ -72,16 +73,10 @@ const NameCase& caseNamed(const QString& file) {
 }
 
 ModelConfig smallConfig(const NameCase& k) {
-  ModelConfig c;
-  c.arch = k.arch;
-  c.vocab_size = 11;
-  c.d_model = 16;
-  c.n_layers = 2;
+  ModelConfig c = testing::tinyModelConfig(k.arch, 11, 16, 2, 6, k.options);
   c.n_heads = 2;
-  c.context_length = 6;
   c.kernel_size = k.kernel_size;
   c.tie_weights = k.tied;
-  c.options = k.options;
   c.objective = k.objective;
   return c;
 }

@@ -16,6 +16,7 @@
 #include "core/train/evaluator.h"
 #include "core/train/train_step.h"
 #include "tests/test_support.h"
+#include "tests/tiny_model_config.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;
@@ -26,14 +27,8 @@ constexpr int64_t kVocab = 61;
 constexpr int64_t kContext = 8;
 
 ModelConfig tinyModel(const std::string& arch, nlohmann::json options = nlohmann::json::object()) {
-  ModelConfig c;
-  c.arch = arch;
-  c.vocab_size = kVocab;
-  c.d_model = 16;
-  c.n_layers = 2;
+  ModelConfig c = testing::tinyModelConfig(arch, kVocab, 16, 2, kContext, std::move(options));
   c.n_heads = 2;
-  c.context_length = kContext;
-  c.options = std::move(options);
   return c;
 }
 

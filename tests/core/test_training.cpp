@@ -17,17 +17,7 @@ namespace fs = std::filesystem;
 namespace {
 TrainOutcome train(const ProjectConfig& project, const std::string& run, const fs::path& dir, bool resume,
                    int64_t stop_after_step = 0) {
-  std::atomic<bool> stop{false};
-  TrainRequest r;
-  r.project = &project;
-  r.run = project.run(run);
-  r.run_dir = dir;
-  r.resume = resume;
-  r.stop_requested = &stop;
-  r.on_progress = [&](const TrainProgress& p) {
-    if (stop_after_step > 0 && p.step >= stop_after_step) stop = true;
-  };
-  return trainRun(r);
+  return testing::trainTinyRun(project, project.run(run), dir, resume, stop_after_step);
 }
 }  // namespace
 

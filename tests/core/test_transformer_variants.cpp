@@ -15,20 +15,16 @@
 #include "core/train/checkpoint.h"
 #include "core/train/trainer.h"
 #include "tests/test_support.h"
+#include "tests/training_fixture.h"
+#include "tests/tiny_model_config.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;
 
 namespace {
 ModelConfig smallConfig(const std::string& arch, nlohmann::json options = nlohmann::json::object()) {
-  ModelConfig c;
-  c.arch = arch;
-  c.vocab_size = 97;
-  c.d_model = 32;
-  c.n_layers = 2;
+  ModelConfig c = testing::tinyModelConfig(arch, 97, 32, 2, 24, std::move(options));
   c.n_heads = 4;
-  c.context_length = 24;
-  c.options = std::move(options);
   return c;
 }
 ModelConfig variant(const QString& name) {
@@ -61,11 +57,7 @@ class TestTransformerVariants : public QObject {
     //              ln_1 2*512 = 1,024; c_fc 512*2048 + 2048 = 1,050,624; mlp.c_proj 2048*512 + 512 = 1,049,088;
     //              ln_2 1,024  -> 3,152,384; x8 = 25,219,072
     //   head tied (0)  -> total 2,097,152 + 262,144 + 25,219,072 = 27,578,368
-    ModelConfig c = smallConfig("gpt");
-    c.vocab_size = 4096;
-    c.context_length = 512;
-    c.d_model = 512;
-    c.n_layers = 8;
+    ModelConfig c = testing::tinyModelConfig("gpt", 4096, 512, 8, 512);
     c.n_heads = 4;
     QCOMPARE(estimateCost(c, 1).parameters, int64_t{27578368});
     QCOMPARE(buildModel(c)->parameterCount(), int64_t{27578368});
@@ -73,11 +65,8 @@ class TestTransformerVariants : public QObject {
 
   void transfixerCountIsLlamaPlusConvs() {
     // Spec Llama D=512, N=8 (37,757,440; H does not change the count) + 8 x (512*512 + 512) conv.
-    ModelConfig c = smallConfig("transfixer");
-    c.vocab_size = 4096;
-    c.context_length = 512;
-    c.d_model = 512;
-    c.n_layers = 8;
+    ModelConfig c = testing::tinyModelConfig("transfixer", 4096, 512, 8, 512);
+    c.n_heads = 4;
     QCOMPARE(estimateCost(c, 1).parameters, int64_t{37757440 + 8 * (512 * 512 + 512)});
     c.arch = "bidirectional_transformer";  // two 8-layer stacks, no final norm: 2*(37,757,440 - 2*V*D - D) - 512 + 2VD
     QCOMPARE(estimateCost(c, 1).parameters, int64_t{2 * (37757440 - 2 * 4096 * 512 - 512) + 2 * 4096 * 512});
@@ -230,17 +219,7 @@ class TestTransformerVariants : public QObject {
 
 namespace {
 TrainOutcome trainGpt(const ProjectConfig& project, const fs::path& dir, bool resume, int64_t stop_after_step = 0) {
-  std::atomic<bool> stop{false};
-  TrainRequest r;
-  r.project = &project;
-  r.run = project.run("gpt");
-  r.run_dir = dir;
-  r.resume = resume;
-  r.stop_requested = &stop;
-  r.on_progress = [&](const TrainProgress& p) {
-    if (stop_after_step > 0 && p.step >= stop_after_step) stop = true;
-  };
-  return trainRun(r);
+  return testing::trainTinyRun(project, project.run("gpt"), dir, resume, stop_after_step);
 }
 }  // namespace
 

@@ -15,6 +15,7 @@
 #include "core/config/project_config.h"
 #include "core/models/model_registry.h"
 #include "tests/test_support.h"
+#include "tests/tiny_model_config.h"
 #include "widgets/config_form.h"
 
 using namespace mixerlab;
@@ -204,8 +205,9 @@ class TestConfigSchema : public QObject {
       // checks exactly what is declared (not a copy that could drift).
       std::string expected = "expected";
       if (r.spec.hasBounds()) {
-        auto text = [&](double v) {
-          if (r.spec.type != FieldType::Integer) return nlohmann::json(v).dump();
+        const bool integer = r.spec.type == FieldType::Integer;
+        auto text = [integer](double v) {
+          if (!integer) return nlohmann::json(v).dump();
           return v >= 9.2e18 ? std::to_string(std::numeric_limits<int64_t>::max())
                              : std::to_string(static_cast<long long>(v));
         };
@@ -243,12 +245,7 @@ class TestConfigSchema : public QObject {
       return n;
     };
     for (const auto& a : architectures()) {
-      ModelConfig c;
-      c.arch = a.name;
-      c.vocab_size = 64;
-      c.d_model = 32;
-      c.n_layers = 2;
-      c.context_length = 16;
+      ModelConfig c = testing::tinyModelConfig(a.name, 64, 32, 2, 16);
       c.n_heads = 4;
       c.tie_weights = false;
       const int64_t untied = parameters(c);

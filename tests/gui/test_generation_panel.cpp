@@ -18,6 +18,7 @@
 #include "app/gui/common/checkpoint_choice.h"
 #include "app/gui/tooling/event_loop_latency.h"
 #include "app/gui/generation/generation_panel.h"
+#include "app/gui/generation/generation_settings_bridge.h"
 #include "app/gui/generation/generator_cache.h"
 #include "app/gui/shell/main_window.h"
 #include "core/analysis/generation.h"
@@ -25,6 +26,7 @@
 #include "core/train/checkpoint.h"
 #include "core/train/trainer.h"
 #include "core/util/atomic_file.h"
+#include "tests/gui_test_support.h"
 #include "tests/training_fixture.h"
 #include "widgets/generation_column_view.h"
 #include "widgets/sampling_settings_form.h"
@@ -54,6 +56,31 @@ void setForm(gui::GenerationPanel& panel, const widgets::SamplingValues& values)
   panel.settingsForm()->setValues(values);
 }
 
+// Puts kPrompt in the panel and the Greedy preset (the form's default) into its form, with
+// max_new_tokens and, with past_eos, stop_at_eos off.
+void setGreedyRound(gui::GenerationPanel& panel, int max_new_tokens, bool past_eos = false) {
+  panel.setPrompt(kPrompt);
+  widgets::SamplingValues v = panel.settingsForm()->values();  // the Greedy preset
+  v.max_new_tokens = max_new_tokens;
+  if (past_eos) v.stop_at_eos = false;
+  setForm(panel, v);
+}
+
+// A greedy round long enough to run until cancelled: ~20 s at the tiny llama's ~1000 tokens/s.
+constexpr int kEndlessTokens = 20000;
+
+// Starts an endless greedy round and waits until the second column streams. Empty when it does;
+// otherwise what went wrong.
+QString startEndlessRound(gui::GenerationPanel& panel) {
+  setGreedyRound(panel, kEndlessTokens, /*past_eos=*/true);
+  const QString error = panel.generate();
+  if (!error.isEmpty()) return error;
+  if (!QTest::qWaitFor([&]() { return panel.column(1)->tokenCount() > 5; }, kTimeoutMs)) {
+    return "the second column did not stream";
+  }
+  return QString();
+}
+
 }  // namespace
 
 class TestGenerationPanel : public QObject {
@@ -75,20 +102,13 @@ class TestGenerationPanel : public QObject {
   void initTestCase() {
     dir_ = testing::makeScratchDir("generation-panel");
     project_file_ = testing::writeTinyProject(dir_);
-    const ProjectConfig project = loadProject(project_file_);
-    for (const char* name : {"mixer", "llama"}) {
-      TrainRequest r;
-      r.project = &project;
-      r.run = project.run(name);
-      r.run_dir = dir_ / "runs" / name;
-      QCOMPARE(int(trainRun(r).state), int(RunState::Finished));
-    }
+    QCOMPARE(testing::trainRunsToTheEnd(loadProject(project_file_), dir_, {"mixer", "llama"}), QString());
     mixer_ = dir_ / "runs/mixer";
     llama_ = dir_ / "runs/llama";
   }
 
   void presetsFillTheFields() {
-    widgets::SamplingSettingsForm form;
+    widgets::SamplingSettingsForm form(gui::samplingFormFields());
     QVERIFY(form.choosePreset("Creative"));
     widgets::SamplingValues v = form.values();
     QVERIFY(!v.greedy);
@@ -127,7 +147,7 @@ class TestGenerationPanel : public QObject {
     QFETCH(quint64, seed);
     auto panel = twoColumnPanel();
     panel->setPrompt(kPrompt);
-    widgets::SamplingValues v;
+    widgets::SamplingValues v = panel->settingsForm()->values();  // the Greedy preset
     v.max_new_tokens = 12;
     v.seed = seed;
     setForm(*panel, v);
@@ -180,7 +200,7 @@ class TestGenerationPanel : public QObject {
     gui::GenerationPanel panel;
     QCOMPARE(panel.addCheckpoint(q(llama_.string())), QString());
     panel.setPrompt(kPrompt);
-    widgets::SamplingValues v;
+    widgets::SamplingValues v = panel.settingsForm()->values();  // the Greedy preset
     v.greedy = false;
     v.seed = 3;
     v.max_new_tokens = 24;
@@ -207,7 +227,7 @@ class TestGenerationPanel : public QObject {
     QCOMPARE(panel->prompt(), q(expected[1].prompt));
     QVERIFY(panel->truthColumn()->isVisible());
     QCOMPARE(panel->truthColumn()->generatedText(), q(expected[1].continuation));
-    widgets::SamplingValues v;
+    widgets::SamplingValues v = panel->settingsForm()->values();  // the Greedy preset
     v.max_new_tokens = 6;
     setForm(*panel, v);
     QVERIFY(runRound(*panel));
@@ -222,11 +242,7 @@ class TestGenerationPanel : public QObject {
   // Hovering a generated token shows a tooltip with its probability and the top-5 alternatives.
   void tokenToolTipListsAlternatives() {
     auto panel = twoColumnPanel();
-    panel->setPrompt(kPrompt);
-    widgets::SamplingValues v;
-    v.max_new_tokens = 10;
-    v.stop_at_eos = false;
-    setForm(*panel, v);
+    setGreedyRound(*panel, 10, /*past_eos=*/true);
     panel->show();
     QVERIFY(QTest::qWaitForWindowExposed(panel.get()));
     QVERIFY(runRound(*panel));
@@ -267,11 +283,7 @@ class TestGenerationPanel : public QObject {
     auto panel = twoColumnPanel();
     panel->removeColumn(0);  // the llama slides its window, so it can generate for a long time
     QCOMPARE(panel->columnCount(), 1);
-    panel->setPrompt(kPrompt);
-    widgets::SamplingValues v;
-    v.max_new_tokens = 20000;  // ~20 s at the tiny llama's ~1000 tokens/s: it runs until cancelled
-    v.stop_at_eos = false;
-    setForm(*panel, v);
+    setGreedyRound(*panel, kEndlessTokens, /*past_eos=*/true);
     panel->show();                // the streamed tokens are laid out and painted
     gui::EventLoopLatency probe;  // a 10 ms timer on the GUI thread: it must keep firing
     QSignalSpy finished(panel.get(), &gui::GenerationPanel::roundFinished);
@@ -303,10 +315,7 @@ class TestGenerationPanel : public QObject {
     QCOMPARE(panel.addCheckpoint(q(mixer_.string())), QString());
     QCOMPARE(panel.addCheckpoint(q(broken.string())), QString());
     fs::remove(broken / "model.safetensors");  // gone between choosing it and generating
-    panel.setPrompt(kPrompt);
-    widgets::SamplingValues v;
-    v.max_new_tokens = 4;
-    setForm(panel, v);
+    setGreedyRound(panel, 4);
     QVERIFY(runRound(panel));
     QCOMPARE(panel.finishReason(0), QString("max_new_tokens"));
     QCOMPARE(panel.finishReason(1), QString("failed"));
@@ -319,10 +328,7 @@ class TestGenerationPanel : public QObject {
   // Two rounds over two checkpoints load two models.
   void modelsLoadOncePerCheckpoint() {
     auto panel = twoColumnPanel();
-    panel->setPrompt(kPrompt);
-    widgets::SamplingValues v;
-    v.max_new_tokens = 3;
-    setForm(*panel, v);
+    setGreedyRound(*panel, 3);
     QVERIFY(runRound(*panel));
     QVERIFY(runRound(*panel));
     QCOMPARE(panel->generatorCache().loadCount(), 2);
@@ -332,7 +338,7 @@ class TestGenerationPanel : public QObject {
     auto panel = twoColumnPanel();
     QTRY_VERIFY_WITH_TIMEOUT(panel->evalPromptCount() > 0, kTimeoutMs);
     QVERIFY(panel->chooseEvalPrompt(0));
-    widgets::SamplingValues v;
+    widgets::SamplingValues v = panel->settingsForm()->values();  // the Greedy preset
     v.max_new_tokens = 8;
     setForm(*panel, v);
     QVERIFY(runRound(*panel));
@@ -365,17 +371,9 @@ class TestGenerationPanel : public QObject {
   // Destroying the panel while both columns stream cancels and joins the workers.
   void destroyingWhileGeneratingJoinsThreads() {
     auto panel = twoColumnPanel();
-    panel->setPrompt(kPrompt);
-    widgets::SamplingValues v;
-    v.max_new_tokens = 20000;  // ~20 s at the tiny llama's ~1000 tokens/s: it runs until cancelled
-    v.stop_at_eos = false;
-    setForm(*panel, v);
-    QCOMPARE(panel->generate(), QString());
-    QTRY_VERIFY_WITH_TIMEOUT(panel->column(1)->tokenCount() > 5, kTimeoutMs);
-    QElapsedTimer clock;
-    clock.start();
-    panel.reset();
-    QVERIFY2(clock.elapsed() < 10000, qPrintable(QString::number(clock.elapsed())));
+    QCOMPARE(startEndlessRound(*panel), QString());
+    const qint64 destroy_ms = testing::msToDestroy(panel);
+    QVERIFY2(destroy_ms < 10000, qPrintable(QString::number(destroy_ms)));
     QTest::qWait(50);  // stray queued reports must find nothing to crash on
   }
 
@@ -394,13 +392,7 @@ class TestGenerationPanel : public QObject {
     QVERIFY(panel->column(0)->title().startsWith("mixer"));
     QVERIFY(!window.showGeneration({"mixer"}).isEmpty());  // already a column
     QCOMPARE(panel->columnCount(), 2);
-    panel->setPrompt(kPrompt);
-    widgets::SamplingValues v;
-    v.max_new_tokens = 20000;  // ~20 s at the tiny llama's ~1000 tokens/s: it runs until cancelled
-    v.stop_at_eos = false;
-    setForm(*panel, v);
-    QCOMPARE(panel->generate(), QString());
-    QTRY_VERIFY_WITH_TIMEOUT(panel->column(1)->tokenCount() > 5, kTimeoutMs);
+    QCOMPARE(startEndlessRound(*panel), QString());
     window.close();  // closing mid-generation stops the workers
     QVERIFY(!panel->isGenerating());
   }

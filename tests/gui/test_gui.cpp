@@ -29,6 +29,14 @@
 using namespace mixerlab;
 namespace fs = std::filesystem;
 
+namespace {
+RunStatus finishedStatus() {
+  RunStatus status;
+  status.state = RunState::Finished;
+  return status;
+}
+}  // namespace
+
 class TestGui : public QObject {
   Q_OBJECT
   fs::path dir_, project_;
@@ -69,7 +77,7 @@ class TestGui : public QObject {
         r.train_loss = 6.0 - 0.01 * step;
         metrics.append(r);
       }
-      writeRunStatus(dir, RunStatus{RunState::Finished});
+      writeRunStatus(dir, finishedStatus());
     }
     gui::MainWindow window;
     window.show();
@@ -172,7 +180,7 @@ class TestGui : public QObject {
     const fs::path project_file = testing::writeTinyProject(dir);
     const ProjectConfig project = loadProject(project_file);
     writeRunInfo(dir / "runs" / "mixer-fork", runInfoFor(project, project.run("mixer")));
-    writeRunStatus(dir / "runs" / "mixer-fork", RunStatus{RunState::Finished});
+    writeRunStatus(dir / "runs" / "mixer-fork", finishedStatus());
     gui::MainWindow window;
     window.show();
     QCOMPARE(window.openProject(QString::fromStdString(project_file.string())), QString());
@@ -247,14 +255,7 @@ class TestGui : public QObject {
   // select the mixer run, press the real Train action, wait for "finished" and the curve.
   void demoProjectTrainThroughTheToolbar() {
     const fs::path dir = testing::makeScratchDir("gui-demo");
-    auto demo = nlohmann::json::parse(std::ifstream(testing::sourceDir() / "projects/demo/project.json"));
-    const fs::path data = testing::sourceDir() / "projects/demo/data";
-    demo["corpus"]["train"] = (data / "stories-b.txt").string();
-    demo["corpus"]["eval"] = (data / "stories-a.txt").string();
-    demo["defaults"]["train"]["max_steps"] = 40;
-    demo["defaults"]["train"]["eval_every"] = 20;
-    demo["defaults"]["train"]["checkpoint_every"] = 20;
-    testing::writeText(dir / "project.json", demo.dump(2));
+    testing::writeDemoProjectCopy(dir, {{"max_steps", 40}, {"eval_every", 20}, {"checkpoint_every", 20}});
     gui::MainWindow window;
     QCOMPARE(window.openProject(QString::fromStdString((dir / "project.json").string())), QString());
     window.show();

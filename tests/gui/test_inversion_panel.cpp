@@ -28,6 +28,7 @@
 #include "core/train/checkpoint.h"
 #include "core/train/trainer.h"
 #include "core/util/atomic_file.h"
+#include "tests/gui_test_support.h"
 #include "tests/training_fixture.h"
 #include "widgets/inversion_diff_view.h"
 #include "widgets/inversion_heatmap.h"
@@ -105,14 +106,7 @@ class TestInversionPanel : public QObject {
   void initTestCase() {
     dir_ = testing::makeScratchDir("inversion-panel");
     project_file_ = testing::writeTinyProject(dir_, R"(, "keep_checkpoints": 5)");
-    const ProjectConfig project = loadProject(project_file_);
-    for (const char* name : {"mixer", "llama"}) {
-      TrainRequest r;
-      r.project = &project;
-      r.run = project.run(name);
-      r.run_dir = dir_ / "runs" / name;
-      QCOMPARE(int(trainRun(r).state), int(RunState::Finished));
-    }
+    QCOMPARE(testing::trainRunsToTheEnd(loadProject(project_file_), dir_, {"mixer", "llama"}), QString());
     mixer_ = dir_ / "runs/mixer";
     llama_ = dir_ / "runs/llama";
   }
@@ -428,10 +422,8 @@ class TestInversionPanel : public QObject {
     setLongRun(*panel);
     QCOMPARE(panel->invert(), QString());
     QTRY_VERIFY_WITH_TIMEOUT(panel->modelRow(0)->status().contains("step"), kTimeoutMs);
-    QElapsedTimer clock;
-    clock.start();
-    panel.reset();
-    QVERIFY2(clock.elapsed() < 5000, qPrintable(QString::number(clock.elapsed())));
+    const qint64 destroy_ms = testing::msToDestroy(panel);
+    QVERIFY2(destroy_ms < 5000, qPrintable(QString::number(destroy_ms)));
     QTest::qWait(50);  // stray queued reports must find nothing to crash on
   }
 

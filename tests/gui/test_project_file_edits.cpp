@@ -14,7 +14,6 @@
 
 #include "app/gui/common/json_bridge.h"
 #include "app/gui/project/project_document.h"
-#include "app/gui/project/project_text_edit.h"
 #include "app/gui/project/run_config_schema.h"
 #include "app/gui/project/run_setup_dialog.h"
 #include "core/config/config_schema.h"
@@ -214,19 +213,6 @@ class TestProjectFileEdits : public QObject {
                                {"model", QJsonObject{{"arch", "masked_mixer"}}},
                                {"train", QJsonObject{{"learning_rate", 1e-4}}}};
     QCOMPARE(gui::settingsThatDiffer(fork, parent), expected);
-  }
-
-  void splicingFindsTheRunsArrayOnly() {
-    // A "runs" key inside another object, strings with brackets and escaped quotes: not the array.
-    const std::string text = "{\"note\": \"[\\\"runs\\\"]\", \"defaults\": {\"runs\": []}, \"runs\": [{\"name\": \"a\"}]}\n";
-    const auto added = gui::spliceAddRun(text, nlohmann::ordered_json{{"name", "b"}});
-    QVERIFY(added.has_value());
-    QCOMPARE(QString::fromStdString(*added),
-             QString("{\"note\": \"[\\\"runs\\\"]\", \"defaults\": {\"runs\": []}, \"runs\": [{\"name\": \"a\"}, "
-                     "{\"name\":\"b\"}]}\n"));
-    QCOMPARE(QString::fromStdString(*gui::spliceRemoveRun(*added, 0)),
-             QString("{\"note\": \"[\\\"runs\\\"]\", \"defaults\": {\"runs\": []}, \"runs\": [{\"name\":\"b\"}]}\n"));
-    QVERIFY(!gui::spliceAddRun("[1, 2]", nlohmann::ordered_json::object()).has_value());
   }
 };
 

@@ -32,6 +32,15 @@ QStringList column(const QTableWidget* table, int c) {
   for (int r = 0; r < table->rowCount(); ++r) out << table->item(r, c)->text();
   return out;
 }
+
+// Writes a tiny project (100 steps) into dir, opens it in `document` and lists its runs in `runs`.
+// Empty when the project opened; otherwise the document's error.
+QString openTinyProject(const fs::path& dir, gui::ProjectDocument& document, gui::RunListModel& runs) {
+  const fs::path project_file = testing::writeTinyProject(dir, R"(, "max_steps": 100)", 64, 64);
+  const QString error = document.open(QString::fromStdString(project_file.string()));
+  runs.setProjectRuns(document.runs());
+  return error;
+}
 }  // namespace
 
 class TestQueuePanel : public QObject {
@@ -39,11 +48,9 @@ class TestQueuePanel : public QObject {
  private Q_SLOTS:
   void reorderRemoveAndPersist() {
     const fs::path dir = testing::makeScratchDir("queue-panel");
-    const fs::path project_file = testing::writeTinyProject(dir, R"(, "max_steps": 100)", 64, 64);
     gui::ProjectDocument document;
-    QCOMPARE(document.open(QString::fromStdString(project_file.string())), QString());
     gui::RunListModel runs;
-    runs.setProjectRuns(document.runs());
+    QCOMPARE(openTinyProject(dir, document, runs), QString());
     const QString state_file = QString::fromStdString((dir / "queue.json").string());
     const QString runs_dir = QString::fromStdString((dir / "runs").string());
 
@@ -90,11 +97,9 @@ class TestQueuePanel : public QObject {
 
   void durationsComeFromTheMeasuredSpeed() {
     const fs::path dir = testing::makeScratchDir("queue-eta");
-    const fs::path project_file = testing::writeTinyProject(dir, R"(, "max_steps": 100)", 64, 64);
     gui::ProjectDocument document;
-    QCOMPARE(document.open(QString::fromStdString(project_file.string())), QString());
     gui::RunListModel runs;
-    runs.setProjectRuns(document.runs());
+    QCOMPARE(openTinyProject(dir, document, runs), QString());
     // A run that trained here: 1000 tokens/s at 1e6 FLOPs per token = 1 GFLOP/s.
     gui::RunSnapshot measured;
     measured.run = "earlier";

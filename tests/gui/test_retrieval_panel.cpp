@@ -94,13 +94,7 @@ class TestRetrievalPanel : public QObject {
     dir_ = testing::makeScratchDir("retrieval-panel");
     qputenv("MIXERLAB_CLI", QByteArray::fromStdString(testing::cliPath().string()));  // for panel-started runs
     const ProjectConfig project = loadProject(testing::writeTinyProject(dir_));
-    for (const char* name : {"mixer", "llama"}) {
-      TrainRequest r;
-      r.project = &project;
-      r.run = project.run(name);
-      r.run_dir = dir_ / "runs" / name;
-      QCOMPARE(int(trainRun(r).state), int(RunState::Finished));
-    }
+    QCOMPARE(testing::trainRunsToTheEnd(project, dir_, {"mixer", "llama"}), QString());
     mixer_ = dir_ / "runs/mixer";
     llama_ = dir_ / "runs/llama";
   }
@@ -310,6 +304,16 @@ class TestRetrievalPanel : public QObject {
                 .toString()
                 .startsWith("retrieval mixer c=6"));  // 32 capped at the 6 held-out stories
     QCOMPARE(panel->trainRetrievalModel(0, 3, &error), QString("retrieval-mixer-step-00000012-2"));  // a fresh name
+  }
+
+  // With no datasets folder chosen, a checkpoint's datasets go to its project's retrieval/ folder
+  // (where the open project puts them), not into runs/, where they would list as a run.
+  void datasetsDefaultToTheCheckpointsProject() {
+    gui::RetrievalPanel panel;
+    panel.setCorpus(RetrievalCorpus::synthetic(kStories));
+    QCOMPARE(panel.addModel(q(mixer_.string())), QString());
+    QCOMPARE(panel.datasetsRoot(), q((dir_ / "retrieval").string()));
+    QVERIFY(waitReady(panel));
   }
 
   void mainWindowOpensTheRetrieveTab() {

@@ -21,6 +21,7 @@
 #include "app/gui/runs/run_list_model.h"
 #include "core/config/project_config.h"
 #include "tests/test_support.h"
+#include "tests/training_fixture.h"
 
 using namespace mixerlab;
 using gui::RunListModel;
@@ -38,13 +39,9 @@ QByteArray fileBytes(const QString& path) {
 
 // A copy of the demo project with absolute corpus paths, in a fresh scratch folder.
 QString demoProjectCopy(const std::string& tag) {
-  const fs::path dir = testing::makeScratchDir(tag);
-  auto demo = nlohmann::json::parse(std::ifstream(testing::sourceDir() / "projects/demo/project.json"));
-  const fs::path data = testing::sourceDir() / "projects/demo/data";
-  demo["corpus"]["train"] = (data / "stories-b.txt").string();
-  demo["corpus"]["eval"] = (data / "stories-a.txt").string();
-  testing::writeText(dir / "project.json", demo.dump(4));  // not the GUI's indentation: undo must restore it
-  return QString::fromStdString((dir / "project.json").string());
+  // Indented by 4, not the GUI's indentation: undo must restore it.
+  const fs::path file = testing::writeDemoProjectCopy(testing::makeScratchDir(tag), nlohmann::json::object(), 4);
+  return QString::fromStdString(file.string());
 }
 
 gui::RunSnapshot runningLlama() {

@@ -18,6 +18,7 @@
 #include "app/gui/runs/run_table_filter.h"
 #include "core/runs/run_lock.h"
 #include "tests/test_support.h"
+#include "tests/training_fixture.h"
 
 using namespace mixerlab;
 using gui::RunListModel;
@@ -42,13 +43,7 @@ QStringList shownRuns(const QAbstractItemModel& view_model) {
 }
 
 QString demoProjectCopy(const std::string& tag) {
-  const fs::path dir = testing::makeScratchDir(tag);
-  auto demo = nlohmann::json::parse(std::ifstream(testing::sourceDir() / "projects/demo/project.json"));
-  const fs::path data = testing::sourceDir() / "projects/demo/data";
-  demo["corpus"]["train"] = (data / "stories-b.txt").string();
-  demo["corpus"]["eval"] = (data / "stories-a.txt").string();
-  testing::writeText(dir / "project.json", demo.dump(2));
-  return QString::fromStdString((dir / "project.json").string());
+  return QString::fromStdString(testing::writeDemoProjectCopy(testing::makeScratchDir(tag)).string());
 }
 }  // namespace
 

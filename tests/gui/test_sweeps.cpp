@@ -17,6 +17,7 @@
 #include "app/gui/project/run_setup_dialog.h"
 #include "core/runs/run_status.h"
 #include "tests/test_support.h"
+#include "tests/training_fixture.h"
 #include "widgets/sweep_dialog.h"
 #include "widgets/sweep_plan.h"
 
@@ -91,13 +92,9 @@ class TestSweeps : public QObject {
 
   void windowAddsAndQueuesASweep() {
     const fs::path dir = testing::makeScratchDir("sweeps");
-    auto demo = nlohmann::json::parse(std::ifstream(testing::sourceDir() / "projects/demo/project.json"));
-    const fs::path data = testing::sourceDir() / "projects/demo/data";
-    demo["corpus"]["train"] = (data / "stories-b.txt").string();
-    demo["corpus"]["eval"] = (data / "stories-a.txt").string();
-    testing::writeText(dir / "project.json", demo.dump(2));
+    const fs::path project_file = testing::writeDemoProjectCopy(dir);
     gui::MainWindow window;
-    QCOMPARE(window.openProject(QString::fromStdString((dir / "project.json").string())), QString());
+    QCOMPARE(window.openProject(QString::fromStdString(project_file.string())), QString());
     const int runs_before = window.project()->runNames().size();
     QString error;
     // A bad value in the third run: nothing is added, and the message names the run.

@@ -102,9 +102,7 @@ class TestLossPlot : public QObject {
 
   void widgetDownsamplesLongCurves() {
     LossPlotWidget w;
-    w.resize(900, 500);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(showPlot(w));
     LossSeries s;
     s.run = "long";
     for (int i = 1; i <= 100000; ++i) s.appendTrain({double(i), 0, 0, i == 54321 ? 50.0 : 3.0});
@@ -122,9 +120,7 @@ class TestLossPlot : public QObject {
     // A project whose runs have not started yet: the axes still span the panel (the empty legend
     // row once squeezed them to a sliver in the corner).
     LossPlotWidget w;
-    w.resize(900, 500);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(showPlot(w));
     w.replotNow();
     QVERIFY2(w.axisRect().width() > 600, qPrintable(QString::number(w.axisRect().width())));
     w.setSeries(makeRun("mixer", 50, 4.0, 6e6, 1));
@@ -137,9 +133,7 @@ class TestLossPlot : public QObject {
 
   void userViewSurvivesLiveUpdatesUntilReset() {
     LossPlotWidget w;
-    w.resize(900, 500);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(showPlot(w));
     LossSeries s = makeRun("mixer", 200, 4.0, 6e6, 1);
     w.setSeries(s);
     w.replotNow();
@@ -195,9 +189,7 @@ class TestLossPlot : public QObject {
 
   void axisSwitchingIncludesFlops() {
     LossPlotWidget w;
-    w.resize(900, 500);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(showPlot(w));
     LossSeries s = makeRun("mixer", 200, 4.0, 6e6, 1);
     s.train.prepend({0, 0, 0, 8.0, 0});  // a step-0 point: skipped on a log x axis
     w.setSeries(s);
@@ -237,9 +229,7 @@ class TestLossPlot : public QObject {
 
   void smoothingDrawsFaintRawBehindSmoothed() {
     LossPlotWidget w;
-    w.resize(900, 500);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(showPlot(w));
     w.setSeries(makeRun("mixer", 300, 4.0, 6e6, 1));
     QCOMPARE(w.graphCount(), 2);  // train + eval
     Smoothing sm;

@@ -13,6 +13,7 @@
 
 using namespace mixerlab::widgets;
 using mixerlab::widgets::testing::makeRun;
+using mixerlab::widgets::testing::showPlot;
 
 namespace {
 // makeRun plus an lr point and a made-up metric every 10 steps.
@@ -68,9 +69,7 @@ class TestPlotPanels : public QObject {
 
   void legendNeverCoversTheCurves() {
     LossPlotWidget w;
-    w.resize(900, 500);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(showPlot(w));
     for (int i = 0; i < 6; ++i) w.setSeries(makeRun("run-" + QString::number(i), 200, 4.0 + 0.1 * i, 6e6, i + 1));
     w.replotNow();
     QVERIFY(w.legendRect().height() > 0);
@@ -79,9 +78,7 @@ class TestPlotPanels : public QObject {
 
   void logXLabelsAreUniformPowersOfTen() {
     LossPlotWidget w;
-    w.resize(900, 500);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(showPlot(w));
     LossSeries s;
     s.run = "mixer";
     for (int i = 0; i <= 40; ++i) {
@@ -101,9 +98,7 @@ class TestPlotPanels : public QObject {
 
   void forkPointIsTheNearestLoggedStep() {
     LossPlotWidget w;
-    w.resize(900, 500);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(showPlot(w));
     const LossSeries s = makeRun("mixer", 200, 4.0, 6e6, 1);
     w.setSeries(s);
     w.setAxis(LossAxis::Tokens);  // the step is found from the x of another axis

@@ -1,4 +1,4 @@
-// Checkpoint choices for the generation panel (see checkpoint_choice.h).
+// Checkpoint choices for the model-comparing tabs (see checkpoint_choice.h).
 #include "app/gui/common/checkpoint_choice.h"
 
 #include <filesystem>
@@ -16,7 +16,9 @@ QString chooseCheckpoint(const QString& path, CheckpointChoice* choice) {
     const nlohmann::json config = readCheckpointConfig(dir);
     CheckpointChoice c;
     c.checkpoint_dir = QString::fromStdString(dir.string());
-    c.run = QString::fromStdString(RunPaths::ofCheckpoint(dir).root.filename().string());
+    const fs::path run_dir = RunPaths::ofCheckpoint(dir).root;
+    c.run_dir = QString::fromStdString(run_dir.string());
+    c.run = QString::fromStdString(run_dir.filename().string());
     const std::string folder = dir.filename().string();
     c.step = QString::fromStdString(folder);
     if (folder.rfind("step-", 0) == 0)
@@ -36,6 +38,22 @@ QVector<CheckpointChoice> runsWithCheckpoints(const QString& runs_directory) {
     if (!latestCheckpoint(RunPaths{run}.checkpoints())) continue;
     CheckpointChoice choice;
     if (chooseCheckpoint(QString::fromStdString(run.string()), &choice).isEmpty()) out.push_back(choice);
+  }
+  return out;
+}
+
+QVector<CheckpointChoice> checkpointsOfRun(const QString& run_dir) {
+  QVector<CheckpointChoice> out;
+  if (run_dir.isEmpty()) return out;
+  std::vector<fs::path> checkpoints;
+  try {
+    checkpoints = listCheckpoints(RunPaths{run_dir.toStdString()}.checkpoints());
+  } catch (const std::exception&) {
+    return out;  // an unreadable folder offers no checkpoint
+  }
+  for (const fs::path& checkpoint : checkpoints) {
+    CheckpointChoice choice;
+    if (chooseCheckpoint(QString::fromStdString(checkpoint.string()), &choice).isEmpty()) out.push_back(choice);
   }
   return out;
 }

@@ -1,6 +1,9 @@
-// The side-by-side generation panel (see generation_panel.h). The worker threads live in
-// GenerationRunner; this file lays the panel out and turns the workers' reports into column views.
+// The side-by-side generation panel (see generation_panel.h). Each column's GenerationWorker runs
+// on a BackgroundJob of its own; this file lays the panel out and turns their reports into column
+// views.
 #include "app/gui/generation/generation_panel.h"
+
+#include <algorithm>
 
 #include <QComboBox>
 #include <QDir>
@@ -8,18 +11,18 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QMenu>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTimer>
-#include <QToolButton>
 #include <QVBoxLayout>
 
-#include "app/gui/generation/eval_prompt_loader.h"
-#include "app/gui/generation/generation_runner.h"
+#include "app/gui/common/background_job.h"
+#include "app/gui/common/eval_split_loader.h"
 #include "app/gui/generation/generation_settings_bridge.h"
+#include "app/gui/generation/generation_worker.h"
 #include "app/gui/generation/generator_cache.h"
+#include "app/gui/common/elided_text.h"
 #include "widgets/generation_column_view.h"
 #include "widgets/sampling_settings_form.h"
 #include "widgets/token_probability_scale.h"
@@ -40,22 +43,13 @@ widgets::TokenView tokenView(const GeneratedToken& token) {
 
 QString rate(double tokens_per_s) { return QString::number(tokens_per_s, 'f', tokens_per_s < 100 ? 1 : 0); }
 
-QString elided(const QString& text, int chars) {
-  QString flat = text.simplified();
-  return flat.size() <= chars ? flat : flat.left(chars - 1) + QChar(0x2026);
-}
 
 }  // namespace
 
 GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
-  runner_ = new GenerationRunner(this);
-  connect(runner_, &GenerationRunner::loaded, this, &GenerationPanel::onLoaded);
-  connect(runner_, &GenerationRunner::tokenReady, this, &GenerationPanel::onToken);
-  connect(runner_, &GenerationRunner::finished, this, &GenerationPanel::onFinished);
-  connect(runner_, &GenerationRunner::failed, this, &GenerationPanel::onFailed);
-  connect(runner_, &GenerationRunner::roundFinished, this, &GenerationPanel::onRoundFinished);
-  eval_loader_ = new EvalPromptLoader(kEvalPrompts, kEvalPromptWords, this);
-  connect(eval_loader_, &EvalPromptLoader::loaded, this, &GenerationPanel::onEvalPromptsRead);
+  cache_ = std::make_shared<GeneratorCache>();
+  eval_loader_ = new EvalSplitLoader(static_cast<int>(evalPromptSourceDocuments(kEvalPrompts)), this);
+  connect(eval_loader_, &EvalSplitLoader::loaded, this, &GenerationPanel::onEvalDocumentsRead);
   flush_timer_ = new QTimer(this);
   flush_timer_->setSingleShot(true);
   flush_timer_->setInterval(kFlushIntervalMs);
@@ -85,7 +79,7 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
   updateControls();
 }
 
-GenerationPanel::~GenerationPanel() { stop(); }  // the eval prompt loader joins its own thread
+GenerationPanel::~GenerationPanel() { stop(); }  // the eval loader joins its own thread
 
 QWidget* GenerationPanel::buildControls() {
   auto* controls = new QWidget(this);
@@ -94,17 +88,20 @@ QWidget* GenerationPanel::buildControls() {
   layout->setSpacing(4);
 
   auto* sources = new QHBoxLayout;
-  add_run_ = new QToolButton(controls);
-  add_run_->setObjectName("add_run");
-  add_run_->setText(tr("Add run"));
-  add_run_->setToolTip(tr("Add a column for a run of the open project (its latest checkpoint)"));
-  add_run_->setPopupMode(QToolButton::InstantPopup);
-  auto* run_menu = new QMenu(add_run_);
-  connect(run_menu, &QMenu::aboutToShow, this, &GenerationPanel::populateAddRunMenu);
-  add_run_->setMenu(run_menu);
-  add_folder_ = new QPushButton(tr("Add checkpoint folder..."), controls);
-  add_folder_->setObjectName("add_folder");
-  connect(add_folder_, &QPushButton::clicked, this, &GenerationPanel::onAddFolder);
+  CheckpointPickerOptions picker_options;
+  picker_options.max_columns = kMaxColumns;
+  picker_options.tab_name = tr("the Generate tab");
+  picker_options.add_folder_text = tr("Add checkpoint folder...");
+  picker_options.add_folder_tooltip = tr("Add a run folder (its latest checkpoint) or a checkpoint folder");
+  picker_ = new CheckpointPicker(
+      picker_options, [this](const ColumnRequest& request) { return addColumn(request); },
+      [this]() {
+        QStringList keys;
+        for (const Column& c : columns_) keys << c.choice.checkpoint_dir;  // CheckpointColumn::key of a trained one
+        return keys;
+      },
+      controls);
+  connect(picker_, &CheckpointPicker::refused, this, &GenerationPanel::showStatus);
   eval_box_ = new QComboBox(controls);
   eval_box_->setObjectName("eval_prompts");
   eval_box_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
@@ -112,8 +109,7 @@ QWidget* GenerationPanel::buildControls() {
   eval_box_->addItem(tr("typed prompt"));
   connect(eval_box_, &QComboBox::activated, this, &GenerationPanel::onEvalPromptPicked);
   sources->addWidget(new QLabel(tr("Checkpoints:"), controls));
-  sources->addWidget(add_run_);
-  sources->addWidget(add_folder_);
+  sources->addWidget(picker_);
   sources->addSpacing(16);
   sources->addWidget(new QLabel(tr("Prompt:"), controls));
   sources->addWidget(eval_box_, 1);
@@ -126,10 +122,10 @@ QWidget* GenerationPanel::buildControls() {
   connect(prompt_edit_, &QPlainTextEdit::textChanged, this, &GenerationPanel::onPromptEdited);
   layout->addWidget(prompt_edit_);
 
-  form_ = new widgets::SamplingSettingsForm(controls);
-  widgets::SamplingValues defaults;
-  defaults.max_new_tokens = 100;
-  form_->setValues(defaults);
+  form_ = new widgets::SamplingSettingsForm(samplingFormFields(), controls);
+  // The fields start at the declared defaults (the CLI's: sampling at temperature 1); the panel
+  // opens on the Greedy preset, whose deterministic stories are the first thing to compare.
+  form_->choosePreset("Greedy");
   layout->addWidget(form_);
 
   auto* actions = new QHBoxLayout;
@@ -159,25 +155,24 @@ QWidget* GenerationPanel::buildControls() {
   return controls;
 }
 
-void GenerationPanel::setRunsDirectory(const QString& runs_directory) { runs_directory_ = runs_directory; }
+void GenerationPanel::setRunsDirectory(const QString& runs_directory) {
+  runs_directory_ = runs_directory;
+  picker_->setRunsDirectory(runs_directory);
+}
 
-QString GenerationPanel::addCheckpoint(const QString& path) {
+QString GenerationPanel::addCheckpoint(const QString& path) { return addColumn({path, false}); }
+
+QString GenerationPanel::addColumn(const ColumnRequest& request) {
   if (isGenerating()) return tr("wait for the generation to end (or cancel it) before changing the columns");
-  if (columnCount() >= kMaxColumns) return tr("at most %1 columns: remove one first").arg(kMaxColumns);
-  CheckpointChoice choice;
-  const QString error = chooseCheckpoint(path, &choice);
+  // The settings are shared, so a second column of the same checkpoint would repeat the first:
+  // the picker refuses it, and an untrained twin (nothing to generate from).
+  CheckpointColumn picked;
+  const QString error = picker_->choose(request, &picked);
   if (!error.isEmpty()) {
     showStatus(error);
     return error;
   }
-  for (const Column& c : columns_) {
-    if (c.choice.checkpoint_dir == choice.checkpoint_dir) {
-      // The settings are shared, so a second column of the same checkpoint would repeat the first.
-      const QString duplicate = tr("%1 is already a column").arg(choice.label());
-      showStatus(duplicate);
-      return duplicate;
-    }
-  }
+  const CheckpointChoice& choice = picked.checkpoint;
   Column column;
   column.choice = choice;
   column.view = new widgets::GenerationColumnView(splitter_);
@@ -216,9 +211,10 @@ void GenerationPanel::loadEvalPrompts() {
   if (!columns_.empty()) eval_loader_->request(columns_.front().choice.checkpoint_dir);
 }
 
-void GenerationPanel::onEvalPromptsRead(const QString& checkpoint_dir, const std::vector<EvalPrompt>& prompts,
-                                        const QString& error) {
-  eval_prompts_ = prompts;
+void GenerationPanel::onEvalDocumentsRead(const QString& checkpoint_dir, const std::vector<std::string>& documents,
+                                          const QString& error) {
+  eval_prompts_ = evalPromptsFromDocuments(documents, kEvalPrompts, kEvalPromptWords);
+  const std::vector<EvalPrompt>& prompts = eval_prompts_;
   eval_run_.clear();
   for (const Column& c : columns_) {
     if (c.choice.checkpoint_dir == checkpoint_dir) eval_run_ = c.choice.run;
@@ -226,7 +222,7 @@ void GenerationPanel::onEvalPromptsRead(const QString& checkpoint_dir, const std
   const QSignalBlocker block(eval_box_);
   while (eval_box_->count() > 1) eval_box_->removeItem(1);
   for (size_t i = 0; i < prompts.size(); ++i) {
-    eval_box_->addItem(tr("eval %1: %2").arg(i + 1).arg(elided(QString::fromStdString(prompts[i].prompt), 70)));
+    eval_box_->addItem(tr("eval %1: %2").arg(i + 1).arg(elidedOneLine(prompts[i].prompt, 70)));
   }
   eval_box_->setToolTip(error.isEmpty()
                             ? tr("Prompts from the eval split of %1, with the text that really followed").arg(eval_run_)
@@ -285,7 +281,13 @@ QString GenerationPanel::generate() {
   round_truth_.reset();
   if (eval_chosen_ >= 0) round_truth_ = eval_prompts_[eval_chosen_].continuation;
   has_results_ = false;
-  std::vector<GenerationJob> jobs;
+  while (column_jobs_.size() < columns_.size()) {
+    auto* job = new BackgroundJob(QString("generation-%1").arg(column_jobs_.size()), this);
+    connect(job, &BackgroundJob::finished, this, [this]() {
+      if (!isGenerating()) onRoundFinished();  // the round's last column
+    });
+    column_jobs_.push_back(job);
+  }
   for (int i = 0; i < columnCount(); ++i) {
     Column& c = columns_[i];
     c.result.reset();
@@ -293,16 +295,22 @@ QString GenerationPanel::generate() {
     c.tokens = 0;
     c.pending.clear();
     c.view->startStory(prompt());
-    const bool cached = runner_->cache().contains(c.choice.checkpoint_dir.toStdString());
+    const bool cached = cache_->contains(c.choice.checkpoint_dir.toStdString());
     c.view->setStatus(cached ? tr("starting...") : tr("loading the model..."));
     GenerationJob job;
     job.column = i;
     job.checkpoint_dir = c.choice.checkpoint_dir.toStdString();
     job.prompt = round_prompt_;
     job.settings = settings;
-    jobs.push_back(std::move(job));
+    job.cache = cache_;
+    auto* worker = new GenerationWorker(std::move(job));
+    BackgroundJob* background = column_jobs_[i];
+    background->forward(worker, &GenerationWorker::loaded, this, &GenerationPanel::onLoaded);
+    background->forward(worker, &GenerationWorker::tokenReady, this, &GenerationPanel::onToken);
+    background->forward(worker, &GenerationWorker::finished, this, &GenerationPanel::onFinished);
+    background->forward(worker, &GenerationWorker::failed, this, &GenerationPanel::onFailed);
+    background->start(worker, columnCount());  // the columns share the cores
   }
-  runner_->start(std::move(jobs));
   showStatus(tr("generating %1 columns (%2, seed %3)...")
                  .arg(columnCount())
                  .arg(form_->presetText())
@@ -313,13 +321,20 @@ QString GenerationPanel::generate() {
 
 void GenerationPanel::cancel() {
   if (!isGenerating()) return;
-  runner_->cancel();
+  for (BackgroundJob* job : column_jobs_) job->cancel();
   showStatus(tr("cancelling..."));
 }
 
-void GenerationPanel::stop() { runner_->stop(); }
-bool GenerationPanel::isGenerating() const { return runner_->isRunning(); }
-GeneratorCache& GenerationPanel::generatorCache() { return runner_->cache(); }
+void GenerationPanel::stop() {
+  for (BackgroundJob* job : column_jobs_) job->stop();
+}
+
+bool GenerationPanel::isGenerating() const {
+  return std::any_of(column_jobs_.begin(), column_jobs_.end(),
+                     [](const BackgroundJob* job) { return job->isRunning(); });
+}
+
+GeneratorCache& GenerationPanel::generatorCache() { return *cache_; }
 QString GenerationPanel::statusText() const { return status_->text(); }
 bool GenerationPanel::hasResults() const { return has_results_; }
 
@@ -418,7 +433,7 @@ QString GenerationPanel::saveComparison(const QString& json_path) {
   const QFileInfo info(json_path);
   const QString markdown_path = info.dir().filePath(info.completeBaseName() + ".md");
   try {
-    gui::saveComparison(comparison(), json_path.toStdString(), markdown_path.toStdString());
+    mixerlab::saveComparison(comparison(), json_path.toStdString(), markdown_path.toStdString());
   } catch (const std::exception& e) {
     return QString::fromStdString(e.what());
   }
@@ -435,35 +450,12 @@ void GenerationPanel::onSave() {
   if (!error.isEmpty()) showStatus(error);
 }
 
-void GenerationPanel::populateAddRunMenu() {
-  QMenu* menu = add_run_->menu();
-  menu->clear();
-  const QVector<CheckpointChoice> runs = runsWithCheckpoints(runs_directory_);
-  if (runs.isEmpty()) menu->addAction(tr("(no run of the project has a checkpoint yet)"))->setEnabled(false);
-  for (const CheckpointChoice& run : runs) {
-    const QString checkpoint = run.checkpoint_dir;  // its latest checkpoint now
-    menu->addAction(tr("%1  (%2)").arg(run.label(), run.architecture), this, [this, checkpoint]() {
-      const QString error = addCheckpoint(checkpoint);
-      if (!error.isEmpty()) showStatus(error);
-    });
-  }
-}
-
-void GenerationPanel::onAddFolder() {
-  const QString folder =
-      QFileDialog::getExistingDirectory(this, tr("Add a run folder or a checkpoint folder"), runs_directory_);
-  if (folder.isEmpty()) return;
-  addCheckpoint(folder);
-}
-
 void GenerationPanel::updateControls() {
   const bool running = isGenerating();
-  const bool room = columnCount() < kMaxColumns;
   generate_->setEnabled(!running && !columns_.empty());
   cancel_->setEnabled(running);
   save_->setEnabled(!running && has_results_);
-  add_run_->setEnabled(!running && room);
-  add_folder_->setEnabled(!running && room);
+  picker_->setBusy(running);
   for (const Column& c : columns_) c.view->setRemoveEnabled(!running);
   placeholder_->setVisible(columns_.empty());
 }

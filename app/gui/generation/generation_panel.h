@@ -2,7 +2,7 @@
 // any family as columns (a project run's latest checkpoint or any checkpoint folder), one prompt
 // (typed, or picked from the first column's eval split, whose true continuation then shows as a
 // further column), one set of sampling settings with presets, and Generate: every column streams
-// its story at once from its own worker thread (GenerationRunner), tokens coloured by probability
+// its story at once from its own worker thread (a BackgroundJob per column), tokens coloured by probability
 // with the top-5 alternatives on hover, live tokens/s and the finish reason in each header. Cancel
 // stops a round; the last round saves as JSON and Markdown. Loaded models stay cached while the
 // panel lives.
@@ -10,12 +10,14 @@
 #include <QString>
 #include <QVector>
 #include <QWidget>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "app/gui/common/checkpoint_choice.h"
-#include "app/gui/generation/generation_comparison.h"
+#include "app/gui/common/checkpoint_picker.h"
+#include "core/analysis/generation_comparison.h"
 #include "widgets/token_view.h"
 
 class QComboBox;
@@ -24,7 +26,6 @@ class QPlainTextEdit;
 class QPushButton;
 class QSplitter;
 class QTimer;
-class QToolButton;
 
 namespace mixerlab::widgets {
 class GenerationColumnView;
@@ -33,8 +34,8 @@ class SamplingSettingsForm;
 
 namespace mixerlab::gui {
 
-class EvalPromptLoader;
-class GenerationRunner;
+class BackgroundJob;
+class EvalSplitLoader;
 class GeneratorCache;
 
 class GenerationPanel : public QWidget {
@@ -52,6 +53,8 @@ class GenerationPanel : public QWidget {
   // Adds a column for a run folder (its latest checkpoint, pinned now), a checkpoints/ folder or a
   // checkpoint folder. Returns an error message, empty on success.
   QString addCheckpoint(const QString& path);
+  // "Add run" / "Add checkpoint folder...": up to kMaxColumns trained checkpoints, each once.
+  CheckpointPicker* checkpointPicker() const { return picker_; }
   void removeColumn(int index);
   int columnCount() const { return static_cast<int>(columns_.size()); }
   widgets::GenerationColumnView* column(int index) const { return columns_[index].view; }
@@ -106,23 +109,25 @@ class GenerationPanel : public QWidget {
   void onPromptEdited();
   void onEvalPromptPicked(int combo_index);
   void loadEvalPrompts();
-  void onEvalPromptsRead(const QString& checkpoint_dir, const std::vector<EvalPrompt>& prompts, const QString& error);
-  void populateAddRunMenu();
-  void onAddFolder();
+  void onEvalDocumentsRead(const QString& checkpoint_dir, const std::vector<std::string>& documents,
+                           const QString& error);
+  QString addColumn(const ColumnRequest& request);  // the picker's add function
   void onSave();
   void showTruth(bool shown);
   void updateControls();
   void showStatus(const QString& text);
 
-  GenerationRunner* runner_ = nullptr;
+  // One job per column of a round, all running at once, each with its share of the cores; the
+  // models they load stay in the cache while the panel lives.
+  std::vector<BackgroundJob*> column_jobs_;
+  std::shared_ptr<GeneratorCache> cache_;
   // Tokens arrive one queued signal each, up to thousands a second per column; they are shown in
   // batches (one layout and paint per column per flush) so the event loop stays free.
   QTimer* flush_timer_ = nullptr;
   static constexpr int kFlushIntervalMs = 30;
   std::vector<Column> columns_;
   QString runs_directory_;
-  QToolButton* add_run_ = nullptr;
-  QPushButton* add_folder_ = nullptr;
+  CheckpointPicker* picker_ = nullptr;
   QComboBox* eval_box_ = nullptr;
   QPlainTextEdit* prompt_edit_ = nullptr;
   widgets::SamplingSettingsForm* form_ = nullptr;
@@ -134,7 +139,7 @@ class GenerationPanel : public QWidget {
   QLabel* placeholder_ = nullptr;
   widgets::GenerationColumnView* truth_view_ = nullptr;
 
-  EvalPromptLoader* eval_loader_ = nullptr;
+  EvalSplitLoader* eval_loader_ = nullptr;  // the first column's eval documents, for eval_prompts_
   std::vector<EvalPrompt> eval_prompts_;
   QString eval_run_;      // the run the eval prompts came from
   int eval_chosen_ = -1;  // the eval prompt the prompt box holds, -1 for a typed prompt

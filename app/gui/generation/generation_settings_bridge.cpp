@@ -1,7 +1,12 @@
-// Form values -> GenerationSettings (see generation_settings_bridge.h).
+// Form field specs, and form values -> GenerationSettings (see generation_settings_bridge.h).
 #include "app/gui/generation/generation_settings_bridge.h"
 
+#include "app/gui/common/form_field.h"
+#include "core/analysis/sampling_fields.h"
+
 namespace mixerlab::gui {
+
+QVector<widgets::FieldSpec> samplingFormFields() { return toFormFields(generationFieldSpecs()); }
 
 GenerationSettings toGenerationSettings(const widgets::SamplingValues& v) {
   GenerationSettings s;

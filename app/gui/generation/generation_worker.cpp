@@ -5,7 +5,6 @@
 #include <exception>
 
 #include "app/gui/generation/generator_cache.h"
-#include "core/train/device.h"
 
 namespace mixerlab::gui {
 
@@ -15,8 +14,7 @@ void GenerationWorker::run() {
   try {
     GeneratorCache::Lease lease = job_.cache->acquire(job_.checkpoint_dir);
     Generator& generator = lease.generator();
-    // After the lease: loading a model sets the threads to every core.
-    if (job_.cpu_threads > 0) configureCpuThreads(job_.cpu_threads);
+    useCoreShare();  // after the lease: loading a model sets the threads to every core
     const bool reference = job_.settings.decoder == DecoderChoice::kReference;
     Q_EMIT loaded(job_.column, QString::fromStdString(generator.architecture()),
                   reference ? QString("reference") : QString::fromStdString(generator.fastDecoderName()));
@@ -30,12 +28,11 @@ void GenerationWorker::run() {
           const double elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
           Q_EMIT tokenReady(job_.column, token, elapsed_s > 0 ? static_cast<double>(count) / elapsed_s : 0.0);
         },
-        job_.cancel.get());
+        cancelFlag());
     Q_EMIT finished(job_.column, result);
   } catch (const std::exception& e) {
     Q_EMIT failed(job_.column, QString::fromStdString(e.what()));
   }
-  Q_EMIT done();
 }
 
 }  // namespace mixerlab::gui

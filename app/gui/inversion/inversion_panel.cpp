@@ -4,23 +4,23 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QMenu>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSplitter>
 #include <QTabWidget>
-#include <QToolButton>
 #include <QVBoxLayout>
 
-#include "app/gui/inversion/eval_document_loader.h"
-#include "app/gui/inversion/inversion_runner.h"
+#include "app/gui/common/background_job.h"
+#include "app/gui/common/eval_split_loader.h"
 #include "app/gui/inversion/inversion_settings_bridge.h"
+#include "app/gui/inversion/inversion_worker.h"
 #include "app/gui/inversion/over_training_view.h"
+#include "app/gui/inversion/over_training_worker.h"
+#include "app/gui/common/elided_text.h"
 #include "widgets/inversion_diff_view.h"
 #include "widgets/inversion_layer_chart.h"
 #include "widgets/inversion_loss_plot.h"
@@ -31,10 +31,6 @@ namespace mixerlab::gui {
 
 namespace {
 
-QString elided(const QString& text, int chars) {
-  const QString flat = text.simplified();
-  return flat.size() <= chars ? flat : flat.left(chars - 1) + QChar(0x2026);
-}
 
 QLabel* heading(const QString& text, QWidget* parent) {
   auto* label = new QLabel("<b>" + text + "</b>", parent);
@@ -47,18 +43,10 @@ QString lossText(double loss) { return QString::number(loss, 'g', 4); }
 }  // namespace
 
 InversionPanel::InversionPanel(QWidget* parent) : QWidget(parent) {
-  runner_ = new InversionRunner(this);
-  connect(runner_, &InversionRunner::modelStarted, this, &InversionPanel::onModelStarted);
-  connect(runner_, &InversionRunner::progress, this, &InversionPanel::onProgress);
-  connect(runner_, &InversionRunner::finished, this, &InversionPanel::onFinished);
-  connect(runner_, &InversionRunner::failed, this, &InversionPanel::onFailed);
-  connect(runner_, &InversionRunner::skipped, this, &InversionPanel::onSkipped);
-  connect(runner_, &InversionRunner::overTrainingProgress, this, &InversionPanel::onOverTrainingProgress);
-  connect(runner_, &InversionRunner::overTrainingFinished, this, &InversionPanel::onOverTrainingFinished);
-  connect(runner_, &InversionRunner::overTrainingFailed, this, &InversionPanel::onOverTrainingFailed);
-  connect(runner_, &InversionRunner::jobFinished, this, &InversionPanel::onJobFinished);
-  eval_loader_ = new EvalDocumentLoader(kEvalDocuments, this);
-  connect(eval_loader_, &EvalDocumentLoader::loaded, this, &InversionPanel::onEvalDocumentsRead);
+  background_ = new BackgroundJob("inversion", this);
+  connect(background_, &BackgroundJob::finished, this, &InversionPanel::onJobFinished);
+  eval_loader_ = new EvalSplitLoader(kEvalDocuments, this);
+  connect(eval_loader_, &EvalSplitLoader::loaded, this, &InversionPanel::onEvalDocumentsRead);
 
   auto* layout = new QHBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
@@ -86,7 +74,7 @@ InversionPanel::InversionPanel(QWidget* parent) : QWidget(parent) {
   updateControls();
 }
 
-InversionPanel::~InversionPanel() { stop(); }  // the eval document loader joins its own thread
+InversionPanel::~InversionPanel() { stop(); }  // the eval loader joins its own thread
 
 QWidget* InversionPanel::buildControls() {
   auto* controls = new QWidget(this);
@@ -96,20 +84,23 @@ QWidget* InversionPanel::buildControls() {
 
   auto* models_line = new QHBoxLayout;
   models_line->addWidget(heading(tr("Models"), controls), 1);
-  add_run_ = new QToolButton(controls);
-  add_run_->setObjectName("add_run");
-  add_run_->setText(tr("Add run"));
-  add_run_->setToolTip(tr("Add a run of the open project (its latest checkpoint) or its untrained twin"));
-  add_run_->setPopupMode(QToolButton::InstantPopup);
-  auto* run_menu = new QMenu(add_run_);
-  connect(run_menu, &QMenu::aboutToShow, this, &InversionPanel::populateAddRunMenu);
-  add_run_->setMenu(run_menu);
-  add_folder_ = new QPushButton(tr("Folder..."), controls);
-  add_folder_->setObjectName("add_folder");
-  add_folder_->setToolTip(tr("Add a run folder or a checkpoint folder"));
-  connect(add_folder_, &QPushButton::clicked, this, &InversionPanel::onAddFolder);
-  models_line->addWidget(add_run_);
-  models_line->addWidget(add_folder_);
+  CheckpointPickerOptions picker_options;
+  picker_options.max_columns = kMaxModels;
+  picker_options.offers_untrained = true;
+  picker_options.columns_noun = tr("models");
+  picker_options.tab_name = tr("the Inspect tab");
+  picker_options.add_folder_text = tr("Folder...");
+  picker_options.add_folder_tooltip = tr("Add a run folder or a checkpoint folder");
+  picker_ = new CheckpointPicker(
+      picker_options, [this](const ColumnRequest& request) { return addModel(request.path, request.untrained); },
+      [this]() {
+        QStringList keys;
+        for (const Model& m : models_) keys << m.choice.key();
+        return keys;
+      },
+      controls);
+  connect(picker_, &CheckpointPicker::refused, this, &InversionPanel::showStatus);
+  models_line->addWidget(picker_);
   layout->addLayout(models_line);
   model_list_ = new QVBoxLayout;
   model_list_->setSpacing(3);
@@ -136,7 +127,7 @@ QWidget* InversionPanel::buildControls() {
   layout->addWidget(text_edit_);
 
   layout->addWidget(heading(tr("Settings"), controls));
-  form_ = new widgets::InversionSettingsForm(controls);
+  form_ = new widgets::InversionSettingsForm(inversionFormFields(), controls);
   layout->addWidget(form_);
 
   layout->addStretch(1);
@@ -238,20 +229,14 @@ void InversionPanel::showOverTrainingPage() { pages_->setCurrentWidget(over_trai
 
 void InversionPanel::setRunsDirectory(const QString& runs_directory) {
   runs_directory_ = runs_directory;
+  picker_->setRunsDirectory(runs_directory);
   over_training_->setRunsDirectory(runs_directory);
 }
 
 QString InversionPanel::addModel(const QString& path, bool untrained) {
   if (isRunning()) return tr("wait for the inversion to end (or cancel it) before changing the models");
-  if (modelCount() >= kMaxModels) return tr("at most %1 models: remove one first").arg(kMaxModels);
   Model model;
-  QString error = chooseInversionModel(path, untrained, &model.choice);
-  if (error.isEmpty()) {
-    for (const Model& m : models_) {
-      if (m.choice.checkpoint.checkpoint_dir == model.choice.checkpoint.checkpoint_dir && m.choice.untrained == untrained)
-        error = tr("%1 is already in the list").arg(model.choice.label());
-    }
-  }
+  const QString error = picker_->choose({path, untrained}, &model.choice);  // room, resolved, not yet listed
   if (!error.isEmpty()) {
     showStatus(error);
     return error;
@@ -316,37 +301,11 @@ void InversionPanel::refreshDepth() {
   // Layer boxes for the deepest model, and the over-training run (the form serves both pages).
   int depth = 0;
   for (const Model& m : models_) depth = std::max(depth, m.choice.depth);
-  InversionModelChoice run;
+  CheckpointColumn run;
   if (!over_training_->runDirectory().isEmpty() &&
-      chooseInversionModel(over_training_->runDirectory(), false, &run).isEmpty())
+      chooseCheckpointColumn(over_training_->runDirectory(), false, &run).isEmpty())
     depth = std::max(depth, run.depth);
   form_->setDepth(depth);
-}
-
-void InversionPanel::populateAddRunMenu() {
-  QMenu* menu = add_run_->menu();
-  menu->clear();
-  const QVector<CheckpointChoice> runs = runsWithCheckpoints(runs_directory_);
-  if (runs.isEmpty()) menu->addAction(tr("(no run of the project has a checkpoint yet)"))->setEnabled(false);
-  for (const bool untrained : {false, true}) {
-    if (runs.isEmpty()) break;
-    menu->addSection(untrained ? tr("Untrained twin (same config, fresh init)") : tr("Latest checkpoint"));
-    for (const CheckpointChoice& run : runs) {
-      const QString checkpoint = run.checkpoint_dir;
-      const QString text = untrained ? tr("%1 \u00b7 untrained  (%2)").arg(run.run, run.architecture)
-                                     : tr("%1  (%2)").arg(run.label(), run.architecture);
-      menu->addAction(text, this, [this, checkpoint, untrained]() {
-        const QString error = addModel(checkpoint, untrained);
-        if (!error.isEmpty()) showStatus(error);
-      });
-    }
-  }
-}
-
-void InversionPanel::onAddFolder() {
-  const QString folder =
-      QFileDialog::getExistingDirectory(this, tr("Add a run folder or a checkpoint folder"), runs_directory_);
-  if (!folder.isEmpty()) addModel(folder);
 }
 
 void InversionPanel::setText(const QString& text) { text_edit_->setPlainText(text); }
@@ -357,7 +316,7 @@ void InversionPanel::onEvalDocumentsRead(const QString&, const std::vector<std::
   const QSignalBlocker block(input_box_);
   while (input_box_->count() > 1) input_box_->removeItem(1);
   for (size_t i = 0; i < documents.size(); ++i)
-    input_box_->addItem(tr("eval %1: %2").arg(i + 1).arg(elided(QString::fromStdString(documents[i]), 60)));
+    input_box_->addItem(tr("eval %1: %2").arg(i + 1).arg(elidedOneLine(documents[i], 60)));
   input_box_->setToolTip(error.isEmpty() ? tr("Documents of the first model's eval split (never trained on)")
                                          : tr("No eval documents: %1").arg(error));
   eval_chosen_ = -1;
@@ -432,7 +391,13 @@ QString InversionPanel::invert() {
   layer_summary_->clear();
   pages_->setCurrentIndex(0);
   job_ = Job::kInspect;
-  runner_->start(std::move(job));
+  auto* worker = new InversionWorker(std::move(job));
+  background_->forward(worker, &InversionWorker::modelStarted, this, &InversionPanel::onModelStarted);
+  background_->forward(worker, &InversionWorker::progress, this, &InversionPanel::onProgress);
+  background_->forward(worker, &InversionWorker::finished, this, &InversionPanel::onFinished);
+  background_->forward(worker, &InversionWorker::failed, this, &InversionPanel::onFailed);
+  background_->forward(worker, &InversionWorker::skipped, this, &InversionPanel::onSkipped);
+  background_->start(worker);
   showStatus(tr("inverting %1 model(s), one after the other: %2 steps, \u03b7 %3, seed %4...")
                  .arg(modelCount())
                  .arg(settings.iterations)
@@ -446,8 +411,8 @@ QString InversionPanel::invertOverTraining() {
   if (isRunning()) return tr("an inversion is running");
   const QString run = over_training_->runDirectory();
   if (run.isEmpty()) return tr("choose a run with checkpoints");
-  InversionModelChoice choice;
-  const QString error = chooseInversionModel(run, false, &choice);
+  CheckpointColumn choice;
+  const QString error = chooseCheckpointColumn(run, false, &choice);
   if (!error.isEmpty()) return error;
   const widgets::InversionFormValues values = form_->values();
   InversionSettings settings = toInversionSettings(values);
@@ -469,7 +434,11 @@ QString InversionPanel::invertOverTraining() {
   over_training_settings_ = settings;
   over_training_run_ = choice.checkpoint.run;
   job_ = Job::kOverTraining;
-  runner_->startOverTraining(std::move(job));
+  auto* worker = new OverTrainingWorker(std::move(job));
+  background_->forward(worker, &OverTrainingWorker::progress, this, &InversionPanel::onOverTrainingProgress);
+  background_->forward(worker, &OverTrainingWorker::finished, this, &InversionPanel::onOverTrainingFinished);
+  background_->forward(worker, &OverTrainingWorker::failed, this, &InversionPanel::onOverTrainingFailed);
+  background_->start(worker);
   over_training_->setProgress(tr("starting..."), 0);
   showStatus(tr("inverting %1 over training...").arg(choice.checkpoint.run));
   updateControls();
@@ -478,12 +447,12 @@ QString InversionPanel::invertOverTraining() {
 
 void InversionPanel::cancel() {
   if (!isRunning()) return;
-  runner_->cancel();
+  background_->cancel();
   showStatus(tr("cancelling..."));
 }
 
-void InversionPanel::stop() { runner_->stop(); }
-bool InversionPanel::isRunning() const { return runner_->isRunning(); }
+void InversionPanel::stop() { background_->stop(); }
+bool InversionPanel::isRunning() const { return background_->isRunning(); }
 QString InversionPanel::statusText() const { return status_->text(); }
 
 void InversionPanel::onModelStarted(int model) {
@@ -545,12 +514,10 @@ void InversionPanel::onJobFinished() {
 
 void InversionPanel::updateControls() {
   const bool running = isRunning();
-  const bool room = modelCount() < kMaxModels;
   invert_->setEnabled(!running && !models_.empty());
   cancel_->setEnabled(running);
   save_->setEnabled(!running && (has_results_ || over_training_->hasGrid()));
-  add_run_->setEnabled(!running && room);
-  add_folder_->setEnabled(!running && room);
+  picker_->setBusy(running);
   for (const Model& m : models_) m.row->setEditable(!running);
   over_training_->setRunning(running);
 }

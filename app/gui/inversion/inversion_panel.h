@@ -14,9 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "app/gui/inversion/inversion_model_choice.h"
-#include "app/gui/inversion/inversion_report.h"
+#include "app/gui/common/checkpoint_column.h"
+#include "app/gui/common/checkpoint_picker.h"
 #include "core/analysis/inversion.h"
+#include "core/analysis/inversion_report.h"
 
 class QComboBox;
 class QCheckBox;
@@ -24,7 +25,6 @@ class QLabel;
 class QPlainTextEdit;
 class QPushButton;
 class QTabWidget;
-class QToolButton;
 class QVBoxLayout;
 
 namespace mixerlab::widgets {
@@ -37,8 +37,8 @@ class InversionSettingsForm;
 
 namespace mixerlab::gui {
 
-class EvalDocumentLoader;
-class InversionRunner;
+class BackgroundJob;
+class EvalSplitLoader;
 class OverTrainingView;
 
 class InversionPanel : public QWidget {
@@ -58,6 +58,8 @@ class InversionPanel : public QWidget {
   // success.
   QString addModel(const QString& path, bool untrained = false);
   QString addUntrainedTwin(int index);  // of model `index`
+  // "Add run" / "Folder...": up to kMaxModels checkpoints or untrained twins, each once.
+  CheckpointPicker* checkpointPicker() const { return picker_; }
   void removeModel(int index);
   int modelCount() const { return static_cast<int>(models_.size()); }
   QString modelLabel(int index) const { return models_[index].choice.label(); }
@@ -105,7 +107,7 @@ class InversionPanel : public QWidget {
 
  private:
   struct Model {
-    InversionModelChoice choice;
+    CheckpointColumn choice;
     widgets::InversionModelRow* row = nullptr;
     ModelState state = ModelState::kReady;
     std::vector<int64_t> layers;  // requested in the last run
@@ -117,8 +119,6 @@ class InversionPanel : public QWidget {
   QWidget* buildControls();  // models, input, settings
   QWidget* buildActions();   // invert, cancel, save, status
   QWidget* buildResults();
-  void populateAddRunMenu();
-  void onAddFolder();
   void onEvalDocumentsRead(const QString& checkpoint_dir, const std::vector<std::string>& documents,
                            const QString& error);
   void onInputPicked(int combo_index);
@@ -140,14 +140,13 @@ class InversionPanel : public QWidget {
   void updateControls();
   void showStatus(const QString& text);
 
-  InversionRunner* runner_ = nullptr;
+  BackgroundJob* background_ = nullptr;  // runs the job (an InversionWorker or an OverTrainingWorker)
   Job job_ = Job::kNone;
   std::vector<Model> models_;
   QString runs_directory_;
   QVBoxLayout* model_list_ = nullptr;
   QLabel* no_models_ = nullptr;
-  QToolButton* add_run_ = nullptr;
-  QPushButton* add_folder_ = nullptr;
+  CheckpointPicker* picker_ = nullptr;
   QComboBox* input_box_ = nullptr;
   QPlainTextEdit* text_edit_ = nullptr;
   widgets::InversionSettingsForm* form_ = nullptr;
@@ -164,7 +163,7 @@ class InversionPanel : public QWidget {
   widgets::InversionDiffView* diff_ = nullptr;
   OverTrainingView* over_training_ = nullptr;
 
-  EvalDocumentLoader* eval_loader_ = nullptr;
+  EvalSplitLoader* eval_loader_ = nullptr;
   std::vector<std::string> eval_documents_;
   int eval_chosen_ = -1;
 

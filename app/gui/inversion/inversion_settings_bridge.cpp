@@ -1,7 +1,12 @@
-// Form values -> InversionSettings (see inversion_settings_bridge.h).
+// Form field specs, and form values -> InversionSettings (see inversion_settings_bridge.h).
 #include "app/gui/inversion/inversion_settings_bridge.h"
 
+#include "app/gui/common/form_field.h"
+#include "core/analysis/inversion_fields.h"
+
 namespace mixerlab::gui {
+
+QVector<widgets::FieldSpec> inversionFormFields() { return toFormFields(inversionFields().specs()); }
 
 InversionSettings toInversionSettings(const widgets::InversionFormValues& v) {
   InversionSettings s;

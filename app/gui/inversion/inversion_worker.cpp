@@ -3,15 +3,13 @@
 
 #include <exception>
 
-#include "app/gui/common/progress_throttle.h"
-
 namespace mixerlab::gui {
 
 InversionWorker::InversionWorker(InversionJob job) : job_(std::move(job)) {}
 
 void InversionWorker::run() {
   for (const InversionModelJob& m : job_.models) {
-    if (job_.cancel->load()) {
+    if (cancelled()) {
       Q_EMIT skipped(m.model);
       continue;
     }
@@ -19,20 +17,18 @@ void InversionWorker::run() {
     try {
       InversionSettings settings = job_.settings;
       settings.layers = m.layers;
-      ProgressThrottle throttle(kProgressIntervalMs);
       const int model = m.model;
       auto results = invertTexts(
           m.source, job_.texts, settings,
           [&](const InversionProgress& p) {
-            if (throttle.due(p.iteration == p.iterations)) Q_EMIT progress(model, p);
+            if (progressDue(p.iteration == p.iterations)) Q_EMIT progress(model, p);
           },
-          job_.cancel.get());
+          cancelFlag());
       Q_EMIT finished(m.model, results);
     } catch (const std::exception& e) {
       Q_EMIT failed(m.model, QString::fromStdString(e.what()));
     }
   }
-  Q_EMIT done();
 }
 
 }  // namespace mixerlab::gui

@@ -13,18 +13,13 @@
 
 #include "app/gui/common/checkpoint_choice.h"
 #include "app/gui/inversion/inversion_view_bridge.h"
+#include "app/gui/common/elided_text.h"
 #include "core/runs/run_directory.h"
 #include "widgets/inversion_diff_view.h"
 #include "widgets/inversion_heatmap.h"
 
 namespace mixerlab::gui {
 
-namespace {
-QString elided(const std::string& text, int chars) {
-  const QString flat = QString::fromStdString(text).simplified();
-  return flat.size() <= chars ? flat : flat.left(chars - 1) + QChar(0x2026);
-}
-}  // namespace
 
 OverTrainingView::OverTrainingView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
@@ -169,7 +164,7 @@ void OverTrainingView::setGrid(const InversionOverTraining& grid, const std::vec
   has_grid_ = true;
   row_ = column_ = -1;
   input_box_->clear();
-  for (size_t i = 0; i < texts.size(); ++i) input_box_->addItem(tr("input %1: %2").arg(i + 1).arg(elided(texts[i], 50)));
+  for (size_t i = 0; i < texts.size(); ++i) input_box_->addItem(tr("input %1: %2").arg(i + 1).arg(elidedOneLine(texts[i], 50)));
   input_box_->setVisible(texts.size() > 1);
   redrawHeatmap();
   diff_->clear(tr("Click a heatmap cell."));

@@ -74,8 +74,8 @@ void startOverTraining(MainWindow& window, const StartupInversion& options) {
   InversionPanel* panel = window.inversionPanel();
   OverTrainingView* view = panel->overTraining();
   panel->showOverTrainingPage();
-  const bool is_run = !options.over_training.contains('/');
-  const QString error = view->setRun(is_run ? window.runsDirectory() + "/" + options.over_training : options.over_training);
+  // A run name of the project or a run folder, read as --inspect reads its entries.
+  const QString error = view->setRun(window.resolveColumnEntry(options.over_training).path);
   if (!error.isEmpty()) {
     view->showMessage(error);
     return;

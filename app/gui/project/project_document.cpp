@@ -8,8 +8,8 @@
 #include "app/gui/common/json_bridge.h"
 #include "app/gui/project/project_edit_command.h"
 #include "app/gui/project/project_file.h"
-#include "app/gui/project/project_text_edit.h"
 #include "core/config/project_config.h"
+#include "core/config/project_text_edit.h"
 #include "core/util/atomic_file.h"
 
 namespace mixerlab::gui {

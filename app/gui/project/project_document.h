@@ -3,7 +3,7 @@
 // (mixerlab::ProjectConfig). Edits (add, replace, duplicate, remove a run) are validated by the core
 // parser, written atomically, and pushed on an undo stack; undo and redo rewrite the file as it was.
 // An edit changes only the edited run's text in the file: key order, formatting and the other runs
-// stay byte for byte (project_text_edit.h).
+// stay byte for byte (core/config/project_text_edit.h).
 // Plain Qt types in this header (the core's types are only forward-declared) so moc never sees torch.
 #pragma once
 #include <QByteArray>
@@ -76,7 +76,7 @@ class ProjectDocument : public QObject {
 
  private:
   // Validates `json` through the core parser into *snapshot. Error message or empty.
-  // `file_text`: the new file as spliced (project_text_edit.h); empty: MixerLab's own format.
+  // `file_text`: the new file as spliced (core/config/project_text_edit.h); empty: MixerLab's own format.
   QString prepare(const QJsonObject& json, ProjectSnapshot* snapshot, const std::string& file_text = {}) const;
   QString edit(const QJsonObject& json, const QString& undo_text, const std::string& file_text = {});
   int runIndex(const QString& run_name) const;

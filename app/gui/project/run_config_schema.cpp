@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app/gui/common/form_field.h"
 #include "app/gui/common/json_bridge.h"
 #include "app/gui/project/project_file.h"
 #include "widgets/run_comparison.h"
@@ -24,27 +25,10 @@ namespace {
 
 QString str(const std::string& s) { return QString::fromStdString(s); }
 
-// A core field description as the form's plain FieldSpec (the widgets never see core types).
+// A core field description as the form's plain FieldSpec, family options grouped apart.
 FieldSpec formField(const mixerlab::FieldSpec& spec) {
-  static const QMap<FieldType, FieldSpec::Type> kTypes = {{FieldType::Integer, FieldSpec::Integer},
-                                                          {FieldType::Number, FieldSpec::Number},
-                                                          {FieldType::Boolean, FieldSpec::Boolean},
-                                                          {FieldType::Choice, FieldSpec::Choice},
-                                                          {FieldType::Text, FieldSpec::Text}};
-  FieldSpec f;
-  f.key = str(spec.key);
-  f.label = str(spec.label);
-  f.type = kTypes.value(spec.type);
-  f.default_value = spec.default_value.is_null() ? QVariant() : toQtValue(spec.default_value).toVariant();
-  f.group = str(spec.key.rfind("model.options.", 0) == 0 ? "Family options: " + spec.group : spec.group);
-  f.help = str(spec.help + (spec.unit.empty() ? "" : " (" + spec.unit + ")") +
-               (spec.default_text.empty() ? "" : "; default: " + spec.default_text));
-  if (spec.hasBounds()) {
-    f.min = spec.min;
-    f.max = spec.max;
-  }
-  for (const auto& c : spec.choices) f.choices << str(c);
-  for (const auto& family : spec.families) f.visible_for_arch << str(family);
+  FieldSpec f = toFormField(spec);
+  if (spec.key.rfind("model.options.", 0) == 0) f.group = "Family options: " + f.group;
   return f;
 }
 

@@ -14,13 +14,14 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
-#include <QThread>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include "app/gui/common/checkpoint_choice.h"
+#include "app/gui/common/background_job.h"
 #include "app/gui/launch/run_launcher.h"
+#include "app/gui/common/elided_text.h"
+#include "core/runs/run_directory.h"
 #include "widgets/retrieval_results_view.h"
 
 namespace mixerlab::gui {
@@ -28,10 +29,6 @@ namespace mixerlab::gui {
 namespace {
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
-QString snippet(const std::string& text, int chars) {
-  QString s = q(text).replace('\n', ' ').simplified();
-  return s.size() > chars ? s.left(chars - 1) + "\u2026" : s;
-}
 
 widgets::RankedStory rankedStory(const SearchHit& hit) {
   return {hit.id, hit.score, q(hit.story), q(hit.summary), hit.held_out};
@@ -88,17 +85,26 @@ QWidget* RetrievalPanel::buildControls() {
       setCorpus(RetrievalCorpus::synthetic(synthetic_count_->value(), corpus_.seed));
     }
   });
-  add_run_ = new QToolButton(controls);
-  add_run_->setObjectName("retrieval-add-run");
-  add_run_->setText(tr("Add run"));
-  add_run_->setPopupMode(QToolButton::InstantPopup);
-  auto* run_menu = new QMenu(add_run_);
-  connect(run_menu, &QMenu::aboutToShow, this, &RetrievalPanel::populateAddRunMenu);
-  add_run_->setMenu(run_menu);
-  add_folder_ = new QPushButton(tr("Add folder..."), controls);
-  add_folder_->setObjectName("retrieval-add-folder");
-  add_folder_->setToolTip(tr("A run folder, a checkpoint folder, or a dataset folder from `mixerlab retrieval build`"));
-  connect(add_folder_, &QPushButton::clicked, this, &RetrievalPanel::onAddFolder);
+  CheckpointPickerOptions picker_options;
+  picker_options.max_columns = kMaxColumns;
+  picker_options.offers_untrained = true;
+  picker_options.columns_noun = tr("models side by side");
+  picker_options.tab_name = tr("the Retrieve tab");
+  picker_options.add_run_object_name = "retrieval-add-run";
+  picker_options.add_folder_object_name = "retrieval-add-folder";
+  picker_options.add_folder_text = tr("Add folder...");
+  picker_options.add_folder_tooltip =
+      tr("A run folder, a checkpoint folder, or a dataset folder from `mixerlab retrieval build`");
+  picker_options.folder_dialog_title = tr("Add a run folder, a checkpoint folder or a retrieval dataset folder");
+  picker_ = new CheckpointPicker(
+      picker_options, [this](const ColumnRequest& request) { return addModel(request.path, request.untrained); },
+      [this]() {
+        QStringList keys;
+        for (const auto& c : columns_) keys << c->key;
+        return keys;
+      },
+      controls);
+  connect(picker_, &CheckpointPicker::refused, this, &RetrievalPanel::showStatus);
   candidates_ = new QSpinBox(controls);
   candidates_->setObjectName("retrieval-candidates");
   candidates_->setRange(2, 100000);
@@ -113,8 +119,7 @@ QWidget* RetrievalPanel::buildControls() {
   sources->addWidget(synthetic_count_);
   sources->addSpacing(16);
   sources->addWidget(new QLabel(tr("Models:"), controls));
-  sources->addWidget(add_run_);
-  sources->addWidget(add_folder_);
+  sources->addWidget(picker_);
   train_ = new QToolButton(controls);
   train_->setObjectName("retrieval-train");
   train_->setText(tr("Train retrieval model"));
@@ -175,6 +180,7 @@ QWidget* RetrievalPanel::buildControls() {
 
 void RetrievalPanel::setRunsDirectory(const QString& runs_directory) {
   runs_directory_ = runs_directory;
+  picker_->setRunsDirectory(runs_directory);
   if (!runs_directory.isEmpty()) setDatasetsRoot(QFileInfo(runs_directory).absoluteDir().filePath("retrieval"));
 }
 
@@ -195,19 +201,24 @@ void RetrievalPanel::setCorpus(const RetrievalCorpus& corpus) {
 }
 
 QString RetrievalPanel::addModel(const QString& path, bool untrained) {
-  if (columnCount() >= kMaxColumns) return tr("at most %1 models side by side: remove one first").arg(kMaxColumns);
   auto column = std::make_unique<Column>();
   if (isDatasetFolder(path)) {
     column->dataset_dir = QFileInfo(path).absoluteFilePath();
     column->label = QFileInfo(path).fileName() + tr(" (dataset folder)");
+    column->key = column->dataset_dir;
+    if (const QString refused = picker_->refusal(column->key, column->label); !refused.isEmpty()) return refused;
   } else {
-    CheckpointChoice choice;
-    const QString error = chooseCheckpoint(path, &choice);
+    CheckpointColumn picked;
+    const QString error = picker_->choose({path, untrained}, &picked);  // room, resolved, not yet a column
     if (!error.isEmpty()) return error;
-    column->source = untrained ? ModelSource::untrainedLike(choice.checkpoint_dir.toStdString())
-                               : ModelSource::checkpoint(choice.checkpoint_dir.toStdString());
+    const CheckpointChoice& choice = picked.checkpoint;
+    column->key = picked.key();
+    column->source = picked.source();
     column->label = (untrained ? tr("untrained ") : QString()) + choice.label() + "  (" + choice.architecture + ")";
-    if (datasets_root_.isEmpty()) setDatasetsRoot(QFileInfo(choice.checkpoint_dir + "/../../..").absoluteFilePath() + "/retrieval");
+    if (datasets_root_.isEmpty()) {  // <project>/retrieval, as setRunsDirectory() picks
+      const RunPaths run = RunPaths::ofCheckpoint(std::filesystem::absolute(choice.checkpoint_dir.toStdString()));
+      setDatasetsRoot(q((run.projectFolder() / "retrieval").string()));
+    }
   }
   column->view = new widgets::RetrievalResultsView(splitter_);
   column->view->setTitle(column->label, column->dataset_dir.isEmpty() ? q(column->source.path.string()) : column->dataset_dir);
@@ -254,48 +265,39 @@ bool RetrievalPanel::isReady(int index) const {
   return index >= 0 && index < columnCount() && columns_[static_cast<size_t>(index)]->ready;
 }
 
-int RetrievalPanel::indexOf(int serial) const {
+int RetrievalPanel::indexOf(const Column* column) const {
   for (size_t i = 0; i < columns_.size(); ++i) {
-    if (columns_[i]->serial == serial) return static_cast<int>(i);
+    if (columns_[i].get() == column) return static_cast<int>(i);
   }
   return -1;
 }
 
+// A new worker on the column's job, which stops the one before: the old worker's reports still
+// queued are dropped, and the column's reports never outlive it (the column owns its job).
 void RetrievalPanel::startWorker(Column& c) {
-  c.cancel = std::make_shared<std::atomic<bool>>(false);
-  c.latest_request = std::make_shared<std::atomic<int>>(0);
-  // Reports of a worker that has since been replaced (a corpus change) are still queued here: the
-  // serial tells them apart.
-  const int id = c.serial = ++next_serial_;
-  c.thread = new QThread;
-  c.thread->setObjectName(QString("retrieval-%1").arg(id));
-  c.worker = new RetrievalWorker(c.cancel, c.latest_request);
-  c.worker->moveToThread(c.thread);
-  connect(c.thread, &QThread::finished, c.worker, &QObject::deleteLater);
-  connect(c.worker, &RetrievalWorker::progress, this, [this, id](qint64 done, qint64 total) {
-    if (const int i = indexOf(id); i >= 0) {
-      columns_[static_cast<size_t>(i)]->view->setProgress(done, total);
-      columns_[static_cast<size_t>(i)]->view->setStatus(tr("embedding the corpus with this model (once; kept for next time)"));
-    }
+  if (!c.job) c.job = std::make_unique<BackgroundJob>("retrieval");
+  auto* worker = new RetrievalWorker;
+  const Column* column = &c;
+  c.job->forward(worker, &RetrievalWorker::progress, [column](qint64 done, qint64 total) {
+    column->view->setProgress(done, total);
+    column->view->setStatus(tr("embedding the corpus with this model (once; kept for next time)"));
   });
-  connect(c.worker, &RetrievalWorker::opened, this, [this, id](const RetrievalColumnInfo& info) { onOpened(id, info); });
-  connect(c.worker, &RetrievalWorker::failed, this, [this, id](const QString& error) { onFailed(id, error); });
-  connect(c.worker, &RetrievalWorker::results, this,
-          [this, id](int request, const SearchResult& r, double ms) { onResults(id, request, r, ms); });
-  connect(c.worker, &RetrievalWorker::accuracy, this,
-          [this, id](qint64 candidates, double top1, double top5, qint64 queries) { onAccuracy(id, candidates, top1, top5, queries); });
-  c.thread->start();
+  c.job->forward(worker, &RetrievalWorker::opened,
+                 [this, column](const RetrievalColumnInfo& info) { onOpened(column, info); });
+  c.job->forward(worker, &RetrievalWorker::failed, [this, column](const QString& error) { onFailed(column, error); });
+  c.job->forward(worker, &RetrievalWorker::results,
+                 [this, column](int request, const SearchResult& r, double ms) { onResults(column, request, r, ms); });
+  c.job->forward(worker, &RetrievalWorker::accuracy,
+                 [this, column](qint64 candidates, double top1, double top5, qint64 queries) {
+                   onAccuracy(column, candidates, top1, top5, queries);
+                 });
+  c.worker = worker;
+  c.job->startResident(worker, columnCount());  // the columns share the cores
 }
 
 void RetrievalPanel::stopWorker(Column& c) {
-  if (c.thread == nullptr) return;
-  c.cancel->store(true);
-  c.thread->quit();
-  c.thread->wait();  // a build in progress ends at its next batch (cancelled)
-  delete c.thread;
-  c.thread = nullptr;
-  c.worker = nullptr;  // deleted by the thread's finished signal (deleteLater runs before the loop ends)
-  c.serial = 0;        // its reports still queued here are dropped
+  if (c.job) c.job->stop();  // a build in progress ends at its next batch (cancelled)
+  c.worker = nullptr;
   c.ready = false;
 }
 
@@ -313,13 +315,12 @@ void RetrievalPanel::openColumn(Column& c) {
   } else {
     job.dataset_dir = c.dataset_dir.toStdString();
   }
-  job.cpu_threads = std::max(1, QThread::idealThreadCount() / std::max(1, columnCount()));
   RetrievalWorker* worker = c.worker;
-  QMetaObject::invokeMethod(worker, [worker, job]() { worker->open(job); }, Qt::QueuedConnection);
+  c.job->post([worker, job]() { worker->open(job); });
 }
 
-void RetrievalPanel::onOpened(int serial, const RetrievalColumnInfo& info) {
-  const int index = indexOf(serial);
+void RetrievalPanel::onOpened(const Column* column, const RetrievalColumnInfo& info) {
+  const int index = indexOf(column);
   if (index < 0) return;
   Column& c = *columns_[static_cast<size_t>(index)];
   c.ready = true;
@@ -345,8 +346,8 @@ void RetrievalPanel::onOpened(int serial, const RetrievalColumnInfo& info) {
   Q_EMIT columnReady(index);
 }
 
-void RetrievalPanel::onFailed(int serial, const QString& error) {
-  const int index = indexOf(serial);
+void RetrievalPanel::onFailed(const Column* column, const QString& error) {
+  const int index = indexOf(column);
   if (index < 0) return;
   Column& c = *columns_[static_cast<size_t>(index)];
   c.view->setError(error);
@@ -361,13 +362,12 @@ void RetrievalPanel::searchColumn(Column& c) {
     c.view->clearResults(tr("type a summary or a few keywords, or pick a held-out summary"));
     return;
   }
-  c.latest_request->store(request_);
   RetrievalWorker* worker = c.worker;
   const int request = request_;
   const std::string query = text.toStdString();
   const qint64 k = result_count_->value(), marked = marked_id_;
-  QMetaObject::invokeMethod(worker, [worker, request, query, k, marked]() { worker->search(request, query, k, marked); },
-                            Qt::QueuedConnection);
+  // Typing fast never queues up work: a query replaced by the next before it starts is skipped.
+  c.job->postLatest([worker, request, query, k, marked]() { worker->search(request, query, k, marked); });
 }
 
 void RetrievalPanel::searchNow() {
@@ -376,8 +376,8 @@ void RetrievalPanel::searchNow() {
   for (auto& c : columns_) searchColumn(*c);
 }
 
-void RetrievalPanel::onResults(int serial, int request, const SearchResult& result, double query_ms) {
-  const int index = indexOf(serial);
+void RetrievalPanel::onResults(const Column* column, int request, const SearchResult& result, double query_ms) {
+  const int index = indexOf(column);
   if (index < 0 || request != request_) return;  // a newer query is on its way
   Column& c = *columns_[static_cast<size_t>(index)];
   QVector<widgets::RankedStory> stories;
@@ -390,11 +390,11 @@ void RetrievalPanel::evaluateColumn(Column& c) {
   if (!c.ready) return;
   RetrievalWorker* worker = c.worker;
   const qint64 candidates = candidates_->value();
-  QMetaObject::invokeMethod(worker, [worker, candidates]() { worker->evaluate(candidates); }, Qt::QueuedConnection);
+  c.job->post([worker, candidates]() { worker->evaluate(candidates); });
 }
 
-void RetrievalPanel::onAccuracy(int serial, qint64 candidates, double top1, double top5, qint64 queries) {
-  const int index = indexOf(serial);
+void RetrievalPanel::onAccuracy(const Column* column, qint64 candidates, double top1, double top5, qint64 queries) {
+  const int index = indexOf(column);
   if (index < 0) return;
   Column& c = *columns_[static_cast<size_t>(index)];
   c.view->setStatus(tr("held-out accuracy: top-1 %1%, top-5 %2%  (%3 summaries, each among %4 candidates; chance %5%)")
@@ -418,7 +418,7 @@ void RetrievalPanel::refreshHeldOutList() {
   held_out_box_->addItem(held_out_.empty() ? tr("(held-out summaries appear once a model is ready)")
                                            : tr("pick a held-out summary (%1)...").arg(held_out_.size()));
   for (size_t i = 0; i < held_out_.size(); ++i) {
-    held_out_box_->addItem(QString("%1. %2").arg(i + 1).arg(snippet(held_out_[i].summary, 90)));
+    held_out_box_->addItem(QString("%1. %2").arg(i + 1).arg(elidedOneLine(held_out_[i].summary, 90)));
     held_out_box_->setItemData(static_cast<int>(i + 1), q(held_out_[i].summary), Qt::ToolTipRole);
   }
   held_out_box_->setEnabled(!held_out_.empty());
@@ -461,7 +461,7 @@ void RetrievalPanel::clearMark() {
 void RetrievalPanel::updateMarkLabel() {
   clear_mark_->setEnabled(marked_id_ >= 0);
   mark_label_->setText(marked_id_ < 0 ? tr("True match: none marked (pick a held-out summary, or double-click a result)")
-                                      : tr("True match: story %1  \u2014  %2").arg(marked_id_).arg(snippet(marked_story_.toStdString(), 140)));
+                                      : tr("True match: story %1  \u2014  %2").arg(marked_id_).arg(elidedOneLine(marked_story_, 140)));
 }
 
 void RetrievalPanel::setCandidates(int candidates) {
@@ -484,32 +484,6 @@ void RetrievalPanel::onCorpusPicked(int combo_index) {
     return;
   }
   setCorpus(RetrievalCorpus::file(file.toStdString()));
-}
-
-void RetrievalPanel::populateAddRunMenu() {
-  QMenu* menu = add_run_->menu();
-  menu->clear();
-  const QVector<CheckpointChoice> runs = runsWithCheckpoints(runs_directory_);
-  if (runs.isEmpty()) menu->addAction(tr("(no run of the project has a checkpoint yet)"))->setEnabled(false);
-  for (const CheckpointChoice& run : runs) {
-    const QString checkpoint = run.checkpoint_dir;
-    menu->addAction(tr("%1  (%2)").arg(run.label(), run.architecture), this, [this, checkpoint]() {
-      const QString error = addModel(checkpoint);
-      if (!error.isEmpty()) showStatus(error);
-    });
-    menu->addAction(tr("%1  (%2), untrained twin").arg(run.label(), run.architecture), this, [this, checkpoint]() {
-      const QString error = addModel(checkpoint, true);
-      if (!error.isEmpty()) showStatus(error);
-    });
-  }
-}
-
-void RetrievalPanel::onAddFolder() {
-  const QString folder = QFileDialog::getExistingDirectory(
-      this, tr("Add a run folder, a checkpoint folder or a retrieval dataset folder"), runs_directory_);
-  if (folder.isEmpty()) return;
-  const QString error = addModel(folder);
-  if (!error.isEmpty()) showStatus(error);
 }
 
 QString RetrievalPanel::trainRetrievalModel(int index, int epochs, QString* error) {
@@ -552,9 +526,7 @@ void RetrievalPanel::populateTrainMenu() {
 }
 
 void RetrievalPanel::updateControls() {
-  const bool room = columnCount() < kMaxColumns;
-  add_run_->setEnabled(room);
-  add_folder_->setEnabled(room);
+  picker_->refresh();
   placeholder_->setVisible(columns_.empty());
   splitter_->setVisible(!columns_.empty());
 }

@@ -6,16 +6,18 @@
 // marked as the true match) or mark a result as the true match: each column shows where that story
 // ranks. Each column also shows its model's held-out top-1 / top-5 accuracy over a chosen number of
 // candidates. "Train retrieval model" trains the research's retrieval mixer on a column's
-// embeddings as a run of the project (a CLI child process; its curves show in the Loss curves tab). Every column works on its own QThread (RetrievalWorker): building a dataset (embedding
-// the corpus once per model, kept under <project>/retrieval/), loading the model and each query.
+// embeddings as a run of the project (a CLI child process; its curves show in the Loss curves tab).
+// Every column works on a thread of its own (a RetrievalWorker resident on the column's
+// BackgroundJob): building a dataset (embedding the corpus once per model, kept under
+// <project>/retrieval/), loading the model and each query.
 #pragma once
 #include <QString>
 #include <QVector>
 #include <QWidget>
-#include <atomic>
 #include <memory>
 #include <vector>
 
+#include "app/gui/common/checkpoint_picker.h"
 #include "app/gui/retrieval/retrieval_worker.h"
 #include "core/analysis/retrieval/retrieval_corpus.h"
 
@@ -25,7 +27,6 @@ class QLineEdit;
 class QPushButton;
 class QSpinBox;
 class QSplitter;
-class QThread;
 class QTimer;
 class QToolButton;
 
@@ -34,6 +35,8 @@ class RetrievalResultsView;
 }
 
 namespace mixerlab::gui {
+
+class BackgroundJob;
 
 class RetrievalPanel : public QWidget {
   Q_OBJECT
@@ -58,6 +61,8 @@ class RetrievalPanel : public QWidget {
   // freshly initialised twin) or a dataset folder. Returns an error message, empty when the column
   // was added (it then opens in the background: columnReady or columnFailed follows).
   QString addModel(const QString& path, bool untrained = false);
+  // "Add run" / "Add folder...": up to kMaxColumns models, each once.
+  CheckpointPicker* checkpointPicker() const { return picker_; }
   void removeColumn(int index);
   int columnCount() const { return static_cast<int>(columns_.size()); }
   widgets::RetrievalResultsView* column(int index) const;
@@ -95,41 +100,39 @@ class RetrievalPanel : public QWidget {
 
  private:
   struct Column {
-    int serial = 0;  // the current worker's number, unique in the panel: its reports carry it
     ModelSource source;
     QString dataset_dir;      // set for a dataset-folder column (it ignores the corpus)
     QString label;
+    // CheckpointColumn::key, or the dataset folder: the picker refuses a second column with it.
+    QString key;
     widgets::RetrievalResultsView* view = nullptr;
-    QThread* thread = nullptr;
-    RetrievalWorker* worker = nullptr;
-    std::shared_ptr<std::atomic<bool>> cancel;
-    std::shared_ptr<std::atomic<int>> latest_request;
+    // The column's thread; its worker's reports arrive only while the worker is its current job (a
+    // corpus change replaces it). The column owns it, so a removed column's reports are dropped.
+    std::unique_ptr<BackgroundJob> job;
+    RetrievalWorker* worker = nullptr;  // the current job's, on its thread
     bool ready = false;
     RetrievalColumnInfo info;
   };
   QWidget* buildControls();
-  int indexOf(int serial) const;  // the column whose current worker has this serial, else -1
+  int indexOf(const Column* column) const;  // -1 when it is no longer a column
   void openColumn(Column& c);
   void startWorker(Column& c);
   void stopWorker(Column& c);
-  void onOpened(int serial, const RetrievalColumnInfo& info);
-  void onFailed(int serial, const QString& error);
-  void onResults(int serial, int request, const SearchResult& result, double query_ms);
-  void onAccuracy(int serial, qint64 candidates, double top1, double top5, qint64 queries);
+  void onOpened(const Column* column, const RetrievalColumnInfo& info);
+  void onFailed(const Column* column, const QString& error);
+  void onResults(const Column* column, int request, const SearchResult& result, double query_ms);
+  void onAccuracy(const Column* column, qint64 candidates, double top1, double top5, qint64 queries);
   void searchColumn(Column& c);
   void evaluateColumn(Column& c);
   void refreshHeldOutList();
   void onCorpusPicked(int combo_index);
   void onHeldOutPicked(int combo_index);
-  void populateAddRunMenu();
-  void onAddFolder();
   void populateTrainMenu();
   void updateMarkLabel();
   void updateControls();
   void showStatus(const QString& text);
 
   std::vector<std::unique_ptr<Column>> columns_;
-  int next_serial_ = 0;
   int request_ = 0;  // the newest query's number
   RetrievalCorpus corpus_ = RetrievalCorpus::synthetic(400);
   QString runs_directory_, datasets_root_;
@@ -140,8 +143,7 @@ class RetrievalPanel : public QWidget {
 
   QComboBox* corpus_box_ = nullptr;
   QSpinBox* synthetic_count_ = nullptr;
-  QToolButton* add_run_ = nullptr;
-  QPushButton* add_folder_ = nullptr;
+  CheckpointPicker* picker_ = nullptr;
   QToolButton* train_ = nullptr;
   QLineEdit* query_edit_ = nullptr;
   QComboBox* held_out_box_ = nullptr;

@@ -4,15 +4,9 @@
 #include <chrono>
 #include <exception>
 
-#include "core/train/device.h"
-
 namespace mixerlab::gui {
 
-RetrievalWorker::RetrievalWorker(std::shared_ptr<std::atomic<bool>> cancel, std::shared_ptr<std::atomic<int>> latest_request)
-    : cancel_(std::move(cancel)), latest_request_(std::move(latest_request)) {
-  qRegisterMetaType<RetrievalColumnInfo>();
-  qRegisterMetaType<SearchResult>();
-}
+RetrievalWorker::RetrievalWorker() = default;
 
 RetrievalWorker::~RetrievalWorker() = default;
 
@@ -23,15 +17,15 @@ void RetrievalWorker::open(const RetrievalOpenJob& job) {
     bool built = false;
     if (job.corpus) {
       const auto report = [this](size_t done, size_t total) {
-        Q_EMIT progress(static_cast<qint64>(done), static_cast<qint64>(total));
+        if (progressDue(done == total)) Q_EMIT progress(static_cast<qint64>(done), static_cast<qint64>(total));
       };
-      const EnsuredDataset ensured = ensureRetrievalDataset(*job.corpus, job.source, job.datasets_root, report, cancel_.get());
+      const EnsuredDataset ensured =
+          ensureRetrievalDataset(*job.corpus, job.source, job.datasets_root, report, cancelFlag());
       dir = ensured.dir;
       built = ensured.built;
     }
     search_ = std::make_unique<RetrievalSearch>(dir);
-    // After loading: loading a model sets the threads to every core.
-    if (job.cpu_threads > 0) configureCpuThreads(job.cpu_threads);
+    useCoreShare();  // after loading: loading a model sets the threads to every core
     RetrievalColumnInfo info;
     info.dataset_dir = QString::fromStdString(dir.string());
     info.model_label = QString::fromStdString(search_->modelLabel());
@@ -50,7 +44,7 @@ void RetrievalWorker::open(const RetrievalOpenJob& job) {
 }
 
 void RetrievalWorker::search(int request, const std::string& text, qint64 k, qint64 marked_id) {
-  if (!search_ || request < latest_request_->load()) return;  // superseded while queued
+  if (!search_) return;
   try {
     const auto start = std::chrono::steady_clock::now();
     SearchResult result = search_->search(text, k, marked_id);

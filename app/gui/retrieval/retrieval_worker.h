@@ -1,19 +1,18 @@
-// One retrieval column's worker, living on its own QThread (owned by the RetrievalPanel): it gets
-// the column's dataset folder ready (reusing one built earlier for this corpus and model, else
+// One retrieval column's worker, resident on the column's BackgroundJob thread: it gets the
+// column's dataset folder ready (reusing one built earlier for this corpus and model, else
 // embedding every summary and story, with progress, cancellable), loads the embedding model once,
 // and then answers queries (one embedding + one matrix product each) and held-out accuracy
-// requests. All calls arrive queued, so a slow build or query never blocks the GUI; a query that
-// a newer one has superseded before it starts is skipped, so typing fast never queues up work.
+// requests. All calls arrive posted by the job, so a slow build or query never blocks the GUI; the
+// panel posts queries with postLatest(), so a query typed over before it starts is never run.
 #pragma once
-#include <QMetaType>
 #include <QObject>
 #include <QString>
-#include <QVector>
-#include <atomic>
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <vector>
 
+#include "app/gui/common/job_worker.h"
 #include "core/analysis/model_source.h"
 #include "core/analysis/retrieval/retrieval_corpus.h"
 #include "core/analysis/retrieval/retrieval_search.h"
@@ -27,24 +26,23 @@ struct RetrievalOpenJob {
   ModelSource source;
   std::filesystem::path datasets_root;
   std::filesystem::path dataset_dir;  // used when corpus is empty
-  int cpu_threads = 0;                // LibTorch intra-op threads (0: leave as is)
 };
 
 struct RetrievalColumnInfo {
   QString dataset_dir;
   QString model_label, architecture;
   qint64 stories = 0, train_count = 0, width = 0;
-  bool built = false;  // the folder was (re)built now, not reused
+  bool built = false;               // the folder was (re)built now, not reused
   std::vector<StoryPair> held_out;  // the held-out pairs, in order; story id = train_count + index
 };
 
-class RetrievalWorker : public QObject {
+class RetrievalWorker : public JobWorker {
   Q_OBJECT
  public:
-  explicit RetrievalWorker(std::shared_ptr<std::atomic<bool>> cancel, std::shared_ptr<std::atomic<int>> latest_request);
+  RetrievalWorker();
   ~RetrievalWorker() override;
 
-  // Worker-thread side (call through QMetaObject::invokeMethod, queued).
+  // On the job's thread (posted by the panel).
   void open(const RetrievalOpenJob& job);
   void search(int request, const std::string& text, qint64 k, qint64 marked_id);
   void evaluate(qint64 candidates);
@@ -57,12 +55,7 @@ class RetrievalWorker : public QObject {
   void accuracy(qint64 candidates, double top1, double top5, qint64 queries);
 
  private:
-  std::shared_ptr<std::atomic<bool>> cancel_;
-  std::shared_ptr<std::atomic<int>> latest_request_;
   std::unique_ptr<RetrievalSearch> search_;
 };
 
 }  // namespace mixerlab::gui
-
-Q_DECLARE_METATYPE(mixerlab::gui::RetrievalColumnInfo)
-Q_DECLARE_METATYPE(mixerlab::SearchResult)

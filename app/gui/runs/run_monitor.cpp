@@ -29,7 +29,7 @@ RunMonitor::RunMonitor(QString runs_directory, int interval_ms)
 
 RunMonitor::~RunMonitor() = default;
 
-void RunMonitor::start() {
+void RunMonitor::run() {
   timer_ = new QTimer(this);
   connect(timer_, &QTimer::timeout, this, &RunMonitor::pollNow);
   timer_->start(interval_ms_);
@@ -55,7 +55,6 @@ void RunMonitor::pollNow() {
       }
     }
     RunSnapshot snap;
-    snap.runs_directory = runs_directory_;
     snap.run = name;
     const auto records = watched->tail.poll();
     snap.reset = watched->tail.wasReset();

@@ -1,6 +1,7 @@
-// Watches a project's run directories from a worker thread: tails each metrics.jsonl and reads
-// status.json on a timer, and reports changes as RunSnapshot through queued signals, so file reading
-// never blocks the GUI thread.
+// Watches a project's run directories, resident on a BackgroundJob thread (the main window's): tails
+// each metrics.jsonl and reads status.json on a timer, and reports changes as RunSnapshot, which the
+// job delivers to the GUI thread, so file reading never blocks it. When another project opens the
+// job is stopped, and the snapshots it still had queued are dropped.
 #pragma once
 #include <QObject>
 #include <QString>
@@ -8,6 +9,7 @@
 #include <map>
 #include <memory>
 
+#include "app/gui/common/job_worker.h"
 #include "app/gui/runs/run_snapshot.h"
 
 namespace mixerlab {
@@ -16,14 +18,13 @@ class MetricsTail;
 
 namespace mixerlab::gui {
 
-class RunMonitor : public QObject {
+class RunMonitor : public JobWorker {
   Q_OBJECT
  public:
   explicit RunMonitor(QString runs_directory, int interval_ms = 300);
   ~RunMonitor() override;
 
- public Q_SLOTS:
-  void start();  // call in the worker thread (queued)
+  void run() override;  // on the job's thread: polls now, then every interval
   void pollNow();
 
  Q_SIGNALS:

@@ -1,8 +1,7 @@
 // What the GUI knows about one run directory at a moment: status plus the metrics that arrived
-// since the previous snapshot. Plain data passed from the monitor thread through queued signals.
+// since the previous snapshot. Plain data the RunMonitor reports from its thread to the GUI thread.
 #pragma once
 #include <QMap>
-#include <QMetaType>
 #include <QString>
 #include <QVector>
 
@@ -11,8 +10,7 @@
 namespace mixerlab::gui {
 
 struct RunSnapshot {
-  QString runs_directory;  // the monitored folder: a snapshot still queued when another project opens is dropped
-  QString run;             // run-id (folder name)
+  QString run;    // run-id (folder name)
   QString state;  // pending, running, finished, failed, stopped
   QString reason;
   QString arch, device;        // from run.json (empty until the run has written it)
@@ -26,5 +24,3 @@ struct RunSnapshot {
 };
 
 }  // namespace mixerlab::gui
-
-Q_DECLARE_METATYPE(mixerlab::gui::RunSnapshot)

@@ -21,7 +21,6 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
-#include <QThread>
 #include <QTimer>
 #include <QToolBar>
 #include <QUndoStack>
@@ -41,6 +40,7 @@
 #include "app/gui/project/project_file.h"
 #include "app/gui/launch/run_launcher.h"
 #include "app/gui/runs/run_list_model.h"
+#include "app/gui/common/background_job.h"
 #include "app/gui/runs/run_monitor.h"
 #include "app/gui/project/run_config_schema.h"
 #include "app/gui/launch/run_queue.h"
@@ -58,7 +58,6 @@
 namespace mixerlab::gui {
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), target_(new LocalLaunchTarget(findCliExecutable())) {
-  qRegisterMetaType<RunSnapshot>("mixerlab::gui::RunSnapshot");
   document_ = new ProjectDocument(this);
   connect(document_, &ProjectDocument::edited, this, &MainWindow::onProjectEdited);
   connect(document_, &ProjectDocument::writeFailed, this,
@@ -210,22 +209,16 @@ void MainWindow::buildMenusAndToolbar() {
 }
 
 void MainWindow::startMonitor() {
-  monitor_thread_ = new QThread;
-  monitor_ = new RunMonitor(runsDirectory());
-  monitor_->moveToThread(monitor_thread_);
-  connect(monitor_thread_, &QThread::started, monitor_, &RunMonitor::start);
-  connect(monitor_thread_, &QThread::finished, monitor_, &QObject::deleteLater);
-  connect(monitor_, &RunMonitor::runUpdated, this, &MainWindow::onRunUpdated, Qt::QueuedConnection);
-  monitor_thread_->start();
+  if (monitor_job_ == nullptr) monitor_job_ = new BackgroundJob("run-monitor", this);
+  auto* monitor = new RunMonitor(runsDirectory());
+  monitor_job_->forward(monitor, &RunMonitor::runUpdated, this, &MainWindow::onRunUpdated);
+  monitor_job_->startResident(monitor);
 }
 
+// The snapshots the stopped monitor still had queued are dropped: none of a previous project's runs
+// reaches the next project's table or plot.
 void MainWindow::stopMonitor() {
-  if (!monitor_thread_) return;
-  monitor_thread_->quit();
-  monitor_thread_->wait();
-  delete monitor_thread_;
-  monitor_thread_ = nullptr;
-  monitor_ = nullptr;  // deleted with the thread's finished() -> deleteLater
+  if (monitor_job_ != nullptr) monitor_job_->stop();
 }
 
 QString MainWindow::runsDirectory() const { return document_->runsDirectory(); }
@@ -282,8 +275,6 @@ QString MainWindow::selectedRun() const {
 QString MainWindow::runState(const QString& run) const { return runs_->state(run); }
 
 void MainWindow::onRunUpdated(const RunSnapshot& s) {
-  // A report of the previous project's monitor, queued before it stopped: not this project's run.
-  if (s.runs_directory != runsDirectory()) return;
   runs_->applySnapshot(s);
   if (queue_) queue_->onRunStateChanged(s.run, s.state);
   if (s.run == selectedRun()) showSelectedLog();
@@ -468,8 +459,9 @@ void MainWindow::onQueueSelected() {
 
 void MainWindow::onForkSelected() {
   if (selectedRun().isEmpty() || !document_->isOpen()) return;
+  const RunPaths run{(runsDirectory() + "/" + selectedRun()).toStdString()};
   const QString checkpoint = QFileDialog::getExistingDirectory(this, "Fork from which checkpoint?",
-                                                               runsDirectory() + "/" + selectedRun() + "/checkpoints");
+                                                               QString::fromStdString(run.checkpoints().string()));
   if (checkpoint.isEmpty()) return;
   bool ok = false;
   const QString run_id = QInputDialog::getText(this, "Fork run", "Name of the new run directory:", QLineEdit::Normal,
@@ -511,62 +503,6 @@ void MainWindow::onResumeSelected() {
 
 void MainWindow::onStopSelected() {
   if (!selectedRun().isEmpty()) stop(selectedRun());
-}
-
-QString MainWindow::showGeneration(const QStringList& checkpoints) {
-  tabs_->setCurrentWidget(generation_);
-  QString first_error;
-  for (const QString& checkpoint : checkpoints) {
-    // A project run's name, else a folder.
-    const bool is_run = !runsDirectory().isEmpty() && runs_->rowOf(checkpoint) >= 0;
-    const QString error = generation_->addCheckpoint(is_run ? runsDirectory() + "/" + checkpoint : checkpoint);
-    if (!error.isEmpty() && first_error.isEmpty()) first_error = checkpoint + ": " + error;
-  }
-  if (!first_error.isEmpty()) statusBar()->showMessage(first_error, 10000);
-  return first_error;
-}
-
-void MainWindow::onGenerateSelected() {
-  showGeneration(selectedRun().isEmpty() ? QStringList() : QStringList{selectedRun()});
-}
-
-QString MainWindow::showInspection(const QStringList& models) {
-  tabs_->setCurrentWidget(inversion_);
-  QString first_error;
-  for (const QString& entry : models) {
-    const bool untrained = entry.startsWith("untrained:");
-    const QString model = untrained ? entry.mid(QString("untrained:").size()) : entry;
-    // A project run's name, else a folder.
-    const bool is_run = !runsDirectory().isEmpty() && runs_->rowOf(model) >= 0;
-    const QString error = inversion_->addModel(is_run ? runsDirectory() + "/" + model : model, untrained);
-    if (!error.isEmpty() && first_error.isEmpty()) first_error = entry + ": " + error;
-  }
-  if (!first_error.isEmpty()) statusBar()->showMessage(first_error, 10000);
-  return first_error;
-}
-
-void MainWindow::onInspectSelected() {
-  const QString run = selectedRun();
-  // The run and, one click saved, its untrained twin: the comparison the research makes.
-  showInspection(run.isEmpty() ? QStringList() : QStringList{run, "untrained:" + run});
-}
-
-QString MainWindow::showRetrieval(const QStringList& models) {
-  tabs_->setCurrentWidget(retrieval_);
-  QString first_error;
-  for (const QString& entry : models) {
-    const bool untrained = entry.startsWith("untrained:");
-    const QString model = untrained ? entry.mid(QString("untrained:").size()) : entry;
-    const bool is_run = !runsDirectory().isEmpty() && runs_->rowOf(model) >= 0;
-    const QString error = retrieval_->addModel(is_run ? runsDirectory() + "/" + model : model, untrained);
-    if (!error.isEmpty() && first_error.isEmpty()) first_error = entry + ": " + error;
-  }
-  if (!first_error.isEmpty()) statusBar()->showMessage(first_error, 10000);
-  return first_error;
-}
-
-void MainWindow::onRetrieveSelected() {
-  showRetrieval(selectedRun().isEmpty() ? QStringList() : QStringList{selectedRun()});
 }
 
 void MainWindow::onRunContextMenu(const QPoint& pos) {

@@ -1,6 +1,6 @@
 // The MixerLab main window: a project's runs (status, step, tokens, best eval loss, throughput),
 // a live loss plot of all runs, the selected run's log, and actions to train, resume and stop runs.
-// Runs are CLI child processes; a RunMonitor on an owned QThread feeds a RunListModel, which the
+// Runs are CLI child processes; a RunMonitor on a BackgroundJob's thread feeds a RunListModel, which the
 // runs table, the plot and the comparison dock read. The project is held once by a ProjectDocument,
 // whose edits are undoable (Edit menu). The central area has four tabs: the loss curves, the
 // side-by-side generation panel (Run > Generate from run), the representation-inversion inspector
@@ -11,12 +11,12 @@
 #include <QMainWindow>
 #include <memory>
 
+#include "app/gui/common/column_request.h"
 #include "app/gui/runs/run_snapshot.h"
 
 class QTableView;
 class QLineEdit;
 class QPlainTextEdit;
-class QThread;
 class QLabel;
 class QMenu;
 class QComboBox;
@@ -30,7 +30,7 @@ class RunComparisonWidget;
 
 namespace mixerlab::gui {
 
-class RunMonitor;
+class BackgroundJob;
 class LaunchTarget;
 class LaunchTargetSelector;
 class RunQueue;
@@ -43,6 +43,7 @@ class GenerationPanel;
 class InversionPanel;
 class RetrievalPanel;
 class LaunchWatcher;
+class CheckpointPicker;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -91,6 +92,9 @@ class MainWindow : public QMainWindow {
   // Shows the Retrieve tab and adds a column per entry (as showInspection: run name or folder,
   // "untrained:" for the twin, or a retrieval dataset folder). Returns the first error, empty on success.
   QString showRetrieval(const QStringList& models = {});
+  // How the three calls above read an entry (column_request.h): a run name of the open project
+  // becomes its run folder, "untrained:" asks for the twin, anything else is a folder.
+  ColumnRequest resolveColumnEntry(const QString& entry) const;
   double eventLoopMaxLatencyMs() const;
   double eventLoopP99LatencyMs() const;
 
@@ -145,6 +149,9 @@ class MainWindow : public QMainWindow {
   QString selectedRun() const;
   // Empty for a run of the project; else why Edit/Remove do not apply (a fork's run folder).
   QString notAProjectRun(const QString& run) const;
+  // Shows `tab` and adds a column per entry through its picker; returns the first error (also
+  // shown in the status bar), empty when every entry became a column.
+  QString addColumnEntries(QWidget* tab, CheckpointPicker* picker, const QStringList& entries);
 
   ProjectDocument* document_ = nullptr;
   RunListModel* runs_ = nullptr;
@@ -167,8 +174,7 @@ class MainWindow : public QMainWindow {
   QueuePanel* queue_panel_ = nullptr;
   EventLoopLatency* latency_ = nullptr;
   widgets::RunComparisonWidget* comparison_ = nullptr;
-  QThread* monitor_thread_ = nullptr;
-  RunMonitor* monitor_ = nullptr;
+  BackgroundJob* monitor_job_ = nullptr;  // runs a RunMonitor of the open project
   std::unique_ptr<LaunchTarget> target_;
 };
 

@@ -9,6 +9,7 @@
 #include "core/analysis/retrieval/candidate_sampler.h"
 #include "core/analysis/retrieval/retrieval_training.h"
 #include "core/analysis/retrieval/text_embeddings.h"
+#include "core/runs/run_directory.h"
 #include "core/train/checkpoint.h"
 #include "core/train/lr_schedule.h"
 #include "core/util/error.h"
@@ -110,7 +111,8 @@ std::filesystem::path infoNceFinetune(const ModelSource& base, const std::vector
   config["infonce"] = {{"base_checkpoint", base_dir.string()}, {"steps", step}, {"temperature", s.temperature},
                        {"candidates", s.candidates}, {"learning_rate", s.learning_rate}};
   m.model->eval();
-  return saveCheckpoint(out_dir / "checkpoints", *m.model, optimizer, state, config, checkpointTokenizerFile(base_dir), 1);
+  return saveCheckpoint(RunPaths{out_dir}.checkpoints(), *m.model, optimizer, state, config,
+                        checkpointTokenizerFile(base_dir), 1);
 }
 
 }  // namespace mixerlab

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "core/analysis/retrieval/retrieval_dataset.h"
+#include "core/runs/run_directory.h"
 #include "core/util/error.h"
 #include "core/util/hashing.h"
 
@@ -71,8 +72,8 @@ std::string datasetFolderName(const ModelSource& source) {
   std::string name;
   if (!source.run_name.empty()) {
     name = source.path.stem().string() + "-" + source.run_name;
-  } else if (source.path.parent_path().filename() == "checkpoints") {
-    name = source.path.parent_path().parent_path().filename().string() + "-" + source.path.filename().string();
+  } else if (RunPaths::holdsCheckpoint(source.path)) {
+    name = RunPaths::ofCheckpoint(source.path).root.filename().string() + "-" + source.path.filename().string();
   } else {
     name = source.path.parent_path().filename().string() + "-" + source.path.filename().string();
   }

@@ -3,10 +3,12 @@
 
 #include <torch/torch.h>
 
+#include "core/models/norm_eps.h"
+
 namespace mixerlab {
 
 namespace {
-double rmsEps(const ModelConfig& c) { return c.norm_eps > 0 ? c.norm_eps : 1e-6; }
+constexpr double kTransfixerNormEps = 1e-6;  // as Llama
 }  // namespace
 
 const FieldSet<TransfixerOptions>& transfixerOptionFields() {
@@ -39,10 +41,11 @@ TransfixerOptions TransfixerOptions::fromConfig(const ModelConfig& c) {
 TransfixerLayerImpl::TransfixerLayerImpl(const ModelConfig& c, const TransfixerOptions& o) : placement_(o.placement()) {
   self_attn = register_module("self_attn", LlamaAttention(c));
   mlp = register_module("mlp", LlamaMlp(c));
-  input_layernorm = register_module("input_layernorm", RMSNorm(c.d_model, rmsEps(c)));
-  post_attention_layernorm = register_module("post_attention_layernorm", RMSNorm(c.d_model, rmsEps(c)));
+  input_layernorm = register_module("input_layernorm", RMSNorm(c.d_model, normEps(c, kTransfixerNormEps)));
+  post_attention_layernorm =
+      register_module("post_attention_layernorm", RMSNorm(c.d_model, normEps(c, kTransfixerNormEps)));
   if (placement_ == ConvPlacement::BeforeAttention) {
-    conv_layernorm = register_module("conv_layernorm", RMSNorm(c.d_model, rmsEps(c)));
+    conv_layernorm = register_module("conv_layernorm", RMSNorm(c.d_model, normEps(c, kTransfixerNormEps)));
   }
   TokenConvSettings settings;
   settings.inplace_mask = o.mask_mode == "inplace_compat";
@@ -79,7 +82,7 @@ TransfixerBodyImpl::TransfixerBodyImpl(const ModelConfig& c, const TransfixerOpt
   }
   layers = register_module("layers", torch::nn::ModuleList());
   for (int64_t i = 0; i < c.n_layers; ++i) layers->push_back(TransfixerLayer(c, o));
-  norm = register_module("norm", RMSNorm(c.d_model, rmsEps(c)));
+  norm = register_module("norm", RMSNorm(c.d_model, normEps(c, kTransfixerNormEps)));
 }
 
 Transfixer::Transfixer(const ModelConfig& c) : LanguageModel(c), rotary_(c.d_model / c.n_heads, c.rope_theta) {

@@ -18,10 +18,7 @@ ArchitectureInfo transfixerFamily() {
     validateAttentionHeads(c, /*rotary=*/true, problems);
     if (c.tie_weights)
       problems.push_back("tie_weights: the transfixer's head is untied (as HF Llama); set it to false");
-    validateOptions(c, problems, [](JsonFields& f) {
-      TransfixerOptions o;
-      transfixerOptionFields().readInto(f, o);
-    });
+    validateOptionFields(c, problems, transfixerOptionFields());
   };
   info.cost = [](const ModelConfig& c, int64_t batch_size) {
     ModelCost cost;

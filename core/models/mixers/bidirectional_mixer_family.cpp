@@ -18,10 +18,7 @@ ArchitectureInfo bidirectionalMixerFamily() {
   info.validate = [](const ModelConfig& c, std::vector<std::string>& problems) {
     validateCommonSizes(c, problems);
     if (c.kernel_size < 1) problems.push_back("kernel_size: must be >= 1, got " + std::to_string(c.kernel_size));
-    validateOptions(c, problems, [](JsonFields& f) {
-      BidirectionalMixerOptions o;
-      bidirectionalMixerOptionFields().readInto(f, o);
-    });
+    validateOptionFields(c, problems, bidirectionalMixerOptionFields());
   };
   info.cost = [](const ModelConfig& c, int64_t batch_size) {
     ModelCost cost;

@@ -7,13 +7,15 @@
 
 #include <torch/torch.h>
 
+#include "core/models/norm_eps.h"
+
 namespace mixerlab {
 namespace F = torch::nn::functional;
 
 namespace {
-double rmsEps(const ModelConfig& c) { return c.norm_eps > 0 ? c.norm_eps : 1e-5; }
+constexpr double kMambaNormEps = 1e-5;
 
-torch::nn::Linear makeLinear(int64_t in, int64_t out, bool bias = false) {
+torch::nn::Linear mambaLinear(int64_t in, int64_t out, bool bias = false) {
   return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(bias));  // PyTorch default init
 }
 }  // namespace
@@ -57,12 +59,12 @@ MambaMixerImpl::MambaMixerImpl(const ModelConfig& c, const MambaOptions& o)
       chunk_size_(o.chunk_size),
       scan_(kernels::parseScanMode(o.scan)) {
   const int64_t E = inner_, N = state_, R = dt_rank_;
-  in_proj = register_module("in_proj", makeLinear(c.d_model, 2 * E));
+  in_proj = register_module("in_proj", mambaLinear(c.d_model, 2 * E));
   conv1d = register_module(
       "conv1d", torch::nn::Conv1d(torch::nn::Conv1dOptions(E, E, o.d_conv).groups(E).padding(o.d_conv - 1).bias(true)));
-  x_proj = register_module("x_proj", makeLinear(E, R + 2 * N));
-  dt_proj = register_module("dt_proj", makeLinear(R, E, /*bias=*/true));
-  out_proj = register_module("out_proj", makeLinear(E, c.d_model));
+  x_proj = register_module("x_proj", mambaLinear(E, R + 2 * N));
+  dt_proj = register_module("dt_proj", mambaLinear(R, E, /*bias=*/true));
+  out_proj = register_module("out_proj", mambaLinear(E, c.d_model));
   A_log = register_parameter("A_log", torch::log(torch::arange(1, N + 1, torch::kFloat)).repeat({E, 1}));
   D = register_parameter("D", torch::ones({E}));
 
@@ -96,14 +98,16 @@ at::Tensor MambaMixerImpl::forward(const at::Tensor& x) {
   // The scan runs in fp32 even under bf16/fp16 autocast: its running product of decays and its sum
   // over the whole sequence lose too much in 8 or 11 mantissa bits (the reference Mamba does the same).
   // In an fp32 or fp64 forward nothing is cast.
-  const auto f32 = [](const at::Tensor& t) { return (t.scalar_type() == at::kHalf || t.scalar_type() == at::kBFloat16) ? t.to(torch::kFloat) : t; };
-  const at::Tensor y = kernels::selectiveScan(f32(u), f32(delta), A, f32(B).contiguous(), f32(C).contiguous(), D,
-                                              scan_, chunk_size_);
+  const auto f32 = [](const at::Tensor& t) {
+    return (t.scalar_type() == at::kHalf || t.scalar_type() == at::kBFloat16) ? t.to(torch::kFloat) : t;
+  };
+  const at::Tensor y =
+      kernels::selectiveScan(f32(u), f32(delta), A, f32(B).contiguous(), f32(C).contiguous(), D, scan_, chunk_size_);
   return out_proj->forward(y * F::silu(z));
 }
 
 MambaBlockImpl::MambaBlockImpl(const ModelConfig& c, const MambaOptions& o) {
-  norm = register_module("norm", RMSNorm(c.d_model, rmsEps(c)));
+  norm = register_module("norm", RMSNorm(c.d_model, normEps(c, kMambaNormEps)));
   mixer = register_module("mixer", MambaMixer(c, o));
 }
 
@@ -117,13 +121,13 @@ MambaBackboneImpl::MambaBackboneImpl(const ModelConfig& c, const MambaOptions& o
   }
   layers = register_module("layers", torch::nn::ModuleList());
   for (int64_t i = 0; i < c.n_layers; ++i) layers->push_back(MambaBlock(c, o));
-  norm_f = register_module("norm_f", RMSNorm(c.d_model, rmsEps(c)));
+  norm_f = register_module("norm_f", RMSNorm(c.d_model, normEps(c, kMambaNormEps)));
 }
 
 MambaModel::MambaModel(const ModelConfig& c) : LanguageModel(c) {
   backbone = register_module("backbone", MambaBackbone(c, mambaOptions(c)));
   if (!c.tie_weights) {
-    lm_head = register_module("lm_head", makeLinear(c.d_model, c.vocab_size));
+    lm_head = register_module("lm_head", mambaLinear(c.d_model, c.vocab_size));
     torch::NoGradGuard no_grad;
     lm_head->weight.normal_(0.0, 0.02);
   }

@@ -17,10 +17,7 @@ ArchitectureInfo gptFamily() {
   info.validate = [](const ModelConfig& c, std::vector<std::string>& problems) {
     validateCommonSizes(c, problems);
     validateAttentionHeads(c, /*rotary=*/false, problems);
-    validateOptions(c, problems, [](JsonFields& f) {
-      GptOptions o;
-      gptOptionFields().readInto(f, o);
-    });
+    validateOptionFields(c, problems, gptOptionFields());
   };
   info.cost = [](const ModelConfig& c, int64_t batch_size) {
     ModelCost cost;

@@ -7,17 +7,20 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include "core/models/norm_eps.h"
+
 namespace mixerlab {
 namespace F = torch::nn::functional;
 
 namespace {
-torch::nn::Linear makeLinear(int64_t in, int64_t out) {
+// No bias, weights drawn as Hugging Face's Llama initialises them.
+torch::nn::Linear llamaLinear(int64_t in, int64_t out) {
   torch::nn::Linear linear(torch::nn::LinearOptions(in, out).bias(false));
   torch::NoGradGuard no_grad;
   linear->weight.normal_(0.0, 0.02);  // Hugging Face Llama init
   return linear;
 }
-double rmsEps(const ModelConfig& c) { return c.norm_eps > 0 ? c.norm_eps : 1e-6; }
+constexpr double kLlamaNormEps = 1e-6;
 }  // namespace
 
 RMSNormImpl::RMSNormImpl(int64_t dim, double eps) : eps_(eps) {
@@ -34,8 +37,7 @@ at::Tensor RMSNormImpl::forward(const at::Tensor& x) {
 
 at::Tensor RotaryTables::apply(const at::Tensor& x, int64_t start) {
   const int64_t length = x.size(2), end = start + length;
-  if (!cos_.defined() || cos_.size(0) < end || cos_.device() != x.device() ||
-      cos_.scalar_type() != x.scalar_type()) {
+  if (!cos_.defined() || cos_.size(0) < end || cos_.device() != x.device() || cos_.scalar_type() != x.scalar_type()) {
     auto opts = torch::TensorOptions().dtype(torch::kFloat64);
     auto inv_freq = torch::pow(theta_, -torch::arange(0, head_dim_, 2, opts) / static_cast<double>(head_dim_));
     auto positions = torch::arange(end, opts);
@@ -51,10 +53,10 @@ at::Tensor RotaryTables::apply(const at::Tensor& x, int64_t start) {
 }
 
 LlamaAttentionImpl::LlamaAttentionImpl(const ModelConfig& c) : n_heads_(c.n_heads), head_dim_(c.d_model / c.n_heads) {
-  q_proj = register_module("q_proj", makeLinear(c.d_model, c.d_model));
-  k_proj = register_module("k_proj", makeLinear(c.d_model, c.d_model));
-  v_proj = register_module("v_proj", makeLinear(c.d_model, c.d_model));
-  o_proj = register_module("o_proj", makeLinear(c.d_model, c.d_model));
+  q_proj = register_module("q_proj", llamaLinear(c.d_model, c.d_model));
+  k_proj = register_module("k_proj", llamaLinear(c.d_model, c.d_model));
+  v_proj = register_module("v_proj", llamaLinear(c.d_model, c.d_model));
+  o_proj = register_module("o_proj", llamaLinear(c.d_model, c.d_model));
 }
 
 at::Tensor LlamaAttentionImpl::forward(const at::Tensor& x, RotaryTables& rotary) {
@@ -75,9 +77,9 @@ at::Tensor LlamaAttentionImpl::forward(const at::Tensor& x, RotaryTables& rotary
 }
 
 LlamaMlpImpl::LlamaMlpImpl(const ModelConfig& c) {
-  gate_proj = register_module("gate_proj", makeLinear(c.d_model, c.ff_mult * c.d_model));
-  up_proj = register_module("up_proj", makeLinear(c.d_model, c.ff_mult * c.d_model));
-  down_proj = register_module("down_proj", makeLinear(c.ff_mult * c.d_model, c.d_model));
+  gate_proj = register_module("gate_proj", llamaLinear(c.d_model, c.ff_mult * c.d_model));
+  up_proj = register_module("up_proj", llamaLinear(c.d_model, c.ff_mult * c.d_model));
+  down_proj = register_module("down_proj", llamaLinear(c.ff_mult * c.d_model, c.d_model));
 }
 
 at::Tensor LlamaMlpImpl::forward(const at::Tensor& x) {
@@ -87,8 +89,8 @@ at::Tensor LlamaMlpImpl::forward(const at::Tensor& x) {
 LlamaDecoderLayerImpl::LlamaDecoderLayerImpl(const ModelConfig& c) {
   self_attn = register_module("self_attn", LlamaAttention(c));
   mlp = register_module("mlp", LlamaMlp(c));
-  input_layernorm = register_module("input_layernorm", RMSNorm(c.d_model, rmsEps(c)));
-  post_attention_layernorm = register_module("post_attention_layernorm", RMSNorm(c.d_model, rmsEps(c)));
+  input_layernorm = register_module("input_layernorm", RMSNorm(c.d_model, normEps(c, kLlamaNormEps)));
+  post_attention_layernorm = register_module("post_attention_layernorm", RMSNorm(c.d_model, normEps(c, kLlamaNormEps)));
 }
 
 at::Tensor LlamaDecoderLayerImpl::forward(const at::Tensor& x, RotaryTables& rotary) {
@@ -107,7 +109,7 @@ LlamaBodyImpl::LlamaBodyImpl(const ModelConfig& c) {
   }
   layers = register_module("layers", torch::nn::ModuleList());
   for (int64_t i = 0; i < c.n_layers; ++i) layers->push_back(LlamaDecoderLayer(c));
-  if (!llamaIsCompletionModel(c)) norm = register_module("norm", RMSNorm(c.d_model, rmsEps(c)));
+  if (!llamaIsCompletionModel(c)) norm = register_module("norm", RMSNorm(c.d_model, normEps(c, kLlamaNormEps)));
 }
 
 LlamaTransformer::LlamaTransformer(const ModelConfig& c)
@@ -118,7 +120,7 @@ LlamaTransformer::LlamaTransformer(const ModelConfig& c)
     lm_head = register_module("lm_head",
                               llamaIsCompletionModel(c)
                                   ? torch::nn::Linear(torch::nn::LinearOptions(c.d_model, c.vocab_size).bias(false))
-                                  : makeLinear(c.d_model, c.vocab_size));
+                                  : llamaLinear(c.d_model, c.vocab_size));
   }
   supports_layer_hook_ = true;
 }
@@ -132,7 +134,8 @@ at::Tensor LlamaTransformer::tokenEmbeddingMatrix() { return model->embed_tokens
 
 at::Tensor LlamaTransformer::layerOutput(const at::Tensor& embeds, int64_t layer) {
   auto x = embeds;
-  for (int64_t i = 0; i < layer; ++i) x = applyLayerHook(i, model->layers[i]->as<LlamaDecoderLayer>()->forward(x, rotary_));
+  for (int64_t i = 0; i < layer; ++i)
+    x = applyLayerHook(i, model->layers[i]->as<LlamaDecoderLayer>()->forward(x, rotary_));
   return x;
 }
 

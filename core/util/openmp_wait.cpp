@@ -1,0 +1,21 @@
+// One-time re-exec with OMP_WAIT_POLICY=PASSIVE (see openmp_wait.h).
+#include "core/util/openmp_wait.h"
+
+#include <cstdlib>
+
+#include "core/util/subprocess.h"
+
+namespace mixerlab {
+
+void ensurePassiveOpenMpWait(char** argv) {
+  if (argv == nullptr || argv[0] == nullptr) return;
+  if (std::getenv("OMP_WAIT_POLICY") != nullptr || std::getenv("MIXERLAB_NO_REEXEC") != nullptr) return;
+  SubprocessSpec self;
+  self.program = "/proc/self/exe";
+  self.argv0 = argv[0];
+  for (char** arg = argv + 1; *arg != nullptr; ++arg) self.args.emplace_back(*arg);
+  self.env = {{"OMP_WAIT_POLICY", "PASSIVE"}, {"MIXERLAB_NO_REEXEC", "1"}};
+  replaceProcessImage(self);  // returns only when it failed: carry on with the default policy
+}
+
+}  // namespace mixerlab

@@ -1,0 +1,68 @@
+// Edits of project.json that keep the user's text (core/config/project_text_edit.h): the splicing
+// finds the top-level "runs" array only, a replaced run keeps its old key order and the line layout
+// it had, and every byte outside the edited run stays. The edits through the GUI's undoable project
+// document are tested in tests/gui/test_project_file_edits.cpp.
+#include <QtTest/QtTest>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/config/project_text_edit.h"
+
+using namespace mixerlab;
+
+namespace {
+QString q(const std::string& text) { return QString::fromStdString(text); }
+
+// Two runs: the first on one line with the user's key order, the second spread over lines.
+const std::string kProject =
+    "{\n  \"name\": \"p\",\n  \"runs\": [\n    {\"name\": \"a\", \"model\": {\"n_heads\": 4, \"arch\": \"llama\"}},\n"
+    "    {\n      \"name\": \"b\"\n    }\n  ]\n}\n";
+}  // namespace
+
+class TestProjectTextEdit : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void splicingFindsTheRunsArrayOnly() {
+    // A "runs" key inside another object, strings with brackets and escaped quotes: not the array.
+    const std::string text =
+        "{\"note\": \"[\\\"runs\\\"]\", \"defaults\": {\"runs\": []}, \"runs\": [{\"name\": \"a\"}]}\n";
+    const auto added = spliceAddRun(text, nlohmann::ordered_json{{"name", "b"}});
+    QVERIFY(added.has_value());
+    QCOMPARE(q(*added),
+             QString("{\"note\": \"[\\\"runs\\\"]\", \"defaults\": {\"runs\": []}, \"runs\": [{\"name\": \"a\"}, "
+                     "{\"name\":\"b\"}]}\n"));
+    QCOMPARE(q(*spliceRemoveRun(*added, 0)),
+             QString("{\"note\": \"[\\\"runs\\\"]\", \"defaults\": {\"runs\": []}, \"runs\": [{\"name\":\"b\"}]}\n"));
+    QVERIFY(!spliceAddRun("[1, 2]", nlohmann::ordered_json::object()).has_value());
+  }
+
+  void replacedRunKeepsItsKeyOrderAndLayout() {
+    // The update lists "arch" first; the user's file had "n_heads" first, and that order stays.
+    const auto one_line =
+        spliceReplaceRun(kProject, 0, {{"name", "a"}, {"model", {{"arch", "llama"}, {"n_heads", 8}}}});
+    QVERIFY(one_line.has_value());
+    QCOMPARE(q(*one_line),
+             q("{\n  \"name\": \"p\",\n  \"runs\": [\n    {\"name\":\"a\",\"model\":{\"n_heads\":8,\"arch\":"
+               "\"llama\"}},\n    {\n      \"name\": \"b\"\n    }\n  ]\n}\n"));
+    // A run spread over lines is written over lines in the file's indentation; new keys come after.
+    const auto spread = spliceReplaceRun(kProject, 1, {{"model", {{"arch", "gpt"}}}, {"name", "b"}});
+    QVERIFY(spread.has_value());
+    QCOMPARE(q(*spread),
+             q("{\n  \"name\": \"p\",\n  \"runs\": [\n    {\"name\": \"a\", \"model\": {\"n_heads\": 4, \"arch\": "
+               "\"llama\"}},\n    {\n      \"name\": \"b\",\n      \"model\": {\n        \"arch\": \"gpt\"\n"
+               "      }\n    }\n  ]\n}\n"));
+    QVERIFY(!spliceReplaceRun(kProject, 2, nlohmann::ordered_json::object()).has_value());  // no third run
+    QVERIFY(!spliceRemoveRun(kProject, 2).has_value());
+  }
+
+  void keyOrderFollowsTheOriginalThenNewKeys() {
+    const auto original = nlohmann::ordered_json::parse(R"({"b": 1, "a": {"y": 1, "x": 2}})");
+    const auto updated = nlohmann::ordered_json::parse(R"({"a": {"x": 3, "z": 0, "y": 1}, "c": 2})");
+    QCOMPARE(q(keepKeyOrder(original, updated).dump()), QString(R"({"a":{"y":1,"x":3,"z":0},"c":2})"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestProjectTextEdit)
+#include "test_project_text_edit.moc"
