@@ -3,9 +3,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash installer/install-deps.sh
-# Cheap checks first (seconds, no build): the mutation patches still apply, and no two files of a
-# library define the same file-local name (they would clash in the unity build).
+# Cheap checks first (seconds, no build): the mutation patches still apply, the sources are
+# clang-format clean, and no two files of a library define the same file-local name (they would
+# clash in the unity build).
 bash tests/mutations/check-apply.sh
+bash installer/check-format.sh
 python3 tests/check-unity-names.py
 # Tests on (setup-and-run.sh may have configured build/ before). A compiler warning in project code
 # fails the run: the build log is read for them instead of compiling with -Werror, so build/ keeps

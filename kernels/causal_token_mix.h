@@ -30,7 +30,7 @@ at::Tensor causalTokenMixForwardReference(const at::Tensor& x, const at::Tensor&
 struct TokenMixGradients {
   at::Tensor x, weight, bias;  // [B, L, D], [L, L] (zero above the diagonal), [L] (undefined without bias)
 };
-TokenMixGradients causalTokenMixBackwardReference(const at::Tensor& grad_y, const at::Tensor& x,
-                                                  const at::Tensor& w, bool with_bias, int64_t block_rows = 0);
+TokenMixGradients causalTokenMixBackwardReference(const at::Tensor& grad_y, const at::Tensor& x, const at::Tensor& w,
+                                                  bool with_bias, int64_t block_rows = 0);
 
 }  // namespace mixerlab::kernels

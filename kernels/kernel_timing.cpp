@@ -7,8 +7,8 @@
 #include <vector>
 
 #include <ATen/core/grad_mode.h>
-#include <torch/cuda.h>
 #include <torch/csrc/autograd/autograd.h>
+#include <torch/cuda.h>
 
 #include "kernels/causal_token_mix.h"
 #include "kernels/masked_token_mix.h"
@@ -71,8 +71,7 @@ KernelTimingMs timeTokenMixMs(bool custom, int64_t batch, int64_t length, int64_
   return timeBoth(forward, {x, weight, bias}, w, device, repeats);
 }
 
-KernelTimingMs timeTokenMixReferenceMs(int64_t block_rows, int64_t batch, int64_t length, int64_t width,
-                                       int repeats) {
+KernelTimingMs timeTokenMixReferenceMs(int64_t block_rows, int64_t batch, int64_t length, int64_t width, int repeats) {
   at::NoGradGuard no_grad;
   const at::Tensor x = at::randn({batch, length, width});
   const at::Tensor weight = at::randn({length, length}) / std::sqrt(double(length));

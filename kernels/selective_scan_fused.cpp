@@ -205,7 +205,7 @@ void backwardKernel(const ScanData<scalar_t>& d, const scalar_t* grad_y, int64_t
             scalar_t to_b[kLanes], to_c[kLanes];
             for (int64_t l = 0; l < kLanes; ++l) {
               // h_t = decay_t * h_{t-1} + dt * B * u, decay_t = exp(dt * A); y_t gets C . h_t.
-              const scalar_t g = gh_n[l] + gy[l] * cn;              // dL/dh_t
+              const scalar_t g = gh_n[l] + gy[l] * cn;                  // dL/dh_t
               const scalar_t g_log_decay = g * h_prev[l] * decay_n[l];  // dL/d(dt * A)
               g_dt[l] += g_log_decay * a_n[l] + g * bn * u[l];
               ga_n[l] += g_log_decay * dt[l];

@@ -19,10 +19,10 @@ const QColor kTopKBackground(253, 226, 160);  // soft amber: recovered, but not 
 const QColor kMissBackground(244, 170, 164);  // red: the true token is not among the top k
 const QColor kMissText(120, 0, 0);
 const QColor kPaddingText(170, 170, 170);
-constexpr int kCellPadding = 4;   // each side of a token's text
+constexpr int kCellPadding = 4;  // each side of a token's text
 constexpr int kMinCellWidth = 16;
-constexpr int kBandGap = 10;      // between wrapped bands
-constexpr int kMaxGutter = 190;   // the row labels' column
+constexpr int kBandGap = 10;     // between wrapped bands
+constexpr int kMaxGutter = 190;  // the row labels' column
 
 bool sameInput(const InversionDiffRow& a, const InversionDiffRow& b) {
   if (a.tokens.size() != b.tokens.size()) return false;
@@ -74,7 +74,8 @@ class InversionDiffCanvas : public QWidget {
       return;
     }
     for (const InversionDiffView::Label& label : view_->labels_) {
-      if (label.colour.isValid()) p.fillRect(QRect(label.rect.left(), label.rect.top() + 2, 4, label.rect.height() - 4), label.colour);
+      if (label.colour.isValid())
+        p.fillRect(QRect(label.rect.left(), label.rect.top() + 2, 4, label.rect.height() - 4), label.colour);
       p.setPen(palette().color(QPalette::Text));
       const QRect text_rect = label.rect.adjusted(8, 0, -4, 0);
       p.drawText(text_rect, Qt::AlignLeft | Qt::AlignVCenter,
@@ -213,8 +214,8 @@ void InversionDiffView::relayout() {
       cells_.push_back({first, p, true, markOf(in), QRect(x, y, w, line_h), input_text});
       for (int m = 0; m < members.size(); ++m) {
         const int r = members[m];
-        cells_.push_back({r, p, false, markOf(rows_[r].tokens[p]), QRect(x, y + line_h * (m + 1), w, line_h),
-                          recovered[m]});
+        cells_.push_back(
+            {r, p, false, markOf(rows_[r].tokens[p]), QRect(x, y + line_h * (m + 1), w, line_h), recovered[m]});
       }
       x += w;
     }
@@ -290,14 +291,13 @@ QString InversionDiffView::visiblePiece(const QString& piece) {
 QString InversionDiffView::recoveredToolTip(const InversionDiffRow& row, int position) {
   const InvertedTokenView& t = row.tokens[position];
   const Mark mark = markOf(t);
-  QString html = QString("<b>%1</b> &nbsp;layer %2, position %3<br/>")
-                     .arg(row.model.toHtmlEscaped())
-                     .arg(row.layer)
-                     .arg(position);
+  QString html =
+      QString("<b>%1</b> &nbsp;layer %2, position %3<br/>").arg(row.model.toHtmlEscaped()).arg(row.layer).arg(position);
   html += tr("input \u201c%1\u201d, recovered \u201c%2\u201d: %3")
               .arg(visiblePiece(t.original).toHtmlEscaped(), visiblePiece(recoveredPiece(t)).toHtmlEscaped(),
                    markText(mark, row.top_k));
-  if (t.reference_id != t.original_id) html += "<br/>" + tr("token to recover (research reference): id %1").arg(t.reference_id);
+  if (t.reference_id != t.original_id)
+    html += "<br/>" + tr("token to recover (research reference): id %1").arg(t.reference_id);
   html += "<br/>" + tr("rank of the true token among all decoded tokens: <b>%1</b>").arg(t.reference_rank);
   html += "<br/>" + tr("top %1 decoded:").arg(t.candidates.size()) + "<table cellspacing='0' cellpadding='1'>";
   for (int i = 0; i < t.candidates.size(); ++i) {

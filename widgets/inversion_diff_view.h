@@ -33,11 +33,11 @@ class InversionDiffView : public QScrollArea {
   int rowCount() const { return static_cast<int>(rows_.size()); }
   const InversionDiffRow& row(int index) const { return rows_[index]; }
   // What is drawn, read back from the laid-out cells (tests and tooltips use the same cells).
-  QVector<int> shownPositions(int row) const;         // in order
-  QVector<int> highlightedPositions(int row) const;   // drawn amber or red
-  Mark mark(int row, int position) const;             // kPadding also for a position not drawn
-  QRect cellRect(int row, int position) const;        // the recovered token's cell, canvas coordinates
-  QRect inputCellRect(int row, int position) const;   // the input token above it
+  QVector<int> shownPositions(int row) const;        // in order
+  QVector<int> highlightedPositions(int row) const;  // drawn amber or red
+  Mark mark(int row, int position) const;            // kPadding also for a position not drawn
+  QRect cellRect(int row, int position) const;       // the recovered token's cell, canvas coordinates
+  QRect inputCellRect(int row, int position) const;  // the input token above it
   QWidget* canvas() const { return canvas_; }
   QString toolTipAt(const QPoint& canvas_pos) const;  // empty off the cells
 

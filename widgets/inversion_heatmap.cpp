@@ -99,7 +99,8 @@ QString InversionHeatmap::columnLabel(int column) const {
 }
 
 QPoint InversionHeatmap::cellCenter(int row, int column) const {
-  return QPoint(static_cast<int>(plot_->xAxis->coordToPixel(column)), static_cast<int>(plot_->yAxis->coordToPixel(row)));
+  return QPoint(static_cast<int>(plot_->xAxis->coordToPixel(column)),
+                static_cast<int>(plot_->yAxis->coordToPixel(row)));
 }
 
 void InversionHeatmap::replotNow() { plot_->replot(QCustomPlot::rpImmediateRefresh); }

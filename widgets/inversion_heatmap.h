@@ -18,10 +18,10 @@ class QCPItemRect;
 namespace mixerlab::widgets {
 
 struct InversionGridView {
-  QVector<int> layers;                  // one per row, bottom to top
-  QVector<QString> columns;             // "untrained", "50", "100", ...
-  QVector<QVector<double>> values;      // [row][column]; NaN = not inverted
-  QString metric;                       // e.g. "mean Hamming, top-5"
+  QVector<int> layers;              // one per row, bottom to top
+  QVector<QString> columns;         // "untrained", "50", "100", ...
+  QVector<QVector<double>> values;  // [row][column]; NaN = not inverted
+  QString metric;                   // e.g. "mean Hamming, top-5"
 };
 
 class InversionHeatmap : public QWidget {
@@ -33,10 +33,10 @@ class InversionHeatmap : public QWidget {
   void setSelectedCell(int row, int column);  // -1, -1: none
   int rowCount() const { return static_cast<int>(grid_.layers.size()); }
   int columnCount() const { return static_cast<int>(grid_.columns.size()); }
-  double value(int row, int column) const;   // read back from the colour map's data
-  QString columnLabel(int column) const;     // the tick label drawn under the column
+  double value(int row, int column) const;       // read back from the colour map's data
+  QString columnLabel(int column) const;         // the tick label drawn under the column
   QPoint cellCenter(int row, int column) const;  // plot widget pixels
-  QWidget* plotArea() const;  // the QCustomPlot, as a widget to click on (tests, screenshots)
+  QWidget* plotArea() const;                     // the QCustomPlot, as a widget to click on (tests, screenshots)
   void replotNow();
 
  Q_SIGNALS:

@@ -10,7 +10,7 @@
 namespace mixerlab::widgets {
 
 QColor InversionLayerChart::modelColour(int index) {
-  static const QColor palette[] = {QColor(31, 119, 180), QColor(214, 39, 40),   QColor(44, 160, 44),
+  static const QColor palette[] = {QColor(31, 119, 180),  QColor(214, 39, 40),  QColor(44, 160, 44),
                                    QColor(148, 103, 189), QColor(255, 127, 14), QColor(23, 190, 207)};
   return palette[index % 6];
 }

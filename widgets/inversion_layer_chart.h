@@ -17,9 +17,9 @@ namespace mixerlab::widgets {
 
 struct InversionLayerSeries {
   QString model;
-  QVector<int> layers;             // ascending
-  QVector<double> top_k, exact;    // normalised Hamming per layer (0 = every token recovered)
-  QColor colour;                   // invalid: modelColour(series index)
+  QVector<int> layers;           // ascending
+  QVector<double> top_k, exact;  // normalised Hamming per layer (0 = every token recovered)
+  QColor colour;                 // invalid: modelColour(series index)
 };
 
 class InversionLayerChart : public QWidget {
@@ -37,7 +37,7 @@ class InversionLayerChart : public QWidget {
   double value(int series, int layer, bool exact) const;
   QPointF pixelOf(double layer, double hamming) const;  // plot widget pixels
   QString readoutAt(const QPointF& pixel) const;        // "model · layer k: top-5 h, exact h"
-  QWidget* plotArea() const;  // the QCustomPlot, as a widget to click on (tests, screenshots)
+  QWidget* plotArea() const;                            // the QCustomPlot, as a widget to click on (tests, screenshots)
   void replotNow();
   static QColor modelColour(int index);  // the same colour for a model in every inversion view
 

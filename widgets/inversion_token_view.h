@@ -11,14 +11,14 @@ namespace mixerlab::widgets {
 
 struct InvertedTokenView {
   int original_id = 0;
-  QString original;              // the input's token piece (e.g. "▁dog")
-  int reference_id = 0;          // the token to recover (the input's own unless the research reference)
-  QVector<int> candidate_ids;    // decoded from the recovered embedding, most likely first
-  QVector<QString> candidates;   // their pieces
-  qint64 reference_rank = 0;     // 1-based rank of reference_id among every decoded score
-  bool counted = true;           // false at padding
-  bool exact = false;            // candidates[0] is the reference token
-  bool top_k_match = false;      // the reference token is among the candidates
+  QString original;             // the input's token piece (e.g. "▁dog")
+  int reference_id = 0;         // the token to recover (the input's own unless the research reference)
+  QVector<int> candidate_ids;   // decoded from the recovered embedding, most likely first
+  QVector<QString> candidates;  // their pieces
+  qint64 reference_rank = 0;    // 1-based rank of reference_id among every decoded score
+  bool counted = true;          // false at padding
+  bool exact = false;           // candidates[0] is the reference token
+  bool top_k_match = false;     // the reference token is among the candidates
 };
 
 // One row of the diff: a model's recovered tokens at one layer.

@@ -69,8 +69,9 @@ void LossPlotWidget::buildControls() {
   ema_weight_->setDecimals(3);
   ema_weight_->setSingleStep(0.01);
   ema_weight_->setValue(smoothing_.ema_weight);
-  ema_weight_->setToolTip("EMA weight b per training step (bias-corrected): points logged k steps apart decay by "
-                          "b^k, so the curve does not depend on how often the run logs");
+  ema_weight_->setToolTip(
+      "EMA weight b per training step (bias-corrected): points logged k steps apart decay by "
+      "b^k, so the curve does not depend on how often the run logs");
   window_ = new QSpinBox(this);
   window_->setRange(1, 100000);
   window_->setValue(smoothing_.window_points);

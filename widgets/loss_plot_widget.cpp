@@ -4,10 +4,10 @@
 
 #include <qcustomplot.h>
 #include <QCheckBox>
+#include <QFileInfo>
 #include <QMouseEvent>
 #include <QVBoxLayout>
 #include <algorithm>
-#include <QFileInfo>
 #include <cmath>
 
 #include "widgets/plot_export.h"
@@ -16,10 +16,9 @@ namespace mixerlab::widgets {
 
 namespace {
 QColor paletteColour(int slot) {
-  static const QColor palette[] = {QColor(31, 119, 180),  QColor(214, 39, 40),  QColor(44, 160, 44),
-                                   QColor(148, 103, 189), QColor(255, 127, 14), QColor(23, 190, 207),
-                                   QColor(140, 86, 75),   QColor(227, 119, 194), QColor(127, 127, 127),
-                                   QColor(188, 189, 34)};
+  static const QColor palette[] = {
+      QColor(31, 119, 180), QColor(214, 39, 40), QColor(44, 160, 44),   QColor(148, 103, 189), QColor(255, 127, 14),
+      QColor(23, 190, 207), QColor(140, 86, 75), QColor(227, 119, 194), QColor(127, 127, 127), QColor(188, 189, 34)};
   return palette[slot % 10];
 }
 constexpr int kFaintAlpha = 60;

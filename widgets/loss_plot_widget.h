@@ -9,9 +9,9 @@
 #include <QHash>
 #include <QMap>
 #include <QPointF>
-#include <QVector>
 #include <QRect>
 #include <QStringList>
+#include <QVector>
 #include <QWidget>
 #include <array>
 
@@ -35,7 +35,7 @@ class LossPlotWidget : public QWidget {
   explicit LossPlotWidget(QWidget* parent = nullptr);
   ~LossPlotWidget() override;
   void setSeries(const LossSeries& series);  // adds or replaces the run's curves
-  void removeRun(const QString& run);  // hides it; it keeps its colour for when it comes back
+  void removeRun(const QString& run);        // hides it; it keeps its colour for when it comes back
   // The colour a run is drawn with: given when the run is first seen and kept while the widget
   // lives, so showing or hiding other runs never recolours it.
   QColor runColour(const QString& run) const;
@@ -68,9 +68,9 @@ class LossPlotWidget : public QWidget {
   // The run and step of the drawn point nearest a pixel position (false when nothing is drawn):
   // what the right-click "fork from here" forks.
   bool pointAt(double pixel_x, double pixel_y, QString* run, double* step) const;
-  QRect legendRect() const;  // where the legend is drawn, plot pixels (for tests)
-  QRect axisRect() const;    // where the curves are drawn, plot pixels
-  QStringList xTickLabels() const;  // the x axis's tick labels as drawn (after a replot)
+  QRect legendRect() const;                       // where the legend is drawn, plot pixels (for tests)
+  QRect axisRect() const;                         // where the curves are drawn, plot pixels
+  QStringList xTickLabels() const;                // the x axis's tick labels as drawn (after a replot)
   QPointF dataToPixel(double x, double y) const;  // plot pixel position of a data point (for tests)
   void replotNow();                               // lay out and draw immediately (normally queued)
 

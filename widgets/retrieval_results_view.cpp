@@ -1,10 +1,10 @@
 // RetrievalResultsView (see retrieval_results_view.h).
 #include "widgets/retrieval_results_view.h"
 
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
-#include <QHBoxLayout>
 #include <QProgressBar>
 #include <QSplitter>
 #include <QTextBrowser>
@@ -147,14 +147,17 @@ void RetrievalResultsView::setResults(const QVector<RankedStory>& stories, qint6
                          .arg(marked_rank)
                          .arg(story_count)
                          .arg(marked_score, 0, 'f', 3)
-                         .arg(marked_rank == 1 ? "  \u2713 top-1" : marked_rank <= 5 ? "  in the top 5" : ""));
+                         .arg(marked_rank == 1   ? "  \u2713 top-1"
+                              : marked_rank <= 5 ? "  in the top 5"
+                                                 : ""));
     marked_->setVisible(true);
   } else {
     marked_->clear();
     marked_->setVisible(false);
   }
-  timing_->setText(query_ms >= 0 ? QString("embedded and ranked %1 stories in %2 ms").arg(story_count).arg(query_ms, 0, 'f', 1)
-                                 : QString());
+  timing_->setText(query_ms >= 0
+                       ? QString("embedded and ranked %1 stories in %2 ms").arg(story_count).arg(query_ms, 0, 'f', 1)
+                       : QString());
 }
 
 void RetrievalResultsView::clearResults(const QString& why) {
@@ -176,7 +179,9 @@ int RetrievalResultsView::markedRow() const {
   return -1;
 }
 
-QString RetrievalResultsView::markedRankText() const { return marked_->isVisibleTo(this) ? marked_->text() : QString(); }
+QString RetrievalResultsView::markedRankText() const {
+  return marked_->isVisibleTo(this) ? marked_->text() : QString();
+}
 
 void RetrievalResultsView::showPreview(int row) {
   if (row < 0 || row >= stories_.size()) {

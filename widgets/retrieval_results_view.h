@@ -38,7 +38,7 @@ class RetrievalResultsView : public QWidget {
   QString title() const;
   void setStatus(const QString& text);  // the line under the title (accuracy, what is loading)
   QString status() const;
-  void setError(const QString& error);  // shown in red in the status line; clears the results
+  void setError(const QString& error);          // shown in red in the status line; clears the results
   void setProgress(qint64 done, qint64 total);  // total 0 hides the bar
   bool progressVisible() const;
 
@@ -48,8 +48,8 @@ class RetrievalResultsView : public QWidget {
   void clearResults(const QString& why = {});
   int resultCount() const;
   RankedStory result(int row) const;
-  int markedRow() const;        // the row holding the marked story, -1 when it is not shown
-  QString previewText() const;  // the selected story as the pane below the list shows it
+  int markedRow() const;           // the row holding the marked story, -1 when it is not shown
+  QString previewText() const;     // the selected story as the pane below the list shows it
   QString markedRankText() const;  // "true match: rank 3 of 400 (cosine 0.912)", empty without a mark
 
  Q_SIGNALS:

@@ -12,7 +12,7 @@
 namespace mixerlab::widgets {
 
 struct SweepAxis {
-  QString key;               // dotted config key
+  QString key;  // dotted config key
   QVector<QJsonValue> values;
 };
 

@@ -36,10 +36,16 @@ ModelConfig modelOf(const CellSpec& c) {
 }
 
 nlohmann::json specJson(const CellSpec& c) {
-  return {{"arch", benchArchName(c.arch)}, {"d_model", c.d_model},     {"layers", c.layers},
-          {"context", c.context},         {"vocab", c.vocab},         {"heads", c.heads},
-          {"batch", c.batch},             {"tokens_per_step", c.batch * c.context},
-          {"precision", c.precision},     {"device", c.device}};
+  return {{"arch", benchArchName(c.arch)},
+          {"d_model", c.d_model},
+          {"layers", c.layers},
+          {"context", c.context},
+          {"vocab", c.vocab},
+          {"heads", c.heads},
+          {"batch", c.batch},
+          {"tokens_per_step", c.batch * c.context},
+          {"precision", c.precision},
+          {"device", c.device}};
 }
 
 // Trains the cell and fills in the measurements; throws on any failure.
@@ -156,10 +162,33 @@ std::vector<std::string> CellSpec::cellArguments() const {
     o << v;
     return o.str();
   };
-  return {"bench",    "cell",         "--arch",     benchArchName(arch), "--d-model",  s(d_model),   "--layers",
-          s(layers),  "--context",    s(context),   "--vocab",           s(vocab),     "--heads",    s(heads),
-          "--batch",  s(batch),       "--steps",    s(steps),            "--warmup",   s(warmup),    "--threads",
-          s(threads), "--device",     device,       "--precision",       precision,    "--memory-limit-gib",
+  return {"bench",
+          "cell",
+          "--arch",
+          benchArchName(arch),
+          "--d-model",
+          s(d_model),
+          "--layers",
+          s(layers),
+          "--context",
+          s(context),
+          "--vocab",
+          s(vocab),
+          "--heads",
+          s(heads),
+          "--batch",
+          s(batch),
+          "--steps",
+          s(steps),
+          "--warmup",
+          s(warmup),
+          "--threads",
+          s(threads),
+          "--device",
+          device,
+          "--precision",
+          precision,
+          "--memory-limit-gib",
           s(memory_limit_gib)};
 }
 
@@ -177,8 +206,8 @@ nlohmann::json runCellInChild(const CellSpec& cell, double timeout_s) {
       record["error"] = "no result after " + std::to_string(static_cast<int64_t>(timeout_s)) + " s (killed)";
     } else if (run.signal == SIGKILL || (run.signal != 0 && isOutOfMemoryMessage(run.err))) {
       record["status"] = "OOM";
-      record["error"] = "killed by signal " + std::to_string(run.signal) + (run.signal == SIGKILL ? " (OOM killer)" : "") +
-                        ": " + lastLine(run.err);
+      record["error"] = "killed by signal " + std::to_string(run.signal) +
+                        (run.signal == SIGKILL ? " (OOM killer)" : "") + ": " + lastLine(run.err);
     } else {
       record["status"] = "failed";
       record["error"] = (run.signal ? "killed by signal " + std::to_string(run.signal) + ": "

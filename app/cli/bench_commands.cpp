@@ -1,8 +1,8 @@
 // `mixerlab bench train`: training throughput (tokens/s, ms/step) of a model on random tokens,
 // the same step the trainer runs (forward, shifted CE, backward, clip, AdamW; bench_step.h). Speed
 // targets are checked with this command, never with timed unit tests. `--grid` sweeps architectures
-// x sizes in child processes (bench_grid.cpp); `bench memory` sweeps context lengths. `mixerlab bench scan`: the selective
-// scan's ms per forward and per forward+backward call, by scan mode (fused vs the tensor-op modes).
+// x sizes in child processes (bench_grid.cpp); `bench memory` sweeps context lengths. `mixerlab bench scan`: the
+// selective scan's ms per forward and per forward+backward call, by scan mode (fused vs the tensor-op modes).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -18,13 +18,13 @@
 #include "app/cli/bench_grid.h"
 #include "app/cli/bench_step.h"
 #include "app/cli/cli_commands.h"
-#include "core/models/model_registry.h"
-#include "core/runs/run_directory.h"
 #include "core/distributed/distributed_env.h"
 #include "core/distributed/gradient_sync.h"
 #include "core/distributed/process_group.h"
 #include "core/distributed/rank_device.h"
 #include "core/distributed/rank_launcher.h"
+#include "core/models/model_registry.h"
+#include "core/runs/run_directory.h"
 #include "core/train/device.h"
 #include "core/util/error.h"
 #include "kernels/selective_scan.h"
@@ -110,7 +110,7 @@ int benchTrain(const BenchOptions& o) {
   for (double ms : step_ms) total_ms += ms;
   const double mean_ms = total_ms / static_cast<double>(step_ms.size());
   const double tokens_per_step = static_cast<double>(o.batch * T);  // the global batch
-  if (group && group->rank() != 0) return 0;  // rank 0 reports for the job
+  if (group && group->rank() != 0) return 0;                        // rank 0 reports for the job
   if (group) {
     std::printf("data parallel: %d %s ranks, %lld sequences each\n", world, group->backendName().c_str(),
                 static_cast<long long>(local_batch));
@@ -174,8 +174,9 @@ void addBenchCommands(CLI::App& app, Action& action) {
   o->model.context_length = 128;
   auto* bench = app.add_subcommand("bench", "Benchmarks that print measured figures");
   bench->require_subcommand(1);
-  auto* train = bench->add_subcommand("train", "Training throughput on random tokens (tokens/s); --grid sweeps "
-                                               "architectures x sizes with MFU and peak memory");
+  auto* train = bench->add_subcommand("train",
+                                      "Training throughput on random tokens (tokens/s); --grid sweeps "
+                                      "architectures x sizes with MFU and peak memory");
   train->add_flag("--grid", *grid,
                   "Sweep --archs x --d-models x --layers, each cell in its own process (table: params, ms/step, "
                   "tokens/s, MFU, peak memory)");
@@ -183,10 +184,14 @@ void addBenchCommands(CLI::App& app, Action& action) {
   train->add_option("--archs", g->archs, "--grid: architectures (mixer = masked_mixer)")->delimiter(',');
   train->add_option("--d-model", o->model.d_model, "Hidden size D")->check(CLI::PositiveNumber);
   train->add_option("--d-models", g->d_models, "--grid: hidden sizes")->delimiter(',')->check(CLI::PositiveNumber);
-  train->add_option("--layers", *layers, "Number of blocks N (--grid: a list)")->delimiter(',')->check(CLI::PositiveNumber);
-  auto* context = train->add_option("--context", o->model.context_length, "Context length T")->check(CLI::PositiveNumber);
+  train->add_option("--layers", *layers, "Number of blocks N (--grid: a list)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  auto* context =
+      train->add_option("--context", o->model.context_length, "Context length T")->check(CLI::PositiveNumber);
   train->add_option("--heads", o->model.n_heads, "Attention heads (transformers)")->check(CLI::PositiveNumber);
-  train->add_option("--kernel-size", o->model.kernel_size, "Token-mixing kernel size (mixers)")->check(CLI::PositiveNumber);
+  train->add_option("--kernel-size", o->model.kernel_size, "Token-mixing kernel size (mixers)")
+      ->check(CLI::PositiveNumber);
   auto* vocab = train->add_option("--vocab", o->model.vocab_size, "Vocabulary size V")->check(CLI::PositiveNumber);
   train->add_option("--batch", o->batch, "Batch size")->check(CLI::PositiveNumber);
   train->add_option("--tokens-per-step", g->tokens_per_step, "--grid: tokens per step (batch = tokens / context)")
@@ -197,11 +202,14 @@ void addBenchCommands(CLI::App& app, Action& action) {
   train->add_option("--device", o->device, "cpu, cuda or auto");
   train->add_option("--precision", o->precision, "fp32, bf16 (autocast) or fp16 (autocast + dynamic loss scaling)")
       ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
-  train->add_option("--nproc", o->nproc, "Also measure N data-parallel Gloo ranks sharing this machine (tokens/s, 1 vs N)")
+  train
+      ->add_option("--nproc", o->nproc,
+                   "Also measure N data-parallel Gloo ranks sharing this machine (tokens/s, 1 vs N)")
       ->check(CLI::PositiveNumber);
   train->add_option("--json", g->json_path, "--grid: write every cell to this JSON file");
-  train->add_option("--peak-tflops", g->peak_tflops,
-                    "--grid: peak TFLOP/s for MFU (default: the GPU table, or a measured CPU matrix product)")
+  train
+      ->add_option("--peak-tflops", g->peak_tflops,
+                   "--grid: peak TFLOP/s for MFU (default: the GPU table, or a measured CPU matrix product)")
       ->check(CLI::PositiveNumber);
   train->add_option("--cell-timeout-s", g->cell_timeout_s, "--grid: kill a cell after this many seconds (0 = no limit)")
       ->check(CLI::NonNegativeNumber);
@@ -226,7 +234,8 @@ void addBenchCommands(CLI::App& app, Action& action) {
   });
 
   auto s = std::make_shared<ScanBenchOptions>();
-  auto* scan = bench->add_subcommand("scan", "Selective-scan (SSM recurrence) ms per forward and per forward+backward call, by scan mode");
+  auto* scan = bench->add_subcommand(
+      "scan", "Selective-scan (SSM recurrence) ms per forward and per forward+backward call, by scan mode");
   scan->add_option("--batch", s->batch, "Batch B")->check(CLI::PositiveNumber);
   scan->add_option("--length", s->length, "Sequence length L")->check(CLI::PositiveNumber);
   scan->add_option("--channels", s->channels, "Inner channels E")->check(CLI::PositiveNumber);

@@ -18,8 +18,8 @@ struct GridOptions {
   int64_t context = 512, vocab = 4096, heads = 4, tokens_per_step = 16384;
   int64_t steps = 100, warmup = 10, threads = 0;
   std::string device = "cpu", precision = "fp32";
-  std::string json_path;     // --json: every cell, written when the grid ends
-  double peak_tflops = 0;    // --peak-tflops: overrides the table / the CPU measurement
+  std::string json_path;      // --json: every cell, written when the grid ends
+  double peak_tflops = 0;     // --peak-tflops: overrides the table / the CPU measurement
   double cell_timeout_s = 0;  // 0: no limit
 };
 

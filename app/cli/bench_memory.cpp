@@ -40,11 +40,12 @@ int benchMemory(const MemoryOptions& o) {
     throw MixerLabError("--memory-limit-gib limits a CPU cell's address space; it does not apply to " + o.device,
                         "leave it out on a GPU (its memory is the limit)");
   }
-  std::printf("bench memory: D=%lld N=%lld V=%lld, %lld tokens/step (batch = tokens / context), %s on %s, %lld steps "
-              "after %lld warm-up per cell",
-              static_cast<long long>(o.d_model), static_cast<long long>(o.layers), static_cast<long long>(o.vocab),
-              static_cast<long long>(o.tokens_per_step), o.precision.c_str(), o.device.c_str(),
-              static_cast<long long>(o.steps), static_cast<long long>(o.warmup));
+  std::printf(
+      "bench memory: D=%lld N=%lld V=%lld, %lld tokens/step (batch = tokens / context), %s on %s, %lld steps "
+      "after %lld warm-up per cell",
+      static_cast<long long>(o.d_model), static_cast<long long>(o.layers), static_cast<long long>(o.vocab),
+      static_cast<long long>(o.tokens_per_step), o.precision.c_str(), o.device.c_str(), static_cast<long long>(o.steps),
+      static_cast<long long>(o.warmup));
   if (o.memory_limit_gib > 0) {
     std::printf(", address space limited to %.2f GiB above each cell's start-up mappings", o.memory_limit_gib);
   }

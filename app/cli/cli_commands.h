@@ -19,9 +19,9 @@ void addTrainCommands(CLI::App& app, Action& action);
 void addInspectCommands(CLI::App& app, Action& action);  // info, eval, score, export, runs
 void addTokenizerCommands(CLI::App& app, Action& action);
 void addBenchCommands(CLI::App& app, Action& action);
-void addConfigCommands(CLI::App& app, Action& action);  // config schema
-void addGenerateCommand(CLI::App& app, Action& action);  // generate
-void addInvertCommand(CLI::App& app, Action& action);    // invert
+void addConfigCommands(CLI::App& app, Action& action);     // config schema
+void addGenerateCommand(CLI::App& app, Action& action);    // generate
+void addInvertCommand(CLI::App& app, Action& action);      // invert
 void addRetrievalCommands(CLI::App& app, Action& action);  // retrieval build|train|eval|query
 void addLaunchCommand(CLI::App& app, Action& action);      // launch (data-parallel ranks)
 void addRemoteCommand(CLI::App& app, Action& action);      // remote (train over SSH, mirrored)

@@ -49,11 +49,11 @@ DecodeTiming timeGreedy(TokenDecoder& decoder, const std::vector<int64_t>& promp
 int benchGenerate(const GenerateBenchOptions& o) {
   const int threads = configureCpuThreads(o.threads);
   torch::NoGradGuard no_grad;
-  std::printf("bench generate: greedy decoding, D=%lld N=%lld T=%lld V=%lld, up to %lld new tokens, CPU %d threads, "
-              "BLAS %s\n",
-              static_cast<long long>(o.d_model), static_cast<long long>(o.layers), static_cast<long long>(o.context),
-              static_cast<long long>(o.vocab), static_cast<long long>(o.new_tokens), threads,
-              loadedBlasLibrary().c_str());
+  std::printf(
+      "bench generate: greedy decoding, D=%lld N=%lld T=%lld V=%lld, up to %lld new tokens, CPU %d threads, "
+      "BLAS %s\n",
+      static_cast<long long>(o.d_model), static_cast<long long>(o.layers), static_cast<long long>(o.context),
+      static_cast<long long>(o.vocab), static_cast<long long>(o.new_tokens), threads, loadedBlasLibrary().c_str());
   std::printf("tokens/s = new tokens / (prefill + decode); decode tokens/s leaves the prefill out\n");
   std::printf("%-13s %6s %4s | %-13s %9s %9s | %-13s %9s %9s | %7s %s\n", "arch", "prompt", "new", "reference",
               "tokens/s", "decode/s", "fast", "tokens/s", "decode/s", "speedup", "same greedy tokens");
@@ -71,8 +71,9 @@ int benchGenerate(const GenerateBenchOptions& o) {
     model->eval();
     for (int64_t prompt_length : o.prompts) {
       if (prompt_length < 1 || prompt_length >= o.context) {
-        throw MixerLabError("prompt length " + std::to_string(prompt_length) + " does not fit the context " +
-                            std::to_string(o.context), "use --prompts with lengths below --context");
+        throw MixerLabError(
+            "prompt length " + std::to_string(prompt_length) + " does not fit the context " + std::to_string(o.context),
+            "use --prompts with lengths below --context");
       }
       const int64_t new_tokens = std::min(o.new_tokens, o.context - prompt_length);
       auto prompt_tensor = torch::randint(0, o.vocab, {prompt_length}, torch::kLong);
@@ -84,9 +85,7 @@ int benchGenerate(const GenerateBenchOptions& o) {
       const double n = static_cast<double>(new_tokens);
       auto perS = [&](double ms) { return ms > 0 ? n / (ms / 1000.0) : 0.0; };
       const double r_tps = perS(r.prefill_ms + r.decode_ms), f_tps = perS(f.prefill_ms + f.decode_ms);
-      auto decodeRate = [&](const DecodeTiming& t) {
-        return t.decode_ms > 0 ? (n - 1) / (t.decode_ms / 1000.0) : 0.0;
-      };
+      auto decodeRate = [&](const DecodeTiming& t) { return t.decode_ms > 0 ? (n - 1) / (t.decode_ms / 1000.0) : 0.0; };
       const bool same = r.ids == f.ids;
       all_same = all_same && same;
       std::printf("%-13s %6lld %4lld | %-13s %9.1f %9.1f | %-13s %9.1f %9.1f | %6.1fx %s\n", arch.c_str(),
@@ -113,7 +112,8 @@ void addGenerateBench(CLI::App& bench, Action& action) {
   cmd->add_option("--vocab", o->vocab, "Vocabulary size V")->check(CLI::PositiveNumber);
   cmd->add_option("--heads", o->heads, "Attention heads (transformers)")->check(CLI::PositiveNumber);
   cmd->add_option("--prompts", o->prompts, "Prompt lengths in tokens")->delimiter(',')->check(CLI::PositiveNumber);
-  cmd->add_option("--new-tokens", o->new_tokens, "Tokens to generate (fewer when the window is shorter)")->check(CLI::PositiveNumber);
+  cmd->add_option("--new-tokens", o->new_tokens, "Tokens to generate (fewer when the window is shorter)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--threads", o->threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
   cmd->callback([o, &action]() { action = [o]() { return benchGenerate(*o); }; });
 }

@@ -31,7 +31,8 @@ int generateCommand(GenerateOptions o) {
     if (o.prompt_given) throw MixerLabError("give either --prompt or --prompt-file, not both");
     o.prompt = readFile(o.prompt_file);
   } else if (!o.prompt_given) {
-    throw MixerLabError("no prompt", "pass --prompt TEXT or --prompt-file FILE (an empty --prompt \"\" starts a new story)");
+    throw MixerLabError("no prompt",
+                        "pass --prompt TEXT or --prompt-file FILE (an empty --prompt \"\" starts a new story)");
   }
   o.settings = readGenerationSettings(o.given_settings, "the command line");
   validateGeneration(o.settings);

@@ -36,14 +36,14 @@ struct InvertOptions {
 
 ModelSource sourceOf(const InvertOptions& o) {
   if (!o.checkpoint.empty() == !o.untrained.empty()) {
-    throw MixerLabError("give exactly one of --checkpoint DIR or --untrained PROJECT|DIR",
-                        "--untrained takes a project file with --run NAME, or a checkpoint folder for its untrained twin");
+    throw MixerLabError(
+        "give exactly one of --checkpoint DIR or --untrained PROJECT|DIR",
+        "--untrained takes a project file with --run NAME, or a checkpoint folder for its untrained twin");
   }
   if (!o.checkpoint.empty()) return ModelSource::checkpoint(o.checkpoint);
   if (!o.run.empty()) return ModelSource::projectRun(o.untrained, o.run);
   if (fs::is_regular_file(o.untrained)) {
-    throw MixerLabError("--untrained " + o.untrained + " is a project file but no --run was given",
-                        "add --run NAME");
+    throw MixerLabError("--untrained " + o.untrained + " is a project file but no --run was given", "add --run NAME");
   }
   return ModelSource::untrainedLike(o.untrained);
 }
@@ -96,11 +96,12 @@ std::string tokenDiff(const InversionResult& r) {
 int overTrainingCommand(const InvertOptions& o, const std::vector<std::string>& texts) {
   if (o.checkpoint.empty()) throw MixerLabError("--over-training needs --checkpoint RUN_FOLDER");
   const fs::path run_dir = RunPaths::ofCheckpoint(resolveCheckpointDir(o.checkpoint)).root;
-  const auto grid = invertOverTraining(run_dir, texts, o.settings, true, [&](size_t c, size_t n, const InversionProgress& p) {
-    if (!o.json && !o.quiet && p.iteration == p.iterations) {
-      std::fprintf(stderr, "\rcheckpoint %zu/%zu, layer %lld done   ", c + 1, n, static_cast<long long>(p.layer));
-    }
-  });
+  const auto grid =
+      invertOverTraining(run_dir, texts, o.settings, true, [&](size_t c, size_t n, const InversionProgress& p) {
+        if (!o.json && !o.quiet && p.iteration == p.iterations) {
+          std::fprintf(stderr, "\rcheckpoint %zu/%zu, layer %lld done   ", c + 1, n, static_cast<long long>(p.layer));
+        }
+      });
   if (!o.json && !o.quiet) std::fputs("\n", stderr);
   if (o.json) {
     std::cout << overTrainingJson(grid, texts.size()).dump(2) << "\n";
@@ -151,7 +152,7 @@ int invertCommand(InvertOptions o) {
               results.front().model_label.c_str(), texts.size(), static_cast<long long>(o.settings.iterations),
               o.settings.learning_rate, o.settings.learning_rate / 10, inversionInitName(o.settings.init).c_str(),
               inversionObjectiveName(o.settings.objective).c_str());
-  std::printf("%5s %5s %9s %9s %8s %12s %12s %12s %9s\n", "layer", "input", "ham_top" , "ham_exact", "counted",
+  std::printf("%5s %5s %9s %9s %8s %12s %12s %12s %9s\n", "layer", "input", "ham_top", "ham_exact", "counted",
               "epsilon_l1", "start_l1", "final_l1", "ms");
   for (size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
@@ -161,7 +162,8 @@ int invertCommand(InvertOptions o) {
                 r.cancelled ? " (cancelled)" : "");
   }
   if (texts.size() == 1) {
-    for (const auto& r : results) std::printf("layer %lld: %s\n", static_cast<long long>(r.layer), tokenDiff(r).c_str());
+    for (const auto& r : results)
+      std::printf("layer %lld: %s\n", static_cast<long long>(r.layer), tokenDiff(r).c_str());
   }
   return 0;
 }
@@ -170,10 +172,12 @@ int invertCommand(InvertOptions o) {
 
 void addInvertCommand(CLI::App& app, Action& action) {
   auto o = std::make_shared<InvertOptions>();
-  auto* cmd = app.add_subcommand("invert", "Recover the input tokens from a layer's hidden state (representation inversion)");
+  auto* cmd =
+      app.add_subcommand("invert", "Recover the input tokens from a layer's hidden state (representation inversion)");
   cmd->add_option("--checkpoint", o->checkpoint, "Checkpoint folder or run folder (its latest checkpoint)");
-  cmd->add_option("--untrained", o->untrained,
-                  "An untrained model: a project file with --run NAME, or a checkpoint folder (same config, fresh init)");
+  cmd->add_option(
+      "--untrained", o->untrained,
+      "An untrained model: a project file with --run NAME, or a checkpoint folder (same config, fresh init)");
   cmd->add_option("--run", o->run, "The run of the --untrained project");
   cmd->add_option("--text", o->texts, "An input text (repeat for several; they are inverted as one batch)");
   cmd->add_option("--text-file", o->text_files, "Read an input text from this file (repeatable)");

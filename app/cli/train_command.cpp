@@ -2,8 +2,8 @@
 // and a graceful stop (checkpoint + status "stopped") on SIGINT/SIGTERM.
 #include <csignal>
 #include <cstdlib>
-#include <thread>
 #include <iostream>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 
@@ -78,7 +78,8 @@ int trainOne(const ProjectConfig& project, const TrainOptions& o) {
     request.run.train.device = rankDevice(request.run.train.device, env->local_rank,
                                           local_world ? ranks_here : env->local_rank + 1, cudaDeviceCount());
     JoinOptions join;
-    if (request.run.train.device.rfind("cuda:", 0) == 0) join.cuda_device = std::stoi(request.run.train.device.substr(5));
+    if (request.run.train.device.rfind("cuda:", 0) == 0)
+      join.cuda_device = std::stoi(request.run.train.device.substr(5));
     group = ProcessGroup::join(*env, join);
     request.process_group = group.get();
     if (env->rank != 0) {  // rank 0 speaks for the job
@@ -109,8 +110,9 @@ void addTrainCommands(CLI::App& app, Action& action) {
       ->check(CLI::PositiveNumber);
   train->add_option("--threads", options->threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
   train->add_option("--device", options->device, "cpu, cuda, cuda:N or auto");
-  train->add_option("--precision", options->precision,
-                    "Override train.precision: fp32, bf16 (autocast) or fp16 (autocast with dynamic loss scaling)")
+  train
+      ->add_option("--precision", options->precision,
+                   "Override train.precision: fp32, bf16 (autocast) or fp16 (autocast with dynamic loss scaling)")
       ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
   train->add_flag("--resume", options->resume, "Continue from the run directory's latest checkpoint");
   train

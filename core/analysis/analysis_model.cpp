@@ -54,7 +54,8 @@ AnalysisModel loadAnalysisModel(const ModelSource& source) {
   } else {
     const fs::path dir = resolveCheckpointDir(source.path);
     const nlohmann::json config = readCheckpointConfig(dir);
-    m.train = TrainConfig::fromJson(config.value("run", nlohmann::json::object()).value("train", nlohmann::json::object()));
+    m.train =
+        TrainConfig::fromJson(config.value("run", nlohmann::json::object()).value("train", nlohmann::json::object()));
     m.tokenizer = std::make_unique<Tokenizer>(Tokenizer::load(checkpointTokenizerFile(dir)));
     if (source.untrained) {
       m.model = freshModel(ModelConfig::fromJson(config.at("model")), source.seed != 0 ? source.seed : m.train.seed);

@@ -17,7 +17,7 @@ struct AnalysisModel {
   std::unique_ptr<Tokenizer> tokenizer;
   TrainConfig train;  // the run's: newline mode, pad token, padding side
   std::string label;
-  int padId() const;  // the run's pad token (train.pad_token: eos or <pad>)
+  int padId() const;                                       // the run's pad token (train.pad_token: eos or <pad>)
   std::vector<int> encode(const std::string& text) const;  // as the run's training data was encoded
 };
 

@@ -20,11 +20,16 @@ namespace fs = std::filesystem;
 
 std::string finishReasonName(FinishReason reason) {
   switch (reason) {
-    case FinishReason::kMaxNewTokens: return "max_new_tokens";
-    case FinishReason::kEndOfText: return "eos";
-    case FinishReason::kStopString: return "stop_string";
-    case FinishReason::kContextFull: return "context_full";
-    case FinishReason::kCancelled: return "cancelled";
+    case FinishReason::kMaxNewTokens:
+      return "max_new_tokens";
+    case FinishReason::kEndOfText:
+      return "eos";
+    case FinishReason::kStopString:
+      return "stop_string";
+    case FinishReason::kContextFull:
+      return "context_full";
+    case FinishReason::kCancelled:
+      return "cancelled";
   }
   return "unknown";
 }
@@ -70,9 +75,7 @@ int64_t Generator::contextLength() const { return impl_->loaded.model->config().
 std::string Generator::contextPolicy() const { return ::mixerlab::describeContextPolicy(*impl_->base); }
 std::string Generator::fastDecoderName() const { return mixerlab::fastDecoderName(*impl_->base); }
 
-std::vector<int> Generator::encode(const std::string& text) const {
-  return impl_->loaded.encode(text);
-}
+std::vector<int> Generator::encode(const std::string& text) const { return impl_->loaded.encode(text); }
 
 std::string Generator::decode(const std::vector<int>& ids) const { return impl_->loaded.tokenizer->decode(ids); }
 
@@ -136,7 +139,8 @@ GenerationResult Generator::generateFromIds(const std::vector<int>& prompt_ids, 
     for (const auto& [id, prob] : choice.top) token.top.push_back({id, g.loaded.tokenizer->piece(id), prob});
     sequence.push_back(choice.id);
     const std::string now = g.loaded.tokenizer->decode(sequence);
-    token.text = now.compare(0, decoded.size(), decoded) == 0 ? now.substr(decoded.size()) : g.loaded.tokenizer->piece(choice.id);
+    token.text = now.compare(0, decoded.size(), decoded) == 0 ? now.substr(decoded.size())
+                                                              : g.loaded.tokenizer->piece(choice.id);
     decoded = now;
     previous.push_back(choice.id);
     ++position;
@@ -189,12 +193,14 @@ std::vector<EvalPrompt> evalPromptsFromDocuments(const std::vector<std::string>&
     // Word boundaries: the start of each run of non-space characters.
     std::vector<size_t> starts;
     for (size_t i = 0; i < doc.size(); ++i) {
-      if (!std::isspace(static_cast<unsigned char>(doc[i])) && (i == 0 || std::isspace(static_cast<unsigned char>(doc[i - 1])))) {
+      if (!std::isspace(static_cast<unsigned char>(doc[i])) &&
+          (i == 0 || std::isspace(static_cast<unsigned char>(doc[i - 1])))) {
         starts.push_back(i);
       }
     }
     if (starts.size() < 2) continue;
-    const size_t cut_word = std::min<size_t>(static_cast<size_t>(std::max<int64_t>(1, prompt_words)), starts.size() / 2);
+    const size_t cut_word =
+        std::min<size_t>(static_cast<size_t>(std::max<int64_t>(1, prompt_words)), starts.size() / 2);
     size_t cut = starts[cut_word];
     while (cut > 0 && std::isspace(static_cast<unsigned char>(doc[cut - 1]))) --cut;  // prompt ends at a word
     prompts.push_back({doc.substr(0, cut), doc.substr(cut)});

@@ -49,13 +49,14 @@ struct TokenAlternative {
 
 struct GeneratedToken {
   int id = 0;
-  std::string text;  // what this token adds to the decoded text
-  double prob = 0;   // model probability of the token (softmax of the penalised logits)
+  std::string text;                   // what this token adds to the decoded text
+  double prob = 0;                    // model probability of the token (softmax of the penalised logits)
   std::vector<TokenAlternative> top;  // the 5 most likely tokens at this step
 };
 
 enum class FinishReason { kMaxNewTokens, kEndOfText, kStopString, kContextFull, kCancelled };
-std::string finishReasonName(FinishReason reason);  // "max_new_tokens", "eos", "stop_string", "context_full", "cancelled"
+std::string finishReasonName(
+    FinishReason reason);  // "max_new_tokens", "eos", "stop_string", "context_full", "cancelled"
 
 struct GenerationResult {
   std::vector<int> prompt_ids;        // the prompt as the model saw it (after any truncation, without pads)
@@ -64,10 +65,10 @@ struct GenerationResult {
   std::vector<GeneratedToken> tokens;
   std::string text;  // the generated text, cut before the stop string when one ended it
   FinishReason finish = FinishReason::kMaxNewTokens;
-  std::string decoder;     // the decoder that ran, e.g. "cached-mixer", "fixed-window", "kv-cache"
-  double prefill_ms = 0;   // time to the first token's logits
-  double decode_ms = 0;    // time for the rest
-  double tokens_per_s = 0;  // generated tokens per second of (prefill + decode)
+  std::string decoder;           // the decoder that ran, e.g. "cached-mixer", "fixed-window", "kv-cache"
+  double prefill_ms = 0;         // time to the first token's logits
+  double decode_ms = 0;          // time for the rest
+  double tokens_per_s = 0;       // generated tokens per second of (prefill + decode)
   std::vector<int> ids() const;  // the generated ids
 };
 
@@ -113,7 +114,8 @@ struct EvalPrompt {
 };
 
 // The first `count` eval documents of the checkpoint's run (with at least two words), each cut
-// after `prompt_words` words, or in half when it has fewer than twice that. Throws MixerLabError when the corpus is missing.
+// after `prompt_words` words, or in half when it has fewer than twice that. Throws MixerLabError when the corpus is
+// missing.
 std::vector<EvalPrompt> evalSplitPrompts(const std::filesystem::path& checkpoint, int64_t count, int64_t prompt_words);
 // The two halves of evalSplitPrompts, for a caller that reads the documents elsewhere (the GUI, off
 // its thread): how many eval documents to read for `count` prompts, and the prompts cut from them.

@@ -27,10 +27,10 @@ enum class InversionObjective {
 
 // Which token each position must recover.
 enum class InversionReference {
-  kInput,                // the input's own token; pad positions are the padding added (default)
-  kNoisyPseudoInverse,   // the research code: argmax of (e + noise) . pinv(W_E), and positions whose
-                         // reference is the pad id are not counted. With small embeddings (Llama's
-                         // N(0, 0.02) init against the 0.05 noise) the reference itself is mostly noise.
+  kInput,               // the input's own token; pad positions are the padding added (default)
+  kNoisyPseudoInverse,  // the research code: argmax of (e + noise) . pinv(W_E), and positions whose
+                        // reference is the pad id are not counted. With small embeddings (Llama's
+                        // N(0, 0.02) init against the 0.05 noise) the reference itself is mostly noise.
 };
 
 struct InversionSettings {
@@ -43,7 +43,7 @@ struct InversionSettings {
   double reference_noise = 0.05;  // e' = e + noise N(0,1): the epsilon check (and the research's reference tokens)
   int64_t top_k = 5;              // a position matches when its reference token is among the top_k decoded
   uint64_t seed = 1;
-  bool pad_to_context = true;  // pad every input to the context length (research); else to the longest input
+  bool pad_to_context = true;   // pad every input to the context length (research); else to the longest input
   std::string device = "auto";  // auto (a GPU when present), cpu, cuda
 };
 
@@ -53,8 +53,8 @@ void validateInversion(const InversionSettings& settings);
 struct InvertedToken {
   int original_id = 0;
   std::string original_text;
-  int reference_id = 0;  // the token to recover (see InversionReference)
-  std::vector<int> candidates;             // decoded from the recovered embedding, most likely first (top_k)
+  int reference_id = 0;         // the token to recover (see InversionReference)
+  std::vector<int> candidates;  // decoded from the recovered embedding, most likely first (top_k)
   std::vector<std::string> candidate_texts;
   int64_t reference_rank = 0;  // 1-based rank of reference_id among all V decoded scores
   bool counted = true;         // false at pad positions
@@ -65,13 +65,13 @@ struct InvertedToken {
 struct InversionResult {
   std::string model_label;
   std::string text;
-  int64_t layer = 0;            // resolved: 0..representation layers
+  int64_t layer = 0;  // resolved: 0..representation layers
   int64_t counted_positions = 0;
-  double hamming_top_k = 0;     // (C - M) / C with M = top-k matches: the research code's definition
-  double hamming_exact = 0;     // the same with exact matches (the paper's Eq. 6 reading)
-  double epsilon_l1 = 0;        // summed L1 between the layer outputs of e' and e (the epsilon check)
-  double target_l1 = 0;         // summed |output of e|, to put the losses in scale
-  double final_loss = 0;        // summed L1 after the last step
+  double hamming_top_k = 0;        // (C - M) / C with M = top-k matches: the research code's definition
+  double hamming_exact = 0;        // the same with exact matches (the paper's Eq. 6 reading)
+  double epsilon_l1 = 0;           // summed L1 between the layer outputs of e' and e (the epsilon check)
+  double target_l1 = 0;            // summed |output of e|, to put the losses in scale
+  double final_loss = 0;           // summed L1 after the last step
   std::vector<double> loss_curve;  // summed L1 at each step, before its update
   std::vector<InvertedToken> tokens;
   bool cancelled = false;
@@ -80,12 +80,12 @@ struct InversionResult {
 };
 
 struct InversionProgress {
-  int64_t layer = 0;          // the layer being inverted
-  int64_t layer_index = 0;    // its index in the settings' list
+  int64_t layer = 0;        // the layer being inverted
+  int64_t layer_index = 0;  // its index in the settings' list
   int64_t layer_count = 0;
-  int64_t iteration = 0;      // steps done for this layer
+  int64_t iteration = 0;  // steps done for this layer
   int64_t iterations = 0;
-  double loss = 0;            // summed over the batch of inputs
+  double loss = 0;  // summed over the batch of inputs
 };
 using InversionProgressFn = std::function<void(const InversionProgress&)>;
 

@@ -3,9 +3,7 @@
 
 namespace mixerlab {
 
-std::string inversionInitName(InversionInit init) {
-  return init == InversionInit::kPaperNormal ? "paper" : "standard";
-}
+std::string inversionInitName(InversionInit init) { return init == InversionInit::kPaperNormal ? "paper" : "standard"; }
 
 std::string inversionObjectiveName(InversionObjective objective) {
   return objective == InversionObjective::kLastPosition ? "last" : "all";

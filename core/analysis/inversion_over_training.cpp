@@ -13,7 +13,8 @@ InversionOverTraining invertOverTraining(const fs::path& run_dir, const std::vec
                                          const OverTrainingProgressFn& progress, const std::atomic<bool>* cancel) {
   const std::vector<fs::path> saved = listCheckpoints(RunPaths{run_dir}.checkpoints());
   if (saved.empty()) {
-    throw MixerLabError(run_dir.string() + " has no checkpoints", "pass a run folder that has trained at least to its first checkpoint");
+    throw MixerLabError(run_dir.string() + " has no checkpoints",
+                        "pass a run folder that has trained at least to its first checkpoint");
   }
   InversionOverTraining grid;
   std::vector<ModelSource> sources;
@@ -29,9 +30,12 @@ InversionOverTraining invertOverTraining(const fs::path& run_dir, const std::vec
   }
   const size_t n_inputs = texts.size();
   for (size_t c = 0; c < sources.size(); ++c) {
-    auto results = invertTexts(sources[c], texts, settings, [&](const InversionProgress& p) {
-      if (progress) progress(c, sources.size(), p);
-    }, cancel);
+    auto results = invertTexts(
+        sources[c], texts, settings,
+        [&](const InversionProgress& p) {
+          if (progress) progress(c, sources.size(), p);
+        },
+        cancel);
     if (grid.layers.empty()) {
       for (size_t i = 0; i < results.size(); i += n_inputs) grid.layers.push_back(results[i].layer);
       grid.hamming_top_k.assign(grid.layers.size(), {});

@@ -28,7 +28,8 @@ nlohmann::json inversionReportJson(const InversionReport& report) {
     if (!m.error.empty()) model["error"] = m.error;
     models.push_back(model);
   }
-  nlohmann::json out = {{"texts", report.texts}, {"settings", inversionReportSettingsJson(report.settings)}, {"models", models}};
+  nlohmann::json out = {
+      {"texts", report.texts}, {"settings", inversionReportSettingsJson(report.settings)}, {"models", models}};
   if (report.over_training) {
     const OverTrainingReport& o = *report.over_training;
     nlohmann::json grid = overTrainingJson(o.grid, o.texts.size());

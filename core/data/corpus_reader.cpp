@@ -209,9 +209,9 @@ CorpusFile loadCorpusFile(const fs::path& path, CorpusFormat format) {
   file.path = path;
   file.contents = readFile(path);
   if (const size_t at = firstNonTextByte(file.contents); at != std::string::npos) {
-    throw MixerLabError("corpus file " + path.string() + " is not UTF-8 text (binary data at byte " + std::to_string(at) +
-                            ")",
-                        "point the corpus at a text file: plain text, JSON Lines or a blank-line separated file");
+    throw MixerLabError(
+        "corpus file " + path.string() + " is not UTF-8 text (binary data at byte " + std::to_string(at) + ")",
+        "point the corpus at a text file: plain text, JSON Lines or a blank-line separated file");
   }
   file.content_hash = hashHex(file.contents);
   file.format = format == CorpusFormat::Auto ? detectCorpusFormat(path, file.contents) : format;

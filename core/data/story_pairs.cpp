@@ -13,7 +13,9 @@ namespace mixerlab {
 
 std::vector<StoryPair> readStoryPairs(const std::filesystem::path& path) {
   std::ifstream in(path);
-  if (!in) throw MixerLabError("cannot open story pairs " + path.string(), "check the path (JSON Lines: {\"summary\", \"story\"})");
+  if (!in)
+    throw MixerLabError("cannot open story pairs " + path.string(),
+                        "check the path (JSON Lines: {\"summary\", \"story\"})");
   std::vector<StoryPair> pairs;
   std::string line;
   for (int64_t number = 1; std::getline(in, line); ++number) {

@@ -19,30 +19,43 @@ struct Hero {
   const char* kind;
 };
 constexpr std::array<Hero, 24> kHeroes = {{
-    {"Lily", "girl"},     {"Tom", "boy"},        {"Mia", "cat"},       {"Ben", "dog"},       {"Sara", "rabbit"},
-    {"Max", "bear"},      {"Zoe", "duck"},       {"Sam", "fox"},       {"Anna", "mouse"},    {"Leo", "lion"},
-    {"Emma", "girl"},     {"Jack", "boy"},       {"Rosie", "pig"},     {"Finn", "frog"},     {"Ella", "bird"},
-    {"Toby", "turtle"},   {"Lucy", "squirrel"},  {"Oscar", "owl"},     {"Ruby", "hen"},      {"Noah", "boy"},
-    {"Daisy", "cow"},     {"Milo", "puppy"},     {"Ivy", "kitten"},    {"Hugo", "goat"},
+    {"Lily", "girl"}, {"Tom", "boy"},   {"Mia", "cat"},    {"Ben", "dog"},     {"Sara", "rabbit"},   {"Max", "bear"},
+    {"Zoe", "duck"},  {"Sam", "fox"},   {"Anna", "mouse"}, {"Leo", "lion"},    {"Emma", "girl"},     {"Jack", "boy"},
+    {"Rosie", "pig"}, {"Finn", "frog"}, {"Ella", "bird"},  {"Toby", "turtle"}, {"Lucy", "squirrel"}, {"Oscar", "owl"},
+    {"Ruby", "hen"},  {"Noah", "boy"},  {"Daisy", "cow"},  {"Milo", "puppy"},  {"Ivy", "kitten"},    {"Hugo", "goat"},
 }};
 constexpr std::array<const char*, 16> kCompanions = {
-    "mom", "dad", "grandma", "best friend", "little brother", "big sister", "teacher", "neighbor",
-    "grandpa", "aunt", "old friend the owl", "new friend the snail", "cousin", "friend the frog", "uncle", "baby sister"};
-constexpr std::array<const char*, 16> kPlaces = {
-    "park",   "beach",  "forest", "garden", "farm",      "river",   "school",   "zoo",
-    "market", "meadow", "hill",   "lake",   "playground", "library", "kitchen", "barn"};
+    "mom",      "dad",        "grandma", "best friend",        "little brother",       "big sister", "teacher",
+    "neighbor", "grandpa",    "aunt",    "old friend the owl", "new friend the snail", "cousin",     "friend the frog",
+    "uncle",    "baby sister"};
+constexpr std::array<const char*, 16> kPlaces = {"park",       "beach",   "forest",  "garden", "farm", "river",
+                                                 "school",     "zoo",     "market",  "meadow", "hill", "lake",
+                                                 "playground", "library", "kitchen", "barn"};
 struct Thing {
   const char* name;
   const char* look;
 };
 constexpr std::array<Thing, 20> kObjects = {{
-    {"red ball", "round and shiny"},  {"blue kite", "light as a feather"}, {"toy boat", "small and yellow"},
-    {"teddy bear", "soft and brown"}, {"golden key", "tiny and bright"},   {"picture book", "full of colors"},
-    {"green hat", "big and floppy"},  {"shiny shell", "pink inside"},      {"wooden train", "long and loud"},
-    {"paper crown", "gold and bumpy"}, {"music box", "old and sweet"},     {"star sticker", "glittery"},
-    {"apple pie", "warm and sweet"},  {"silver bell", "small and loud"},   {"pair of rain boots", "bright yellow"},
-    {"jar of honey", "sticky and gold"}, {"map", "old and torn"},          {"flower pot", "blue with dots"},
-    {"kite string", "long and white"}, {"little drum", "red and round"},
+    {"red ball", "round and shiny"},
+    {"blue kite", "light as a feather"},
+    {"toy boat", "small and yellow"},
+    {"teddy bear", "soft and brown"},
+    {"golden key", "tiny and bright"},
+    {"picture book", "full of colors"},
+    {"green hat", "big and floppy"},
+    {"shiny shell", "pink inside"},
+    {"wooden train", "long and loud"},
+    {"paper crown", "gold and bumpy"},
+    {"music box", "old and sweet"},
+    {"star sticker", "glittery"},
+    {"apple pie", "warm and sweet"},
+    {"silver bell", "small and loud"},
+    {"pair of rain boots", "bright yellow"},
+    {"jar of honey", "sticky and gold"},
+    {"map", "old and torn"},
+    {"flower pot", "blue with dots"},
+    {"kite string", "long and white"},
+    {"little drum", "red and round"},
 }};
 struct Event {
   const char* summary;   // what the hero did, in the summary (a template, as the sentences)
@@ -54,11 +67,13 @@ constexpr std::array<Event, 8> kEvents = {{
      "They looked under every bush and behind every tree until they found the {object}."},
     {"broke and then fixed a {object}", "Then the {object} fell down and broke into two pieces.",
      "Together they used glue and tape and fixed the {object} so it looked new."},
-    {"shared a {object} with a {stranger}", "A sad little {stranger} at the {place} wanted to play with the {object} too.",
+    {"shared a {object} with a {stranger}",
+     "A sad little {stranger} at the {place} wanted to play with the {object} too.",
      "{hero} thought for a moment and then shared the {object} with the {stranger}."},
     {"kept a {object} dry in the rain", "Dark clouds came and big drops of rain began to fall on the {object}.",
      "They ran fast and kept the {object} dry under a big tree."},
-    {"won a race with a {object}", "There was a big race at the {place}, and {hero} wanted to win it with the {object}.",
+    {"won a race with a {object}",
+     "There was a big race at the {place}, and {hero} wanted to win it with the {object}.",
      "{hero} ran as fast as possible, held the {object} high and won the race."},
     {"gave a {object} to a {stranger}", "{hero} saw a {stranger} who had no toys at all.",
      "{hero} smiled and gave the {object} to the {stranger} as a gift."},
@@ -80,10 +95,9 @@ constexpr std::array<Ending, 6> kEndings = {{
     {"danced in the sunshine", "Then they danced together in the warm sunshine."},
 }};
 constexpr std::array<const char*, 6> kStrangers = {"puppy", "boy", "girl", "kitten", "bunny", "duckling"};
-constexpr std::array<const char*, 4> kOpenings = {"Once upon a time, there was a {kind} named {hero}.",
-                                                  "There once was a little {kind} called {hero}.",
-                                                  "{hero} was a happy {kind} who loved to play.",
-                                                  "Long ago, a {kind} named {hero} lived near a {place}."};
+constexpr std::array<const char*, 4> kOpenings = {
+    "Once upon a time, there was a {kind} named {hero}.", "There once was a little {kind} called {hero}.",
+    "{hero} was a happy {kind} who loved to play.", "Long ago, a {kind} named {hero} lived near a {place}."};
 
 size_t pick(std::mt19937_64& rng, size_t n) { return uniformIndex(rng, n); }
 
@@ -120,8 +134,8 @@ std::vector<StoryPair> syntheticStoryPairs(size_t count, uint64_t seed) {
     std::vector<std::string> sentences = {
         apply(kOpenings[pick(rng, kOpenings.size())]),
         apply(std::string("{hero} had a ") + thing.name + " that was " + thing.look + "."),
-        apply(std::string(pick(rng, 2) == 0 ? "One morning" : "One sunny day") + ", {hero} went to the {place} with their " +
-              kCompanions[c] + "."),
+        apply(std::string(pick(rng, 2) == 0 ? "One morning" : "One sunny day") +
+              ", {hero} went to the {place} with their " + kCompanions[c] + "."),
     };
     if (pick(rng, 2) == 0) sentences.push_back(apply("The sun was bright and the birds were singing at the {place}."));
     sentences.push_back(apply(kEvents[e].problem));

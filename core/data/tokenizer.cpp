@@ -120,12 +120,11 @@ Tokenizer Tokenizer::load(const fs::path& model_path) {
   auto processor = spm::newProcessor();
   const auto status = processor->LoadFromSerializedProto(bytes);
   if (!status.ok()) {
-    throw MixerLabError(
-        "tokenizer model " + model_path.string() +
-            " is neither a SentencePiece model nor a Hugging Face tokenizer.json: " + status.message(),
-        model_path.parent_path().filename() == "cache"
-            ? "delete this cached model so the next run trains it again"
-            : "pass a SentencePiece .model or a Hugging Face tokenizer.json");
+    throw MixerLabError("tokenizer model " + model_path.string() +
+                            " is neither a SentencePiece model nor a Hugging Face tokenizer.json: " + status.message(),
+                        model_path.parent_path().filename() == "cache"
+                            ? "delete this cached model so the next run trains it again"
+                            : "pass a SentencePiece .model or a Hugging Face tokenizer.json");
   }
   tokenizer.processor_ = std::move(processor);
   return tokenizer;

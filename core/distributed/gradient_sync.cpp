@@ -23,7 +23,8 @@ GradientSync::GradientSync(std::vector<at::Tensor> parameters, ProcessGroup& gro
     Bucket& bucket = buckets_.back();
     bucket_of_[k] = buckets_.size() - 1;
     slot_of_[k] = bucket.parameters.size();
-    bucket.offsets.push_back(bucket.parameters.empty() ? 0 : bucket.offsets.back() + parameters_[bucket.parameters.back()].numel());
+    bucket.offsets.push_back(
+        bucket.parameters.empty() ? 0 : bucket.offsets.back() + parameters_[bucket.parameters.back()].numel());
     bucket.parameters.push_back(k);
     bucket_size += bytes;
   }

@@ -44,7 +44,11 @@ class C10dGroup : public ProcessGroup {
  public:
   C10dGroup(c10::intrusive_ptr<Backend> group, c10::intrusive_ptr<c10d::Store> store, int rank, int world,
             std::string name, std::optional<c10::Device> staging)
-      : group_(std::move(group)), store_(std::move(store)), rank_(rank), world_(world), name_(std::move(name)),
+      : group_(std::move(group)),
+        store_(std::move(store)),
+        rank_(rank),
+        world_(world),
+        name_(std::move(name)),
         staging_(staging) {}
   int rank() const override { return rank_; }
   int worldSize() const override { return world_; }
@@ -153,9 +157,8 @@ std::string backendVote(const JoinOptions& options) {
 }
 
 std::string agreedBackend(const std::vector<std::string>& votes, const std::string& requested) {
-  const bool all_nccl = !votes.empty() && std::all_of(votes.begin(), votes.end(), [](const std::string& v) {
-    return v == "nccl";
-  });
+  const bool all_nccl =
+      !votes.empty() && std::all_of(votes.begin(), votes.end(), [](const std::string& v) { return v == "nccl"; });
   if (requested == "gloo") return "gloo";
   if (requested == "nccl" && !all_nccl) {
     const auto first = std::find_if(votes.begin(), votes.end(), [](const std::string& v) { return v != "nccl"; });

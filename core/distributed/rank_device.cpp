@@ -25,8 +25,9 @@ std::string rankDevice(const std::string& requested, int local_rank, int local_w
   }
   if (local_world_size > cuda_devices || local_rank >= cuda_devices) {
     throw MixerLabError(counts + " but " + std::to_string(cuda_devices) + " GPU(s): each rank needs its own GPU",
-                        "start at most " + std::to_string(cuda_devices) + " ranks per machine (--nproc), or set "
-                        "train.device \"cpu\"");
+                        "start at most " + std::to_string(cuda_devices) +
+                            " ranks per machine (--nproc), or set "
+                            "train.device \"cpu\"");
   }
   return "cuda:" + std::to_string(local_rank);
 }

@@ -81,7 +81,9 @@ void saveSafetensors(const std::filesystem::path& path, const std::map<std::stri
   writeFileAtomic(path, blob);
 }
 
-SafetensorsFile loadSafetensors(const std::filesystem::path& path) { return parseSafetensors(readFile(path), path.string()); }
+SafetensorsFile loadSafetensors(const std::filesystem::path& path) {
+  return parseSafetensors(readFile(path), path.string());
+}
 
 SafetensorsFile parseSafetensors(const std::string& blob, const std::string& source) {
   const std::string fix = "the file is damaged or not a safetensors file; re-export it";
@@ -107,9 +109,10 @@ SafetensorsFile parseSafetensors(const std::string& blob, const std::string& sou
     const std::string stored = metadata->at(kSafetensorsChecksumKey).get<std::string>();
     const std::string computed = hashHex(std::string_view(blob).substr(data_start));
     if (stored != computed) {
-      throw MixerLabError(source + ": the tensor data does not match its checksum (stored " + stored + ", computed " +
-                              computed + "): the file is damaged",
-                          "use an earlier checkpoint (train --resume falls back to the newest intact one) or re-export it");
+      throw MixerLabError(
+          source + ": the tensor data does not match its checksum (stored " + stored + ", computed " + computed +
+              "): the file is damaged",
+          "use an earlier checkpoint (train --resume falls back to the newest intact one) or re-export it");
     }
   }
   SafetensorsFile file;

@@ -14,8 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/util/atomic_file.h"
-#include "core/util/json_numbers.h"
 #include "core/util/error.h"
+#include "core/util/json_numbers.h"
 
 namespace mixerlab {
 namespace fs = std::filesystem;
@@ -48,8 +48,8 @@ std::optional<MetricsRecord> parseLine(const std::string& line) {
     if (j.contains("train_loss") && j.at("train_loss").is_number()) r.train_loss = j.at("train_loss").get<double>();
     if (j.contains("eval_loss") && j.at("eval_loss").is_number()) r.eval_loss = j.at("eval_loss").get<double>();
     if (j.contains("grad_norm") && j.at("grad_norm").is_number()) r.grad_norm = j.at("grad_norm").get<double>();
-    static const char* const kKnown[] = {"step", "tokens", "wall_s", "lr", "tokens_per_s", "train_loss", "eval_loss",
-                                         "grad_norm"};
+    static const char* const kKnown[] = {"step",         "tokens",     "wall_s",    "lr",
+                                         "tokens_per_s", "train_loss", "eval_loss", "grad_norm"};
     for (const auto& [name, value] : j.items()) {
       if (!value.is_number() || std::find(std::begin(kKnown), std::end(kKnown), name) != std::end(kKnown)) continue;
       const double number = value.get<double>();

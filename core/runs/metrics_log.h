@@ -19,7 +19,7 @@ struct MetricsRecord {
   std::optional<double> train_loss;  // mean over the steps since the previous train record
   std::optional<double> eval_loss;
   double learning_rate = 0;
-  double tokens_per_s = 0;         // recent training throughput
+  double tokens_per_s = 0;  // recent training throughput
   // L2 norm of the gradients of the logged step, before clipping (absent in older logs).
   std::optional<double> grad_norm;
   // Any other numeric field of the line (a metric a later version or a plug-in logs): kept so a

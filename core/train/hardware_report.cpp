@@ -71,7 +71,8 @@ HardwareReport probeThisMachine() {
   if (pages > 0 && page_size > 0) report.memory_gib = double(pages) * double(page_size) / (1024.0 * 1024 * 1024);
   std::string output;
   try {
-    if (runCapture({"nvidia-smi", "--query-gpu=index,name,memory.total", "--format=csv,noheader,nounits"}, &output) == 0) {
+    if (runCapture({"nvidia-smi", "--query-gpu=index,name,memory.total", "--format=csv,noheader,nounits"}, &output) ==
+        0) {
       report.gpus = parseNvidiaSmiGpus(output);
     }
   } catch (const std::exception&) {
@@ -91,9 +92,12 @@ nlohmann::json hardwareReportToJson(const HardwareReport& report) {
   for (const GpuDescription& gpu : report.gpus) {
     gpus.push_back({{"index", gpu.index}, {"name", gpu.name}, {"memory_gib", gpu.memory_gib}});
   }
-  return {{"host", report.host},           {"cpu_cores", report.cpu_cores},
-          {"memory_gib", report.memory_gib}, {"gpus", gpus},
-          {"usable_gpus", report.usable_gpus}, {"nccl_built_in", report.nccl_built_in},
+  return {{"host", report.host},
+          {"cpu_cores", report.cpu_cores},
+          {"memory_gib", report.memory_gib},
+          {"gpus", gpus},
+          {"usable_gpus", report.usable_gpus},
+          {"nccl_built_in", report.nccl_built_in},
           {"mixerlab_version", report.mixerlab_version}};
 }
 
@@ -111,8 +115,8 @@ HardwareReport hardwareReportFromJson(const nlohmann::json& j) {
     report.cpu_cores = field("cpu_cores").get<int>();
     report.memory_gib = field("memory_gib").get<double>();
     for (const auto& gpu : field("gpus")) {
-      report.gpus.push_back({gpu.at("index").get<int>(), gpu.at("name").get<std::string>(),
-                             gpu.at("memory_gib").get<double>()});
+      report.gpus.push_back(
+          {gpu.at("index").get<int>(), gpu.at("name").get<std::string>(), gpu.at("memory_gib").get<double>()});
     }
     report.usable_gpus = field("usable_gpus").get<int>();
     report.nccl_built_in = field("nccl_built_in").get<bool>();
@@ -147,8 +151,8 @@ std::string describeHardware(const HardwareReport& report) {
       gpus += report.nccl_built_in ? ", NCCL" : ", no NCCL in this build (ranks use Gloo)";
     }
   }
-  return (report.host.empty() ? std::string() : report.host + ": ") + gpus + ", " +
-         std::to_string(report.cpu_cores) + " cores, " + formatGib(report.memory_gib) + " GiB memory";
+  return (report.host.empty() ? std::string() : report.host + ": ") + gpus + ", " + std::to_string(report.cpu_cores) +
+         " cores, " + formatGib(report.memory_gib) + " GiB memory";
 }
 
 HardwareReport probeRemoteMachine(const RemoteHost& host) {

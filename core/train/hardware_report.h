@@ -14,8 +14,8 @@ namespace mixerlab {
 
 struct GpuDescription {
   int index = 0;
-  std::string name;        // "NVIDIA H100 80GB HBM3"
-  double memory_gib = 0;   // total device memory
+  std::string name;       // "NVIDIA H100 80GB HBM3"
+  double memory_gib = 0;  // total device memory
 };
 
 struct HardwareReport {

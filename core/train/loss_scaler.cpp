@@ -20,8 +20,7 @@ LossScalerState LossScalerState::fromJson(const nlohmann::json& j) {
   s.finite_steps = j.at("finite_steps").get<int64_t>();
   s.skipped_steps = j.at("skipped_steps").get<int64_t>();
   if (!(s.scale > 0) || !std::isfinite(s.scale) || s.finite_steps < 0 || s.skipped_steps < 0) {
-    throw MixerLabError("trainer state holds an invalid loss scaler " + j.dump(),
-                        "resume from an earlier checkpoint");
+    throw MixerLabError("trainer state holds an invalid loss scaler " + j.dump(), "resume from an earlier checkpoint");
   }
   return s;
 }

@@ -66,18 +66,24 @@ Precision parsePrecision(const std::string& name) {
 
 std::string precisionName(Precision precision) {
   switch (precision) {
-    case Precision::Bf16: return "bf16";
-    case Precision::Fp16: return "fp16";
-    case Precision::Fp32: break;
+    case Precision::Bf16:
+      return "bf16";
+    case Precision::Fp16:
+      return "fp16";
+    case Precision::Fp32:
+      break;
   }
   return "fp32";
 }
 
 c10::ScalarType precisionDtype(Precision precision) {
   switch (precision) {
-    case Precision::Bf16: return c10::ScalarType::BFloat16;
-    case Precision::Fp16: return c10::ScalarType::Half;
-    case Precision::Fp32: break;
+    case Precision::Bf16:
+      return c10::ScalarType::BFloat16;
+    case Precision::Fp16:
+      return c10::ScalarType::Half;
+    case Precision::Fp32:
+      break;
   }
   return c10::ScalarType::Float;
 }
@@ -89,9 +95,9 @@ void checkPrecisionSupported(Precision precision, const c10::Device& device) {
                         "without bf16, such as the V100)");
   }
   if (precision != Precision::Fp32 && !device.is_cpu() && !device.is_cuda()) {
-    throw MixerLabError("train.precision \"" + precisionName(precision) + "\" is supported on CPU and CUDA only, not " +
-                            device.str(),
-                        "use \"fp32\"");
+    throw MixerLabError(
+        "train.precision \"" + precisionName(precision) + "\" is supported on CPU and CUDA only, not " + device.str(),
+        "use \"fp32\"");
   }
 }
 

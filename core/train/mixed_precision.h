@@ -5,9 +5,9 @@
 #pragma once
 #include <string>
 
+#include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
 #include <c10/core/ScalarType.h>
-#include <ATen/core/Tensor.h>
 
 namespace mixerlab {
 

@@ -20,13 +20,12 @@ struct GpuPeak {
 // NVIDIA datasheet figures, dense. More specific names come before the generic ones.
 const std::vector<GpuPeak>& gpuTable() {
   static const std::vector<GpuPeak> table = {
-      {"H200", 989.0, 0, 67.0},       // H200 SXM: the H100 SXM's compute with more memory
-      {"H100 PCIe", 756.0, 0, 51.0},  // H100 PCIe
-      {"H100 NVL", 835.0, 0, 60.0},   // H100 NVL
-      {"H100", 989.0, 0, 67.0},       // H100 SXM5 ("NVIDIA H100 80GB HBM3")
-      {"A100", 312.0, 0, 19.5},       // A100 SXM4 and PCIe
-      {"V100-PCIE", 0.0, 112.0, 14.0},
-      {"V100", 0.0, 125.0, 15.7},  // V100 SXM2: fp16 tensor cores, no bf16
+      {"H200", 989.0, 0, 67.0},                                     // H200 SXM: the H100 SXM's compute with more memory
+      {"H100 PCIe", 756.0, 0, 51.0},                                // H100 PCIe
+      {"H100 NVL", 835.0, 0, 60.0},                                 // H100 NVL
+      {"H100", 989.0, 0, 67.0},                                     // H100 SXM5 ("NVIDIA H100 80GB HBM3")
+      {"A100", 312.0, 0, 19.5},                                     // A100 SXM4 and PCIe
+      {"V100-PCIE", 0.0, 112.0, 14.0}, {"V100", 0.0, 125.0, 15.7},  // V100 SXM2: fp16 tensor cores, no bf16
   };
   return table;
 }

@@ -58,7 +58,8 @@ TrainerState restoreFrom(const fs::path& checkpoint, LanguageModel& model, torch
   loadModelWeights(model, checkpoint);
   for (const auto& p : model.parameters()) {
     if (!torch::isfinite(p).all().item<bool>()) {
-      throw MixerLabError(checkpoint.string() + ": the model's weights are not finite (it was written after the run "
+      throw MixerLabError(checkpoint.string() +
+                              ": the model's weights are not finite (it was written after the run "
                               "diverged)",
                           "resume from an earlier checkpoint");
     }
@@ -83,7 +84,8 @@ std::optional<TrainerState> restoreNewestIntact(const RunPaths& paths, LanguageM
     try {
       TrainerState state = restoreFrom(checkpoint, model, optimizer);
       if (!failures.empty()) {
-        log.warn("resuming from the newest intact checkpoint, " + checkpoint.filename().string() + "; skipped:" + failures);
+        log.warn("resuming from the newest intact checkpoint, " + checkpoint.filename().string() +
+                 "; skipped:" + failures);
       }
       log.info("resumed from " + checkpoint.string() + " at step " + std::to_string(state.step));
       return state;
@@ -139,7 +141,8 @@ TrainerState restoreRunStart(const StartPlan& plan, const RunPaths& paths, Langu
     log.info("forked from " + plan.fork_checkpoint.string() + " at step " + std::to_string(state.step));
     return state;
   }
-  const auto restored = plan.kind == StartKind::Resume ? restoreNewestIntact(paths, model, optimizer, log) : std::nullopt;
+  const auto restored =
+      plan.kind == StartKind::Resume ? restoreNewestIntact(paths, model, optimizer, log) : std::nullopt;
   const int64_t kept_step = restored ? restored->step : -1;
   if (plan.kind == StartKind::Resume && !restored) log.info("no checkpoint to resume from; starting from step 0");
   const int skipped = truncateMetricsAfterStep(paths.metrics(), kept_step);

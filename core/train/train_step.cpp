@@ -30,8 +30,8 @@ bool anyRankNonFinite(ProcessGroup& group, bool non_finite) { return anyRank(gro
 }  // namespace
 
 StepOutcome runTrainStep(LanguageModel& model, torch::optim::Optimizer& optimizer, PrefetchingLoader& loader,
-                         const TrainConfig& train, const c10::Device& device, double learning_rate,
-                         TrainerState& state, const DataParallelStep* data_parallel, const StepPrecision& precision) {
+                         const TrainConfig& train, const c10::Device& device, double learning_rate, TrainerState& state,
+                         const DataParallelStep* data_parallel, const StepPrecision& precision) {
   StepOutcome outcome;
   setLearningRate(optimizer, learning_rate);
   clearGradients(model.parameters());

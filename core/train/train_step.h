@@ -52,8 +52,7 @@ struct StepPrecision {
 // Runs one step at `learning_rate`. Advances state.data_position and state.tokens per micro-batch;
 // the caller counts the step itself (state.step) once the outcome is finite.
 StepOutcome runTrainStep(LanguageModel& model, torch::optim::Optimizer& optimizer, PrefetchingLoader& loader,
-                         const TrainConfig& train, const c10::Device& device, double learning_rate,
-                         TrainerState& state, const DataParallelStep* data_parallel = nullptr,
-                         const StepPrecision& precision = {});
+                         const TrainConfig& train, const c10::Device& device, double learning_rate, TrainerState& state,
+                         const DataParallelStep* data_parallel = nullptr, const StepPrecision& precision = {});
 
 }  // namespace mixerlab

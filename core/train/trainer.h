@@ -2,12 +2,12 @@
 // clipping and accumulation, periodic evaluation, budgets by steps / tokens / wall-clock, atomic
 // checkpoints, exact resume, and a clean stop on NaN/inf loss or a stop request.
 #pragma once
-#include "core/distributed/process_group.h"
 #include <atomic>
 #include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
+#include "core/distributed/process_group.h"
 
 #include "core/config/project_config.h"
 #include "core/runs/run_status.h"

@@ -21,7 +21,8 @@ std::string folderNameProblem(const std::string& name) {
 void requireFolderName(const std::string& name, const std::string& what) {
   const std::string problem = folderNameProblem(name);
   if (!problem.empty()) {
-    throw MixerLabError(what + " \"" + name + "\" " + problem, "use letters, digits, '-', '_' and '.', not starting with '.'");
+    throw MixerLabError(what + " \"" + name + "\" " + problem,
+                        "use letters, digits, '-', '_' and '.', not starting with '.'");
   }
 }
 

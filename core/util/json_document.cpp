@@ -56,14 +56,15 @@ nlohmann::json parseJsonDocument(const std::string& text, const std::filesystem:
   try {
     document = nlohmann::json::parse(text, callback);
   } catch (const nlohmann::json::parse_error& e) {
-    throw MixerLabError(path.string() + ":" + lineColumnAt(text, e.byte > 0 ? e.byte - 1 : 0) + ": malformed JSON: " +
-                            e.what(),
-                        "fix the JSON syntax at that position (trailing commas and comments are not allowed)");
+    throw MixerLabError(
+        path.string() + ":" + lineColumnAt(text, e.byte > 0 ? e.byte - 1 : 0) + ": malformed JSON: " + e.what(),
+        "fix the JSON syntax at that position (trailing commas and comments are not allowed)");
   } catch (const nlohmann::json::out_of_range& e) {
     // "number overflow parsing '1e400'": nlohmann gives no position, so find the number.
     const std::string message = e.what();
     const size_t open = message.find('\''), close = message.rfind('\'');
-    const std::string number = open != std::string::npos && close > open ? message.substr(open + 1, close - open - 1) : "";
+    const std::string number =
+        open != std::string::npos && close > open ? message.substr(open + 1, close - open - 1) : "";
     const size_t at = number.empty() ? text.size() : text.find(number);
     throw MixerLabError(path.string() + (at < text.size() ? ":" + lineColumnAt(text, at) : std::string()) +
                             ": number " + (number.empty() ? message : number + " is too large for a double"),

@@ -31,13 +31,21 @@ __device__ __forceinline__ float toAcc(__nv_bfloat16 v) { return __bfloat162floa
 template <typename T>
 __device__ __forceinline__ T fromAcc(acc_t<T> v);
 template <>
-__device__ __forceinline__ float fromAcc<float>(float v) { return v; }
+__device__ __forceinline__ float fromAcc<float>(float v) {
+  return v;
+}
 template <>
-__device__ __forceinline__ double fromAcc<double>(double v) { return v; }
+__device__ __forceinline__ double fromAcc<double>(double v) {
+  return v;
+}
 template <>
-__device__ __forceinline__ __half fromAcc<__half>(float v) { return __float2half(v); }
+__device__ __forceinline__ __half fromAcc<__half>(float v) {
+  return __float2half(v);
+}
 template <>
-__device__ __forceinline__ __nv_bfloat16 fromAcc<__nv_bfloat16>(float v) { return __float2bfloat16(v); }
+__device__ __forceinline__ __nv_bfloat16 fromAcc<__nv_bfloat16>(float v) {
+  return __float2bfloat16(v);
+}
 
 __device__ __forceinline__ float expAcc(float v) { return __expf(v); }
 __device__ __forceinline__ double expAcc(double v) { return exp(v); }

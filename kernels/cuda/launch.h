@@ -28,8 +28,7 @@ int64_t tokenMixWeightWorkspace(int64_t batch, int64_t length, int64_t width);
 // grad_bias[i] = sum_{b, d} dy[b, i, d] when grad_bias is not null. Split over the reduction
 // (B*D) into partial tiles in `workspace`, summed in a fixed order (deterministic).
 cudaError_t tokenMixBackwardWeight(Dtype dtype, const void* grad_y, const void* x, void* grad_w, void* grad_bias,
-                                   void* workspace, int64_t batch, int64_t length, int64_t width,
-                                   cudaStream_t stream);
+                                   void* workspace, int64_t batch, int64_t length, int64_t width, cudaStream_t stream);
 
 // --- selective scan (selective_scan.cu) -----------------------------------------------------------
 // Shapes as kernels/selective_scan.h: u, delta, y: [B, L, E]; A: [E, N]; Bm, Cm: [B, L, N];
@@ -48,9 +47,8 @@ int64_t selectiveScanBackwardWorkspace(int64_t batch, int64_t length, int64_t ch
 constexpr int64_t kScanChunk = 16;
 cudaError_t selectiveScanBackward(Dtype dtype, const void* u, const void* delta, const void* A, const void* Bm,
                                   const void* Cm, const void* D, const void* grad_y, void* grad_u, void* grad_delta,
-                                  void* grad_A_parts, void* grad_B, void* grad_C, void* grad_D_parts,
-                                  void* workspace, int64_t batch, int64_t length, int64_t channels, int64_t state,
-                                  cudaStream_t stream);
+                                  void* grad_A_parts, void* grad_B, void* grad_C, void* grad_D_parts, void* workspace,
+                                  int64_t batch, int64_t length, int64_t channels, int64_t state, cudaStream_t stream);
 
 // --- residual add + LayerNorm (residual_layer_norm.cu) ------------------------------------------
 // x, residual, out, sum: [rows, D]; weight, bias: [D]; mean, rstd: [rows] in the accumulator type

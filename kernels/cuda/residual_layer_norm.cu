@@ -14,8 +14,8 @@ constexpr int64_t kRowsPerChunk = 64;
 
 template <typename T>
 __global__ void __launch_bounds__(kRowThreads)
-    forwardKernel(const T* x, const T* r, const T* w, const T* bias, T* out, T* sum, acc_t<T>* mean,
-                  acc_t<T>* rstd, int64_t width, double eps) {
+    forwardKernel(const T* x, const T* r, const T* w, const T* bias, T* out, T* sum, acc_t<T>* mean, acc_t<T>* rstd,
+                  int64_t width, double eps) {
   using A = acc_t<T>;
   __shared__ A scratch[32];
   const int64_t o = static_cast<int64_t>(blockIdx.x) * width;
@@ -67,8 +67,8 @@ __global__ void __launch_bounds__(kRowThreads)
 
 // Thread per column d, block row y per chunk of kRowsPerChunk rows.
 template <typename T>
-__global__ void paramGradKernel(const T* g_out, const T* sum, const acc_t<T>* mean, const acc_t<T>* rstd,
-                                int64_t rows, int64_t width, acc_t<T>* g_w_parts, acc_t<T>* g_b_parts) {
+__global__ void paramGradKernel(const T* g_out, const T* sum, const acc_t<T>* mean, const acc_t<T>* rstd, int64_t rows,
+                                int64_t width, acc_t<T>* g_w_parts, acc_t<T>* g_b_parts) {
   using A = acc_t<T>;
   const int64_t d = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (d >= width) return;
@@ -121,8 +121,8 @@ cudaError_t residualLayerNormBackward(Dtype dtype, const void* grad_out, const v
         static_cast<T*>(grad_x), width);
     const dim3 grid(ceilDiv(width, 128), static_cast<unsigned int>(residualLayerNormChunks(rows)));
     paramGradKernel<T><<<grid, 128, 0, stream>>>(static_cast<const T*>(grad_out), static_cast<const T*>(sum),
-                                                 static_cast<const A*>(mean), static_cast<const A*>(rstd), rows,
-                                                 width, static_cast<A*>(grad_w_parts), static_cast<A*>(grad_b_parts));
+                                                 static_cast<const A*>(mean), static_cast<const A*>(rstd), rows, width,
+                                                 static_cast<A*>(grad_w_parts), static_cast<A*>(grad_b_parts));
     return cudaGetLastError();
   });
 }

@@ -193,9 +193,8 @@ int64_t selectiveScanBackwardWorkspace(int64_t batch, int64_t length, int64_t ch
 
 cudaError_t selectiveScanBackward(Dtype dtype, const void* u, const void* delta, const void* A, const void* Bm,
                                   const void* Cm, const void* D, const void* grad_y, void* grad_u, void* grad_delta,
-                                  void* grad_A_parts, void* grad_B, void* grad_C, void* grad_D_parts,
-                                  void* workspace, int64_t batch, int64_t length, int64_t channels, int64_t state,
-                                  cudaStream_t stream) {
+                                  void* grad_A_parts, void* grad_B, void* grad_C, void* grad_D_parts, void* workspace,
+                                  int64_t batch, int64_t length, int64_t channels, int64_t state, cudaStream_t stream) {
   const size_t acc_size = dtype == Dtype::kDouble ? sizeof(double) : sizeof(float);
   // Zero every accumulator first, so an empty shape still leaves defined gradients.
   for (auto [ptr, count] : {std::pair<void*, int64_t>{grad_B, batch * length * state},

@@ -18,7 +18,7 @@ struct MixArgs {
   const void* a;  // kForward/kInputGrad: W; kWeightGrad: dy
   const void* b;  // x (kForward, kWeightGrad) or dy (kInputGrad)
   const void* bias;
-  void* out;      // y, dx, or the float/double partial tiles of dW
+  void* out;  // y, dx, or the float/double partial tiles of dW
   int64_t w_stride, batch, length, width, k_per_split;
 };
 
@@ -36,7 +36,7 @@ __global__ void __launch_bounds__(kThreads) mixTileKernel(MixArgs args) {
   const int64_t L = args.length, D = args.width;
   const int64_t m0 = static_cast<int64_t>(blockIdx.y) * kTile, n0 = static_cast<int64_t>(blockIdx.x) * kTile;
   const int64_t batch_row = kMode == Mode::kWeightGrad ? 0 : blockIdx.z;
-  const int64_t cols = kMode == Mode::kWeightGrad ? L : D;  // n runs over tokens j for dW
+  const int64_t cols = kMode == Mode::kWeightGrad ? L : D;        // n runs over tokens j for dW
   if (kMode == Mode::kWeightGrad && n0 > m0 + kTile - 1) return;  // wholly above the diagonal
   int64_t k_begin = 0, k_end = 0;
   if (kMode == Mode::kForward) {
@@ -198,8 +198,7 @@ int64_t tokenMixWeightWorkspace(int64_t batch, int64_t length, int64_t width) {
 }
 
 cudaError_t tokenMixBackwardWeight(Dtype dtype, const void* grad_y, const void* x, void* grad_w, void* grad_bias,
-                                   void* workspace, int64_t batch, int64_t length, int64_t width,
-                                   cudaStream_t stream) {
+                                   void* workspace, int64_t batch, int64_t length, int64_t width, cudaStream_t stream) {
   if (length == 0) return cudaSuccess;
   return dispatchDtype(dtype, [&](auto tag) {
     using T = decltype(tag);
@@ -217,8 +216,8 @@ cudaError_t tokenMixBackwardWeight(Dtype dtype, const void* grad_y, const void* 
       const dim3 grid(ceilDiv(length, kTile), ceilDiv(length, kTile), static_cast<unsigned int>(used_splits));
       mixTileKernel<T, Mode::kWeightGrad><<<grid, kThreads, 0, stream>>>(args);
     }
-    reduceWeightGradKernel<T><<<ceilDiv(length * length, 256), 256, 0, stream>>>(
-        parts, depth == 0 ? 1 : used_splits, length, static_cast<T*>(grad_w));
+    reduceWeightGradKernel<T><<<ceilDiv(length * length, 256), 256, 0, stream>>>(parts, depth == 0 ? 1 : used_splits,
+                                                                                 length, static_cast<T*>(grad_w));
     if (grad_bias) {
       biasGradKernel<T><<<static_cast<unsigned int>(length), 256, 0, stream>>>(
           static_cast<const T*>(grad_y), batch, length, width, static_cast<T*>(grad_bias));

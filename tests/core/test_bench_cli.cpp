@@ -45,9 +45,27 @@ class TestBenchCli : public QObject {
   // cell fails alone.
   void gridReportsEveryCell() {
     const fs::path json = dir_ / "grid.json";
-    auto r = runCli({"bench", "train", "--grid", "--archs", "mixer,no_such_arch,llama", "--d-models", "32", "--layers",
-                     "1", "--context", "32", "--vocab", "64", "--tokens-per-step", "256", "--steps", "3", "--warmup", "1",
-                     "--json", QString::fromStdString(json.string())});
+    auto r = runCli({"bench",
+                     "train",
+                     "--grid",
+                     "--archs",
+                     "mixer,no_such_arch,llama",
+                     "--d-models",
+                     "32",
+                     "--layers",
+                     "1",
+                     "--context",
+                     "32",
+                     "--vocab",
+                     "64",
+                     "--tokens-per-step",
+                     "256",
+                     "--steps",
+                     "3",
+                     "--warmup",
+                     "1",
+                     "--json",
+                     QString::fromStdString(json.string())});
     QVERIFY2(r.exit_code == 0, qPrintable(r.err + r.out));
     QVERIFY2(r.out.contains("GFLOP/s (measured"), qPrintable(r.out));
     QVERIFY2(r.out.contains("3 x forward"), qPrintable(r.out));  // the FLOP formula is stated
@@ -85,9 +103,28 @@ class TestBenchCli : public QObject {
   // mixing weights with their gradient and AdamW moments 256 MiB. The frontier is 4096 for both.
   void memoryLimitMarksTheOomFrontier() {
     const fs::path json = dir_ / "memory.json";
-    auto r = runCli({"bench", "memory", "--archs", "mixer,llama", "--contexts", "32,4096", "--d-model", "32",
-                     "--layers", "1", "--vocab", "64", "--tokens-per-step", "4096", "--steps", "1", "--warmup", "0",
-                     "--memory-limit-gib", "0.125", "--json", QString::fromStdString(json.string())});
+    auto r = runCli({"bench",
+                     "memory",
+                     "--archs",
+                     "mixer,llama",
+                     "--contexts",
+                     "32,4096",
+                     "--d-model",
+                     "32",
+                     "--layers",
+                     "1",
+                     "--vocab",
+                     "64",
+                     "--tokens-per-step",
+                     "4096",
+                     "--steps",
+                     "1",
+                     "--warmup",
+                     "0",
+                     "--memory-limit-gib",
+                     "0.125",
+                     "--json",
+                     QString::fromStdString(json.string())});
     QVERIFY2(r.exit_code == 0, qPrintable(r.err + r.out));
     const auto doc = readJson(json);
     QCOMPARE(doc["cells"].size(), size_t{4});
@@ -109,8 +146,9 @@ class TestBenchCli : public QObject {
 
   // The single-model mode (what `bench train` did before --grid) still runs, here in bf16.
   void singleModelModeStillRuns() {
-    auto r = runCli({"bench", "train", "--arch", "llama", "--d-model", "16", "--layers", "1", "--context", "8",
-                     "--vocab", "32", "--batch", "2", "--steps", "2", "--warmup", "0", "--precision", "bf16"});
+    auto r =
+        runCli({"bench",   "train", "--arch",  "llama", "--d-model", "16", "--layers", "1", "--context",   "8",
+                "--vocab", "32",    "--batch", "2",     "--steps",   "2",  "--warmup", "0", "--precision", "bf16"});
     QVERIFY2(r.exit_code == 0, qPrintable(r.err + r.out));
     QVERIFY2(r.out.contains("precision bf16") && r.out.contains("tokens_per_s"), qPrintable(r.out));
     auto two_layers = runCli({"bench", "train", "--layers", "1,2"});

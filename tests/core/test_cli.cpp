@@ -1,5 +1,6 @@
 // End-to-end tests of the mixerlab executable as a real child process: SIGKILL mid-run and
-// --resume continues with no duplicated or missing steps; info, score, export, generate, invert and retrieval work on the result.
+// --resume continues with no duplicated or missing steps; info, score, export, generate, invert and retrieval work on
+// the result.
 #include <torch/torch.h>
 #include <QtTest/QtTest>
 

@@ -16,7 +16,6 @@
 #include "core/data/token_cache.h"
 #include "core/data/tokenizer.h"
 #include "core/models/model_registry.h"
-#include "tests/tiny_model_config.h"
 #include "core/runs/metrics_log.h"
 #include "core/runs/run_directory.h"
 #include "core/train/evaluator.h"
@@ -25,6 +24,7 @@
 #include "core/train/train_cadence.h"
 #include "core/train/trainer.h"
 #include "core/util/error.h"
+#include "tests/tiny_model_config.h"
 #include "tests/training_fixture.h"
 
 using namespace mixerlab;

@@ -98,8 +98,8 @@ class TestDataParallel : public QObject {
   }
 
   void twoRanksEqualOneProcess() {
-    const Finished two = runCli({"launch", "--nproc", "2", "--", "train", project_, "--run", "mixer", "--max-steps",
-                                 "8", "--run-id", "two"});
+    const Finished two = runCli(
+        {"launch", "--nproc", "2", "--", "train", project_, "--run", "mixer", "--max-steps", "8", "--run-id", "two"});
     QVERIFY2(two.exit_code == 0, qPrintable(two.output));
     const Finished one = runCli({"train", project_, "--run", "mixer", "--max-steps", "8", "--run-id", "one"});
     QVERIFY2(one.exit_code == 0, qPrintable(one.output));
@@ -179,13 +179,14 @@ class TestDataParallel : public QObject {
       return Finished{p.exitCode(), QString::fromUtf8(p.readAll())};
     };
     const QString a = "mlab-a-" + QString::number(::getpid()), b = "mlab-b-" + QString::number(::getpid());
-    const Finished made = sh(QString("ip netns add %1 && ip netns add %2 && "
-                                     "ip link add veth-mla type veth peer name veth-mlb && "
-                                     "ip link set veth-mla netns %1 && ip link set veth-mlb netns %2 && "
-                                     "ip -n %1 addr add 10.77.0.1/24 dev veth-mla && ip -n %2 addr add 10.77.0.2/24 dev veth-mlb && "
-                                     "ip -n %1 link set veth-mla up && ip -n %2 link set veth-mlb up && "
-                                     "ip -n %1 link set lo up && ip -n %2 link set lo up")
-                                 .arg(a, b));
+    const Finished made =
+        sh(QString("ip netns add %1 && ip netns add %2 && "
+                   "ip link add veth-mla type veth peer name veth-mlb && "
+                   "ip link set veth-mla netns %1 && ip link set veth-mlb netns %2 && "
+                   "ip -n %1 addr add 10.77.0.1/24 dev veth-mla && ip -n %2 addr add 10.77.0.2/24 dev veth-mlb && "
+                   "ip -n %1 link set veth-mla up && ip -n %2 link set veth-mlb up && "
+                   "ip -n %1 link set lo up && ip -n %2 link set lo up")
+               .arg(a, b));
     auto cleanup = qScopeGuard([&] { sh(QString("ip netns del %1; ip netns del %2").arg(a, b)); });
     if (made.exit_code != 0) {
       QSKIP(qPrintable("network namespaces cannot be made here (needs root and iproute2): " + made.output.trimmed()));
@@ -195,8 +196,10 @@ class TestDataParallel : public QObject {
     QProcess rank0, rank1;
     rank0.setProcessChannelMode(QProcess::MergedChannels);
     rank1.setProcessChannelMode(QProcess::MergedChannels);
-    rank0.start("sh", {"-c", QString("ip netns exec %1 env %2 RANK=0 GLOO_SOCKET_IFNAME=veth-mla %3").arg(a, common, train)});
-    rank1.start("sh", {"-c", QString("ip netns exec %1 env %2 RANK=1 GLOO_SOCKET_IFNAME=veth-mlb %3").arg(b, common, train)});
+    rank0.start("sh",
+                {"-c", QString("ip netns exec %1 env %2 RANK=0 GLOO_SOCKET_IFNAME=veth-mla %3").arg(a, common, train)});
+    rank1.start("sh",
+                {"-c", QString("ip netns exec %1 env %2 RANK=1 GLOO_SOCKET_IFNAME=veth-mlb %3").arg(b, common, train)});
     QVERIFY(rank0.waitForFinished(180000));
     QVERIFY(rank1.waitForFinished(60000));
     QVERIFY2(rank0.exitCode() == 0, rank0.readAll().constData());

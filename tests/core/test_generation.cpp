@@ -28,11 +28,13 @@ constexpr int64_t kContext = 48;
 fs::path writeProject(const fs::path& dir) {
   const auto data = testing::sourceDir() / "projects/demo/data";
   const std::string json = R"({
-    "corpus": {"train": ")" + (data / "stories-b.txt").string() + R"(", "eval": ")" +
-                           (data / "stories-a.txt").string() + R"(", "format": "blank_line"},
+    "corpus": {"train": ")" +
+                           (data / "stories-b.txt").string() + R"(", "eval": ")" + (data / "stories-a.txt").string() +
+                           R"(", "format": "blank_line"},
     "tokenizer": {"vocab_size": 512},
     "defaults": {
-      "model": {"d_model": 32, "n_layers": 2, "context_length": )" + std::to_string(kContext) + R"(, "n_heads": 4},
+      "model": {"d_model": 32, "n_layers": 2, "context_length": )" +
+                           std::to_string(kContext) + R"(, "n_heads": 4},
       "train": {"batch_size": 8, "learning_rate": 0.005, "warmup_steps": 3, "max_steps": 25, "eval_every": 25,
                 "eval_batches": 1, "log_every": 5, "checkpoint_every": 25, "batch_mode": "packed", "device": "cpu",
                 "threads": 2}
@@ -126,11 +128,11 @@ class TestGeneration : public QObject {
       QVERIFY2(torch::equal(weights_before[i], weights_after[i]),
                qPrintable(QString::fromStdString(name + ": decoding changed parameter " + std::to_string(i))));
     }
-    QVERIFY2(a.max_abs_diff < tolerance, qPrintable(QString("%1: %2 vs %3 logits differ by %4")
-                                                        .arg(QString::fromStdString(name),
-                                                             QString::fromStdString(reference->name()),
-                                                             QString::fromStdString(fast->name()))
-                                                        .arg(a.max_abs_diff)));
+    QVERIFY2(a.max_abs_diff < tolerance,
+             qPrintable(QString("%1: %2 vs %3 logits differ by %4")
+                            .arg(QString::fromStdString(name), QString::fromStdString(reference->name()),
+                                 QString::fromStdString(fast->name()))
+                            .arg(a.max_abs_diff)));
     QVERIFY2(a.same_tokens, qPrintable(QString::fromStdString(name + ": greedy tokens differ")));
     // The whole pipeline too: both decoders through Generator give the same story.
     const auto r = generator.generateFromIds(ids, greedy(steps, DecoderChoice::kReference));

@@ -48,7 +48,8 @@ class TestHardwareReport : public QObject {
     QVERIFY(describeHardware(node).find("no NCCL in this build (ranks use Gloo)") != std::string::npos);
     node.usable_gpus = 0;  // a CPU-only build on a GPU machine
     QVERIFY(describeHardware(node).find("not usable by this mixerlab build") != std::string::npos);
-    QVERIFY2(describeHardware(node).rfind("gpu-node: 4x Tesla V100", 0) == 0, describeHardware(node).c_str());  // still the machine's 4
+    QVERIFY2(describeHardware(node).rfind("gpu-node: 4x Tesla V100", 0) == 0,
+             describeHardware(node).c_str());  // still the machine's 4
     node.gpus[3].name = "NVIDIA A100-SXM4-40GB";
     node.gpus[3].memory_gib = 40;
     QVERIFY(describeHardware(node).find("Tesla V100-SXM2-32GB (32 GiB), ") != std::string::npos);
@@ -88,7 +89,8 @@ class TestHardwareReport : public QObject {
     QVERIFY2(code == 0, output.c_str());
     const auto marker = output.find(kHardwareReportMarker);
     QVERIFY2(marker != std::string::npos, output.c_str());
-    const HardwareReport report = hardwareReportFromJson(nlohmann::json::parse(output.substr(output.find('{', marker))));
+    const HardwareReport report =
+        hardwareReportFromJson(nlohmann::json::parse(output.substr(output.find('{', marker))));
     QCOMPARE(report.cpu_cores, static_cast<int>(std::thread::hardware_concurrency()));
     QVERIFY(report.memory_gib > 0.1);
     QVERIFY(report.gpus.size() >= static_cast<size_t>(report.usable_gpus));

@@ -24,8 +24,9 @@ const char* kStory =
 fs::path writeProject(const fs::path& dir) {
   const auto data = testing::sourceDir() / "projects/demo/data";
   const std::string json = R"({
-    "corpus": {"train": ")" + (data / "stories-b.txt").string() + R"(", "eval": ")" +
-                           (data / "stories-a.txt").string() + R"(", "format": "blank_line"},
+    "corpus": {"train": ")" +
+                           (data / "stories-b.txt").string() + R"(", "eval": ")" + (data / "stories-a.txt").string() +
+                           R"(", "format": "blank_line"},
     "tokenizer": {"vocab_size": 1024},
     "defaults": {"model": {"d_model": 256, "n_layers": 4, "context_length": 64, "n_heads": 4},
                  "train": {"device": "cpu", "threads": 2, "seed": 3, "max_steps": 1}},

@@ -24,9 +24,9 @@ double relativeError(const at::Tensor& a, const at::Tensor& b) {
   return (ad - bd).abs().max().item<double>() / scale;
 }
 
-#define CHECK_CLOSE(a, b, tol, what)                                                                            \
-  do {                                                                                                          \
-    const double err_ = relativeError((a), (b));                                                                \
+#define CHECK_CLOSE(a, b, tol, what)                                                                                   \
+  do {                                                                                                                 \
+    const double err_ = relativeError((a), (b));                                                                       \
     QVERIFY2(err_ <= (tol), qPrintable(QString("%1: relative error %2 (tolerance %3)").arg(what).arg(err_).arg(tol))); \
   } while (0)
 
@@ -36,10 +36,10 @@ double relativeError(const at::Tensor& a, const at::Tensor& b) {
 #else
 #define KERNEL_NOTE() qWarning("built without MIXERLAB_WITH_CUDA: the GPU runs the reference ops, not the CUDA kernels")
 #endif
-#define SKIP_WITHOUT_GPU()                                                                              \
-  do {                                                                                                  \
+#define SKIP_WITHOUT_GPU()                                                                                      \
+  do {                                                                                                          \
     if (!torch::cuda::is_available()) QSKIP("no CUDA device (or a CPU-only LibTorch): GPU comparison skipped"); \
-    KERNEL_NOTE();                                                                                      \
+    KERNEL_NOTE();                                                                                              \
   } while (0)
 
 // Element k (row-major order) of any tensor, strided or not, as a 0-dim view.
@@ -85,7 +85,8 @@ MixResult runMix(MixCase& c, const at::Tensor& w_out, bool custom) {
   const at::Tensor y = custom ? causalTokenMix(c.x, c.weight, c.bias)
                               : maskedTokenMixAutograd(c.x, c.weight, c.bias, TokenMask::kCausal);
   (y * w_out).sum().backward();
-  return {y.detach(), c.x.grad().clone(), c.weight.grad().clone(), c.bias.defined() ? c.bias.grad().clone() : at::Tensor()};
+  return {y.detach(), c.x.grad().clone(), c.weight.grad().clone(),
+          c.bias.defined() ? c.bias.grad().clone() : at::Tensor()};
 }
 
 void addMixRows() {
@@ -99,7 +100,7 @@ void addMixRows() {
     qlonglong b, l, t, d;
     bool bias, strided;
   };
-  const Row rows[] = {{1, 1, 1, 1, true, false},   {2, 5, 5, 3, true, false},     {3, 7, 12, 4, false, true},
+  const Row rows[] = {{1, 1, 1, 1, true, false},    {2, 5, 5, 3, true, false},    {3, 7, 12, 4, false, true},
                       {2, 64, 64, 16, true, false}, {4, 130, 130, 9, true, true}, {2, 300, 310, 8, false, false}};
   for (const Row& r : rows) {
     QTest::newRow(qPrintable(QString("B=%1 L=%2 T=%3 D=%4%5%6")
@@ -158,7 +159,8 @@ class TestKernelReferences : public QObject {
     const at::Tensor expected_dx = at::matmul(w.tril().t(), dy);
     const at::Tensor expected_dw = at::einsum("bid,bjd->ij", {dy, x}).tril();
     for (const int64_t rows : {int64_t{1}, int64_t{3}, int64_t{64}, int64_t{70}, int64_t{500}}) {
-      CHECK_CLOSE(causalTokenMixForwardReference(x, w, bias, rows), expected, 1e-12, QString("y, blocks of %1").arg(rows));
+      CHECK_CLOSE(causalTokenMixForwardReference(x, w, bias, rows), expected, 1e-12,
+                  QString("y, blocks of %1").arg(rows));
       const TokenMixGradients g = causalTokenMixBackwardReference(dy, x, w, true, rows);
       CHECK_CLOSE(g.x, expected_dx, 1e-12, QString("dx, blocks of %1").arg(rows));
       CHECK_CLOSE(g.weight, expected_dw, 1e-12, QString("dW, blocks of %1").arg(rows));
@@ -178,7 +180,8 @@ class TestKernelReferences : public QObject {
     auto loss = [&x = c.x, &weight = c.weight, &bias = c.bias, &w_out] {
       return (causalTokenMix(x, weight, bias) * w_out).sum().item<double>();
     };
-    const std::pair<at::Tensor, at::Tensor> inputs[] = {{c.x, analytic.dx}, {c.weight, analytic.dw}, {c.bias, analytic.dbias}};
+    const std::pair<at::Tensor, at::Tensor> inputs[] = {
+        {c.x, analytic.dx}, {c.weight, analytic.dw}, {c.bias, analytic.dbias}};
     for (const auto& [input, grad] : inputs) {
       for (int64_t k = 0; k < input.numel(); ++k) {
         at::Tensor element = elementOf(input, k);
@@ -209,7 +212,8 @@ class TestKernelReferences : public QObject {
     QVERIFY(reverse.grad_fn() != nullptr);
     QVERIFY(reverse.grad_fn()->name().find("CausalTokenMix") == std::string::npos);
     CHECK_CLOSE(reverse, at::matmul(w.triu(2), x), 1e-6, "future-skip-one mix");
-    QVERIFY_THROWS_EXCEPTION(std::exception, torch::autograd::grad({causal.sum()}, {w}, {}, true, /*create_graph=*/true));
+    QVERIFY_THROWS_EXCEPTION(std::exception,
+                             torch::autograd::grad({causal.sum()}, {w}, {}, true, /*create_graph=*/true));
   }
 
   // Under CPU bf16 autocast the custom op gives what the autograd path gives there: a bf16 product
@@ -299,8 +303,9 @@ class TestKernelReferences : public QObject {
         flat[k] = v;
         const double numeric = (plus - minus) / (2 * eps);
         const double exact = analytic[i].view({-1})[k].item<double>();
-        QVERIFY2(std::abs(numeric - exact) <= 1e-6 * (1 + std::abs(exact)),
-                 qPrintable(QString("input %1 element %2: numeric %3, analytic %4").arg(i).arg(k).arg(numeric).arg(exact)));
+        QVERIFY2(
+            std::abs(numeric - exact) <= 1e-6 * (1 + std::abs(exact)),
+            qPrintable(QString("input %1 element %2: numeric %3, analytic %4").arg(i).arg(k).arg(numeric).arg(exact)));
       }
     }
   }
@@ -381,11 +386,10 @@ class TestKernelReferences : public QObject {
     for (const auto& [length, state] : {std::pair<int64_t, int64_t>{1, 1}, {37, 16}, {64, 5}, {200, 64}}) {
       torch::manual_seed(static_cast<uint64_t>(length * 7 + state));
       const int64_t batch = 2, channels = 70;
-      std::vector<at::Tensor> gpu = {at::randn({batch, length, channels}, opts),
-                                     at::softplus(at::randn({batch, length, channels}, opts) - 1),
-                                     -at::exp(at::randn({channels, state}, opts)),
-                                     at::randn({batch, length, state}, opts), at::randn({batch, length, state}, opts),
-                                     at::randn({channels}, opts)};
+      std::vector<at::Tensor> gpu = {
+          at::randn({batch, length, channels}, opts),   at::softplus(at::randn({batch, length, channels}, opts) - 1),
+          -at::exp(at::randn({channels, state}, opts)), at::randn({batch, length, state}, opts),
+          at::randn({batch, length, state}, opts),      at::randn({channels}, opts)};
       std::vector<at::Tensor> cpu;
       for (auto& t : gpu) {
         t = t.detach().requires_grad_(true);
@@ -404,7 +408,8 @@ class TestKernelReferences : public QObject {
       for (size_t i = 0; i < ref.size(); ++i) {
         // L = 1: nothing depends on A in the reference (no gradient); the kernel gives zeros.
         if (!ref[i].defined()) continue;
-        CHECK_CLOSE(got[i], ref[i], tolerance, QString("%1 (L=%2 N=%3 %4)").arg(names[i]).arg(length).arg(state).arg(dtype));
+        CHECK_CLOSE(got[i], ref[i], tolerance,
+                    QString("%1 (L=%2 N=%3 %4)").arg(names[i]).arg(length).arg(state).arg(dtype));
       }
     }
   }

@@ -26,8 +26,8 @@ namespace {
 constexpr int64_t kSteps = 300;
 
 QStringList trainArgs(const fs::path& project, const fs::path& out, bool resume) {
-  QStringList args{"train", QString::fromStdString(project.string()), "--run", "mixer", "--out",
-                   QString::fromStdString(out.string())};
+  QStringList args{"train", QString::fromStdString(project.string()), "--run", "mixer",
+                   "--out", QString::fromStdString(out.string())};
   if (resume) args << "--resume";
   return args;
 }
@@ -87,7 +87,9 @@ class TestKillStorm : public QObject {
     const fs::path run_dir = storm / "mixer";
     std::mt19937 rng(20261123);
     int kills = 0, inside_checkpoint = 0;
-    const int wanted = qEnvironmentVariableIntValue("MIXERLAB_KILL_STORM") > 0 ? qEnvironmentVariableIntValue("MIXERLAB_KILL_STORM") : 12;
+    const int wanted = qEnvironmentVariableIntValue("MIXERLAB_KILL_STORM") > 0
+                           ? qEnvironmentVariableIntValue("MIXERLAB_KILL_STORM")
+                           : 12;
     // Kill points are steps, not wall-clock delays, so the storm is the same on a fast or a loaded
     // machine: each attempt runs until its random target step (a few steps past where it resumed)
     // plus a random 0-20 ms, or, every third attempt, until a checkpoint is being written.

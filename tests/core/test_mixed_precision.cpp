@@ -102,8 +102,8 @@ class TestMixedPrecision : public QObject {
 
     const LossScalerState saved = scaler.state();
     QVERIFY(LossScalerState::fromJson(saved.toJson()) == saved);
-    QVERIFY_THROWS_EXCEPTION(MixerLabError, LossScalerState::fromJson({{"scale", -1.0}, {"finite_steps", 0},
-                                                                     {"skipped_steps", 0}}));
+    QVERIFY_THROWS_EXCEPTION(MixerLabError,
+                             LossScalerState::fromJson({{"scale", -1.0}, {"finite_steps", 0}, {"skipped_steps", 0}}));
     scaler.update(false);  // 4
     scaler.update(false);  // 2
     scaler.update(false);  // 1
@@ -163,8 +163,7 @@ class TestMixedPrecision : public QObject {
       QFAIL("fp16 on the CPU trained");
     } catch (const MixerLabError& e) {
       const std::string message = std::string(e.what());
-      QVERIFY2(message.find("fp16") != std::string::npos && message.find("bf16") != std::string::npos,
-               message.c_str());
+      QVERIFY2(message.find("fp16") != std::string::npos && message.find("bf16") != std::string::npos, message.c_str());
     }
   }
 

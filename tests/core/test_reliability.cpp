@@ -12,8 +12,8 @@
 
 #include <sys/resource.h>
 
-#include <csignal>
 #include <condition_variable>
+#include <csignal>
 #include <fstream>
 #include <mutex>
 #include <thread>
@@ -247,16 +247,18 @@ class TestReliability : public QObject {
     QCOMPARE(records.size(), size_t{1});
     QCOMPARE(records[0].step, int64_t{3});
     QCOMPARE(records[0].tokens, int64_t{1000});
-    const std::string state = R"({"step": 6.1e32, "tokens": 0, "wall_s": 0, "data_position": {"epoch": 0, "index": 0}})";
+    const std::string state =
+        R"({"step": 6.1e32, "tokens": 0, "wall_s": 0, "data_position": {"epoch": 0, "index": 0}})";
     try {
       parseTrainerState(state, "fuzz/trainer_state.json");
       QFAIL("an out-of-range step was accepted");
     } catch (const MixerLabError& e) {
       QVERIFY2(QString(e.what()).contains("\"step\" is 6.1e+32"), e.what());
     }
-    QCOMPARE(parseTrainerState(R"({"step": 7.0, "tokens": 2, "wall_s": 0, "data_position": {"epoch": 1, "index": 4}})", "s")
-                 .step,
-             int64_t{7});
+    QCOMPARE(
+        parseTrainerState(R"({"step": 7.0, "tokens": 2, "wall_s": 0, "data_position": {"epoch": 1, "index": 4}})", "s")
+            .step,
+        int64_t{7});
   }
 
   void damagedLatestCheckpointFallsBack_data() {
@@ -283,7 +285,8 @@ class TestReliability : public QObject {
     }
     std::vector<std::string> log;
     QCOMPARE(train(project_, "mixer", dir, true, 0, &log).state, RunState::Finished);
-    QVERIFY2(joined(log).contains("resuming from the newest intact checkpoint, step-00000004"), qPrintable(joined(log)));
+    QVERIFY2(joined(log).contains("resuming from the newest intact checkpoint, step-00000004"),
+             qPrintable(joined(log)));
     QVERIFY2(joined(log).contains(file), qPrintable(joined(log)));
     const auto a = readMetrics(whole / "metrics.jsonl"), b = readMetrics(dir / "metrics.jsonl");
     QCOMPARE(b.size(), a.size());
@@ -389,7 +392,8 @@ class TestReliability : public QObject {
     const fs::path dir = dir_ / "runs" / "diverging";
     std::vector<std::string> log;
     const TrainOutcome outcome = train(project, "mixer", dir, false, 0, &log);
-    if (outcome.state == RunState::Failed) QSKIP(qPrintable("the loss became non-finite: " + QString::fromStdString(outcome.reason)));
+    if (outcome.state == RunState::Failed)
+      QSKIP(qPrintable("the loss became non-finite: " + QString::fromStdString(outcome.reason)));
     QCOMPARE(outcome.state, RunState::Finished);
     QVERIFY2(joined(log).contains("has probably diverged"), qPrintable(joined(log)));
     QVERIFY(QString::fromStdString(readRunStatus(dir)->reason).startsWith("warning: "));

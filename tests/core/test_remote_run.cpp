@@ -13,11 +13,11 @@
 
 #include <signal.h>
 
+#include "core/distributed/rank_launcher.h"
 #include "core/runs/metrics_log.h"
 #include "core/runs/remote_run.h"
 #include "core/runs/run_status.h"
 #include "core/train/hardware_report.h"
-#include "core/distributed/rank_launcher.h"
 #include "tests/training_fixture.h"
 
 using namespace mixerlab;
@@ -30,12 +30,29 @@ class TestRemoteRun : public QObject {
   QProcess sshd_;
 
   QStringList remoteArgs(const fs::path& local_run_dir) const {
-    return {"remote", "--host", "127.0.0.1", "--user", QString::fromLocal8Bit(qgetenv("USER").isEmpty() ? "root" : qgetenv("USER")),
-            "--port", QString::number(port_), "--identity", QString::fromStdString(key_.string()),
-            "--ssh-option", "StrictHostKeyChecking=no", "--ssh-option", "UserKnownHostsFile=/dev/null",
-            "--ssh-option", "LogLevel=ERROR", "--folder", QString::fromStdString(remote_folder_.string()),
-            "--program", QString::fromStdString(testing::cliPath().string()), "--local-run-dir",
-            QString::fromStdString(local_run_dir.string()), "--poll", "0.3"};
+    return {"remote",
+            "--host",
+            "127.0.0.1",
+            "--user",
+            QString::fromLocal8Bit(qgetenv("USER").isEmpty() ? "root" : qgetenv("USER")),
+            "--port",
+            QString::number(port_),
+            "--identity",
+            QString::fromStdString(key_.string()),
+            "--ssh-option",
+            "StrictHostKeyChecking=no",
+            "--ssh-option",
+            "UserKnownHostsFile=/dev/null",
+            "--ssh-option",
+            "LogLevel=ERROR",
+            "--folder",
+            QString::fromStdString(remote_folder_.string()),
+            "--program",
+            QString::fromStdString(testing::cliPath().string()),
+            "--local-run-dir",
+            QString::fromStdString(local_run_dir.string()),
+            "--poll",
+            "0.3"};
   }
 
  private Q_SLOTS:
@@ -52,7 +69,8 @@ class TestRemoteRun : public QObject {
       return p.exitCode() == 0 ? QString() : QString::fromUtf8(p.readAll());
     };
     for (const char* name : {"host_key", "user_key"}) {
-      const QString error = run("ssh-keygen", {"-q", "-t", "ed25519", "-N", "", "-f", QString::fromStdString((dir_ / name).string())});
+      const QString error =
+          run("ssh-keygen", {"-q", "-t", "ed25519", "-N", "", "-f", QString::fromStdString((dir_ / name).string())});
       if (!error.isEmpty()) QSKIP(qPrintable("ssh-keygen failed: " + error));
     }
     key_ = dir_ / "user_key";
@@ -62,8 +80,8 @@ class TestRemoteRun : public QObject {
     port_ = freeTcpPort();
     testing::writeText(dir_ / "sshd_config",
                        "Port " + std::to_string(port_) + "\nListenAddress 127.0.0.1\nHostKey " +
-                           (dir_ / "host_key").string() + "\nAuthorizedKeysFile " + (dir_ / "authorized_keys").string() +
-                           "\nPidFile " + (dir_ / "sshd.pid").string() +
+                           (dir_ / "host_key").string() + "\nAuthorizedKeysFile " +
+                           (dir_ / "authorized_keys").string() + "\nPidFile " + (dir_ / "sshd.pid").string() +
                            "\nStrictModes no\nUsePAM no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n"
                            "PermitRootLogin prohibit-password\n");
     sshd_.setProcessChannelMode(QProcess::MergedChannels);
@@ -88,8 +106,9 @@ class TestRemoteRun : public QObject {
     const fs::path local = dir_ / "local" / "runs" / "mixer";
     QProcess remote;
     remote.setProcessChannelMode(QProcess::MergedChannels);
-    remote.start(QString::fromStdString(testing::cliPath().string()),
-                 remoteArgs(local) + QStringList{"--", "train", "project.json", "--run", "mixer", "--max-steps", "300"});
+    remote.start(
+        QString::fromStdString(testing::cliPath().string()),
+        remoteArgs(local) + QStringList{"--", "train", "project.json", "--run", "mixer", "--max-steps", "300"});
     QVERIFY(remote.waitForStarted());
     // Live: records show up locally before the remote job ends.
     bool seen_while_running = false;
@@ -113,18 +132,20 @@ class TestRemoteRun : public QObject {
     QCOMPARE(mirrored.back().step, int64_t{300});
     QCOMPARE(readRunStatus(local)->state, RunState::Finished);
     QVERIFY(fs::exists(local / "run.json"));
-    QVERIFY(!fs::exists(remote_folder_ / "PWNED") && !fs::exists(dir_ / "PWNED") && !fs::exists(dir_ / "home" / "PWNED"));
+    QVERIFY(!fs::exists(remote_folder_ / "PWNED") && !fs::exists(dir_ / "PWNED") &&
+            !fs::exists(dir_ / "home" / "PWNED"));
   }
 
   void stopStopsTheRemoteJob() {
     const fs::path local = dir_ / "local" / "runs" / "stopped";
     QProcess remote;
     remote.start(QString::fromStdString(testing::cliPath().string()),
-                 remoteArgs(local) + QStringList{"--", "train", "project.json", "--run", "mixer", "--run-id", "stopped", "--max-steps", "100000"});
+                 remoteArgs(local) + QStringList{"--", "train", "project.json", "--run", "mixer", "--run-id", "stopped",
+                                                 "--max-steps", "100000"});
     QVERIFY(remote.waitForStarted());
-    QTRY_VERIFY_WITH_TIMEOUT(readRunStatus(local) && readRunStatus(local)->state == RunState::Running &&
-                                 readRunStatus(local)->step > 0,
-                             120000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        readRunStatus(local) && readRunStatus(local)->state == RunState::Running && readRunStatus(local)->step > 0,
+        120000);
     QCOMPARE(readRunStatus(local)->pid, remote.processId());  // Stop in the GUI signals the mirror
     ::kill(static_cast<pid_t>(remote.processId()), SIGTERM);
     QVERIFY(remote.waitForFinished(60000));
@@ -163,7 +184,8 @@ class TestRemoteRun : public QObject {
     const QString output = QString::fromUtf8(remote.readAll());
     QVERIFY(remote.exitCode() != 0);
     QVERIFY2(output.contains("run name") && output.contains("use letters, digits"), qPrintable(output));
-    QVERIFY(!fs::exists(remote_folder_ / "PWNED2") && !fs::exists(remote_folder_ / "runs" / "it's a \"run\"; touch PWNED2"));
+    QVERIFY(!fs::exists(remote_folder_ / "PWNED2") &&
+            !fs::exists(remote_folder_ / "runs" / "it's a \"run\"; touch PWNED2"));
     // And the quoting itself: a word with every awkward character comes back unchanged from a shell.
     const std::string word = "a b 'c' \"d\"; $(e) `f` \\g";
     QProcess shell;

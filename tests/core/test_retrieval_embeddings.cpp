@@ -71,7 +71,8 @@ class TestRetrievalEmbeddings : public QObject {
     const auto e = embedTexts(m, {text}, {});
     const auto encoded = m.encode(text);
     auto ids = torch::full({1, 32}, m.padId(), torch::kLong);
-    for (size_t t = 0; t < encoded.size(); ++t) ids[0][32 - static_cast<int64_t>(encoded.size()) + static_cast<int64_t>(t)] = encoded[t];
+    for (size_t t = 0; t < encoded.size(); ++t)
+      ids[0][32 - static_cast<int64_t>(encoded.size()) + static_cast<int64_t>(t)] = encoded[t];
     torch::NoGradGuard no_grad;
     const auto expected = m.model->hiddenStates(ids)[0][30];
     QVERIFY(torch::allclose(e[0], expected, 1e-6, 1e-6));

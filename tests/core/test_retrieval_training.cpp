@@ -47,8 +47,9 @@ class TestRetrievalTraining : public QObject {
     s.epochs = 25;
     int epochs_seen = 0;
     RetrievalMixer model(nullptr);
-    const auto r = trainRetrievalModel(train.queries, train.targets, test.queries, test.targets, s,
-                                       [&](const RetrievalEpoch&) { ++epochs_seen; }, nullptr, &model);
+    const auto r = trainRetrievalModel(
+        train.queries, train.targets, test.queries, test.targets, s, [&](const RetrievalEpoch&) { ++epochs_seen; },
+        nullptr, &model);
     QCOMPARE(epochs_seen, 25);
     QCOMPARE(r.chance_top1, 1.0 / 7.0);
     const auto& last = r.epochs.back();

@@ -132,8 +132,9 @@ class TestRuns : public QObject {
   // seconds) behind the step of its best eval (metrics.jsonl). The summary takes the later of both.
   void summaryStepIsNeverBehindItsMetrics() {
     const auto dir = testing::makeScratchDir("summary-step");
-    testing::writeText(dir / "metrics.jsonl",
-                       "{\"step\":20,\"tokens\":100,\"eval_loss\":5.0}\n{\"step\":60,\"tokens\":300,\"eval_loss\":4.0}\n");
+    testing::writeText(
+        dir / "metrics.jsonl",
+        "{\"step\":20,\"tokens\":100,\"eval_loss\":5.0}\n{\"step\":60,\"tokens\":300,\"eval_loss\":4.0}\n");
     RunStatus status;
     status.state = RunState::Running;
     status.pid = getpid();

@@ -113,7 +113,8 @@ class TestSafetensors : public QObject {
       for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
       return bytes + header;
     };
-    for (const std::string& header : {std::string(R"({"__metadata__": {"mixerlab_data_fnv1a64": {}}})"), std::string("[1, 2]")}) {
+    for (const std::string& header :
+         {std::string(R"({"__metadata__": {"mixerlab_data_fnv1a64": {}}})"), std::string("[1, 2]")}) {
       try {
         parseSafetensors(file(header), "odd.safetensors");
         QFAIL(header.c_str());

@@ -52,12 +52,8 @@ void addShapeRows() {
   const Row rows[] = {{1, 1, 1, 1}, {2, 1, 3, 5}, {3, 7, 5, 3}, {2, 33, 6, 16}, {1, 100, 4, 1}, {5, 13, 9, 7}};
   for (const Row& r : rows) {
     for (bool with_d : {true, false}) {
-      QTest::newRow(qPrintable(QString("B=%1 L=%2 E=%3 N=%4 %5")
-                                   .arg(r.b)
-                                   .arg(r.l)
-                                   .arg(r.e)
-                                   .arg(r.n)
-                                   .arg(with_d ? "D" : "no D")))
+      QTest::newRow(
+          qPrintable(QString("B=%1 L=%2 E=%3 N=%4 %5").arg(r.b).arg(r.l).arg(r.e).arg(r.n).arg(with_d ? "D" : "no D")))
           << r.b << r.l << r.e << r.n << with_d;
     }
   }
@@ -101,7 +97,8 @@ class TestSelectiveScanFused : public QObject {
       if (!fused[i].defined()) continue;
       QCOMPARE(fused[i].sizes(), reference[i].sizes());
       const double err = relativeError(fused[i], reference[i]);
-      QVERIFY2(err < 1e-10, qPrintable(QString("d/d%1: relative error %2 (tolerance 1e-10)").arg(kInputNames[i]).arg(err)));
+      QVERIFY2(err < 1e-10,
+               qPrintable(QString("d/d%1: relative error %2 (tolerance 1e-10)").arg(kInputNames[i]).arg(err)));
     }
   }
 
@@ -126,7 +123,8 @@ class TestSelectiveScanFused : public QObject {
         const double numeric = (plus - minus) / (2 * eps);
         const double exact = analytic[i].view({-1})[k].item<double>();
         QVERIFY2(std::abs(numeric - exact) <= 1e-6 * (1 + std::abs(exact)),
-                 qPrintable(QString("d/d%1[%2]: analytic %3, numeric %4").arg(kInputNames[i]).arg(k).arg(exact).arg(numeric)));
+                 qPrintable(
+                     QString("d/d%1[%2]: analytic %3, numeric %4").arg(kInputNames[i]).arg(k).arg(exact).arg(numeric)));
       }
     }
   }

@@ -132,7 +132,8 @@ class TestTokenizer : public QObject {
       Tokenizer::load(testing::sourceDir() / "projects/demo/project.json");
       QFAIL("a project file loaded as a tokenizer");
     } catch (const MixerLabError& e) {
-      QVERIFY2(std::string(e.what()).find("is a MixerLab project file, not a tokenizer") != std::string::npos, e.what());
+      QVERIFY2(std::string(e.what()).find("is a MixerLab project file, not a tokenizer") != std::string::npos,
+               e.what());
     }
   }
 

@@ -15,8 +15,8 @@
 #include "core/train/checkpoint.h"
 #include "core/train/trainer.h"
 #include "tests/test_support.h"
-#include "tests/training_fixture.h"
 #include "tests/tiny_model_config.h"
+#include "tests/training_fixture.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;

@@ -231,7 +231,8 @@ class TestConfigSchema : public QObject {
   // transformer reject true), so the form must not offer it to the others.
   void tieWeightsIsOfferedToTheFamiliesThatReadIt() {
     const auto specs = runFieldSpecs();
-    const auto tie = std::find_if(specs.begin(), specs.end(), [](const FieldSpec& s) { return s.key == "model.tie_weights"; });
+    const auto tie =
+        std::find_if(specs.begin(), specs.end(), [](const FieldSpec& s) { return s.key == "model.tie_weights"; });
     QVERIFY(tie != specs.end());
     auto parameters = [](ModelConfig c) -> int64_t {  // distinct parameter elements; -1 when rejected
       std::vector<std::string> problems;
@@ -256,7 +257,7 @@ class TestConfigSchema : public QObject {
       const bool offered =
           tie->families.empty() || std::find(tie->families.begin(), tie->families.end(), a.name) != tie->families.end();
       QVERIFY2(reads == offered, (a.name + (reads ? " reads tie_weights but the form hides it"
-                                                   : " ignores or rejects tie_weights but the form offers it"))
+                                                  : " ignores or rejects tie_weights but the form offers it"))
                                      .c_str());
     }
   }

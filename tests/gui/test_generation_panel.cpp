@@ -16,11 +16,11 @@
 #include <nlohmann/json.hpp>
 
 #include "app/gui/common/checkpoint_choice.h"
-#include "app/gui/tooling/event_loop_latency.h"
 #include "app/gui/generation/generation_panel.h"
 #include "app/gui/generation/generation_settings_bridge.h"
 #include "app/gui/generation/generator_cache.h"
 #include "app/gui/shell/main_window.h"
+#include "app/gui/tooling/event_loop_latency.h"
 #include "core/analysis/generation.h"
 #include "core/config/project_config.h"
 #include "core/train/checkpoint.h"

@@ -5,20 +5,20 @@
 #include <QtTest/QtTest>
 
 #include <QAction>
-#include <QMenuBar>
 #include <QApplication>
-#include <QTimer>
+#include <QMenuBar>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTimer>
 
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
+#include "app/gui/runs/run_list_model.h"
 #include "app/gui/shell/app_settings.h"
 #include "app/gui/shell/help_menu.h"
 #include "app/gui/shell/main_window.h"
-#include "app/gui/runs/run_list_model.h"
 #include "core/config/project_config.h"
 #include "core/runs/metrics_log.h"
 #include "core/runs/run_info.h"
@@ -141,8 +141,10 @@ class TestGui : public QObject {
   void helpMenuShortcutsAboutAndDocs() {
     gui::MainWindow window;
     const auto table = gui::shortcutTable(window.menuBar());
-    QVERIFY(table.contains(qMakePair(QString("Run > Train"), QKeySequence("Ctrl+R").toString(QKeySequence::NativeText))));
-    QVERIFY(table.contains(qMakePair(QString("Help > Keyboard shortcuts"), QKeySequence("Ctrl+/").toString(QKeySequence::NativeText))));
+    QVERIFY(
+        table.contains(qMakePair(QString("Run > Train"), QKeySequence("Ctrl+R").toString(QKeySequence::NativeText))));
+    QVERIFY(table.contains(
+        qMakePair(QString("Help > Keyboard shortcuts"), QKeySequence("Ctrl+/").toString(QKeySequence::NativeText))));
     QVERIFY(table.size() >= 12);
     const QString about = gui::aboutText();
     QVERIFY2(about.contains("LibTorch 1.") || about.contains("LibTorch 2."), qPrintable(about));

@@ -16,10 +16,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/gui/tooling/event_loop_latency.h"
 #include "app/gui/inversion/inversion_panel.h"
-#include "app/gui/shell/main_window.h"
 #include "app/gui/inversion/over_training_view.h"
+#include "app/gui/shell/main_window.h"
+#include "app/gui/tooling/event_loop_latency.h"
 #include "core/analysis/checkpoint_eval.h"
 #include "core/analysis/eval_documents.h"
 #include "core/analysis/inversion.h"
@@ -94,7 +94,8 @@ InversionSettings defaultSettings(std::vector<int64_t> layers) {
 class TestInversionPanel : public QObject {
   Q_OBJECT
   fs::path dir_, project_file_, mixer_, llama_;
-  std::unique_ptr<gui::InversionPanel> panel_;  // mixer, its untrained twin, llama: inverted once, read by several tests
+  std::unique_ptr<gui::InversionPanel>
+      panel_;  // mixer, its untrained twin, llama: inverted once, read by several tests
   std::vector<std::vector<InversionResult>> expected_;  // in-process results for panel_'s models
 
   std::vector<ModelSource> sources() const {
@@ -193,7 +194,8 @@ class TestInversionPanel : public QObject {
     QCOMPARE(int(got.tokens.front().candidates.size()), 3);
     QCOMPARE(got.loss_curve.size(), expected[0].loss_curve.size());
     for (size_t n = 0; n < got.loss_curve.size(); ++n)
-      QVERIFY(std::abs(got.loss_curve[n] - expected[0].loss_curve[n]) <= 1e-6 * std::max(1.0, expected[0].loss_curve[n]));
+      QVERIFY(std::abs(got.loss_curve[n] - expected[0].loss_curve[n]) <=
+              1e-6 * std::max(1.0, expected[0].loss_curve[n]));
     QCOMPARE(panel.chart()->value(0, 1, false), expected[0].hamming_top_k);
     QCOMPARE(panel.chart()->value(0, 1, true), expected[0].hamming_exact);
     QVERIFY(std::isnan(panel.chart()->value(0, 0, false)));  // layer 0 was not ticked
@@ -217,9 +219,9 @@ class TestInversionPanel : public QObject {
           if (!t.counted) continue;
           counted.push_back(p);
           if (!t.exact) mismatched.push_back(p);
-          const auto want = t.exact ? widgets::InversionDiffView::Mark::kExact
-                                    : t.top_k_match ? widgets::InversionDiffView::Mark::kTopK
-                                                    : widgets::InversionDiffView::Mark::kMiss;
+          const auto want = t.exact         ? widgets::InversionDiffView::Mark::kExact
+                            : t.top_k_match ? widgets::InversionDiffView::Mark::kTopK
+                                            : widgets::InversionDiffView::Mark::kMiss;
           QCOMPARE(int(diff->mark(row, p)), int(want));
           QCOMPARE(diff->row(row).tokens[p].candidate_ids.value(0), t.candidates[0]);
           misses += t.top_k_match ? 0 : 1;
@@ -376,7 +378,8 @@ class TestInversionPanel : public QObject {
     QCOMPARE(heatmap->columnLabel(1), QString("4"));
     QCOMPARE(heatmap->columnLabel(3), QString("12"));
     for (int row = 0; row < 3; ++row)
-      for (int column = 0; column < 4; ++column) QCOMPARE(heatmap->value(row, column), expected.hamming_top_k[row][column]);
+      for (int column = 0; column < 4; ++column)
+        QCOMPARE(heatmap->value(row, column), expected.hamming_top_k[row][column]);
 
     heatmap->replotNow();
     QTest::mouseClick(heatmap->plotArea(), Qt::LeftButton, {}, heatmap->cellCenter(2, 1));

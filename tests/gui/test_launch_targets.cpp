@@ -7,11 +7,11 @@
 
 #include <QThread>
 
-#include "app/gui/shell/app_settings.h"
 #include "app/gui/launch/launch_target_selector.h"
 #include "app/gui/launch/remote_host_dialog.h"
 #include "app/gui/launch/run_launcher.h"
 #include "app/gui/launch/target_probe.h"
+#include "app/gui/shell/app_settings.h"
 #include "core/distributed/rank_launcher.h"
 #include "tests/test_support.h"
 
@@ -25,8 +25,8 @@ class TestLaunchTargets : public QObject {
   // Starts `target` with the train arguments and returns what the stand-in CLI received.
   QString argumentsReceived(gui::LaunchTarget& target, const fs::path& record) {
     gui::LaunchedProcess launched;
-    const QString error = target.start(gui::trainArguments("p.json", "mixer", false),
-                                       QString::fromStdString(dir_.string()), &launched);
+    const QString error =
+        target.start(gui::trainArguments("p.json", "mixer", false), QString::fromStdString(dir_.string()), &launched);
     if (!error.isEmpty()) return "start failed: " + error;
     QElapsedTimer waited;
     waited.start();
@@ -83,7 +83,8 @@ class TestLaunchTargets : public QObject {
   void selectorShowsThisMachineBeforeLaunch() {
     gui::AppSettings().setTargetHardware("local", "", "");
     gui::LaunchTargetSelector selector(QString::fromStdString(testing::cliPath().string()), nullptr, 2);
-    QCOMPARE(selector.targets(), QStringList({"local", "local, 2 ranks", "local, GPU 0", "local, GPU 1", "local, 2 GPUs"}));
+    QCOMPARE(selector.targets(),
+             QStringList({"local", "local, 2 ranks", "local, GPU 0", "local, GPU 1", "local, 2 GPUs"}));
     QSignalSpy probed(selector.probe(), &gui::TargetProbe::probed);
     QVERIFY(selector.hardwareLabelText().contains("probing"));
     QVERIFY(probed.wait(60000));

@@ -36,8 +36,9 @@ QString handWrittenProject(const std::string& tag) {
   const fs::path data = testing::sourceDir() / "projects/demo/data";
   const std::string text = R"({
     "name": "hand-written",
-    "corpus": {"train": ")" + (data / "stories-b.txt").string() + R"(", "eval": ")" +
-                           (data / "stories-a.txt").string() + R"("},
+    "corpus": {"train": ")" +
+                           (data / "stories-b.txt").string() + R"(", "eval": ")" + (data / "stories-a.txt").string() +
+                           R"("},
     "tokenizer": {"vocab_size": 2048},
     "defaults": {
         "train": {"max_steps": 20, "learning_rate": 5e-4, "batch_size": 8},
@@ -74,7 +75,8 @@ class TestProjectFileEdits : public QObject {
  private Q_SLOTS:
   void formSavesOnlyWhatTheUserSet() {
     const QString project = handWrittenProject("form-saves-set");
-    const QJsonObject initial{{"name", "new-run"}, {"model", QJsonObject{{"arch", "masked_mixer"}}},
+    const QJsonObject initial{{"name", "new-run"},
+                              {"model", QJsonObject{{"arch", "masked_mixer"}}},
                               {"train", QJsonObject{{"learning_rate", 5e-4}}}};  // set, though equal to the default
     gui::RunSetupDialog dialog(project, initial);
     auto* d_model = dialog.findChild<QLineEdit*>("model.d_model");
@@ -122,9 +124,8 @@ class TestProjectFileEdits : public QObject {
     const QByteArray inserted = added.mid(p, added.size() - p - q);
     QVERIFY2(inserted.startsWith(",\n        {"), inserted.constData());
     const nlohmann::json run = nlohmann::json::parse(inserted.mid(1).toStdString());
-    const nlohmann::json expected = {{"name", "new-run"},
-                                     {"model", {{"arch", "llama"}}},
-                                     {"train", {{"learning_rate", 0.002}}}};
+    const nlohmann::json expected = {
+        {"name", "new-run"}, {"model", {{"arch", "llama"}}}, {"train", {{"learning_rate", 0.002}}}};
     QCOMPARE(QString::fromStdString(run.dump()), QString::fromStdString(expected.dump()));
     document.undoStack()->undo();
     QCOMPARE(readBytes(project), original);
@@ -152,7 +153,8 @@ class TestProjectFileEdits : public QObject {
       const QString arch = QString::fromStdString(family.at("name").get<std::string>());
       QStringList reads = common;
       for (const auto& k : family.at("model_keys")) reads << "model." + QString::fromStdString(k.get<std::string>());
-      for (const auto& o : family.at("options")) reads << "model.options." + QString::fromStdString(o.at("key").get<std::string>());
+      for (const auto& o : family.at("options"))
+        reads << "model.options." + QString::fromStdString(o.at("key").get<std::string>());
       QJsonObject run = initial;
       widgets::ConfigForm::setValueAt(run, "model.arch", arch);
       gui::RunSetupDialog dialog(demoProject(), run);
@@ -177,7 +179,8 @@ class TestProjectFileEdits : public QObject {
     auto [p, q] = commonEnds(original, added);
     QCOMPARE(p + q, original.size());  // nothing of the original changed
     const QByteArray inserted = added.mid(p, added.size() - p - q);
-    QVERIFY2(inserted.startsWith(",\n        {\n            \"name\": \"gpt\",\n            \"model\": {\n                \"arch\": \"gpt\""),
+    QVERIFY2(inserted.startsWith(",\n        {\n            \"name\": \"gpt\",\n            \"model\": {\n             "
+                                 "   \"arch\": \"gpt\""),
              inserted.constData());
     // Replace: only the llama run's text changes, and it keeps its key order.
     QJsonObject llama = document.run("llama");

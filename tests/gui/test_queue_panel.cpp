@@ -6,12 +6,12 @@
 #include <QPushButton>
 #include <QTableWidget>
 
-#include "app/gui/project/project_document.h"
 #include "app/gui/launch/queue_panel.h"
 #include "app/gui/launch/run_launcher.h"
-#include "app/gui/runs/run_list_model.h"
 #include "app/gui/launch/run_queue.h"
 #include "app/gui/launch/run_time_estimate.h"
+#include "app/gui/project/project_document.h"
+#include "app/gui/runs/run_list_model.h"
 #include "core/config/project_config.h"
 #include "core/models/model_registry.h"
 #include "core/runs/run_status.h"
@@ -116,8 +116,7 @@ class TestQueuePanel : public QObject {
     const RunConfig& run = project.runs.front();
     const double tokens = 100.0 * run.train.batch_size * run.train.grad_accum_steps * run.model.context_length;
     const double expected_s = tokens * estimateCost(run.model, run.train.batch_size).training_flops_per_token / 1e9;
-    const double estimate_s =
-        gui::estimatedRemainingSeconds(project, runs, QString::fromStdString(run.name), speed);
+    const double estimate_s = gui::estimatedRemainingSeconds(project, runs, QString::fromStdString(run.name), speed);
     QVERIFY2(std::abs(estimate_s - expected_s) < 1e-6 * expected_s, qPrintable(QString::number(estimate_s)));
     // A run with progress of its own extrapolates its elapsed time instead.
     runs.setProjectSettings(QString::fromStdString(run.name), {{"train.max_steps", 100}});

@@ -14,19 +14,19 @@
 #include <QTreeWidget>
 #include <chrono>
 
-#include "app/gui/shell/main_window.h"
 #include "app/gui/retrieval/retrieval_panel.h"
+#include "app/gui/runs/run_list_model.h"
+#include "app/gui/shell/main_window.h"
 #include "core/analysis/retrieval/retrieval_corpus.h"
 #include "core/analysis/retrieval/retrieval_run.h"
 #include "core/analysis/retrieval/retrieval_search.h"
-#include "app/gui/runs/run_list_model.h"
 #include "core/config/project_config.h"
 #include "core/runs/metrics_log.h"
 #include "core/runs/run_summary.h"
 #include "core/train/checkpoint.h"
-#include "core/util/error.h"
 #include "core/train/trainer.h"
 #include "core/util/atomic_file.h"
+#include "core/util/error.h"
 #include "tests/training_fixture.h"
 #include "widgets/retrieval_results_view.h"
 
@@ -44,12 +44,13 @@ QString q(const std::string& s) { return QString::fromStdString(s); }
 bool waitReady(gui::RetrievalPanel& panel) {
   QSignalSpy failed(&panel, &gui::RetrievalPanel::columnFailed);
   return QTest::qWaitFor(
-      [&]() {
-        int ready = 0;
-        for (int i = 0; i < panel.columnCount(); ++i) ready += panel.isReady(i) ? 1 : 0;
-        return ready == panel.columnCount() || failed.count() > 0;
-      },
-      kTimeoutMs) && failed.count() == 0;
+             [&]() {
+               int ready = 0;
+               for (int i = 0; i < panel.columnCount(); ++i) ready += panel.isReady(i) ? 1 : 0;
+               return ready == panel.columnCount() || failed.count() > 0;
+             },
+             kTimeoutMs) &&
+         failed.count() == 0;
 }
 
 // Runs `action` and waits for `columns` result lists.
@@ -72,8 +73,8 @@ class TestRetrievalPanel : public QObject {
   // A 60-story dataset folder embedded by the mixer (built once).
   void ensureDataset() {
     if (!dataset_.empty()) return;
-    dataset_ = ensureRetrievalDataset(RetrievalCorpus::synthetic(kStories), ModelSource::checkpoint(resolveCheckpointDir(mixer_)),
-                                      dir_ / "datasets-core")
+    dataset_ = ensureRetrievalDataset(RetrievalCorpus::synthetic(kStories),
+                                      ModelSource::checkpoint(resolveCheckpointDir(mixer_)), dir_ / "datasets-core")
                    .dir;
   }
 
@@ -122,11 +123,13 @@ class TestRetrievalPanel : public QObject {
         QCOMPARE(view->result(r).id, want.hits[static_cast<size_t>(r)].id);
         QCOMPARE(view->result(r).score, want.hits[static_cast<size_t>(r)].score);
       }
-      QVERIFY2(view->markedRankText().startsWith(QString("true match: rank %1 of %2").arg(want.marked_rank).arg(kStories)),
-               qPrintable(view->markedRankText()));
+      QVERIFY2(
+          view->markedRankText().startsWith(QString("true match: rank %1 of %2").arg(want.marked_rank).arg(kStories)),
+          qPrintable(view->markedRankText()));
       QCOMPARE(view->markedRow(), want.marked_rank <= 8 ? int(want.marked_rank - 1) : -1);
       const auto [top1, top5] = core.heldOutAccuracy(5);  // 32 asked; 6 held out allow 5 (Algorithm 1's draw)
-      QVERIFY2(view->status().contains(QString("top-1 %1%, top-5 %2%").arg(100 * top1, 0, 'f', 1).arg(100 * top5, 0, 'f', 1)),
+      QVERIFY2(view->status().contains(
+                   QString("top-1 %1%, top-5 %2%").arg(100 * top1, 0, 'f', 1).arg(100 * top5, 0, 'f', 1)),
                qPrintable(view->status()));
       QVERIFY(view->status().contains("each among 5 candidates"));
       QVERIFY(view->previewText().contains(q(want.hits[0].story.substr(0, 40))));

@@ -6,13 +6,13 @@
 
 #include <QComboBox>
 
-#include "app/gui/shell/app_settings.h"
-#include "app/gui/tooling/event_loop_latency.h"
-#include "app/gui/shell/main_window.h"
-#include "app/gui/launch/run_launcher.h"
 #include "app/gui/launch/remote_host_dialog.h"
-#include "app/gui/runs/run_list_model.h"
+#include "app/gui/launch/run_launcher.h"
 #include "app/gui/launch/run_queue.h"
+#include "app/gui/runs/run_list_model.h"
+#include "app/gui/shell/app_settings.h"
+#include "app/gui/shell/main_window.h"
+#include "app/gui/tooling/event_loop_latency.h"
 #include "core/runs/run_status.h"
 #include "tests/training_fixture.h"
 
@@ -54,11 +54,29 @@ class TestRunQueue : public QObject {
     QVERIFY(gui::launchTargetNames().contains("ssh: me@gpu-node"));
     auto remote = gui::makeLaunchTarget("ssh: me@gpu-node");
     QVERIFY(remote != nullptr);
-    const QStringList args = static_cast<gui::RemoteLaunchTarget*>(remote.get())
-                                 ->remoteArguments(gui::trainArguments("/home/me/p/project.json", "mixer", false), "/home/me/p");
-    QCOMPARE(args, (QStringList{"remote", "--host", "gpu-node", "--port", "22", "--folder", host.folder, "--program",
-                                "mixerlab", "--nproc", "4", "--local-run-dir", "/home/me/p/runs/mixer", "--user", "me",
-                                "--", "train", "project.json", "--run", "mixer"}));
+    const QStringList args =
+        static_cast<gui::RemoteLaunchTarget*>(remote.get())
+            ->remoteArguments(gui::trainArguments("/home/me/p/project.json", "mixer", false), "/home/me/p");
+    QCOMPARE(args, (QStringList{"remote",
+                                "--host",
+                                "gpu-node",
+                                "--port",
+                                "22",
+                                "--folder",
+                                host.folder,
+                                "--program",
+                                "mixerlab",
+                                "--nproc",
+                                "4",
+                                "--local-run-dir",
+                                "/home/me/p/runs/mixer",
+                                "--user",
+                                "me",
+                                "--",
+                                "train",
+                                "project.json",
+                                "--run",
+                                "mixer"}));
     auto local = gui::makeLaunchTarget("local");
     QVERIFY(local != nullptr);
     QCOMPARE(local->name(), QString("local"));

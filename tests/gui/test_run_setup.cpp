@@ -6,9 +6,9 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QGroupBox>
 #include <QJsonDocument>
 #include <QLabel>
-#include <QGroupBox>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
@@ -248,8 +248,8 @@ class TestRunSetup : public QObject {
                  preview.contains("1.0 GFLOP/s over 2 runs"),
              qPrintable(preview + "\nexpected " + QString::fromStdString(formatDuration(seconds))));
     dialog.setMachineSpeed(2e9, 3);  // twice as fast: half the time
-    QVERIFY2(dialog.form()->previewText().contains("estimated wall time: " +
-                                                   QString::fromStdString(formatDuration(seconds / 2)) + " ("),
+    QVERIFY2(dialog.form()->previewText().contains(
+                 "estimated wall time: " + QString::fromStdString(formatDuration(seconds / 2)) + " ("),
              qPrintable(dialog.form()->previewText()));
   }
 

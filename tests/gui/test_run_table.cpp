@@ -12,10 +12,10 @@
 #include <nlohmann/json.hpp>
 
 #include "app/gui/runs/fork_point.h"
-#include "app/gui/shell/main_window.h"
 #include "app/gui/runs/run_annotations.h"
 #include "app/gui/runs/run_list_model.h"
 #include "app/gui/runs/run_table_filter.h"
+#include "app/gui/shell/main_window.h"
 #include "core/runs/run_lock.h"
 #include "tests/test_support.h"
 #include "tests/training_fixture.h"
@@ -141,7 +141,7 @@ class TestRunTable : public QObject {
     QCOMPARE(window.archiveRun("mixer"), QString());
     QVERIFY(!fs::exists(run_dir));
     QVERIFY(fs::exists(project_dir / "archive" / "mixer" / "log.txt"));  // the files are kept
-    QCOMPARE(window.runModel()->state("mixer"), QString());                 // back to "not started"
+    QCOMPARE(window.runModel()->state("mixer"), QString());              // back to "not started"
     fs::create_directories(run_dir);
     QCOMPARE(window.archiveRun("mixer"), QString());
     QVERIFY(fs::exists(project_dir / "archive" / "mixer-2"));  // a second archive never overwrites the first

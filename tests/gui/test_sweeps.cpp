@@ -11,10 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/gui/shell/main_window.h"
-#include "app/gui/project/project_document.h"
 #include "app/gui/launch/run_queue.h"
+#include "app/gui/project/project_document.h"
 #include "app/gui/project/run_setup_dialog.h"
+#include "app/gui/shell/main_window.h"
 #include "core/runs/run_status.h"
 #include "tests/test_support.h"
 #include "tests/training_fixture.h"
@@ -26,9 +26,7 @@ using namespace mixerlab::widgets;
 namespace fs = std::filesystem;
 
 namespace {
-QJsonObject baseRun() {
-  return QJsonObject{{"name", "mixer"}, {"model", QJsonObject{{"arch", "masked_mixer"}}}};
-}
+QJsonObject baseRun() { return QJsonObject{{"name", "mixer"}, {"model", QJsonObject{{"arch", "masked_mixer"}}}}; }
 
 QStringList names(const QVector<QJsonObject>& runs) {
   QStringList out;
@@ -42,8 +40,7 @@ class TestSweeps : public QObject {
  private Q_SLOTS:
   void gridAndListPlans() {
     QCOMPARE(parseSweepValues(" 256, 512 ,"), (QVector<QJsonValue>{256, 512}));
-    QCOMPARE(parseSweepValues("1e-3, 0.5, true, cosine"),
-             (QVector<QJsonValue>{1e-3, 0.5, true, QString("cosine")}));
+    QCOMPARE(parseSweepValues("1e-3, 0.5, true, cosine"), (QVector<QJsonValue>{1e-3, 0.5, true, QString("cosine")}));
     QString error;
     const QVector<SweepAxis> axes{{"model.d_model", {256, 512}}, {"train.learning_rate", {1e-3, 3e-4, 1e-4}}};
     const auto grid = planSweep(baseRun(), axes, SweepMode::Grid, &error);
@@ -54,8 +51,8 @@ class TestSweeps : public QObject {
     QCOMPARE(grid[5].value("train").toObject().value("learning_rate").toDouble(), 1e-4);
     const QStringList grid_names = names(grid);
     QCOMPARE(QSet<QString>(grid_names.begin(), grid_names.end()).size(), 6);  // names never collide
-    const auto list = planSweep(baseRun(), {{"model.d_model", {256, 512}}, {"model.n_layers", {4, 8}}},
-                                SweepMode::List, &error);
+    const auto list =
+        planSweep(baseRun(), {{"model.d_model", {256, 512}}, {"model.n_layers", {4, 8}}}, SweepMode::List, &error);
     QCOMPARE(names(list), (QStringList{"mixer-d_model256-n_layers4", "mixer-d_model512-n_layers8"}));
     QVERIFY(planSweep(baseRun(), axes, SweepMode::List, &error).isEmpty());
     QVERIFY2(error.contains("same number of values"), qPrintable(error));
@@ -86,7 +83,8 @@ class TestSweeps : public QObject {
     dialog.sweepButton()->click();
     QVERIFY(dialog.sweepRequested());
     QCOMPARE(dialog.result(), int(QDialog::Accepted));
-    gui::RunSetupDialog broken(demo, QJsonObject{{"name", "base"}, {"model", QJsonObject{{"arch", "masked_mixer"}, {"d_model", -3}}}});
+    gui::RunSetupDialog broken(
+        demo, QJsonObject{{"name", "base"}, {"model", QJsonObject{{"arch", "masked_mixer"}, {"d_model", -3}}}});
     QVERIFY(!broken.sweepButton()->isEnabled());
   }
 
@@ -98,14 +96,14 @@ class TestSweeps : public QObject {
     const int runs_before = window.project()->runNames().size();
     QString error;
     // A bad value in the third run: nothing is added, and the message names the run.
-    const auto bad = planSweep(window.project()->run("mixer"), {{"model.d_model", {128, 256, -1}}},
-                               SweepMode::Grid, &error);
+    const auto bad =
+        planSweep(window.project()->run("mixer"), {{"model.d_model", {128, 256, -1}}}, SweepMode::Grid, &error);
     const QString refused = window.createSweep(bad, false);
     QVERIFY2(refused.startsWith("mixer-d_model-1: "), qPrintable(refused));
     QCOMPARE(window.project()->runNames().size(), runs_before);
-    const auto good = planSweep(window.project()->run("mixer"),
-                                {{"model.d_model", {128, 192}}, {"train.learning_rate", {1e-3, 3e-4}}},
-                                SweepMode::Grid, &error);
+    const auto good =
+        planSweep(window.project()->run("mixer"),
+                  {{"model.d_model", {128, 192}}, {"train.learning_rate", {1e-3, 3e-4}}}, SweepMode::Grid, &error);
     RunStatus busy;  // a run started by hand trains: the queue keeps the sweep waiting
     busy.state = RunState::Running;
     busy.pid = QCoreApplication::applicationPid();
@@ -115,8 +113,13 @@ class TestSweeps : public QObject {
     writeRunStatus(by_hand, busy);
     QCOMPARE(window.createSweep(good, /*queue=*/true), QString());
     QCOMPARE(window.project()->runNames().size(), runs_before + 4);
-    QCOMPARE(window.project()->resolvedRun("mixer-d_model192-learning_rate0.0003")
-                 .value("model").toObject().value("d_model").toInt(), 192);
+    QCOMPARE(window.project()
+                 ->resolvedRun("mixer-d_model192-learning_rate0.0003")
+                 .value("model")
+                 .toObject()
+                 .value("d_model")
+                 .toInt(),
+             192);
     QCOMPARE(window.queue()->pending(), names(good));
     window.project()->undoStack()->undo();  // one undo takes the whole sweep back
     QCOMPARE(window.project()->runNames().size(), runs_before);

@@ -273,7 +273,8 @@ class TestLossPlot : public QObject {
     plot.setSeries(series("delta"));
     plot.replotNow();
     QCOMPARE(plot.drawnColour("alpha"), alpha);
-    QVERIFY(plot.drawnColour("delta") != alpha && plot.drawnColour("delta") != beta && plot.drawnColour("delta") != gamma);
+    QVERIFY(plot.drawnColour("delta") != alpha && plot.drawnColour("delta") != beta &&
+            plot.drawnColour("delta") != gamma);
     plot.forgetRuns();
     plot.setSeries(series("gamma"));
     plot.replotNow();

@@ -42,7 +42,7 @@ class TestPlotPanels : public QObject {
     QCOMPARE(w.graphCount(), 4);  // loss: train and eval per run
     box->setCurrentIndex(box->findData("lr"));
     QCOMPARE(w.metric(), QString("lr"));
-    QCOMPARE(w.graphCount(), 2);  // one line per run
+    QCOMPARE(w.graphCount(), 2);                  // one line per run
     QCOMPARE(w.pointCount("mixer", false), 200);  // the loss series is untouched
     QCOMPARE(w.drawnPointCount("llama", false), 20);
     const QString readout = w.readoutAcrossRuns(100);

@@ -18,11 +18,11 @@
 #include <QVBoxLayout>
 
 #include "app/gui/common/background_job.h"
+#include "app/gui/common/elided_text.h"
 #include "app/gui/common/eval_split_loader.h"
 #include "app/gui/generation/generation_settings_bridge.h"
 #include "app/gui/generation/generation_worker.h"
 #include "app/gui/generation/generator_cache.h"
-#include "app/gui/common/elided_text.h"
 #include "widgets/generation_column_view.h"
 #include "widgets/sampling_settings_form.h"
 #include "widgets/token_probability_scale.h"
@@ -42,7 +42,6 @@ widgets::TokenView tokenView(const GeneratedToken& token) {
 }
 
 QString rate(double tokens_per_s) { return QString::number(tokens_per_s, 'f', tokens_per_s < 100 ? 1 : 0); }
-
 
 }  // namespace
 

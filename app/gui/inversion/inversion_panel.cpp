@@ -15,12 +15,12 @@
 #include <QVBoxLayout>
 
 #include "app/gui/common/background_job.h"
+#include "app/gui/common/elided_text.h"
 #include "app/gui/common/eval_split_loader.h"
 #include "app/gui/inversion/inversion_settings_bridge.h"
 #include "app/gui/inversion/inversion_worker.h"
 #include "app/gui/inversion/over_training_view.h"
 #include "app/gui/inversion/over_training_worker.h"
-#include "app/gui/common/elided_text.h"
 #include "widgets/inversion_diff_view.h"
 #include "widgets/inversion_layer_chart.h"
 #include "widgets/inversion_loss_plot.h"
@@ -30,7 +30,6 @@
 namespace mixerlab::gui {
 
 namespace {
-
 
 QLabel* heading(const QString& text, QWidget* parent) {
   auto* label = new QLabel("<b>" + text + "</b>", parent);
@@ -143,7 +142,8 @@ QWidget* InversionPanel::buildActions() {
   invert_ = new QPushButton(tr("Invert"), box);
   invert_->setObjectName("invert");
   invert_->setShortcut(QKeySequence("Ctrl+Return"));
-  invert_->setToolTip(tr("Invert the input at the chosen layers of every model, one model after the other (Ctrl+Return)"));
+  invert_->setToolTip(
+      tr("Invert the input at the chosen layers of every model, one model after the other (Ctrl+Return)"));
   connect(invert_, &QPushButton::clicked, this, [this]() {
     const QString error = invert();
     if (!error.isEmpty()) showStatus(error);
@@ -188,7 +188,8 @@ QWidget* InversionPanel::buildResults() {
   layer_box_ = new QComboBox(diff_area);
   layer_box_->setObjectName("diff_layer");
   layer_box_->setToolTip(tr("The layer whose recovered tokens show below (or click the chart)"));
-  connect(layer_box_, &QComboBox::activated, this, [this](int index) { showLayer(layer_box_->itemData(index).toInt()); });
+  connect(layer_box_, &QComboBox::activated, this,
+          [this](int index) { showLayer(layer_box_->itemData(index).toInt()); });
   show_padding_ = new QCheckBox(tr("show padding"), diff_area);
   show_padding_->setObjectName("show_padding");
   connect(show_padding_, &QCheckBox::toggled, this, [this](bool on) { diff_->setShowPadding(on); });
@@ -311,7 +312,8 @@ void InversionPanel::refreshDepth() {
 void InversionPanel::setText(const QString& text) { text_edit_->setPlainText(text); }
 QString InversionPanel::text() const { return text_edit_->toPlainText(); }
 
-void InversionPanel::onEvalDocumentsRead(const QString&, const std::vector<std::string>& documents, const QString& error) {
+void InversionPanel::onEvalDocumentsRead(const QString&, const std::vector<std::string>& documents,
+                                         const QString& error) {
   eval_documents_ = documents;
   const QSignalBlocker block(input_box_);
   while (input_box_->count() > 1) input_box_->removeItem(1);
@@ -417,7 +419,8 @@ QString InversionPanel::invertOverTraining() {
   const widgets::InversionFormValues values = form_->values();
   InversionSettings settings = toInversionSettings(values);
   settings.layers = layersFor(values, choice.depth);
-  if (settings.layers.empty()) return tr("%1 has layers 0..%2: tick one of them").arg(choice.checkpoint.run).arg(choice.depth);
+  if (settings.layers.empty())
+    return tr("%1 has layers 0..%2: tick one of them").arg(choice.checkpoint.run).arg(choice.depth);
   try {
     validateInversion(settings);
   } catch (const std::exception& e) {

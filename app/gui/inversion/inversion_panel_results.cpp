@@ -161,7 +161,8 @@ InversionReport InversionPanel::report() const {
   }
   if (over_training_->hasGrid()) {
     out.over_training_settings = over_training_settings_;
-    out.over_training = OverTrainingReport{over_training_run_.toStdString(), over_training_->texts(), over_training_->grid()};
+    out.over_training =
+        OverTrainingReport{over_training_run_.toStdString(), over_training_->texts(), over_training_->grid()};
   }
   return out;
 }

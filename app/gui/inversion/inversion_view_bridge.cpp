@@ -62,7 +62,8 @@ widgets::InversionLossCurve toLossCurve(const std::vector<InversionResult>& resu
 
 widgets::InversionGridView toGridView(const InversionOverTraining& grid, bool exact, int top_k) {
   widgets::InversionGridView view;
-  view.metric = exact ? QObject::tr("mean Hamming distance, exact") : QObject::tr("mean Hamming distance, top-%1").arg(top_k);
+  view.metric =
+      exact ? QObject::tr("mean Hamming distance, exact") : QObject::tr("mean Hamming distance, top-%1").arg(top_k);
   for (int64_t layer : grid.layers) view.layers.push_back(static_cast<int>(layer));
   for (size_t c = 0; c < grid.steps.size(); ++c) {
     view.columns.push_back(grid.checkpoints[c].empty() ? QObject::tr("untrained") : QString::number(grid.steps[c]));
@@ -73,7 +74,8 @@ widgets::InversionGridView toGridView(const InversionOverTraining& grid, bool ex
     for (size_t c = 0; c < values[l].size() && c < grid.results.size(); ++c) {
       // A cancelled column's unfinished layers are not scores.
       bool finished = false;
-      for (const InversionResult& r : grid.results[c]) finished = finished || (r.layer == grid.layers[l] && !r.cancelled);
+      for (const InversionResult& r : grid.results[c])
+        finished = finished || (r.layer == grid.layers[l] && !r.cancelled);
       if (finished) row[static_cast<int>(c)] = values[l][c];
     }
     view.values.push_back(row);

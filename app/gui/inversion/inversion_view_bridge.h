@@ -20,8 +20,8 @@ widgets::InversionDiffRow toDiffRow(const InversionResult& result, const QString
 widgets::InversionLayerSeries toLayerSeries(const std::vector<InversionResult>& results, const QString& model);
 
 // The descent at one layer, relative to the summed |target| (empty curve when the layer is absent).
-widgets::InversionLossCurve toLossCurve(const std::vector<InversionResult>& results, int layer,
-                                        const QString& model, const QColor& colour);
+widgets::InversionLossCurve toLossCurve(const std::vector<InversionResult>& results, int layer, const QString& model,
+                                        const QColor& colour);
 
 // Rows = layers, columns = "untrained" then the steps; columns not reached are NaN.
 widgets::InversionGridView toGridView(const InversionOverTraining& grid, bool exact, int top_k);

@@ -12,14 +12,13 @@
 #include <QVBoxLayout>
 
 #include "app/gui/common/checkpoint_choice.h"
-#include "app/gui/inversion/inversion_view_bridge.h"
 #include "app/gui/common/elided_text.h"
+#include "app/gui/inversion/inversion_view_bridge.h"
 #include "core/runs/run_directory.h"
 #include "widgets/inversion_diff_view.h"
 #include "widgets/inversion_heatmap.h"
 
 namespace mixerlab::gui {
-
 
 OverTrainingView::OverTrainingView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
@@ -29,7 +28,8 @@ OverTrainingView::OverTrainingView(QWidget* parent) : QWidget(parent) {
   run_box_->setObjectName("over_training_run");
   run_box_->setMinimumContentsLength(18);
   run_box_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-  run_box_->setToolTip(tr("A run of the project: every checkpoint it kept is a column (keep_checkpoints says how many)"));
+  run_box_->setToolTip(
+      tr("A run of the project: every checkpoint it kept is a column (keep_checkpoints says how many)"));
   connect(run_box_, &QComboBox::currentIndexChanged, this, &OverTrainingView::runChanged);
   folder_ = new QPushButton(tr("Folder..."), this);
   connect(folder_, &QPushButton::clicked, this, [this]() {
@@ -42,15 +42,17 @@ OverTrainingView::OverTrainingView(QWidget* parent) : QWidget(parent) {
   inputs_->setSpecialValueText(tr("the input text"));
   inputs_->setSuffix(tr(" eval documents"));
   inputs_->setValue(kDefaultEvalDocuments);
-  inputs_->setToolTip(tr("Invert the first N documents of the run's eval split (the mean is shown), or the input text"));
+  inputs_->setToolTip(
+      tr("Invert the first N documents of the run's eval split (the mean is shown), or the input text"));
   metric_ = new QComboBox(this);
   metric_->setObjectName("over_training_metric");
   metric_->addItems({tr("top-k"), tr("exact")});
   connect(metric_, &QComboBox::currentIndexChanged, this, [this]() { redrawHeatmap(); });
   start_ = new QPushButton(tr("Invert over training"), this);
   start_->setObjectName("over_training_start");
-  start_->setToolTip(tr("Invert the inputs at every checkpoint of the run, its untrained twin first, with the "
-                        "settings and layers on the left"));
+  start_->setToolTip(
+      tr("Invert the inputs at every checkpoint of the run, its untrained twin first, with the "
+         "settings and layers on the left"));
   connect(start_, &QPushButton::clicked, this, &OverTrainingView::startRequested);
   controls->addWidget(new QLabel(tr("Run:"), this));
   controls->addWidget(run_box_, 1);
@@ -68,7 +70,8 @@ OverTrainingView::OverTrainingView(QWidget* parent) : QWidget(parent) {
   progress_->setFixedWidth(160);
   progress_->setTextVisible(false);
   progress_->hide();
-  status_ = new QLabel(tr("Choose a run and start: the heatmap shows how much of the input each layer keeps as it trains."), this);
+  status_ = new QLabel(
+      tr("Choose a run and start: the heatmap shows how much of the input each layer keeps as it trains."), this);
   status_->setObjectName("over_training_status");
   status_->setWordWrap(true);
   progress_line->addWidget(progress_);
@@ -77,7 +80,8 @@ OverTrainingView::OverTrainingView(QWidget* parent) : QWidget(parent) {
 
   auto* splitter = new QSplitter(Qt::Vertical, this);
   heatmap_ = new widgets::InversionHeatmap(splitter);
-  connect(heatmap_, &widgets::InversionHeatmap::cellClicked, this, [this](int row, int column) { showCell(row, column); });
+  connect(heatmap_, &widgets::InversionHeatmap::cellClicked, this,
+          [this](int row, int column) { showCell(row, column); });
   auto* lower = new QWidget(splitter);
   auto* lower_layout = new QVBoxLayout(lower);
   lower_layout->setContentsMargins(0, 0, 0, 0);
@@ -164,7 +168,8 @@ void OverTrainingView::setGrid(const InversionOverTraining& grid, const std::vec
   has_grid_ = true;
   row_ = column_ = -1;
   input_box_->clear();
-  for (size_t i = 0; i < texts.size(); ++i) input_box_->addItem(tr("input %1: %2").arg(i + 1).arg(elidedOneLine(texts[i], 50)));
+  for (size_t i = 0; i < texts.size(); ++i)
+    input_box_->addItem(tr("input %1: %2").arg(i + 1).arg(elidedOneLine(texts[i], 50)));
   input_box_->setVisible(texts.size() > 1);
   redrawHeatmap();
   diff_->clear(tr("Click a heatmap cell."));

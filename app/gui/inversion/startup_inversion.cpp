@@ -8,8 +8,8 @@
 #include <cstdio>
 
 #include "app/gui/inversion/inversion_panel.h"
-#include "app/gui/shell/main_window.h"
 #include "app/gui/inversion/over_training_view.h"
+#include "app/gui/shell/main_window.h"
 #include "app/gui/tooling/window_screenshot.h"
 #include "widgets/inversion_diff_view.h"
 #include "widgets/inversion_heatmap.h"
@@ -65,7 +65,8 @@ void applyForm(InversionPanel* panel, const StartupInversion& options) {
   if (!options.layers.isEmpty() && options.layers != "all") {
     v.all_layers = false;
     v.layers.clear();
-    for (const QString& layer : options.layers.split(',', Qt::SkipEmptyParts)) v.layers.push_back(layer.trimmed().toInt());
+    for (const QString& layer : options.layers.split(',', Qt::SkipEmptyParts))
+      v.layers.push_back(layer.trimmed().toInt());
   }
   panel->settingsForm()->setValues(v);
 }

@@ -6,16 +6,17 @@
 #include <QHBoxLayout>
 #include <QLabel>
 
-#include "app/gui/shell/app_settings.h"
 #include "app/gui/launch/run_launcher.h"
 #include "app/gui/launch/target_probe.h"
+#include "app/gui/shell/app_settings.h"
 
 namespace mixerlab::gui {
 
 namespace {
 QString targetHelp(const QString& name) {
   if (name == "local") return "One process on this machine, on the project's device (train.device).";
-  if (name.endsWith(" ranks")) return "Data parallel on this machine's CPU: the ranks share the cores and the global batch (Gloo).";
+  if (name.endsWith(" ranks"))
+    return "Data parallel on this machine's CPU: the ranks share the cores and the global batch (Gloo).";
   if (name.endsWith(" GPUs")) return "Data parallel, one rank per GPU of this machine (NCCL when the build has it).";
   if (name.startsWith("local, GPU")) return "One process on this GPU.";
   return "A saved remote host: trains there over SSH and mirrors the run here.";

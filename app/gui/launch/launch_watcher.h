@@ -27,7 +27,7 @@ class LaunchWatcher : public QObject {
   int watching() const { return static_cast<int>(launches_.size()); }
 
  Q_SIGNALS:
-  void started(const QString& run);                         // its status.json was written
+  void started(const QString& run);                             // its status.json was written
   void launchFailed(const QString& run, const QString& error);  // it ended first; the CLI's message
 
  private:

@@ -9,10 +9,10 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
-#include "app/gui/project/project_document.h"
-#include "app/gui/runs/run_list_model.h"
 #include "app/gui/launch/run_queue.h"
 #include "app/gui/launch/run_time_estimate.h"
+#include "app/gui/project/project_document.h"
+#include "app/gui/runs/run_list_model.h"
 #include "core/analysis/format.h"
 
 namespace mixerlab::gui {
@@ -109,10 +109,10 @@ void QueuePanel::refresh() {
     const RunQueue::Waiting& w = waiting[r];
     const QString action = !w.fork_from.isEmpty() ? "fork" : w.resume ? "resume" : "train";
     // A resume continues its own folder; a train or fork starts the project run's budget afresh.
-    const double duration_s =
-        !project ? -1
-        : w.resume ? estimatedRemainingSeconds(*project, *runs_, w.run_id, speed)
-                   : estimatedRemainingSeconds(*project, *runs_, w.run, speed, /*from_scratch=*/true);
+    const double duration_s = !project ? -1
+                              : w.resume
+                                  ? estimatedRemainingSeconds(*project, *runs_, w.run_id, speed)
+                                  : estimatedRemainingSeconds(*project, *runs_, w.run, speed, /*from_scratch=*/true);
     const QStringList cells{w.run_id, action, durationText(duration_s), known ? durationText(starts_in_s) : "?"};
     for (int c = 0; c < cells.size(); ++c) table_->setItem(r, c, new QTableWidgetItem(cells[c]));
     if (duration_s < 0) known = false;
@@ -124,11 +124,10 @@ void QueuePanel::refresh() {
   QString summary = waiting.isEmpty() ? "No runs waiting. Run > Queue run (Ctrl+Shift+Q) adds the selected run."
                                       : QString::number(waiting.size()) + " waiting";
   if (!waiting.isEmpty()) {
-    summary += speed.runs_measured > 0
-                   ? QString(", estimates from this machine's measured %1 GFLOP/s (%2 runs)")
-                         .arg(speed.training_flops_per_s / 1e9, 0, 'f', 1)
-                         .arg(speed.runs_measured)
-                   : QString(": no run has trained here yet, so durations are unknown");
+    summary += speed.runs_measured > 0 ? QString(", estimates from this machine's measured %1 GFLOP/s (%2 runs)")
+                                             .arg(speed.training_flops_per_s / 1e9, 0, 'f', 1)
+                                             .arg(speed.runs_measured)
+                                       : QString(": no run has trained here yet, so durations are unknown");
   }
   summary_->setText(summary);
   up_->setEnabled(!waiting.isEmpty());

@@ -28,9 +28,10 @@ RemoteHostDialog::RemoteHostDialog(QWidget* parent) : QDialog(parent) {
   identity_->setPlaceholderText("~/.ssh/id_ed25519 (empty: ssh's default keys)");
   folder_->setPlaceholderText("/home/me/mixerlab-projects/demo (holds project.json)");
   auto* form = new QFormLayout(this);
-  form->addRow(new QLabel("Runs start with `mixerlab remote` over SSH (key-based login) and are mirrored into this "
-                          "project's runs folder while they train.",
-                          this));
+  form->addRow(
+      new QLabel("Runs start with `mixerlab remote` over SSH (key-based login) and are mirrored into this "
+                 "project's runs folder while they train.",
+                 this));
   form->addRow("Host", host_);
   form->addRow("User", user_);
   form->addRow("Port", port_);
@@ -43,8 +44,8 @@ RemoteHostDialog::RemoteHostDialog(QWidget* parent) : QDialog(parent) {
   connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
   auto validate = [this, buttons] {
-    buttons->button(QDialogButtonBox::Ok)->setEnabled(!host_->text().trimmed().isEmpty() &&
-                                                      !folder_->text().trimmed().isEmpty());
+    buttons->button(QDialogButtonBox::Ok)
+        ->setEnabled(!host_->text().trimmed().isEmpty() && !folder_->text().trimmed().isEmpty());
   };
   connect(host_, &QLineEdit::textChanged, this, validate);
   connect(folder_, &QLineEdit::textChanged, this, validate);

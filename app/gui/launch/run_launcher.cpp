@@ -56,7 +56,7 @@ QStringList launchTargetNames(int gpu_count) {
 QString RemoteHostSettings::targetName() const { return "ssh: " + (user.isEmpty() ? host : user + "@" + host); }
 
 QVariantMap RemoteHostSettings::toMap() const {
-  return {{"host", host}, {"user", user}, {"port", port},     {"identity", identity},
+  return {{"host", host},     {"user", user},       {"port", port},  {"identity", identity},
           {"folder", folder}, {"program", program}, {"nproc", nproc}};
 }
 
@@ -81,8 +81,18 @@ QStringList RemoteLaunchTarget::remoteArguments(const QStringList& arguments, co
     if (train[i] == "--run-id") run_id = train[i + 1];
   }
   if (train.size() > 1) train[1] = QFileInfo(train[1]).fileName();
-  QStringList out{"remote", "--host", host_.host, "--port", QString::number(host_.port), "--folder", host_.folder,
-                  "--program", host_.program, "--nproc", QString::number(host_.nproc), "--local-run-dir",
+  QStringList out{"remote",
+                  "--host",
+                  host_.host,
+                  "--port",
+                  QString::number(host_.port),
+                  "--folder",
+                  host_.folder,
+                  "--program",
+                  host_.program,
+                  "--nproc",
+                  QString::number(host_.nproc),
+                  "--local-run-dir",
                   project_dir + "/runs/" + (run_id.isEmpty() ? run : run_id)};
   if (!host_.user.isEmpty()) out << "--user" << host_.user;
   if (!host_.identity.isEmpty()) out << "--identity" << host_.identity;
@@ -137,8 +147,8 @@ QString LocalLaunchTarget::start(const QStringList& arguments, const QString& wo
   process.setStandardOutputFile(QProcess::nullDevice());  // progress; the run writes its own log.txt
   // Standard error goes to a file the LaunchWatcher reads if the process ends without starting the
   // run: the CLI's refusal ("already exists; pass --resume") must reach the user.
-  const QString error_file = QDir(QDir::tempPath()).filePath(
-      "mixerlab-launch-" + QUuid::createUuid().toString(QUuid::WithoutBraces) + ".log");
+  const QString error_file =
+      QDir(QDir::tempPath()).filePath("mixerlab-launch-" + QUuid::createUuid().toString(QUuid::WithoutBraces) + ".log");
   process.setStandardErrorFile(launched != nullptr ? error_file : QProcess::nullDevice());
   if (!process.startDetached(&pid)) return "could not start " + cli_path_ + ": " + process.errorString();
   if (launched != nullptr) *launched = {pid, error_file};

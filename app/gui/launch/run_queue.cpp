@@ -5,11 +5,11 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSaveFile>
-#include <QFileInfo>
 #include <QTimer>
 
 #include "app/gui/launch/launch_watcher.h"

@@ -33,7 +33,7 @@ class RunQueue : public QObject {
   // name; fork_from: a checkpoint folder to fork from, see trainArguments); starts it at once when
   // nothing is running. Queue entries are named by run id.
   void enqueue(const QString& run, bool resume, const QString& run_id = {}, const QString& fork_from = {});
-  QStringList pending() const;                  // waiting run ids, next first
+  QStringList pending() const;  // waiting run ids, next first
   struct Waiting {
     QString run, run_id, fork_from;  // project run, its folder name, a checkpoint to fork from
     bool resume = false;

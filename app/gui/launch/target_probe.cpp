@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/gui/shell/app_settings.h"
 #include "app/gui/launch/run_launcher.h"
+#include "app/gui/shell/app_settings.h"
 #include "core/train/hardware_report.h"
 
 namespace mixerlab::gui {
@@ -28,8 +28,9 @@ QStringList TargetProbe::probeArguments(const QString& target_name) {
   for (const QVariantMap& saved : AppSettings().remoteHosts()) {
     const RemoteHostSettings host = RemoteHostSettings::fromMap(saved);
     if (host.targetName() != target_name) continue;
-    QStringList args{"probe", "--json", "--host", host.host, "--port", QString::number(host.port),
-                     "--program", host.program, "--ssh-option", "ConnectTimeout=10"};
+    QStringList args{
+        "probe",     "--json",     "--host",       host.host,          "--port", QString::number(host.port),
+        "--program", host.program, "--ssh-option", "ConnectTimeout=10"};
     if (!host.folder.isEmpty()) args << "--folder" << host.folder;
     if (!host.user.isEmpty()) args << "--user" << host.user;
     if (!host.identity.isEmpty()) args << "--identity" << host.identity;

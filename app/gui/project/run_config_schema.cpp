@@ -8,7 +8,6 @@
 #include "app/gui/common/form_field.h"
 #include "app/gui/common/json_bridge.h"
 #include "app/gui/project/project_file.h"
-#include "widgets/run_comparison.h"
 #include "core/analysis/format.h"
 #include "core/config/config_schema.h"
 #include "core/config/project_config.h"
@@ -16,6 +15,7 @@
 #include "core/models/model_registry.h"
 #include "core/train/device.h"
 #include "core/util/error.h"
+#include "widgets/run_comparison.h"
 
 namespace mixerlab::gui {
 
@@ -155,7 +155,8 @@ QJsonObject settingsThatDiffer(const QJsonObject& run, const QJsonObject& inheri
 
 QString wallTimeEstimate(const QJsonObject& run, const ProjectSource& project, double training_flops_per_s,
                          int runs_measured) {
-  if (training_flops_per_s <= 0) return "estimated wall time: no measured run yet (train a run here to measure this machine)";
+  if (training_flops_per_s <= 0)
+    return "estimated wall time: no measured run yet (train a run here to measure this machine)";
   RunConfig rc;
   try {
     rc = parseWithRun(run, project).runs.at(0);
@@ -166,9 +167,8 @@ QString wallTimeEstimate(const QJsonObject& run, const ProjectSource& project, d
   const double tokens_per_step = double(t.batch_size) * double(t.grad_accum_steps) * double(rc.model.context_length);
   double tokens = t.max_steps > 0 ? t.max_steps * tokens_per_step : 0;
   if (t.max_tokens > 0) tokens = tokens > 0 ? std::min(tokens, double(t.max_tokens)) : double(t.max_tokens);
-  double seconds = tokens > 0 ? tokens * estimateCost(rc.model, t.batch_size).training_flops_per_token /
-                                    training_flops_per_s
-                              : -1;
+  double seconds =
+      tokens > 0 ? tokens * estimateCost(rc.model, t.batch_size).training_flops_per_token / training_flops_per_s : -1;
   if (t.max_wall_s > 0) seconds = seconds < 0 ? t.max_wall_s : std::min(seconds, t.max_wall_s);
   if (seconds < 0) return {};
   return QString("estimated wall time: %1 (this machine's measured %2 GFLOP/s over %3 runs; evals not counted)")

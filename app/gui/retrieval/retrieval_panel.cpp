@@ -19,8 +19,8 @@
 #include <QVBoxLayout>
 
 #include "app/gui/common/background_job.h"
-#include "app/gui/launch/run_launcher.h"
 #include "app/gui/common/elided_text.h"
+#include "app/gui/launch/run_launcher.h"
 #include "core/runs/run_directory.h"
 #include "widgets/retrieval_results_view.h"
 
@@ -28,7 +28,6 @@ namespace mixerlab::gui {
 
 namespace {
 QString q(const std::string& s) { return QString::fromStdString(s); }
-
 
 widgets::RankedStory rankedStory(const SearchHit& hit) {
   return {hit.id, hit.score, q(hit.story), q(hit.summary), hit.held_out};
@@ -109,8 +108,9 @@ QWidget* RetrievalPanel::buildControls() {
   candidates_->setObjectName("retrieval-candidates");
   candidates_->setRange(2, 100000);
   candidates_->setValue(32);
-  candidates_->setToolTip(tr("Held-out accuracy: each held-out summary picks its story among this many held-out "
-                             "stories (its own and randomly drawn others; at most one fewer than the held-out stories)"));
+  candidates_->setToolTip(
+      tr("Held-out accuracy: each held-out summary picks its story among this many held-out "
+         "stories (its own and randomly drawn others; at most one fewer than the held-out stories)"));
   connect(candidates_, &QSpinBox::editingFinished, this, [this]() {
     for (auto& c : columns_) evaluateColumn(*c);
   });
@@ -123,9 +123,10 @@ QWidget* RetrievalPanel::buildControls() {
   train_ = new QToolButton(controls);
   train_->setObjectName("retrieval-train");
   train_->setText(tr("Train retrieval model"));
-  train_->setToolTip(tr("Train the research's retrieval model (a bidirectional mixer over c = 32 inputs, fewer for "
-                        "a small corpus) on a column's embeddings, as a run of the project: its curves appear in "
-                        "the Loss curves tab"));
+  train_->setToolTip(
+      tr("Train the research's retrieval model (a bidirectional mixer over c = 32 inputs, fewer for "
+         "a small corpus) on a column's embeddings, as a run of the project: its curves appear in "
+         "the Loss curves tab"));
   train_->setPopupMode(QToolButton::InstantPopup);
   auto* train_menu = new QMenu(train_);
   connect(train_menu, &QMenu::aboutToShow, this, &RetrievalPanel::populateTrainMenu);
@@ -221,7 +222,8 @@ QString RetrievalPanel::addModel(const QString& path, bool untrained) {
     }
   }
   column->view = new widgets::RetrievalResultsView(splitter_);
-  column->view->setTitle(column->label, column->dataset_dir.isEmpty() ? q(column->source.path.string()) : column->dataset_dir);
+  column->view->setTitle(column->label,
+                         column->dataset_dir.isEmpty() ? q(column->source.path.string()) : column->dataset_dir);
   connect(column->view, &widgets::RetrievalResultsView::markRequested, this, &RetrievalPanel::markTrueMatch);
   widgets::RetrievalResultsView* view = column->view;
   connect(column->view, &widgets::RetrievalResultsView::removeRequested, this, [this, view]() {
@@ -311,7 +313,8 @@ void RetrievalPanel::openColumn(Column& c) {
   if (c.dataset_dir.isEmpty()) {
     job.corpus = corpus_;
     job.source = c.source;
-    job.datasets_root = (datasets_root_.isEmpty() ? QDir::current().filePath("retrieval") : datasets_root_).toStdString();
+    job.datasets_root =
+        (datasets_root_.isEmpty() ? QDir::current().filePath("retrieval") : datasets_root_).toStdString();
   } else {
     job.dataset_dir = c.dataset_dir.toStdString();
   }
@@ -460,8 +463,9 @@ void RetrievalPanel::clearMark() {
 
 void RetrievalPanel::updateMarkLabel() {
   clear_mark_->setEnabled(marked_id_ >= 0);
-  mark_label_->setText(marked_id_ < 0 ? tr("True match: none marked (pick a held-out summary, or double-click a result)")
-                                      : tr("True match: story %1  \u2014  %2").arg(marked_id_).arg(elidedOneLine(marked_story_, 140)));
+  mark_label_->setText(
+      marked_id_ < 0 ? tr("True match: none marked (pick a held-out summary, or double-click a result)")
+                     : tr("True match: story %1  \u2014  %2").arg(marked_id_).arg(elidedOneLine(marked_story_, 140)));
 }
 
 void RetrievalPanel::setCandidates(int candidates) {
@@ -477,8 +481,9 @@ void RetrievalPanel::onCorpusPicked(int combo_index) {
     if (!corpus_.pairs_file.empty()) setCorpus(RetrievalCorpus::synthetic(synthetic_count_->value()));
     return;
   }
-  const QString file = QFileDialog::getOpenFileName(this, tr("Open a JSON Lines file of {\"summary\", \"story\"} pairs"),
-                                                    runs_directory_, tr("JSON Lines (*.jsonl *.json);;All files (*)"));
+  const QString file =
+      QFileDialog::getOpenFileName(this, tr("Open a JSON Lines file of {\"summary\", \"story\"} pairs"),
+                                   runs_directory_, tr("JSON Lines (*.jsonl *.json);;All files (*)"));
   if (file.isEmpty()) {
     corpus_box_->setCurrentIndex(corpus_.pairs_file.empty() ? 0 : 1);
     return;
@@ -516,10 +521,11 @@ void RetrievalPanel::populateTrainMenu() {
   QMenu* menu = train_->menu();
   menu->clear();
   for (int i = 0; i < columnCount(); ++i) {
-    QAction* action = menu->addAction(tr("on %1's embeddings").arg(columns_[static_cast<size_t>(i)]->label), this, [this, i]() {
-      QString error;
-      if (trainRetrievalModel(i, 20, &error).isEmpty()) showStatus(error);
-    });
+    QAction* action =
+        menu->addAction(tr("on %1's embeddings").arg(columns_[static_cast<size_t>(i)]->label), this, [this, i]() {
+          QString error;
+          if (trainRetrievalModel(i, 20, &error).isEmpty()) showStatus(error);
+        });
     action->setEnabled(isReady(i));
   }
   if (columns_.empty()) menu->addAction(tr("(add a model first)"))->setEnabled(false);

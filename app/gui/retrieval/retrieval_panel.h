@@ -70,7 +70,7 @@ class RetrievalPanel : public QWidget {
 
   void setQuery(const QString& text);  // as if typed: searches once typing pauses
   QString query() const;
-  void searchNow();                    // every ready column, at once
+  void searchNow();  // every ready column, at once
 
   // The held-out summaries of the first ready column's corpus.
   int heldOutCount() const { return static_cast<int>(held_out_.size()); }
@@ -101,7 +101,7 @@ class RetrievalPanel : public QWidget {
  private:
   struct Column {
     ModelSource source;
-    QString dataset_dir;      // set for a dataset-folder column (it ignores the corpus)
+    QString dataset_dir;  // set for a dataset-folder column (it ignores the corpus)
     QString label;
     // CheckpointColumn::key, or the dataset folder: the picker refuses a second column with it.
     QString key;

@@ -5,8 +5,8 @@
 #include <QTimer>
 #include <memory>
 
-#include "app/gui/shell/main_window.h"
 #include "app/gui/retrieval/retrieval_panel.h"
+#include "app/gui/shell/main_window.h"
 #include "app/gui/tooling/window_screenshot.h"
 
 namespace mixerlab::gui {

@@ -11,9 +11,9 @@ namespace mixerlab::gui {
 class MainWindow;
 
 struct StartupRetrieval {
-  QStringList models;  // run names, run / checkpoint / dataset folders; "untrained:" for a twin
-  QString query;       // empty: held-out summary `held_out`
-  int held_out = 1;    // 1-based
+  QStringList models;       // run names, run / checkpoint / dataset folders; "untrained:" for a twin
+  QString query;            // empty: held-out summary `held_out`
+  int held_out = 1;         // 1-based
   int synthetic_count = 0;  // 0: the panel's default corpus size
   QString screenshot;
 };

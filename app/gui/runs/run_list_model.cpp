@@ -41,11 +41,11 @@ int RunListModel::columnCount(const QModelIndex& parent) const {
 }
 
 QVariant RunListModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  static const QStringList kLabels = {"run",     "architecture", "status",   "progress", "step",
-                                      "tokens",  "best eval",    "tokens/s", "elapsed",  "ETA",
-                                      "device",  "tags",         "notes"};
+  static const QStringList kLabels = {"run",      "architecture", "status", "progress", "step", "tokens", "best eval",
+                                      "tokens/s", "elapsed",      "ETA",    "device",   "tags", "notes"};
   if (orientation != Qt::Horizontal) return QAbstractTableModel::headerData(section, orientation, role);
-  if (role == Qt::ToolTipRole && section >= ColumnCount) return "setting " + hyper_columns_.value(section - ColumnCount);
+  if (role == Qt::ToolTipRole && section >= ColumnCount)
+    return "setting " + hyper_columns_.value(section - ColumnCount);
   if (role == Qt::ToolTipRole && (section == Tags || section == Notes)) return QString("double-click a cell to edit");
   if (role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, orientation, role);
   if (section >= ColumnCount) return hyper_columns_.value(section - ColumnCount).section('.', -1);
@@ -63,7 +63,9 @@ const QVariantMap& RunListModel::settingsOf(const RunRow& row) const {
   return row.run_settings.isEmpty() ? row.project_settings : row.run_settings;
 }
 
-qint64 RunListModel::totalSteps(const RunRow& row) const { return settingsOf(row).value("train.max_steps").toLongLong(); }
+qint64 RunListModel::totalSteps(const RunRow& row) const {
+  return settingsOf(row).value("train.max_steps").toLongLong();
+}
 
 namespace {
 // How far through its budget a run is (steps, else tokens, else wall-clock), -1 when unknown.
@@ -155,7 +157,8 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rows_.size()) return {};
   const RunRow& row = rows_[index.row()];
   if (role == Qt::DisplayRole) return displayText(row, index.column());
-  if (role == Qt::EditRole && (index.column() == Tags || index.column() == Notes)) return displayText(row, index.column());
+  if (role == Qt::EditRole && (index.column() == Tags || index.column() == Notes))
+    return displayText(row, index.column());
   if (role == SortRole) return sortValue(row, index.column());
   if (role == Qt::CheckStateRole && index.column() == Run) return row.overlaid ? Qt::Checked : Qt::Unchecked;
   if (role == Qt::ToolTipRole) {
@@ -288,7 +291,8 @@ void RunListModel::applySnapshot(const RunSnapshot& s) {
     for (const auto& p : it.value()) row.series.appendMetric(it.key(), p);
   }
   Q_EMIT dataChanged(index(r, 0), index(r, columnCount() - 1), {Qt::DisplayRole, Qt::ToolTipRole});
-  if (!s.new_train.isEmpty() || !s.new_eval.isEmpty() || !s.new_metrics.isEmpty() || s.reset) Q_EMIT seriesChanged(s.run);
+  if (!s.new_train.isEmpty() || !s.new_eval.isEmpty() || !s.new_metrics.isEmpty() || s.reset)
+    Q_EMIT seriesChanged(s.run);
 }
 
 void RunListModel::setLaunchError(const QString& run, const QString& error) {

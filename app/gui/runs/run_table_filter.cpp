@@ -28,7 +28,8 @@ bool RunTableFilter::termMatches(const QString& run, int source_row, const QStri
       if (it.key() != key && !it.key().endsWith("." + key)) continue;
       bool both_numbers = false, ok = false;
       const double number = it.value().toDouble(&both_numbers), wanted_number = wanted.toDouble(&ok);
-      if ((both_numbers && ok && number == wanted_number) || it.value().toString().compare(wanted, Qt::CaseInsensitive) == 0)
+      if ((both_numbers && ok && number == wanted_number) ||
+          it.value().toString().compare(wanted, Qt::CaseInsensitive) == 0)
         return true;
     }
     return false;

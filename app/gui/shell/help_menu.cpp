@@ -96,31 +96,36 @@ QString aboutText() {
 
 void addHelpMenu(QMainWindow* window) {
   auto* help = window->menuBar()->addMenu("&Help");
-  help->addAction("&Documentation…", window, [window] {
-    const QStringList files = documentationFiles();
-    auto* list = new QListWidget;
-    list->setObjectName("documentation-list");
-    for (const QString& file : files) list->addItem(QFileInfo(file).fileName());
-    if (files.isEmpty()) list->addItem("(no documentation found: set MIXERLAB_DOCS_DIR to a MixerLab checkout)");
-    QObject::connect(list, &QListWidget::itemActivated, list, [files, list](QListWidgetItem*) {
-      const QString file = files.value(list->currentRow());
-      if (!file.isEmpty()) QDesktopServices::openUrl(QUrl::fromLocalFile(file));
-    });
-    showDialog(window, "MixerLab documentation (double-click to open)", list);
-  })->setShortcut(QKeySequence::HelpContents);
-  help->addAction("&Keyboard shortcuts", window, [window] {
-    const auto rows = shortcutTable(window->menuBar());
-    auto* table = new QTableWidget(rows.size(), 2);
-    table->setHorizontalHeaderLabels({"action", "keys"});
-    table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-    table->verticalHeader()->setVisible(false);
-    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    for (int r = 0; r < rows.size(); ++r) {
-      table->setItem(r, 0, new QTableWidgetItem(rows[r].first));
-      table->setItem(r, 1, new QTableWidgetItem(rows[r].second));
-    }
-    showDialog(window, "Keyboard shortcuts", table);
-  })->setShortcut(QKeySequence("Ctrl+/"));
+  help->addAction("&Documentation…", window,
+                  [window] {
+                    const QStringList files = documentationFiles();
+                    auto* list = new QListWidget;
+                    list->setObjectName("documentation-list");
+                    for (const QString& file : files) list->addItem(QFileInfo(file).fileName());
+                    if (files.isEmpty())
+                      list->addItem("(no documentation found: set MIXERLAB_DOCS_DIR to a MixerLab checkout)");
+                    QObject::connect(list, &QListWidget::itemActivated, list, [files, list](QListWidgetItem*) {
+                      const QString file = files.value(list->currentRow());
+                      if (!file.isEmpty()) QDesktopServices::openUrl(QUrl::fromLocalFile(file));
+                    });
+                    showDialog(window, "MixerLab documentation (double-click to open)", list);
+                  })
+      ->setShortcut(QKeySequence::HelpContents);
+  help->addAction("&Keyboard shortcuts", window,
+                  [window] {
+                    const auto rows = shortcutTable(window->menuBar());
+                    auto* table = new QTableWidget(rows.size(), 2);
+                    table->setHorizontalHeaderLabels({"action", "keys"});
+                    table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+                    table->verticalHeader()->setVisible(false);
+                    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+                    for (int r = 0; r < rows.size(); ++r) {
+                      table->setItem(r, 0, new QTableWidgetItem(rows[r].first));
+                      table->setItem(r, 1, new QTableWidgetItem(rows[r].second));
+                    }
+                    showDialog(window, "Keyboard shortcuts", table);
+                  })
+      ->setShortcut(QKeySequence("Ctrl+/"));
   help->addAction("&About MixerLab", window, [window] { QMessageBox::about(window, "About MixerLab", aboutText()); });
 }
 

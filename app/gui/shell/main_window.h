@@ -136,7 +136,7 @@ class MainWindow : public QMainWindow {
 
  private:
   void buildUi();
-  void buildRunsDock();  // the filter line and the sortable runs table
+  void buildRunsDock();           // the filter line and the sortable runs table
   void refreshProjectSettings();  // the project runs' resolved settings, for hyperparameter columns
   void loadAnnotations();
   void forgetRunFolder(const QString& run);  // after archive or delete

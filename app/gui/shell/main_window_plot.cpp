@@ -7,13 +7,13 @@
 #include <QLineEdit>
 #include <QStatusBar>
 
-#include "app/gui/shell/app_settings.h"
-#include "app/gui/runs/fork_point.h"
 #include "app/gui/launch/launch_watcher.h"
-#include "app/gui/shell/main_window.h"
-#include "app/gui/project/project_document.h"
 #include "app/gui/launch/run_launcher.h"
+#include "app/gui/project/project_document.h"
+#include "app/gui/runs/fork_point.h"
 #include "app/gui/runs/run_list_model.h"
+#include "app/gui/shell/app_settings.h"
+#include "app/gui/shell/main_window.h"
 #include "core/runs/run_info.h"
 #include "widgets/loss_plot_widget.h"
 #include "widgets/plot_panels.h"
@@ -50,9 +50,9 @@ void MainWindow::savePlotView() {
 
 void MainWindow::onForkFromPlot(const QString& run, double step) {
   bool ok = false;
-  const QString run_id = QInputDialog::getText(this, "Fork run", QString("Fork %1 from step %2 into run directory:")
-                                                                     .arg(run).arg(qint64(step)),
-                                               QLineEdit::Normal, run + "-from-" + QString::number(qint64(step)), &ok);
+  const QString run_id = QInputDialog::getText(
+      this, "Fork run", QString("Fork %1 from step %2 into run directory:").arg(run).arg(qint64(step)),
+      QLineEdit::Normal, run + "-from-" + QString::number(qint64(step)), &ok);
   if (ok && !run_id.isEmpty()) forkFromStep(run, step, run_id);
 }
 

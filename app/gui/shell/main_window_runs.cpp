@@ -15,14 +15,14 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 
-#include "app/gui/shell/app_settings.h"
-#include "app/gui/shell/main_window.h"
+#include "app/gui/launch/run_queue.h"
 #include "app/gui/project/project_document.h"
 #include "app/gui/runs/run_annotations.h"
 #include "app/gui/runs/run_archive.h"
 #include "app/gui/runs/run_list_model.h"
-#include "app/gui/launch/run_queue.h"
 #include "app/gui/runs/run_table_filter.h"
+#include "app/gui/shell/app_settings.h"
+#include "app/gui/shell/main_window.h"
 #include "widgets/plot_panels.h"
 #include "widgets/run_comparison.h"
 #include "widgets/sweep_dialog.h"
@@ -145,20 +145,21 @@ QString MainWindow::deleteRun(const QString& run) {
 void MainWindow::onArchiveSelected() {
   const QString run = selectedRun();
   if (run.isEmpty()) return;
-  const auto answer = QMessageBox::question(
-      this, "Archive run", "Move the folder of " + run + " (metrics, checkpoints, log) to the project's archive/ folder?"
-                           "\nIts files are kept; it leaves the runs table.");
+  const auto answer = QMessageBox::question(this, "Archive run",
+                                            "Move the folder of " + run +
+                                                " (metrics, checkpoints, log) to the project's archive/ folder?"
+                                                "\nIts files are kept; it leaves the runs table.");
   if (answer == QMessageBox::Yes) archiveRun(run);
 }
 
 void MainWindow::onDeleteSelected() {
   const QString run = selectedRun();
   if (run.isEmpty()) return;
-  const auto answer = QMessageBox::warning(
-      this, "Delete run folder",
-      "Delete the folder of " + run + " with its metrics, checkpoints and log?\nThis cannot be undone; "
-                                      "Archive keeps the files instead.",
-      QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
+  const auto answer = QMessageBox::warning(this, "Delete run folder",
+                                           "Delete the folder of " + run +
+                                               " with its metrics, checkpoints and log?\nThis cannot be undone; "
+                                               "Archive keeps the files instead.",
+                                           QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
   if (answer == QMessageBox::Yes) deleteRun(run);
 }
 
@@ -200,10 +201,9 @@ QString MainWindow::createSweep(const QVector<QJsonObject>& runs, bool queue) {
   if (queue && queue_) {
     for (const QJsonObject& run : runs) queue_->enqueue(run.value("name").toString(), false);
   }
-  statusBar()->showMessage(QString("added %1 runs%2 (Edit > Undo removes them)")
-                               .arg(runs.size())
-                               .arg(queue ? " and queued them" : ""),
-                           10000);
+  statusBar()->showMessage(
+      QString("added %1 runs%2 (Edit > Undo removes them)").arg(runs.size()).arg(queue ? " and queued them" : ""),
+      10000);
   return {};
 }
 

@@ -6,10 +6,10 @@
 #include <QTabWidget>
 #include <QTimer>
 
-#include "app/gui/shell/main_window.h"
+#include "app/gui/launch/run_queue.h"
 #include "app/gui/project/project_document.h"
 #include "app/gui/runs/run_list_model.h"
-#include "app/gui/launch/run_queue.h"
+#include "app/gui/shell/main_window.h"
 #include "widgets/plot_panels.h"
 #include "widgets/run_comparison.h"
 #include "widgets/sweep_dialog.h"
@@ -19,8 +19,9 @@ namespace mixerlab::gui {
 QWidget* prepareScreenshotScene(MainWindow& window, const QString& scene, QString* error) {
   if (scene == "panels") {
     window.plotPanels()->setPanelMetrics({"loss", "tokens_per_s"});
-    if (auto* runs_dock = window.findChild<QDockWidget*>("runs-dock")) window.resizeDocks({runs_dock}, {200}, Qt::Vertical);
-    QTimer::singleShot(1500, &window, [&window] {  // once the monitor has reported every run folder
+    if (auto* runs_dock = window.findChild<QDockWidget*>("runs-dock"))
+      window.resizeDocks({runs_dock}, {200}, Qt::Vertical);
+    QTimer::singleShot(1500, &window, [&window] {                 // once the monitor has reported every run folder
       for (const QString& run : window.runModel()->runNames()) {  // the language models only
         if (run.startsWith("retrieval")) window.runModel()->setOverlaid(run, false);
       }
@@ -35,7 +36,8 @@ QWidget* prepareScreenshotScene(MainWindow& window, const QString& scene, QStrin
     for (const char* dock : {"log-dock", "comparison-dock", "queue-dock"}) {  // the table gets the width
       if (auto* d = window.findChild<QDockWidget*>(dock)) d->hide();
     }
-    if (auto* runs_dock = window.findChild<QDockWidget*>("runs-dock")) window.resizeDocks({runs_dock}, {260}, Qt::Vertical);
+    if (auto* runs_dock = window.findChild<QDockWidget*>("runs-dock"))
+      window.resizeDocks({runs_dock}, {260}, Qt::Vertical);
     return &window;
   }
   if (scene == "queue") {

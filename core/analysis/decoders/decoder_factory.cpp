@@ -12,17 +12,18 @@ bool isArch(const LanguageModel& model, const char* name) { return model.config(
 LanguageModel& nextTokenModel(LanguageModel& model) {
   const ModelConfig& c = model.config();
   if (c.objective == "one_step_completion") {
-    throw MixerLabError("this checkpoint was trained with the one_step_completion objective, which predicts the second "
-                        "half of a window at once, not the next token",
-                        "generate with a next_token or multi_token checkpoint");
+    throw MixerLabError(
+        "this checkpoint was trained with the one_step_completion objective, which predicts the second "
+        "half of a window at once, not the next token",
+        "generate with a next_token or multi_token checkpoint");
   }
   LanguageModel* base = &model;
   if (auto* wrapper = dynamic_cast<ObjectiveWrapper*>(&model)) base = &wrapper->base();
   const std::string& arch = c.arch;
   if (arch != "masked_mixer" && arch != "llama" && arch != "gpt" && arch != "transfixer" && arch != "mamba") {
-    throw MixerLabError("architecture \"" + arch +
-                            "\" does not generate text: it sees both sides or reconstructs its input",
-                        "generate with a masked_mixer, llama, gpt, transfixer or mamba checkpoint");
+    throw MixerLabError(
+        "architecture \"" + arch + "\" does not generate text: it sees both sides or reconstructs its input",
+        "generate with a masked_mixer, llama, gpt, transfixer or mamba checkpoint");
   }
   return *base;
 }

@@ -72,8 +72,8 @@ class AttentionStack {
                                           const at::TensorOptions& options) {
     std::vector<KvCache> caches;
     for (int64_t i = 0; i < layers; ++i) {
-      caches.push_back({torch::zeros({1, heads, context, head_dim}, options),
-                        torch::zeros({1, heads, context, head_dim}, options)});
+      caches.push_back(
+          {torch::zeros({1, heads, context, head_dim}, options), torch::zeros({1, heads, context, head_dim}, options)});
     }
     return caches;
   }

@@ -29,8 +29,8 @@ class MambaRecurrentDecoder : public TokenDecoder {
     const auto options = model_.backbone->embeddings->weight.options();
     states_.clear();
     for (size_t i = 0; i < model_.backbone->layers->size(); ++i) {
-      states_.push_back({torch::zeros({1, inner_, options_.d_conv}, options),
-                         torch::zeros({1, inner_, options_.d_state}, options)});
+      states_.push_back(
+          {torch::zeros({1, inner_, options_.d_conv}, options), torch::zeros({1, inner_, options_.d_state}, options)});
     }
     at::Tensor logits;
     for (int64_t id : ids) logits = append(id);
@@ -62,7 +62,7 @@ class MambaRecurrentDecoder : public TokenDecoder {
     auto params = m.x_proj->forward(u);
     auto dt_low = params.narrow(-1, 0, R), B = params.narrow(-1, R, N), C = params.narrow(-1, R + N, N);
     auto delta = F::softplus(m.dt_proj->forward(dt_low));  // [1, E]
-    auto A = -torch::exp(m.A_log);                          // [E, N]
+    auto A = -torch::exp(m.A_log);                         // [E, N]
     s.ssm = torch::exp(delta.unsqueeze(-1) * A) * s.ssm + (delta * u).unsqueeze(-1) * B.unsqueeze(1);
     auto y = (s.ssm * C.unsqueeze(1)).sum(-1) + m.D * u;  // [1, E]
     return m.out_proj->forward(y * F::silu(z));

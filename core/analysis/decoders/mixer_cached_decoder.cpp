@@ -87,7 +87,8 @@ class CachedBlock {
 class CachedMixerDecoder : public TokenDecoder {
  public:
   explicit CachedMixerDecoder(MaskedMixer& model)
-      : model_(model), context_(model.config().context_length),
+      : model_(model),
+        context_(model.config().context_length),
         relu_head_(mixerOptions(model.config()).head_activation == "relu") {}
   std::string name() const override { return "cached-mixer"; }
 
@@ -106,7 +107,8 @@ class CachedMixerDecoder : public TokenDecoder {
   }
 
   at::Tensor append(int64_t id) override {
-    if (length_ >= context_) throw MixerLabError("the mixer's window is full (" + std::to_string(context_) + " tokens)");
+    if (length_ >= context_)
+      throw MixerLabError("the mixer's window is full (" + std::to_string(context_) + " tokens)");
     return run({id});
   }
 

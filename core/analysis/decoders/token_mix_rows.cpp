@@ -13,7 +13,7 @@ at::Tensor mixTokenRows(const at::Tensor& weight, const at::Tensor& bias, const 
   at::Tensor y;
   for (int64_t t = 0; t < kernel; ++t) {
     auto w = weight.select(2, t).narrow(0, first, count).narrow(1, 0, n);  // [count, n]
-    auto part = torch::matmul(w, padded.narrow(2, t, width));             // [B, count, D]
+    auto part = torch::matmul(w, padded.narrow(2, t, width));              // [B, count, D]
     y = y.defined() ? y + part : part;
   }
   if (bias.defined()) y = y + bias.narrow(0, first, count).view({1, count, 1});

@@ -10,7 +10,8 @@
 namespace mixerlab {
 CandidateSample sampleCandidates(size_t query, size_t targets, int64_t context, std::mt19937_64& rng,
                                  bool with_replacement) {
-  if (context < 2) throw MixerLabError("retrieval context must be >= 2 (a query and a candidate), got " + std::to_string(context));
+  if (context < 2)
+    throw MixerLabError("retrieval context must be >= 2 (a query and a candidate), got " + std::to_string(context));
   const size_t slots = static_cast<size_t>(context - 1);
   if (query >= targets) throw MixerLabError("query " + std::to_string(query) + " has no target");
   if (targets < 2 || (!with_replacement && targets - 1 < slots)) {

@@ -40,7 +40,8 @@ std::vector<RankedMatch> topMatches(const at::Tensor& scores, int64_t k) {
 int64_t rankOf(const at::Tensor& scores, int64_t index) {
   const auto s_tensor = scores.to(torch::kDouble).contiguous();
   const int64_t n = s_tensor.size(0);
-  if (index < 0 || index >= n) throw MixerLabError("rankOf: row " + std::to_string(index) + " is outside 0.." + std::to_string(n - 1));
+  if (index < 0 || index >= n)
+    throw MixerLabError("rankOf: row " + std::to_string(index) + " is outside 0.." + std::to_string(n - 1));
   const auto* s = s_tensor.data_ptr<double>();
   int64_t before = 0;
   for (int64_t i = 0; i < n; ++i) before += ranksBefore(s, i, index) ? 1 : 0;

@@ -84,8 +84,8 @@ std::filesystem::path infoNceFinetune(const ModelSource& base, const std::vector
     const double lr = learningRateAt(step, s.learning_rate, s.warmup_steps, s.steps, "linear", 0.0);
     for (auto& group : optimizer.param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
     optimizer.zero_grad();
-    const auto embeddings = torch::nn::functional::normalize(embedWithGrad(m, texts),
-                                                             torch::nn::functional::NormalizeFuncOptions().dim(1));
+    const auto embeddings =
+        torch::nn::functional::normalize(embedWithGrad(m, texts), torch::nn::functional::NormalizeFuncOptions().dim(1));
     const auto cosines = torch::matmul(embeddings.narrow(0, 1, s.candidates), embeddings[0]);  // [candidates]
     const auto loss = torch::nn::functional::cross_entropy((cosines / s.temperature).unsqueeze(0),
                                                            torch::tensor({sample.label}, torch::kLong));
@@ -108,8 +108,11 @@ std::filesystem::path infoNceFinetune(const ModelSource& base, const std::vector
   TrainerState state = readTrainerState(base_dir);
   state.step += step;
   nlohmann::json config = readCheckpointConfig(base_dir);
-  config["infonce"] = {{"base_checkpoint", base_dir.string()}, {"steps", step}, {"temperature", s.temperature},
-                       {"candidates", s.candidates}, {"learning_rate", s.learning_rate}};
+  config["infonce"] = {{"base_checkpoint", base_dir.string()},
+                       {"steps", step},
+                       {"temperature", s.temperature},
+                       {"candidates", s.candidates},
+                       {"learning_rate", s.learning_rate}};
   m.model->eval();
   return saveCheckpoint(RunPaths{out_dir}.checkpoints(), *m.model, optimizer, state, config,
                         checkpointTokenizerFile(base_dir), 1);

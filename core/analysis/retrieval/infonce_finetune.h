@@ -17,18 +17,18 @@
 namespace mixerlab {
 
 struct InfoNceSettings {
-  int64_t candidates = 8;      // texts per step (the research code's batch of 8; its blog used 32)
-  double temperature = 0.02;   // tau
+  int64_t candidates = 8;     // texts per step (the research code's batch of 8; its blog used 32)
+  double temperature = 0.02;  // tau
   double learning_rate = 1e-4;
   int64_t warmup_steps = 50;
   int64_t steps = 200;
-  int64_t eval_every = 50;     // held-out cosine top-1 every N steps (and at the end)
+  int64_t eval_every = 50;  // held-out cosine top-1 every N steps (and at the end)
   uint64_t seed = 1;
 };
 
 struct InfoNceProgress {
   int64_t step = 0;
-  double loss = 0;                 // mean over the steps since the previous report
+  double loss = 0;                  // mean over the steps since the previous report
   std::optional<double> eval_top1;  // at evaluation steps
 };
 

@@ -14,12 +14,14 @@ namespace fs = std::filesystem;
 namespace {
 std::string folderSafe(const std::string& s) {
   std::string out;
-  for (const char c : s) out += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ? c : '_';
+  for (const char c : s)
+    out += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ? c : '_';
   return out.empty() ? "_" : out;
 }
 
 // The folder holds this model's embeddings of exactly these pairs, split the same way.
-bool matches(const fs::path& dir, const ModelSource& source, const std::vector<StoryPair>& pairs, double test_fraction) {
+bool matches(const fs::path& dir, const ModelSource& source, const std::vector<StoryPair>& pairs,
+             double test_fraction) {
   try {
     if (!fs::exists(dir / "retrieval.json")) return false;
     const RetrievalDataset d = loadRetrievalDataset(dir);
@@ -54,17 +56,20 @@ RetrievalCorpus RetrievalCorpus::file(const fs::path& pairs_file) {
 
 std::string RetrievalCorpus::id() const {
   if (pairs_file.empty()) return "synthetic-" + std::to_string(synthetic_count) + "-seed" + std::to_string(seed);
-  return "pairs-" + folderSafe(pairs_file.stem().string()) + "-" + hashHex(fs::absolute(pairs_file).string()).substr(0, 8);
+  return "pairs-" + folderSafe(pairs_file.stem().string()) + "-" +
+         hashHex(fs::absolute(pairs_file).string()).substr(0, 8);
 }
 
 std::string RetrievalCorpus::label() const {
-  if (pairs_file.empty()) return std::to_string(synthetic_count) + " synthetic stories (seed " + std::to_string(seed) + ")";
+  if (pairs_file.empty())
+    return std::to_string(synthetic_count) + " synthetic stories (seed " + std::to_string(seed) + ")";
   return pairs_file.filename().string();
 }
 
 std::vector<StoryPair> RetrievalCorpus::pairs() const {
   if (!pairs_file.empty()) return readStoryPairs(pairs_file);
-  if (synthetic_count < 2) throw MixerLabError("a synthetic corpus needs at least 2 stories, got " + std::to_string(synthetic_count));
+  if (synthetic_count < 2)
+    throw MixerLabError("a synthetic corpus needs at least 2 stories, got " + std::to_string(synthetic_count));
   return syntheticStoryPairs(static_cast<size_t>(synthetic_count), seed);
 }
 

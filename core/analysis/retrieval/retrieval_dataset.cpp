@@ -18,7 +18,8 @@ RetrievalDataset buildRetrievalDataset(const ModelSource& source, const std::vec
                                        double test_fraction, const EmbeddingSettings& embedding, const fs::path& dir,
                                        const std::function<void(size_t, size_t)>& progress,
                                        const std::atomic<bool>* cancel) {
-  if (pairs.size() < 2) throw MixerLabError("a retrieval dataset needs at least 2 pairs, got " + std::to_string(pairs.size()));
+  if (pairs.size() < 2)
+    throw MixerLabError("a retrieval dataset needs at least 2 pairs, got " + std::to_string(pairs.size()));
   if (!(test_fraction > 0 && test_fraction < 1)) throw MixerLabError("test_fraction must lie in (0, 1)");
   RetrievalDataset d;
   d.dir = dir;
@@ -26,7 +27,8 @@ RetrievalDataset buildRetrievalDataset(const ModelSource& source, const std::vec
   d.pairs = pairs;
   d.embedding = embedding;
   const auto held_out = static_cast<int64_t>(std::ceil(test_fraction * static_cast<double>(pairs.size())));
-  d.train_count = std::clamp<int64_t>(static_cast<int64_t>(pairs.size()) - held_out, 1, static_cast<int64_t>(pairs.size()) - 1);
+  d.train_count =
+      std::clamp<int64_t>(static_cast<int64_t>(pairs.size()) - held_out, 1, static_cast<int64_t>(pairs.size()) - 1);
   AnalysisModel m = loadAnalysisModel(source);
   d.model_label = m.label;
   d.model_key = modelKey(source);
@@ -41,7 +43,8 @@ RetrievalDataset buildRetrievalDataset(const ModelSource& source, const std::vec
       if (progress) progress(offset + done, total);
     };
   };
-  const at::Tensor queries = cachedEmbeddings(m, d.model_key, summaries, embedding, dir / "cache", nullptr, report(0), cancel);
+  const at::Tensor queries =
+      cachedEmbeddings(m, d.model_key, summaries, embedding, dir / "cache", nullptr, report(0), cancel);
   const at::Tensor targets =
       cachedEmbeddings(m, d.model_key, stories, embedding, dir / "cache", nullptr, report(pairs.size()), cancel);
   const int64_t n = d.train_count, rest = static_cast<int64_t>(pairs.size()) - n;
@@ -53,16 +56,20 @@ RetrievalDataset buildRetrievalDataset(const ModelSource& source, const std::vec
   fs::create_directories(dir);
   writeStoryPairs(dir / "pairs.jsonl", pairs);
   const fs::path partial = dir / "embeddings.safetensors.tmp-build";
-  saveSafetensors(partial, {{"query_train", d.query_train}, {"query_test", d.query_test},
-                            {"target_train", d.target_train}, {"target_test", d.target_test}},
+  saveSafetensors(partial,
+                  {{"query_train", d.query_train},
+                   {"query_test", d.query_test},
+                   {"target_train", d.target_train},
+                   {"target_test", d.target_test}},
                   {{"model_key", d.model_key}});
   fs::rename(partial, dir / "embeddings.safetensors");
-  const nlohmann::json meta = {{"model", {{"path", fs::absolute(source.path).string()},
-                                          {"run", source.run_name},
-                                          {"untrained", source.untrained},
-                                          {"seed", source.seed},
-                                          {"label", d.model_label},
-                                          {"key", d.model_key}}},
+  const nlohmann::json meta = {{"model",
+                                {{"path", fs::absolute(source.path).string()},
+                                 {"run", source.run_name},
+                                 {"untrained", source.untrained},
+                                 {"seed", source.seed},
+                                 {"label", d.model_label},
+                                 {"key", d.model_key}}},
                                {"pairs", pairs.size()},
                                {"train", d.train_count},
                                {"test", rest},
@@ -75,7 +82,8 @@ RetrievalDataset buildRetrievalDataset(const ModelSource& source, const std::vec
 RetrievalDataset loadRetrievalDataset(const fs::path& dir) {
   for (const char* name : {"retrieval.json", "embeddings.safetensors", "pairs.jsonl"}) {
     if (!fs::exists(dir / name)) {
-      throw MixerLabError(dir.string() + " has no " + name, "build it with mixerlab retrieval build --out " + dir.string());
+      throw MixerLabError(dir.string() + " has no " + name,
+                          "build it with mixerlab retrieval build --out " + dir.string());
     }
   }
   nlohmann::json meta;
@@ -87,8 +95,8 @@ RetrievalDataset loadRetrievalDataset(const fs::path& dir) {
   RetrievalDataset d;
   d.dir = dir;
   const auto& model = meta.at("model");
-  d.source = {model.at("path").get<std::string>(), model.at("run").get<std::string>(), model.at("untrained").get<bool>(),
-              model.at("seed").get<uint64_t>()};
+  d.source = {model.at("path").get<std::string>(), model.at("run").get<std::string>(),
+              model.at("untrained").get<bool>(), model.at("seed").get<uint64_t>()};
   d.model_label = model.at("label").get<std::string>();
   d.model_key = model.at("key").get<std::string>();
   d.train_count = meta.at("train").get<int64_t>();

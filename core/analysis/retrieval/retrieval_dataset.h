@@ -22,7 +22,7 @@ namespace mixerlab {
 
 struct RetrievalDataset {
   std::filesystem::path dir;
-  ModelSource source;      // the embedding model
+  ModelSource source;  // the embedding model
   std::string model_label;
   std::string model_key;
   std::vector<StoryPair> pairs;

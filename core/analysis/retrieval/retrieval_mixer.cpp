@@ -33,7 +33,7 @@ at::Tensor RetrievalMixerImpl::forward(const at::Tensor& samples) {
   auto x = samples;
   for (const auto& block : *blocks) x = block->as<RetrievalBlock>()->forward(x);
   const auto scores = head->forward(x).squeeze(-1);  // [B, c]
-  return scores.narrow(1, 1, scores.size(1) - 1);     // drop the query's slot
+  return scores.narrow(1, 1, scores.size(1) - 1);    // drop the query's slot
 }
 
 }  // namespace mixerlab

@@ -20,16 +20,16 @@ namespace fs = std::filesystem;
 
 namespace {
 nlohmann::json epochJson(const RetrievalEpoch& e) {
-  return {{"epoch", e.epoch}, {"step", e.step},     {"train_loss", e.train_loss},
+  return {{"epoch", e.epoch},         {"step", e.step},      {"train_loss", e.train_loss},
           {"eval_loss", e.eval_loss}, {"top1", e.eval_top1}, {"top5", e.eval_top5}};
 }
 
 void refuseEarlierRun(const RunPaths& paths) {
   for (const fs::path& existing : {paths.metrics(), retrievalRunFile(paths.root), paths.runJson()}) {
     if (fs::exists(existing)) {
-      throw MixerLabError("run folder " + paths.root.string() + " already holds a run (" +
-                              existing.filename().string() + ")",
-                          "choose another --out folder; a retrieval run is not resumed");
+      throw MixerLabError(
+          "run folder " + paths.root.string() + " already holds a run (" + existing.filename().string() + ")",
+          "choose another --out folder; a retrieval run is not resumed");
     }
   }
 }

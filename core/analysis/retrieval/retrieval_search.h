@@ -13,8 +13,8 @@
 namespace mixerlab {
 
 struct SearchHit {
-  int64_t id = 0;     // index into the dataset's pairs
-  double score = 0;   // cosine similarity
+  int64_t id = 0;    // index into the dataset's pairs
+  double score = 0;  // cosine similarity
   std::string story, summary;
   bool held_out = false;
 };

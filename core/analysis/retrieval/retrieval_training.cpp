@@ -22,7 +22,8 @@ std::pair<at::Tensor, at::Tensor> buildBatch(const at::Tensor& queries, const at
   for (size_t n : rows) {
     const CandidateSample s = sampleCandidates(n, static_cast<size_t>(targets.size(0)), context, rng, with_replacement);
     std::vector<int64_t> ids(s.candidates.begin(), s.candidates.end());
-    samples.push_back(torch::cat({queries[static_cast<int64_t>(n)].unsqueeze(0), targets.index_select(0, torch::tensor(ids))}, 0));
+    samples.push_back(
+        torch::cat({queries[static_cast<int64_t>(n)].unsqueeze(0), targets.index_select(0, torch::tensor(ids))}, 0));
     labels.push_back(s.label);
   }
   return {torch::stack(samples), torch::tensor(labels, torch::kLong)};
@@ -89,14 +90,17 @@ RetrievalTrainResult trainRetrievalModel(const at::Tensor& train_queries, const 
                                          const std::atomic<bool>* cancel, RetrievalMixer* out_model) {
   checkPairs(train_queries, train_targets, "training");
   checkPairs(test_queries, test_targets, "held-out");
-  if (train_queries.size(1) != test_queries.size(1)) throw MixerLabError("training and held-out embeddings differ in width");
-  if (s.epochs < 1 || s.batch_size < 1 || s.layers < 1) throw MixerLabError("epochs, batch_size and layers must be >= 1");
+  if (train_queries.size(1) != test_queries.size(1))
+    throw MixerLabError("training and held-out embeddings differ in width");
+  if (s.epochs < 1 || s.batch_size < 1 || s.layers < 1)
+    throw MixerLabError("epochs, batch_size and layers must be >= 1");
   torch::manual_seed(s.seed);
   RetrievalMixer model(s.context, train_queries.size(1), s.layers);
   model->train();
   torch::optim::AdamW optimizer(model->parameters(), torch::optim::AdamWOptions(s.learning_rate));
   const size_t n = static_cast<size_t>(train_queries.size(0));
-  const int64_t steps_per_epoch = static_cast<int64_t>((n + static_cast<size_t>(s.batch_size) - 1) / static_cast<size_t>(s.batch_size));
+  const int64_t steps_per_epoch =
+      static_cast<int64_t>((n + static_cast<size_t>(s.batch_size) - 1) / static_cast<size_t>(s.batch_size));
   const int64_t total_steps = steps_per_epoch * s.epochs;
   std::mt19937_64 rng(s.seed);
   RetrievalTrainResult result;
@@ -112,14 +116,16 @@ RetrievalTrainResult trainRetrievalModel(const at::Tensor& train_queries, const 
         result.cancelled = true;
         break;
       }
-      const std::vector<size_t> rows(order.begin() + static_cast<std::ptrdiff_t>(first),
-                                     order.begin() + static_cast<std::ptrdiff_t>(std::min(n, first + static_cast<size_t>(s.batch_size))));
+      const std::vector<size_t> rows(
+          order.begin() + static_cast<std::ptrdiff_t>(first),
+          order.begin() + static_cast<std::ptrdiff_t>(std::min(n, first + static_cast<size_t>(s.batch_size))));
       auto [samples, labels] = buildBatch(train_queries, train_targets, rows, s.context, rng, s.with_replacement);
       ++step;
-      const double lr = step <= s.warmup_steps
-                            ? s.learning_rate * static_cast<double>(step) / static_cast<double>(std::max<int64_t>(1, s.warmup_steps))
-                            : s.learning_rate * std::max(0.0, static_cast<double>(total_steps - step)) /
-                                  static_cast<double>(std::max<int64_t>(1, total_steps - s.warmup_steps));
+      const double lr =
+          step <= s.warmup_steps
+              ? s.learning_rate * static_cast<double>(step) / static_cast<double>(std::max<int64_t>(1, s.warmup_steps))
+              : s.learning_rate * std::max(0.0, static_cast<double>(total_steps - step)) /
+                    static_cast<double>(std::max<int64_t>(1, total_steps - s.warmup_steps));
       for (auto& group : optimizer.param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
       optimizer.zero_grad();
       const auto loss = torch::nn::functional::cross_entropy(model->forward(samples), labels);

@@ -18,7 +18,8 @@ at::Tensor embedTexts(AnalysisModel& m, const std::vector<std::string>& texts, c
   LanguageModel& model = *m.model;
   const int64_t context = model.config().context_length;
   const int64_t from_end = settings.from_end >= 0 ? settings.from_end : (model.config().arch == "masked_mixer" ? 1 : 0);
-  if (from_end >= context) throw MixerLabError("embedding position " + std::to_string(from_end) + " from the end does not fit the context");
+  if (from_end >= context)
+    throw MixerLabError("embedding position " + std::to_string(from_end) + " from the end does not fit the context");
   const bool left = m.train.padding_side != "right";
   torch::NoGradGuard no_grad;
   std::vector<at::Tensor> parts;
@@ -48,7 +49,8 @@ at::Tensor embedTexts(AnalysisModel& m, const std::vector<std::string>& texts, c
 
 std::string modelKey(const ModelSource& source) {
   if (!source.run_name.empty() || source.untrained) {
-    const fs::path config = source.run_name.empty() ? checkpointConfigFile(resolveCheckpointDir(source.path)) : source.path;
+    const fs::path config =
+        source.run_name.empty() ? checkpointConfigFile(resolveCheckpointDir(source.path)) : source.path;
     return hashHex(hashFileHex(config) + "|" + source.run_name + "|untrained|" + std::to_string(source.seed));
   }
   return hashFileHex(resolveCheckpointDir(source.path) / "model.safetensors");
@@ -69,7 +71,8 @@ at::Tensor cachedEmbeddings(AnalysisModel& m, const std::string& model_key, cons
   const at::Tensor embeddings = embedTexts(m, texts, settings, progress, cancel);
   fs::create_directories(cache_dir);
   const fs::path partial = file.string() + ".tmp-" + std::to_string(::getpid());
-  saveSafetensors(partial, {{"embeddings", embeddings}}, {{"model_key", model_key}, {"count", std::to_string(texts.size())}});
+  saveSafetensors(partial, {{"embeddings", embeddings}},
+                  {{"model_key", model_key}, {"count", std::to_string(texts.size())}});
   fs::rename(partial, file);
   return embeddings;
 }

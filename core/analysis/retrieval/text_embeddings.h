@@ -25,7 +25,8 @@ struct EmbeddingSettings {
 // [N, D] float32 CPU. `progress(done, total)` after every batch; `cancel` is polled between batches
 // (a cancelled call throws MixerLabError).
 at::Tensor embedTexts(AnalysisModel& model, const std::vector<std::string>& texts, const EmbeddingSettings& settings,
-                      const std::function<void(size_t, size_t)>& progress = {}, const std::atomic<bool>* cancel = nullptr);
+                      const std::function<void(size_t, size_t)>& progress = {},
+                      const std::atomic<bool>* cancel = nullptr);
 
 // The same through the cache folder: `model_key` identifies the weights (see modelKey()).
 at::Tensor cachedEmbeddings(AnalysisModel& model, const std::string& model_key, const std::vector<std::string>& texts,

@@ -60,7 +60,7 @@ class Transfixer : public LanguageModel {
   int64_t representationLayers() const override;
   at::Tensor tokenEmbeddingMatrix() override;
   at::Tensor layerOutput(const at::Tensor& embeds, int64_t layer) override;
-  std::map<std::string, at::Tensor> moduleTensors() override;     // conv weights with the mask applied
+  std::map<std::string, at::Tensor> moduleTensors() override;  // conv weights with the mask applied
   void afterLoad() override;
 
   TransfixerBody model{nullptr};

@@ -55,7 +55,7 @@ class MixerBlockImpl : public torch::nn::Module {
   explicit MixerBlockImpl(const ModelConfig& config);
   at::Tensor forward(const at::Tensor& x);
   std::vector<MaskedTokenConvImpl*> squareConvs();  // the flat conv or every head's conv
-  at::Tensor feedForward(const at::Tensor& x);  // the position-wise sublayer (patch_ff must be set)
+  at::Tensor feedForward(const at::Tensor& x);      // the position-wise sublayer (patch_ff must be set)
   bool residual() const { return residual_; }
   torch::nn::LayerNorm seq_layernorm{nullptr}, patch_layernorm{nullptr};
   MaskedTokenConv conv{nullptr};                   // mixing "flat": conv.weight [T,T,k]

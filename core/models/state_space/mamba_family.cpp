@@ -42,8 +42,8 @@ ArchitectureInfo mambaFamily() {
       layer.forward_flops_per_token =
           2.0 * D * 2.0 * E + 2.0 * E * (R + 2.0 * N) + 2.0 * R * E + 2.0 * E * D + 2.0 * E * K + 6.0 * E * N;
       // norm in/out (2D), in_proj out (2E), conv out and SiLU (2E), x_proj out (R+2N), dt before and
-      // after softplus (2E), y, SiLU(z), gated y (3E). The tensor-op scans add dt*A, dt*B*u and h (3EN); the fused scan keeps only its inputs and
-      // recomputes h in the backward (on CPU; elsewhere it runs the parallel scan).
+      // after softplus (2E), y, SiLU(z), gated y (3E). The tensor-op scans add dt*A, dt*B*u and h (3EN); the fused scan
+      // keeps only its inputs and recomputes h in the backward (on CPU; elsewhere it runs the parallel scan).
       const double scan_per_token = o.scan == "fused" ? 0.0 : 3.0 * E * N;
       layer.activation_bytes = tokens * (2.0 * D + 9.0 * E + R + 2.0 * N + scan_per_token) * 4.0;
       cost.layers.push_back(layer);

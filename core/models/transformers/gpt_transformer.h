@@ -80,7 +80,7 @@ class GptTransformer : public LanguageModel {
   at::Tensor tokenEmbeddingMatrix() override;
   at::Tensor layerOutput(const at::Tensor& embeds, int64_t layer) override;
   at::Tensor positionEmbeddings(int64_t length) override;
-  std::map<std::string, at::Tensor> moduleTensors() override;     // adds lm_head.weight (= the embedding), as HF
+  std::map<std::string, at::Tensor> moduleTensors() override;  // adds lm_head.weight (= the embedding), as HF
   bool exportsTiedHead() const override { return true; }
 
   // options.dropout (HF embd_pdrop = attn_pdrop = resid_pdrop), default 0.1.
