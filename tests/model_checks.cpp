@@ -3,6 +3,8 @@
 
 #include <torch/torch.h>
 
+#include <cmath>
+
 namespace mixerlab::testing {
 
 QString causalityProblem(LanguageModel& model, int64_t length, int64_t batch) {
@@ -28,6 +30,26 @@ QString causalityProblem(LanguageModel& model, int64_t length, int64_t batch) {
     return QString("a %1-token input does not give the prefix of the full-length outputs").arg(prefix);
   }
   return {};
+}
+
+LossTrend trainOnOneBatch(LanguageModel& model, torch::optim::Optimizer& optimizer, const at::Tensor& ids, int steps,
+                          double clip_norm) {
+  LossTrend trend;
+  for (int step = 0; step < steps; ++step) {
+    optimizer.zero_grad();
+    auto loss = model.loss(model.forward(ids), ids);
+    loss.backward();
+    if (clip_norm > 0) {
+      const double norm = torch::nn::utils::clip_grad_norm_(model.parameters(), clip_norm);
+      if (!std::isfinite(norm)) {
+        trend.bad_gradient_norm = norm;
+        return trend;
+      }
+    }
+    optimizer.step();
+    (step == 0 ? trend.first : trend.last) = loss.item<double>();
+  }
+  return trend;
 }
 
 }  // namespace mixerlab::testing

@@ -19,13 +19,19 @@
 
 namespace mixerlab::testing {
 
+// A project file's "corpus" entry for the demo stories (stories-b trains, stories-a evaluates),
+// to start a project JSON with: "{" + demoCorpusJson() + ", ...}".
+inline std::string demoCorpusJson() {
+  const auto data = sourceDir() / "projects/demo/data";
+  const nlohmann::json corpus = {{"train", (data / "stories-b.txt").string()},
+                                 {"eval", (data / "stories-a.txt").string()},
+                                 {"format", "blank_line"}};
+  return "\"corpus\": " + corpus.dump();
+}
+
 inline std::filesystem::path writeTinyProject(const std::filesystem::path& dir, const std::string& extra_train = "",
                                               int64_t d_model = 32, int64_t context = 32) {
-  const auto data = sourceDir() / "projects/demo/data";
-  const std::string json = R"({
-    "corpus": {"train": ")" +
-                           (data / "stories-b.txt").string() + R"(", "eval": ")" + (data / "stories-a.txt").string() +
-                           R"(", "format": "blank_line"},
+  const std::string json = "{" + demoCorpusJson() + R"(,
     "tokenizer": {"vocab_size": 512},
     "defaults": {
       "model": {"d_model": )" +
@@ -60,7 +66,7 @@ inline std::filesystem::path writeDemoProjectCopy(const std::filesystem::path& d
   const auto data = sourceDir() / "projects/demo/data";
   demo["corpus"]["train"] = (data / "stories-b.txt").string();
   demo["corpus"]["eval"] = (data / "stories-a.txt").string();
-  demo["defaults"]["train"].merge_patch(train_overrides);
+  if (!train_overrides.empty()) demo["defaults"]["train"].merge_patch(train_overrides);
   writeText(dir / "project.json", demo.dump(indent));
   return dir / "project.json";
 }

@@ -13,6 +13,7 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
+#include "widgets/column_header.h"
 #include "widgets/token_probability_scale.h"
 
 namespace mixerlab::widgets {
@@ -40,17 +41,8 @@ GenerationColumnView::GenerationColumnView(QWidget* parent) : QFrame(parent) {
   layout->setContentsMargins(6, 4, 6, 6);
   layout->setSpacing(2);
   auto* top = new QHBoxLayout;
-  title_ = new QLabel(this);
-  title_->setObjectName("column_title");
-  QFont bold = title_->font();
-  bold.setBold(true);
-  title_->setFont(bold);
-  title_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  remove_ = new QToolButton(this);
-  remove_->setObjectName("remove_column");
-  remove_->setText(QString(QChar(0x2715)));  // ✕
-  remove_->setAutoRaise(true);
-  remove_->setToolTip(tr("Remove this column"));
+  title_ = makeBoldTitle(this, "column_title", /*selectable=*/true);
+  remove_ = makeRemoveButton(this, "remove_column", tr("Remove this column"));
   connect(remove_, &QToolButton::clicked, this, &GenerationColumnView::removeRequested);
   top->addWidget(title_, 1);
   top->addWidget(remove_);

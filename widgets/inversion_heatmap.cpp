@@ -3,9 +3,10 @@
 
 #include <qcustomplot.h>
 #include <QMouseEvent>
-#include <QVBoxLayout>
 #include <cmath>
 #include <limits>
+
+#include "widgets/plot_setup.h"
 
 namespace mixerlab::widgets {
 
@@ -14,11 +15,7 @@ constexpr int kMaxLabelledCells = 160;  // above this the values are left to the
 }
 
 InversionHeatmap::InversionHeatmap(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(plot_);
-  plot_->setObjectName("inversion_heatmap_plot");
-  plot_->setMinimumSize(320, 200);
+  fillWithPlot(this, plot_, "inversion_heatmap_plot", 320, 200);
   map_ = new QCPColorMap(plot_->xAxis, plot_->yAxis);
   scale_ = new QCPColorScale(plot_);
   plot_->plotLayout()->addElement(0, 1, scale_);

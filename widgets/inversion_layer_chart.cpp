@@ -3,9 +3,10 @@
 
 #include <qcustomplot.h>
 #include <QMouseEvent>
-#include <QVBoxLayout>
 #include <cmath>
 #include <limits>
+
+#include "widgets/plot_setup.h"
 
 namespace mixerlab::widgets {
 
@@ -16,11 +17,7 @@ QColor InversionLayerChart::modelColour(int index) {
 }
 
 InversionLayerChart::InversionLayerChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(plot_);
-  plot_->setObjectName("inversion_layer_plot");
-  plot_->setMinimumSize(280, 200);
+  fillWithPlot(this, plot_, "inversion_layer_plot", 280, 200);
   plot_->setMouseTracking(true);
   plot_->legend->setVisible(true);
   plot_->legend->setFont(font());
@@ -34,15 +31,7 @@ InversionLayerChart::InversionLayerChart(QWidget* parent) : QWidget(parent), plo
   marker_ = new QCPItemStraightLine(plot_);
   marker_->setPen(QPen(QColor(120, 120, 120), 1, Qt::DotLine));
   marker_->setVisible(false);
-  readout_ = new QCPItemText(plot_);
-  readout_->setLayer("legend");
-  readout_->position->setType(QCPItemPosition::ptAxisRectRatio);
-  readout_->position->setCoords(0.99, 0.99);
-  readout_->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
-  readout_->setPadding(QMargins(5, 3, 5, 3));
-  readout_->setBrush(QColor(255, 255, 255, 230));
-  readout_->setPen(QPen(QColor(150, 150, 150)));
-  readout_->setVisible(false);
+  readout_ = addHoverReadout(plot_, 0.99, 0.99, Qt::AlignRight | Qt::AlignBottom, 230, 150);
   connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
     if (series_.isEmpty() || !plot_->axisRect()->rect().contains(e->pos())) return;
     const int layer = static_cast<int>(std::lround(plot_->xAxis->pixelToCoord(e->position().x())));

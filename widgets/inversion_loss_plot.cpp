@@ -2,17 +2,14 @@
 #include "widgets/inversion_loss_plot.h"
 
 #include <qcustomplot.h>
-#include <QVBoxLayout>
 #include <algorithm>
+
+#include "widgets/plot_setup.h"
 
 namespace mixerlab::widgets {
 
 InversionLossPlot::InversionLossPlot(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(plot_);
-  plot_->setObjectName("inversion_loss_plot");
-  plot_->setMinimumSize(220, 200);
+  fillWithPlot(this, plot_, "inversion_loss_plot", 220, 200);
   plot_->yAxis->setScaleType(QCPAxis::stLogarithmic);
   plot_->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
   plot_->yAxis->setNumberFormat("eb");

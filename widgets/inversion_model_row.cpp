@@ -7,6 +7,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "widgets/column_header.h"
+
 namespace mixerlab::widgets {
 
 InversionModelRow::InversionModelRow(QWidget* parent) : QFrame(parent) {
@@ -17,22 +19,14 @@ InversionModelRow::InversionModelRow(QWidget* parent) : QFrame(parent) {
   auto* top = new QHBoxLayout;
   swatch_ = new QLabel(this);
   swatch_->setFixedSize(10, 10);
-  title_ = new QLabel(this);
-  title_->setObjectName("model_title");
-  QFont bold = title_->font();
-  bold.setBold(true);
-  title_->setFont(bold);
+  title_ = makeBoldTitle(this, "model_title", /*selectable=*/false);
   twin_ = new QToolButton(this);
   twin_->setObjectName("add_twin");
   twin_->setText(tr("+ untrained"));
   twin_->setAutoRaise(true);
   twin_->setToolTip(tr("Add the untrained twin: the same config and tokenizer, freshly initialised"));
   connect(twin_, &QToolButton::clicked, this, &InversionModelRow::twinRequested);
-  remove_ = new QToolButton(this);
-  remove_->setObjectName("remove_model");
-  remove_->setText(QString(QChar(0x2715)));  // ✕
-  remove_->setAutoRaise(true);
-  remove_->setToolTip(tr("Remove this model"));
+  remove_ = makeRemoveButton(this, "remove_model", tr("Remove this model"));
   connect(remove_, &QToolButton::clicked, this, &InversionModelRow::removeRequested);
   top->addWidget(swatch_);
   top->addWidget(title_, 1);

@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "widgets/plot_export.h"
+#include "widgets/plot_setup.h"
 
 namespace mixerlab::widgets {
 
@@ -41,16 +42,8 @@ LossPlotWidget::LossPlotWidget(QWidget* parent) : QWidget(parent), plot_(new QCu
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   plot_->setMinimumSize(320, 160);  // several panels share the plot area
   plot_->setMouseTracking(true);
-  readout_ = new QCPItemText(plot_);
-  readout_->setLayer("legend");
-  readout_->position->setType(QCPItemPosition::ptAxisRectRatio);
-  readout_->position->setCoords(0.01, 0.99);
-  readout_->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+  readout_ = addHoverReadout(plot_, 0.01, 0.99, Qt::AlignLeft | Qt::AlignBottom, 220, 120);
   readout_->setTextAlignment(Qt::AlignLeft);
-  readout_->setPadding(QMargins(5, 3, 5, 3));
-  readout_->setBrush(QColor(255, 255, 255, 220));
-  readout_->setPen(QPen(QColor(120, 120, 120)));
-  readout_->setVisible(false);
   marker_ = new QCPItemTracer(plot_);
   marker_->setLayer("legend");
   marker_->setStyle(QCPItemTracer::tsCircle);

@@ -12,6 +12,8 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include "widgets/column_header.h"
+
 namespace mixerlab::widgets {
 
 namespace {
@@ -23,17 +25,8 @@ QString oneLine(const QString& text) { return QString(text).replace('\n', ' ').s
 RetrievalResultsView::RetrievalResultsView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
-  title_ = new QLabel(this);
-  title_->setObjectName("retrieval-column-title");
-  QFont bold = title_->font();
-  bold.setBold(true);
-  title_->setFont(bold);
-  title_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  remove_ = new QToolButton(this);
-  remove_->setObjectName("retrieval-remove-column");
-  remove_->setText("\u2715");
-  remove_->setToolTip("Remove this model");
-  remove_->setAutoRaise(true);
+  title_ = makeBoldTitle(this, "retrieval-column-title", /*selectable=*/true);
+  remove_ = makeRemoveButton(this, "retrieval-remove-column", "Remove this model");
   connect(remove_, &QToolButton::clicked, this, &RetrievalResultsView::removeRequested);
   auto* title_row = new QHBoxLayout;
   title_row->addWidget(title_, 1);

@@ -13,26 +13,21 @@
 #include "core/analysis/eval_documents.h"
 #include "core/analysis/sampling.h"
 #include "core/train/checkpoint.h"
+#include "core/util/enum_names.h"
 #include "core/util/error.h"
 
 namespace mixerlab {
 namespace fs = std::filesystem;
 
-std::string finishReasonName(FinishReason reason) {
-  switch (reason) {
-    case FinishReason::kMaxNewTokens:
-      return "max_new_tokens";
-    case FinishReason::kEndOfText:
-      return "eos";
-    case FinishReason::kStopString:
-      return "stop_string";
-    case FinishReason::kContextFull:
-      return "context_full";
-    case FinishReason::kCancelled:
-      return "cancelled";
-  }
-  return "unknown";
-}
+namespace {
+constexpr EnumName<FinishReason> kFinishReasonNames[] = {{FinishReason::kMaxNewTokens, "max_new_tokens"},
+                                                         {FinishReason::kEndOfText, "eos"},
+                                                         {FinishReason::kStopString, "stop_string"},
+                                                         {FinishReason::kContextFull, "context_full"},
+                                                         {FinishReason::kCancelled, "cancelled"}};
+}  // namespace
+
+std::string finishReasonName(FinishReason reason) { return enumName(kFinishReasonNames, reason, "unknown"); }
 
 void validateGeneration(const GenerationSettings& s) {
   validateSampling(s.sampling);

@@ -1,6 +1,8 @@
 // JSON of text generation (see generation_json.h).
 #include "core/analysis/generation_json.h"
 
+#include "core/util/enum_names.h"
+
 namespace mixerlab {
 
 std::string decoderChoiceName(DecoderChoice decoder) {
@@ -8,15 +10,10 @@ std::string decoderChoiceName(DecoderChoice decoder) {
 }
 
 std::string promptPlacementName(PromptPlacement placement) {
-  switch (placement) {
-    case PromptPlacement::kWindowEnd:
-      return "window_end";
-    case PromptPlacement::kWindowStart:
-      return "window_start";
-    case PromptPlacement::kAuto:
-      break;
-  }
-  return "auto";
+  static constexpr EnumName<PromptPlacement> kNames[] = {{PromptPlacement::kAuto, "auto"},
+                                                         {PromptPlacement::kWindowEnd, "window_end"},
+                                                         {PromptPlacement::kWindowStart, "window_start"}};
+  return enumName(kNames, placement, "auto");
 }
 
 nlohmann::json generationSettingsJson(const GenerationSettings& s) {

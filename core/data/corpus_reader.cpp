@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/util/atomic_file.h"
+#include "core/util/enum_names.h"
 #include "core/util/error.h"
 #include "core/util/hashing.h"
 
@@ -118,27 +119,19 @@ std::string lowercase(std::string s) {
 
 }  // namespace
 
+namespace {
+constexpr EnumName<CorpusFormat> kCorpusFormatNames[] = {{CorpusFormat::Auto, "auto"},
+                                                         {CorpusFormat::EndOfText, "endoftext"},
+                                                         {CorpusFormat::BlankLine, "blank_line"},
+                                                         {CorpusFormat::JsonLines, "jsonl"}};
+}  // namespace
+
 CorpusFormat parseCorpusFormat(const std::string& name) {
-  for (CorpusFormat f :
-       {CorpusFormat::Auto, CorpusFormat::EndOfText, CorpusFormat::BlankLine, CorpusFormat::JsonLines}) {
-    if (name == corpusFormatName(f)) return f;
-  }
+  if (const auto format = enumFromName(kCorpusFormatNames, name)) return *format;
   throw MixerLabError("unknown corpus format \"" + name + "\"", "use one of: auto, endoftext, blank_line, jsonl");
 }
 
-std::string corpusFormatName(CorpusFormat format) {
-  switch (format) {
-    case CorpusFormat::Auto:
-      return "auto";
-    case CorpusFormat::EndOfText:
-      return "endoftext";
-    case CorpusFormat::BlankLine:
-      return "blank_line";
-    case CorpusFormat::JsonLines:
-      return "jsonl";
-  }
-  return "auto";
-}
+std::string corpusFormatName(CorpusFormat format) { return enumName(kCorpusFormatNames, format, "auto"); }
 
 CorpusFormat detectCorpusFormat(const fs::path& path, std::string_view contents) {
   const std::string ext = lowercase(path.extension().string());

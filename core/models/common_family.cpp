@@ -27,6 +27,10 @@ void validateAttentionHeads(const ModelConfig& c, bool rotary, std::vector<std::
   }
 }
 
+void refuseTiedHead(const ModelConfig& c, const std::string& untied_head, std::vector<std::string>& problems) {
+  if (c.tie_weights) problems.push_back("tie_weights: " + untied_head + "; set it to false");
+}
+
 void validateOptions(const ModelConfig& c, std::vector<std::string>& problems,
                      const std::function<void(JsonFields&)>& read) {
   try {
@@ -38,6 +42,17 @@ void validateOptions(const ModelConfig& c, std::vector<std::string>& problems,
     if (message.rfind(": ", 0) == 0) message = message.substr(2);  // no file name at this level
     problems.push_back(message);
   }
+}
+
+LayerCost llamaLayerCost(const ModelConfig& c, const std::string& name, double tokens) {
+  const double D = c.d_model, T = c.context_length, m = c.ff_mult, H = c.n_heads;
+  LayerCost layer;
+  layer.name = name;
+  layer.parameters = 4 * c.d_model * c.d_model + 3 * c.ff_mult * c.d_model * c.d_model + 2 * c.d_model;
+  layer.forward_flops_per_token = 8.0 * D * D + 4.0 * T * D + 6.0 * m * D * D;
+  // norms/residuals/q/k/v/rotations/attended (10D), SwiGLU (4mD), scores + probabilities (2*H*T).
+  layer.activation_bytes = tokens * (10.0 * D + 4.0 * m * D + 2.0 * H * T) * 4.0;
+  return layer;
 }
 
 void finishCost(const ModelConfig& c, ModelCost& cost, int64_t head_parameters, const std::string& formula) {

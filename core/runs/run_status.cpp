@@ -11,30 +11,22 @@
 
 #include "core/runs/run_directory.h"
 #include "core/util/atomic_file.h"
+#include "core/util/enum_names.h"
 
 namespace mixerlab {
 
-std::string runStateName(RunState s) {
-  switch (s) {
-    case RunState::Pending:
-      return "pending";
-    case RunState::Running:
-      return "running";
-    case RunState::Finished:
-      return "finished";
-    case RunState::Failed:
-      return "failed";
-    case RunState::Stopped:
-      return "stopped";
-  }
-  return "pending";
-}
+namespace {
+constexpr EnumName<RunState> kRunStateNames[] = {{RunState::Pending, "pending"},
+                                                 {RunState::Running, "running"},
+                                                 {RunState::Finished, "finished"},
+                                                 {RunState::Failed, "failed"},
+                                                 {RunState::Stopped, "stopped"}};
+}  // namespace
+
+std::string runStateName(RunState s) { return enumName(kRunStateNames, s, "pending"); }
 
 RunState parseRunState(const std::string& name) {
-  for (auto s : {RunState::Pending, RunState::Running, RunState::Finished, RunState::Failed, RunState::Stopped}) {
-    if (runStateName(s) == name) return s;
-  }
-  return RunState::Pending;
+  return enumFromName(kRunStateNames, name).value_or(RunState::Pending);
 }
 
 std::string hostName() {

@@ -6,6 +6,7 @@
 #include <ATen/autocast_mode.h>
 #include <torch/version.h>
 
+#include "core/util/enum_names.h"
 #include "core/util/error.h"
 
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
@@ -55,26 +56,17 @@ void setDtype(c10::DeviceType type, c10::ScalarType dtype) {
 #endif
 }
 
+constexpr EnumName<Precision> kPrecisionNames[] = {
+    {Precision::Fp32, "fp32"}, {Precision::Bf16, "bf16"}, {Precision::Fp16, "fp16"}};
+
 }  // namespace
 
 Precision parsePrecision(const std::string& name) {
-  if (name == "fp32") return Precision::Fp32;
-  if (name == "bf16") return Precision::Bf16;
-  if (name == "fp16") return Precision::Fp16;
+  if (const auto precision = enumFromName(kPrecisionNames, name)) return *precision;
   throw MixerLabError("unknown train.precision \"" + name + "\"", "use fp32, bf16 or fp16");
 }
 
-std::string precisionName(Precision precision) {
-  switch (precision) {
-    case Precision::Bf16:
-      return "bf16";
-    case Precision::Fp16:
-      return "fp16";
-    case Precision::Fp32:
-      break;
-  }
-  return "fp32";
-}
+std::string precisionName(Precision precision) { return enumName(kPrecisionNames, precision, "fp32"); }
 
 c10::ScalarType precisionDtype(Precision precision) {
   switch (precision) {

@@ -1,23 +1,19 @@
 // JSON and docs forms of a field description (see field_spec.h).
 #include "core/util/field_spec.h"
 
+#include "core/util/enum_names.h"
+
 namespace mixerlab {
 
-std::string fieldTypeName(FieldType type) {
-  switch (type) {
-    case FieldType::Integer:
-      return "integer";
-    case FieldType::Number:
-      return "number";
-    case FieldType::Boolean:
-      return "boolean";
-    case FieldType::Choice:
-      return "choice";
-    case FieldType::Text:
-      return "text";
-  }
-  return "text";
-}
+namespace {
+constexpr EnumName<FieldType> kFieldTypeNames[] = {{FieldType::Integer, "integer"},
+                                                   {FieldType::Number, "number"},
+                                                   {FieldType::Boolean, "boolean"},
+                                                   {FieldType::Choice, "choice"},
+                                                   {FieldType::Text, "text"}};
+}  // namespace
+
+std::string fieldTypeName(FieldType type) { return enumName(kFieldTypeNames, type, "text"); }
 
 nlohmann::json FieldSpec::toJson() const {
   nlohmann::json j = {

@@ -10,6 +10,7 @@
 #include "core/models/model_registry.h"
 #include "core/models/safetensors.h"
 #include "core/train/checkpoint.h"
+#include "tests/model_checks.h"
 #include "tests/test_support.h"
 #include "tests/tiny_model_config.h"
 
@@ -79,15 +80,8 @@ class TestAutoencoders : public QObject {
     // Training reduces the reconstruction loss.
     model->train();
     torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(3e-3));
-    double first = 0, last = 0;
-    for (int step = 0; step < 40; ++step) {
-      opt.zero_grad();
-      auto loss = model->loss(model->forward(ids), ids);
-      loss.backward();
-      opt.step();
-      (step == 0 ? first : last) = loss.item<double>();
-    }
-    QVERIFY2(last < first - 0.5, qPrintable(QString("%1 -> %2").arg(first).arg(last)));
+    const auto trend = testing::trainOnOneBatch(*model, opt, ids, 40);
+    QVERIFY2(trend.last < trend.first - 0.5, qPrintable(QString("%1 -> %2").arg(trend.first).arg(trend.last)));
   }
 
   void dropoutOptionActsOnlyInTraining_data() {

@@ -9,6 +9,7 @@
 #include <QtTest/QtTest>
 
 #include <cmath>
+#include <functional>
 
 #include "core/models/model_registry.h"
 #include "core/models/safetensors.h"
@@ -183,6 +184,30 @@ std::pair<LanguageModelPtr, TensorMap> fixtureModel(const std::string& arch) {
   return {model, weights};
 }
 
+// Compares `arch`'s fixture model's logits on tokens() with reference(fixture weights, tokens()).
+// Empty when they agree within kTolerance; otherwise what differs (or the reference's own error).
+QString referenceMismatch(const std::string& arch,
+                          const std::function<at::Tensor(const TensorMap&, const at::Tensor&)>& reference) {
+  auto [model, weights] = fixtureModel(arch);
+  torch::NoGradGuard no_grad;
+  at::Tensor expected;
+  try {
+    expected = reference(weights, tokens());
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  const auto logits = model->forward(tokens());
+  if (logits.sizes() != expected.sizes()) {
+    return QString::fromStdString(arch + " logits have shape " + c10::str(logits.sizes()) + ", the reference " +
+                                  c10::str(expected.sizes()));
+  }
+  const double diff = maxDifference(logits, expected);
+  if (!(diff < kTolerance)) {
+    return QString("%1 logits differ from the reference by %2").arg(QString::fromStdString(arch)).arg(diff);
+  }
+  return QString();
+}
+
 TensorMap swapped(TensorMap w, const std::string& a, const std::string& b) {
   std::swap(w.at(a), w.at(b));
   return w;
@@ -197,35 +222,17 @@ class TestBaselineFixtures : public QObject {
   // Llama: RMSNorm (eps 1e-6), rotate-half RoPE (theta 10000), causal attention, SwiGLU
   // down(sigmoidLinearUnit(gate(x)) * up(x)), final RMSNorm, untied head.
   void llamaLogitsMatchReference() {
-    auto [model, weights] = fixtureModel("llama");
-    torch::NoGradGuard no_grad;
-    at::Tensor expected;
-    try {
-      expected = llamaReference(weights, tokens(), 10000.0, 1e-6);
-    } catch (const std::exception& e) {
-      QFAIL(e.what());
-    }
-    const auto logits = model->forward(tokens());
-    QCOMPARE(logits.sizes().vec(), expected.sizes().vec());
-    const double diff = maxDifference(logits, expected);
-    QVERIFY2(diff < kTolerance, qPrintable(QString("llama logits differ from the reference by %1").arg(diff)));
+    QCOMPARE(referenceMismatch("llama", [](const TensorMap& w,
+                                           const at::Tensor& ids) { return llamaReference(w, ids, 10000.0, 1e-6); }),
+             QString());
   }
 
   // GPT: learned positions, fused c_attn split q,k,v, post-LN (eps 1e-5), GELU-tanh MLP, Conv1D
   // x W + b, head tied to the token embedding; eval mode, so no dropout.
   void gptLogitsMatchReference() {
-    auto [model, weights] = fixtureModel("gpt");
-    torch::NoGradGuard no_grad;
-    at::Tensor expected;
-    try {
-      expected = gptReference(weights, tokens(), 1e-5);
-    } catch (const std::exception& e) {
-      QFAIL(e.what());
-    }
-    const auto logits = model->forward(tokens());
-    QCOMPARE(logits.sizes().vec(), expected.sizes().vec());
-    const double diff = maxDifference(logits, expected);
-    QVERIFY2(diff < kTolerance, qPrintable(QString("gpt logits differ from the reference by %1").arg(diff)));
+    QCOMPARE(
+        referenceMismatch("gpt", [](const TensorMap& w, const at::Tensor& ids) { return gptReference(w, ids, 1e-5); }),
+        QString());
   }
 
   // The fixtures can see the bugs they are meant to catch: each of these changes moves the

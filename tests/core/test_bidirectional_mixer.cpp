@@ -8,6 +8,7 @@
 #include "core/models/mixers/bidirectional_mixer.h"
 #include "core/models/model_registry.h"
 #include "core/models/safetensors.h"
+#include "tests/model_checks.h"
 #include "tests/test_support.h"
 #include "tests/tiny_model_config.h"
 
@@ -158,15 +159,8 @@ class TestBidirectionalMixer : public QObject {
     QVERIFY(model);
     torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(3e-3).weight_decay(0.1));
     auto ids = torch::randint(0, c.vocab_size, {8, 16}, torch::kLong);
-    double first = 0, last = 0;
-    for (int step = 0; step < 8; ++step) {
-      opt.zero_grad();
-      auto loss = model->loss(model->forward(ids), ids);
-      loss.backward();
-      opt.step();
-      (step == 0 ? first : last) = loss.item<double>();
-    }
-    QVERIFY2(last < first, qPrintable(QString("%1 -> %2").arg(first).arg(last)));
+    const auto trend = testing::trainOnOneBatch(*model, opt, ids, 8);
+    QVERIFY2(trend.last < trend.first, qPrintable(QString("%1 -> %2").arg(trend.first).arg(trend.last)));
     // In-graph masks: the stored masked entries stay exactly zero through AdamW with weight decay.
     auto* block = model->mixerblocks[0]->as<DoubleMixerBlock>();
     QCOMPARE(block->convf->weight.select(2, 0).triu(1).abs().max().item<double>(), 0.0);

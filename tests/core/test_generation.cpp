@@ -16,6 +16,7 @@
 #include "core/util/error.h"
 #include "tests/test_support.h"
 #include "tests/tiny_model_config.h"
+#include "tests/training_fixture.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;
@@ -26,11 +27,7 @@ constexpr int64_t kContext = 48;
 
 // One tiny project on the demo corpus with a run per family and mixer variant.
 fs::path writeProject(const fs::path& dir) {
-  const auto data = testing::sourceDir() / "projects/demo/data";
-  const std::string json = R"({
-    "corpus": {"train": ")" +
-                           (data / "stories-b.txt").string() + R"(", "eval": ")" + (data / "stories-a.txt").string() +
-                           R"(", "format": "blank_line"},
+  const std::string json = "{" + testing::demoCorpusJson() + R"(,
     "tokenizer": {"vocab_size": 512},
     "defaults": {
       "model": {"d_model": 32, "n_layers": 2, "context_length": )" +

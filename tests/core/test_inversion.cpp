@@ -12,6 +12,7 @@
 #include "core/analysis/analysis_model.h"
 #include "core/analysis/inversion.h"
 #include "tests/test_support.h"
+#include "tests/training_fixture.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;
@@ -22,11 +23,7 @@ const char* kStory =
     "Once upon a time, there was a little girl named Lily. She loved to play outside in the sun with her dog.";
 
 fs::path writeProject(const fs::path& dir) {
-  const auto data = testing::sourceDir() / "projects/demo/data";
-  const std::string json = R"({
-    "corpus": {"train": ")" +
-                           (data / "stories-b.txt").string() + R"(", "eval": ")" + (data / "stories-a.txt").string() +
-                           R"(", "format": "blank_line"},
+  const std::string json = "{" + testing::demoCorpusJson() + R"(,
     "tokenizer": {"vocab_size": 1024},
     "defaults": {"model": {"d_model": 256, "n_layers": 4, "context_length": 64, "n_heads": 4},
                  "train": {"device": "cpu", "threads": 2, "seed": 3, "max_steps": 1}},

@@ -144,16 +144,8 @@ class TestMamba : public QObject {
     auto model = buildModel(c);
     torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(3e-3).weight_decay(0.1));
     auto ids = torch::randint(0, c.vocab_size, {8, 16}, torch::kLong);
-    double first = 0, last = 0;
-    for (int step = 0; step < 30; ++step) {
-      opt.zero_grad();
-      auto loss = model->loss(model->forward(ids), ids);
-      loss.backward();
-      opt.step();
-      if (step == 0) first = loss.item<double>();
-      last = loss.item<double>();
-    }
-    QVERIFY2(last < first - 0.5, qPrintable(QString("loss %1 -> %2").arg(first).arg(last)));
+    const auto trend = testing::trainOnOneBatch(*model, opt, ids, 30);
+    QVERIFY2(trend.last < trend.first - 0.5, qPrintable(QString("loss %1 -> %2").arg(trend.first).arg(trend.last)));
   }
 };
 

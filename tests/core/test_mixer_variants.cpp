@@ -10,6 +10,7 @@
 #include "core/models/mixers/mixer_head.h"
 #include "core/models/model_registry.h"
 #include "core/models/safetensors.h"
+#include "tests/model_checks.h"
 #include "tests/test_support.h"
 #include "tests/tiny_model_config.h"
 
@@ -44,6 +45,12 @@ std::vector<Named> variants() {
       {"linear mixer relu", {{"feed_forward", "none"}, {"head_activation", "relu"}}, 1},
       {"fully linear", {{"layer_norms", false}, {"feed_forward", "none"}, {"residual", false}}, 1},
   };
+}
+
+// Test data: one row per variant, its index in variants() in the column "index".
+void addVariantRows() {
+  QTest::addColumn<int>("index");
+  for (size_t i = 0; i < variants().size(); ++i) QTest::newRow(variants()[i].name) << static_cast<int>(i);
 }
 
 // Copies of all parameters, to undo softmax_compat's in-place rewrite between forwards.
@@ -118,10 +125,7 @@ class TestMixerVariants : public QObject {
     QVERIFY(torch::equal(a->forward(ids), b->forward(ids)));
   }
 
-  void causality_data() {
-    QTest::addColumn<int>("index");
-    for (size_t i = 0; i < variants().size(); ++i) QTest::newRow(variants()[i].name) << static_cast<int>(i);
-  }
+  void causality_data() { addVariantRows(); }
   void causality() {
     QFETCH(int, index);
     const auto v = variants()[index];
@@ -248,10 +252,7 @@ class TestMixerVariants : public QObject {
     QVERIFY(torch::allclose(model.forward(ids), expected, 1e-4, 1e-5));
   }
 
-  void safetensorsRoundTrip_data() {
-    QTest::addColumn<int>("index");
-    for (size_t i = 0; i < variants().size(); ++i) QTest::newRow(variants()[i].name) << static_cast<int>(i);
-  }
+  void safetensorsRoundTrip_data() { addVariantRows(); }
   void safetensorsRoundTrip() {
     QFETCH(int, index);
     const auto v = variants()[index];
@@ -284,10 +285,7 @@ class TestMixerVariants : public QObject {
     QVERIFY2(torch::equal(a->forward(ids), b->forward(ids)), v.name);
   }
 
-  void adamwReducesLoss_data() {
-    QTest::addColumn<int>("index");
-    for (size_t i = 0; i < variants().size(); ++i) QTest::newRow(variants()[i].name) << static_cast<int>(i);
-  }
+  void adamwReducesLoss_data() { addVariantRows(); }
   void adamwReducesLoss() {
     QFETCH(int, index);
     const auto v = variants()[index];
@@ -297,17 +295,11 @@ class TestMixerVariants : public QObject {
     auto model = buildModel(c);
     torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(3e-3).weight_decay(0.0));
     auto ids = torch::randint(0, c.vocab_size, {8, 16}, torch::kLong);
-    double first = 0, last = 0;
-    for (int step = 0; step < 8; ++step) {
-      opt.zero_grad();
-      auto loss = model->loss(model->forward(ids), ids);
-      loss.backward();
-      const double norm = torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0);
-      QVERIFY2(std::isfinite(norm), qPrintable(QString("%1: gradient norm %2").arg(v.name).arg(norm)));
-      opt.step();
-      (step == 0 ? first : last) = loss.item<double>();
-    }
-    QVERIFY2(last < first, qPrintable(QString("%1: %2 -> %3").arg(v.name).arg(first).arg(last)));
+    const auto trend = testing::trainOnOneBatch(*model, opt, ids, 8, /*clip_norm=*/1.0);
+    QVERIFY2(trend.finiteGradients(),
+             qPrintable(QString("%1: gradient norm %2").arg(v.name).arg(trend.bad_gradient_norm)));
+    QVERIFY2(trend.last < trend.first,
+             qPrintable(QString("%1: %2 -> %3").arg(v.name).arg(trend.first).arg(trend.last)));
   }
 
   void expandedMatchesConv1dReference() {

@@ -83,6 +83,16 @@ FieldSpec specOf(const std::vector<FieldSpec>& specs, const std::string& key) { 
   throw std::runtime_error("no field " + key);
 }
 
+// The entries of `settings` (a JSON object of settings) whose value is not the default `specs`
+// declare for their key, as "key: value"; empty when every one is.
+QStringList nonDefaultSettings(const nlohmann::json& settings, const std::vector<FieldSpec>& specs) {
+  QStringList out;
+  for (const auto& [key, value] : settings.items()) {
+    if (value != specOf(specs, key).default_value) out << q(key) + ": " + q(value.dump());
+  }
+  return out;
+}
+
 }  // namespace
 
 class TestSettingsFields : public QObject {
@@ -138,18 +148,12 @@ class TestSettingsFields : public QObject {
   void structDefaultsAreTheDeclaredOnes() {
     const nlohmann::json inversion = inversionFields().write(InversionSettings{});
     for (const auto& spec : inversionSpecs()) QCOMPARE(q(spec.default_value.dump()), q(inversion.at(spec.key).dump()));
-    const nlohmann::json inversion_json = inversionSettingsJson(InversionSettings{});  // items() does not own it
-    for (const auto& [key, value] : inversion_json.items()) {
-      QVERIFY2(value == specOf(inversionSpecs(), key).default_value, key.c_str());
-    }
+    QCOMPARE(nonDefaultSettings(inversionSettingsJson(InversionSettings{}), inversionSpecs()), QStringList());
     const nlohmann::json generation = writeGenerationSettings(GenerationSettings{});
     const auto specs = generationFieldSpecs();
     QCOMPARE(generation.size(), specs.size());  // keys unique across the two lists
     for (const auto& spec : specs) QCOMPARE(q(spec.default_value.dump()), q(generation.at(spec.key).dump()));
-    const nlohmann::json generation_json = generationSettingsJson(GenerationSettings{});
-    for (const auto& [key, value] : generation_json.items()) {
-      QVERIFY2(value == specOf(specs, key).default_value, key.c_str());
-    }
+    QCOMPARE(nonDefaultSettings(generationSettingsJson(GenerationSettings{}), specs), QStringList());
     // Every choice reads back as itself, spelled as the core's JSON spells the enums.
     for (const auto& spec : inversionSpecs()) {
       for (const auto& choice : spec.choices) {
@@ -207,18 +211,14 @@ class TestSettingsFields : public QObject {
     QVERIFY2(inv.exit_code == 0, qPrintable(inv.err));
     const auto j = nlohmann::json::parse(inv.out.toStdString());
     QVERIFY(!j.at("settings").empty());
-    for (const auto& [key, value] : j.at("settings").items()) {
-      QVERIFY2(value == specOf(inversionSpecs(), key).default_value, qPrintable(q(key) + ": " + q(value.dump())));
-    }
+    QCOMPARE(nonDefaultSettings(j.at("settings"), inversionSpecs()), QStringList());
     QVERIFY(j.at("results")[0].at("top_k") == specOf(inversionSpecs(), "top_k").default_value);
 
     const auto gen = runCli({"generate", "--checkpoint", q(run_dir_.string()), "--prompt", "Once", "--json"});
     QVERIFY2(gen.exit_code == 0, qPrintable(gen.err));
     const auto g = nlohmann::json::parse(gen.out.toStdString());
     QVERIFY(!g.at("settings").empty());
-    for (const auto& [key, value] : g.at("settings").items()) {
-      QVERIFY2(value == specOf(generationFieldSpecs(), key).default_value, qPrintable(q(key) + ": " + q(value.dump())));
-    }
+    QCOMPARE(nonDefaultSettings(g.at("settings"), generationFieldSpecs()), QStringList());
   }
 
   // Each option sets its own field to the value given (a flag: the opposite of the default).

@@ -203,15 +203,8 @@ class TestTransformerVariants : public QObject {
     model->train();
     torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(3e-3));
     auto ids = torch::randint(0, c.vocab_size, {4, 24}, torch::kLong);
-    double first = 0, last = 0;
-    for (int step = 0; step < 12; ++step) {
-      opt.zero_grad();
-      auto loss = model->loss(model->forward(ids), ids);
-      loss.backward();
-      opt.step();
-      (step == 0 ? first : last) = loss.item<double>();
-    }
-    QVERIFY2(last < first - 0.3, qPrintable(QString("%1 -> %2").arg(first).arg(last)));
+    const auto trend = testing::trainOnOneBatch(*model, opt, ids, 12);
+    QVERIFY2(trend.last < trend.first - 0.3, qPrintable(QString("%1 -> %2").arg(trend.first).arg(trend.last)));
   }
 
   void gptWithDropoutResumesExactly();
@@ -225,11 +218,7 @@ TrainOutcome trainGpt(const ProjectConfig& project, const fs::path& dir, bool re
 
 void TestTransformerVariants::gptWithDropoutResumesExactly() {
   const fs::path dir = testing::makeScratchDir("variants-train");
-  const auto data = testing::sourceDir() / "projects/demo/data";
-  testing::writeText(dir / "project.json", R"({
-    "corpus": {"train": ")" + (data / "stories-b.txt").string() +
-                                               R"(", "eval": ")" + (data / "stories-a.txt").string() +
-                                               R"(", "format": "blank_line"},
+  testing::writeText(dir / "project.json", "{" + testing::demoCorpusJson() + R"(,
     "tokenizer": {"vocab_size": 512},
     "defaults": {
       "model": {"d_model": 32, "n_layers": 2, "context_length": 32},

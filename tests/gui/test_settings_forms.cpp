@@ -47,6 +47,16 @@ bool hasLabel(const QWidget* form, const QString& text) {
   return std::any_of(labels.begin(), labels.end(), [&](const QLabel* label) { return label->text() == text; });
 }
 
+// `editor` is a Box (QSpinBox or QDoubleSpinBox) with this range and value.
+template <typename Box, typename Value>
+void checkSpinBox(QWidget* editor, Value min, Value max, Value value) {
+  auto* box = qobject_cast<Box*>(editor);
+  QVERIFY(box);
+  QCOMPARE(box->minimum(), min);
+  QCOMPARE(box->maximum(), max);
+  QCOMPARE(box->value(), value);
+}
+
 // The editor of `spec` in `form` shows what the spec declares.
 void checkEditor(const QWidget* form, const widgets::FieldSpec& spec) {
   QWidget* editor = form->findChild<QWidget*>(spec.key);
@@ -55,22 +65,13 @@ void checkEditor(const QWidget* form, const widgets::FieldSpec& spec) {
            qPrintable(spec.key + ": tooltip " + editor->toolTip() + " != " + spec.help));
   if (spec.type != widgets::FieldSpec::Boolean) QVERIFY2(hasLabel(form, spec.label), qPrintable(spec.label));
   switch (spec.type) {
-    case widgets::FieldSpec::Integer: {
-      auto* box = qobject_cast<QSpinBox*>(editor);
-      QVERIFY(box);
-      QCOMPARE(box->minimum(), clampedToInt(spec.min));
-      QCOMPARE(box->maximum(), clampedToInt(spec.max));
-      QCOMPARE(box->value(), clampedToInt(spec.default_value.toDouble()));
+    case widgets::FieldSpec::Integer:
+      checkSpinBox<QSpinBox>(editor, clampedToInt(spec.min), clampedToInt(spec.max),
+                             clampedToInt(spec.default_value.toDouble()));
       break;
-    }
-    case widgets::FieldSpec::Number: {
-      auto* box = qobject_cast<QDoubleSpinBox*>(editor);
-      QVERIFY(box);
-      QCOMPARE(box->minimum(), spec.min);
-      QCOMPARE(box->maximum(), spec.max);
-      QCOMPARE(box->value(), spec.default_value.toDouble());
+    case widgets::FieldSpec::Number:
+      checkSpinBox<QDoubleSpinBox>(editor, spec.min, spec.max, spec.default_value.toDouble());
       break;
-    }
     case widgets::FieldSpec::Choice: {
       auto* box = qobject_cast<QComboBox*>(editor);
       QVERIFY(box);

@@ -16,8 +16,7 @@ ArchitectureInfo transfixerFamily() {
   info.validate = [](const ModelConfig& c, std::vector<std::string>& problems) {
     validateCommonSizes(c, problems);
     validateAttentionHeads(c, /*rotary=*/true, problems);
-    if (c.tie_weights)
-      problems.push_back("tie_weights: the transfixer's head is untied (as HF Llama); set it to false");
+    refuseTiedHead(c, "the transfixer's head is untied (as HF Llama)", problems);
     validateOptionFields(c, problems, transfixerOptionFields());
   };
   info.cost = [](const ModelConfig& c, int64_t batch_size) {
@@ -25,16 +24,15 @@ ArchitectureInfo transfixerFamily() {
     cost.batch_size = batch_size;
     const auto o = TransfixerOptions::fromConfig(c);
     const int64_t d = c.d_model, t = c.context_length;
-    const double D = d, T = t, m = c.ff_mult, H = c.n_heads, k = o.conv_kernel_size;
+    const double D = d, T = t, k = o.conv_kernel_size;
     const double tokens = static_cast<double>(batch_size) * T;
     for (int64_t i = 0; i < c.n_layers; ++i) {
-      LayerCost layer;
-      layer.name = "model.layers." + std::to_string(i);
-      // Llama layer (q,k,v,o, SwiGLU, two RMSNorms) + conv weight T*T*k and bias T (+ conv_layernorm D).
-      layer.parameters = 4 * d * d + 3 * c.ff_mult * d * d + 2 * d + t * t * o.conv_kernel_size + t +
-                         (o.placement() == ConvPlacement::BeforeAttention ? d : 0);
-      layer.forward_flops_per_token = 8.0 * D * D + 4.0 * T * D + 6.0 * m * D * D + 2.0 * T * D * k;
-      layer.activation_bytes = tokens * (12.0 * D + 4.0 * m * D + 2.0 * H * T) * 4.0;
+      // A Llama layer + conv weight T*T*k and bias T (+ conv_layernorm D), the conv's 2*T*D*k
+      // FLOPs/token and its input and output (2D per token).
+      LayerCost layer = llamaLayerCost(c, "model.layers." + std::to_string(i), tokens);
+      layer.parameters += t * t * o.conv_kernel_size + t + (o.placement() == ConvPlacement::BeforeAttention ? d : 0);
+      layer.forward_flops_per_token += 2.0 * T * D * k;
+      layer.activation_bytes += tokens * 2.0 * D * 4.0;
       cost.layers.push_back(layer);
     }
     cost.layers.push_back({"model.norm", d, 0.0, tokens * D * 4.0});

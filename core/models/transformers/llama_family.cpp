@@ -19,16 +19,10 @@ ArchitectureInfo llamaFamily() {
   info.cost = [](const ModelConfig& c, int64_t batch_size) {
     ModelCost cost;
     cost.batch_size = batch_size;
-    const double D = c.d_model, T = c.context_length, m = c.ff_mult, H = c.n_heads;
-    const double tokens = static_cast<double>(batch_size) * T;
+    const double D = c.d_model;
+    const double tokens = static_cast<double>(batch_size) * c.context_length;
     for (int64_t i = 0; i < c.n_layers; ++i) {
-      LayerCost layer;
-      layer.name = "model.layers." + std::to_string(i);
-      layer.parameters = 4 * c.d_model * c.d_model + 3 * c.ff_mult * c.d_model * c.d_model + 2 * c.d_model;
-      layer.forward_flops_per_token = 8.0 * D * D + 4.0 * T * D + 6.0 * m * D * D;
-      // norms/residuals/q/k/v/rotations/attended (10D), SwiGLU (4mD), scores + probabilities (2*H*T).
-      layer.activation_bytes = tokens * (10.0 * D + 4.0 * m * D + 2.0 * H * T) * 4.0;
-      cost.layers.push_back(layer);
+      cost.layers.push_back(llamaLayerCost(c, "model.layers." + std::to_string(i), tokens));
     }
     if (!llamaIsCompletionModel(c)) {  // the completion model has no final norm
       LayerCost final_norm{"model.norm", c.d_model, 0.0, tokens * D * 4.0};
