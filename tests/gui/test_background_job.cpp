@@ -118,7 +118,8 @@ class TestBackgroundJob : public QObject {
     auto old_trace = std::make_shared<Trace>(), new_trace = std::make_shared<Trace>();
     auto received = std::make_shared<Received>();
     const int old_id = job.start(worker(job, "old", 200, true, old_trace, received));
-    QVERIFY(spinUntil([&]() { return old_trace->emitted == 200; }));  // 200 reports queued, none delivered
+    QVERIFY(
+        spinUntil([&emitted = old_trace->emitted]() { return emitted == 200; }));  // 200 reports queued, none delivered
     QSignalSpy finished(&job, &gui::BackgroundJob::finished);
     const int new_id = job.start(worker(job, "new", 5, false, new_trace, received));  // stops the old job
     QVERIFY(new_id != old_id);
