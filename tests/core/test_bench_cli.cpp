@@ -98,6 +98,39 @@ class TestBenchCli : public QObject {
     }
   }
 
+  // The settings a sweep passes to every cell (vocab, heads, steps, warm-up, threads, device,
+  // precision) reach the cell: each is set to a value other than its default, in both sweeps, and
+  // read back from the cell's own record ("auto" runs on the CPU here; a cell echoes what it got).
+  void sweepsPassEverySharedSettingToTheirCells() {
+    const QStringList shared = {"--vocab",   "72", "--heads",  "2",    "--steps",     "2",    "--warmup", "1",
+                                "--threads", "1",  "--device", "auto", "--precision", "bf16", "--layers", "1"};
+    auto checkCell = [](const nlohmann::json& c) {
+      QVERIFY2(c["status"].get<std::string>() == "ok", qPrintable(QString::fromStdString(c.dump())));
+      QCOMPARE(c["vocab"].get<int64_t>(), int64_t{72});
+      QCOMPARE(c["heads"].get<int64_t>(), int64_t{2});
+      QCOMPARE(c["steps"].get<int64_t>(), int64_t{2});
+      QCOMPARE(c["warmup"].get<int64_t>(), int64_t{1});
+      QCOMPARE(c["threads"].get<int64_t>(), int64_t{1});
+      QCOMPARE(c["device"].get<std::string>(), std::string("auto"));
+      QCOMPARE(c["precision"].get<std::string>(), std::string("bf16"));
+      ModelConfig model = testing::tinyModelConfig("llama", 72, 32, 1, 32);
+      model.n_heads = 2;
+      QCOMPARE(c["params"].get<int64_t>(), buildModel(model)->parameterCount());  // the vocabulary's rows
+    };
+    const fs::path grid_json = dir_ / "grid-shared.json";
+    auto r = runCli(QStringList{"bench", "train", "--grid", "--archs", "llama", "--d-models", "32", "--context", "32",
+                                "--tokens-per-step", "64", "--json", QString::fromStdString(grid_json.string())} +
+                    shared);
+    QVERIFY2(r.exit_code == 0, qPrintable(r.err + r.out));
+    checkCell(readJson(grid_json)["cells"].at(0));
+    const fs::path memory_json = dir_ / "memory-shared.json";
+    r = runCli(QStringList{"bench", "memory", "--archs", "llama", "--d-model", "32", "--contexts", "32",
+                           "--tokens-per-step", "64", "--json", QString::fromStdString(memory_json.string())} +
+               shared);
+    QVERIFY2(r.exit_code == 0, qPrintable(r.err + r.out));
+    checkCell(readJson(memory_json)["cells"].at(0));
+  }
+
   // Under a 128 MiB address-space cap, context 32 (batch 128) fits and context 4096 (batch 1) does
   // not: Llama's 4096 x 4096 attention scores are 256 MiB per head set, the mixer's [T,T] token
   // mixing weights with their gradient and AdamW moments 256 MiB. The frontier is 4096 for both.

@@ -10,6 +10,7 @@
 #include "core/analysis/decoders/token_decoder.h"
 #include "core/analysis/generation.h"
 #include "core/config/project_config.h"
+#include "core/data/tokenizer.h"
 #include "core/models/model_registry.h"
 #include "core/train/checkpoint.h"
 #include "core/train/trainer.h"
@@ -259,6 +260,53 @@ class TestGeneration : public QObject {
     QCOMPARE(joined, r.text);
     QCOMPARE(g.decode(r.ids()).empty(), r.text.empty());
     QVERIFY(r.tokens_per_s > 0);
+  }
+
+  // End of text, with stop_at_eos on and off, at a known position k: the free run's first eos, or
+  // (when it writes none early) the first new token from the third on, made an eos by a twin
+  // checkpoint whose head swaps that token's row with eos's, so greedy writes eos exactly there.
+  void endOfTextStopsGenerationOnlyWhenAsked() {
+    const auto free_run = Generator(run("flat")).generate(eval_prompt_, greedy(12, DecoderChoice::kFast));
+    const fs::path source = resolveCheckpointDir(run("flat"));
+    const int eos = Tokenizer::load(checkpointTokenizerFile(source)).eosId();
+    auto seen_before = [&](size_t i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (free_run.tokens[j].id == free_run.tokens[i].id) return true;
+      }
+      return false;
+    };
+    size_t k = 0;
+    while (k < free_run.tokens.size() && free_run.tokens[k].id != eos && (k < 2 || seen_before(k))) ++k;
+    QVERIFY2(k < free_run.tokens.size(), "the free run repeats one token; pick another prompt");
+    const int swapped = free_run.tokens[k].id;  // eos itself when the run wrote one
+    auto model = loadModelFromCheckpoint(source);
+    {
+      torch::NoGradGuard no_grad;
+      const auto params = model->named_parameters();
+      QVERIFY2(params.contains("lm_head.weight"), "the flat mixer has no lm_head.weight: update this test");
+      at::Tensor head = params["lm_head.weight"];  // swapping eos with itself changes nothing
+      const at::Tensor eos_row = head[eos].clone();
+      head[eos].copy_(head[swapped]);
+      head[swapped].copy_(eos_row);
+    }
+    torch::optim::AdamW optimizer(model->parameters());
+    const fs::path twin = saveCheckpoint(dir_ / "eos_twin" / "checkpoints", *model, optimizer, readTrainerState(source),
+                                         readCheckpointConfig(source), checkpointTokenizerFile(source), 1);
+    Generator g(twin);
+
+    auto settings = greedy(12, DecoderChoice::kFast);
+    settings.stop_at_eos = true;
+    const auto stopped = g.generate(eval_prompt_, settings);
+    QCOMPARE(finishReasonName(stopped.finish), std::string("eos"));
+    QCOMPARE(stopped.tokens.size(), k + 1);  // the tokens before, then eos, then nothing
+    QCOMPARE(stopped.tokens.back().id, eos);
+    for (size_t i = 0; i < k; ++i) QCOMPARE(stopped.tokens[i].id, free_run.tokens[i].id);
+
+    settings.stop_at_eos = false;  // off: eos is one more token and generation goes on
+    const auto past = g.generate(eval_prompt_, settings);
+    QCOMPARE(past.finish, FinishReason::kMaxNewTokens);
+    QCOMPARE(past.tokens.size(), size_t{12});
+    QCOMPARE(past.tokens[k].id, eos);
   }
 
   void stopStringAndCancel() {

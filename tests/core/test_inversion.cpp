@@ -98,6 +98,39 @@ class TestInversion : public QObject {
     QVERIFY(r.hamming_exact >= r.hamming_top_k);
   }
 
+  // A position matches when its reference token is among the top_k candidates, the k-th included.
+  // A short inversion leaves reference tokens at ranks 2..k; a second run with top_k set to one of
+  // those ranks (the inversion does not depend on top_k) puts a reference exactly at the k-th
+  // candidate. Expected flags come from the ranks, not from the flags.
+  void topKMatchIncludesTheKthCandidate() {
+    auto settings = atLayer(-1, 8);
+    settings.top_k = 5;
+    const auto first = invertTexts(untrained("small_mixer"), {kStory}, settings).at(0);
+    int64_t boundary = 0;
+    size_t at = 0;
+    for (size_t i = 0; i < first.tokens.size() && boundary == 0; ++i) {
+      const auto& tok = first.tokens[i];
+      if (tok.counted && tok.reference_rank >= 2 && tok.reference_rank <= 200) {
+        boundary = tok.reference_rank;
+        at = i;
+      }
+    }
+    QVERIFY2(boundary > 0, "no reference token ranked 2..200 after 8 iterations: shorten the inversion");
+    settings.top_k = boundary;
+    const auto r = invertTexts(untrained("small_mixer"), {kStory}, settings).at(0);
+    QCOMPARE(r.tokens[at].reference_rank, boundary);  // same inversion, another k
+    QVERIFY(!r.tokens[at].exact);
+    QVERIFY2(r.tokens[at].top_k_match, qPrintable(QString("rank %1 with top_k %1 is not a match").arg(boundary)));
+    int64_t misses = 0;
+    for (const auto& tok : r.tokens) {
+      QCOMPARE(static_cast<int64_t>(tok.candidates.size()), boundary);
+      QCOMPARE(tok.top_k_match, tok.reference_rank <= boundary);
+      QCOMPARE(tok.exact, tok.reference_rank == 1);
+      if (tok.counted && tok.reference_rank > boundary) ++misses;
+    }
+    QCOMPARE(r.hamming_top_k, static_cast<double>(misses) / static_cast<double>(r.counted_positions));
+  }
+
   void cancellingStopsWithinOneIteration() {
     std::atomic<bool> cancel{false};
     int64_t last_seen = 0;

@@ -97,6 +97,29 @@ class TestLaunchTargets : public QObject {
     QVERIFY(selector.hardwareOf("local, 2 ranks").contains(cores));
   }
 
+  // Every local target is this one machine: choosing another local target probes it again under
+  // its hardware key "local" (the label says so at once, then shows the answer) and caches it once,
+  // never under the target's own name.
+  void localTargetsShareOneHardwareKey() {
+    gui::AppSettings().setTargetHardware("local", "", "");
+    gui::AppSettings().setTargetHardware("local, GPU 0", "", "");
+    gui::LaunchTargetSelector selector(QString::fromStdString(testing::cliPath().string()), nullptr, 2);
+    QSignalSpy probed(selector.probe(), &gui::TargetProbe::probed);
+    QVERIFY(probed.wait(60000));  // the first target's probe
+    QCOMPARE(probed.at(0).at(0).toString(), QString("local"));
+    probed.clear();
+    selector.setCurrentTarget("local, GPU 0");
+    QVERIFY(selector.probe()->isProbing("local"));
+    QVERIFY(!selector.probe()->isProbing("local, GPU 0"));
+    QVERIFY2(selector.hardwareLabelText().contains("probing"), qPrintable(selector.hardwareLabelText()));
+    QVERIFY(probed.wait(60000));
+    QCOMPARE(probed.at(0).at(0).toString(), QString("local"));
+    const QString cores = QString::number(QThread::idealThreadCount()) + " cores";
+    QVERIFY2(selector.hardwareLabelText().contains(cores), qPrintable(selector.hardwareLabelText()));
+    QVERIFY(!selector.hardwareLabelText().contains("probing"));
+    QVERIFY(gui::AppSettings().targetHardware("local, GPU 0").isEmpty());
+  }
+
   void unreachableHostFailsWithTheReason() {
     gui::RemoteHostSettings host;
     host.host = "127.0.0.1";
