@@ -1,5 +1,6 @@
 // Property checks shared by the model tests (kept in one place so every family is held to the
-// same definition of causality), and the short training loop they check learning with.
+// same definition of causality, with fresh or random full weights), and the short training loop
+// they check learning with.
 #pragma once
 #include <QString>
 
@@ -14,6 +15,19 @@ namespace mixerlab::testing {
 // its input is not "causal"). Also checks that a shorter input gives the prefix of the full-length
 // run. Empty when the model is causal. The model is put in eval mode.
 QString causalityProblem(LanguageModel& model, int64_t length, int64_t batch = 2);
+
+// Overwrites every parameter with torch::randn * scale. Fresh models store zeros where a mask must
+// hide weights (above a token-mixing weight's diagonal), which hides a mask that leaks; random
+// full weights make such a leak change the outputs.
+void randomizeAllParameters(LanguageModel& model, double scale = 0.5);
+
+// The checks of causalityProblem on a model whose parameters were all randomized first (see
+// randomizeAllParameters), every forward starting from those same random weights (variants that
+// rewrite their weights in place at each forward, e.g. softmax_compat, see the same weights in
+// every run). "Unchanged" allows max |difference| <= relative_tolerance * max |logit| of the
+// unperturbed run, since shorter inputs may round differently.
+QString causalityProblemWithRandomWeights(LanguageModel& model, int64_t length, double scale = 0.5,
+                                          double relative_tolerance = 1e-5, int64_t batch = 2);
 
 // The losses of the first and the last of a few optimizer steps on one batch.
 struct LossTrend {

@@ -1,5 +1,6 @@
-// Model tests: parameter counts equal the spec's checks, causality of both families, the mixer's
-// token-mixing weights stay lower-triangular through training, and k>1 padding matches kSame.
+// Model tests: parameter counts equal the spec's checks, causality of both families (and, with
+// random full weights, of every causal family and token-mixing variant), the mixer's token-mixing
+// weights stay lower-triangular through training, and k>1 padding matches kSame.
 #include <torch/torch.h>
 #include <QtTest/QtTest>
 
@@ -81,6 +82,62 @@ class TestModels : public QObject {
     c.vocab_size = 97;
     auto model = buildModel(c);
     const QString problem = testing::causalityProblem(*model, 24);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+  }
+
+  // Every causally masked family and token-mixing variant, all parameters random (the entries
+  // above a token-mixing weight's diagonal too, which fresh models store as zeros and so hide a
+  // leaking mask): changing the tokens after t must not change any logit at positions <= t.
+  void causalityWithRandomWeights_data() {
+    QTest::addColumn<QString>("arch");
+    QTest::addColumn<qlonglong>("kernel");
+    QTest::addColumn<QString>("options");  // JSON
+    QTest::newRow("masked_mixer flat") << "masked_mixer" << 1LL << "{}";
+    QTest::newRow("masked_mixer flat k=3") << "masked_mixer" << 3LL << "{}";
+    QTest::newRow("masked_mixer flat inplace_compat") << "masked_mixer" << 1LL << R"({"mask_mode": "inplace_compat"})";
+    QTest::newRow("masked_mixer flat k=3 inplace_compat")
+        << "masked_mixer" << 3LL << R"({"mask_mode": "inplace_compat"})";
+    QTest::newRow("masked_mixer flat softmax") << "masked_mixer" << 1LL << R"({"mixing_weights": "softmax"})";
+    QTest::newRow("masked_mixer flat softmax_compat")
+        << "masked_mixer" << 1LL << R"({"mixing_weights": "softmax_compat"})";
+    QTest::newRow("masked_mixer expanded") << "masked_mixer" << 1LL << R"({"mixing": "expanded"})";
+    QTest::newRow("masked_mixer expanded inplace_compat")
+        << "masked_mixer" << 1LL << R"({"mixing": "expanded", "mask_mode": "inplace_compat"})";
+    QTest::newRow("masked_mixer multi_head") << "masked_mixer" << 1LL << R"({"mixing": "multi_head"})";
+    QTest::newRow("masked_mixer multi_head k=3") << "masked_mixer" << 3LL << R"({"mixing": "multi_head"})";
+    QTest::newRow("masked_mixer multi_head inplace_compat")
+        << "masked_mixer" << 1LL << R"({"mixing": "multi_head", "mask_mode": "inplace_compat"})";
+    QTest::newRow("masked_mixer multi_head softmax")
+        << "masked_mixer" << 1LL << R"({"mixing": "multi_head", "mixing_weights": "softmax"})";
+    QTest::newRow("masked_mixer multi_head softmax_compat")
+        << "masked_mixer" << 1LL << R"({"mixing": "multi_head", "mixing_weights": "softmax_compat"})";
+    QTest::newRow("masked_mixer multi_head_compat")
+        << "masked_mixer" << 1LL << R"({"mixing": "multi_head", "multi_head_compat": true})";
+    QTest::newRow("transfixer after_attention") << "transfixer" << 1LL << R"({"conv_placement": "after_attention"})";
+    QTest::newRow("transfixer after_attention k=3")
+        << "transfixer" << 1LL << R"({"conv_placement": "after_attention", "conv_kernel_size": 3})";
+    QTest::newRow("transfixer after_attention inplace_compat")
+        << "transfixer" << 1LL << R"({"conv_placement": "after_attention", "mask_mode": "inplace_compat"})";
+    QTest::newRow("transfixer parallel") << "transfixer" << 1LL << R"({"conv_placement": "parallel"})";
+    QTest::newRow("transfixer before_attention") << "transfixer" << 1LL << R"({"conv_placement": "before_attention"})";
+    QTest::newRow("transfixer before_attention k=3 inplace_compat")
+        << "transfixer" << 1LL
+        << R"({"conv_placement": "before_attention", "conv_kernel_size": 3, "mask_mode": "inplace_compat"})";
+    QTest::newRow("llama") << "llama" << 1LL << "{}";
+    QTest::newRow("gpt") << "gpt" << 1LL << "{}";
+    QTest::newRow("mamba") << "mamba" << 1LL << "{}";
+  }
+  void causalityWithRandomWeights() {
+    QFETCH(QString, arch);
+    QFETCH(qlonglong, kernel);
+    QFETCH(QString, options);
+    torch::manual_seed(7);
+    const int64_t context = 16;
+    ModelConfig c =
+        testing::tinyModelConfig(arch.toStdString(), 97, 32, 2, context, nlohmann::json::parse(options.toStdString()));
+    c.kernel_size = kernel;  // n_heads keeps its default 4 (head dimension 8)
+    auto model = buildModel(c);
+    const QString problem = testing::causalityProblemWithRandomWeights(*model, context);
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
   }
 

@@ -1,7 +1,9 @@
 // Retrieval embeddings and scoring (issue 11): top-k accuracy counts a hand-made case exactly (ties
-// count against the truth); cosine retrieval finds a story embedded twice; embeddings are read at
-// the family's position from the run's padding side; the disk cache is reused for the same weights
-// and texts and invalidated when the checkpoint's weights change.
+// count against the truth); cosine ranking puts the true story first among distractors of larger and
+// smaller norm (hand-made and real embeddings), so only the direction counts; the held-out cosine
+// measure does the same; cosine retrieval finds a story embedded twice; embeddings are read at the
+// family's position from the run's padding side; the disk cache is reused for the same weights and
+// texts and invalidated when the checkpoint's weights change.
 #include <torch/torch.h>
 #include <QtTest/QtTest>
 
@@ -9,6 +11,7 @@
 #include "core/analysis/retrieval/cosine_retrieval.h"
 #include "core/analysis/retrieval/retrieval_dataset.h"
 #include "core/analysis/retrieval/retrieval_search.h"
+#include "core/analysis/retrieval/retrieval_training.h"
 #include "core/analysis/retrieval/text_embeddings.h"
 #include "core/config/project_config.h"
 #include "core/data/story_pairs.h"
@@ -18,6 +21,15 @@
 
 using namespace mixerlab;
 namespace fs = std::filesystem;
+
+namespace {
+// The corpus rows in rankByCosine's order, best first.
+std::vector<int64_t> rankedIndices(const at::Tensor& query, const at::Tensor& corpus) {
+  std::vector<int64_t> out;
+  for (const auto& r : rankByCosine(query, corpus, corpus.size(0))) out.push_back(r.index);
+  return out;
+}
+}  // namespace
 
 class TestRetrievalEmbeddings : public QObject {
   Q_OBJECT
@@ -41,6 +53,100 @@ class TestRetrievalEmbeddings : public QObject {
     QCOMPARE(topKAccuracy(scores, labels, 1), 1.0 / 3.0);  // row 0 hits; row 1 misses; row 2 is a three-way tie
     QCOMPARE(topKAccuracy(scores, labels, 2), 1.0 / 3.0);
     QCOMPARE(topKAccuracy(scores, labels, 3), 1.0);
+  }
+
+  // The true story (row 2) points almost along the query (cosine 0.96) but is short; the distractors
+  // point further away, some much longer (a dot product, or cosines without the corpus side
+  // normalised, would rank rows 0 and 3 first) and some much shorter (dividing by a squared norm
+  // would rank rows 1 and 5 first). The product's ranking (the CLI's rankByCosine, the panel's
+  // cosineScores + topMatches + rankOf) must put the true story first and report every rank.
+  void trueStoryRanksFirstWhateverTheNorms() {
+    const auto query = torch::tensor({3.0, 0.0, 0.0, 0.0}, torch::kDouble);  // norm 3
+    const std::vector<std::pair<double, std::vector<double>>> rows = {
+        {10.0, {0.8, 0.6, 0.0, 0.0}},     // 0: cosine 0.8, norm 10
+        {0.1, {0.6, 0.0, 0.8, 0.0}},      // 1: cosine 0.6, norm 0.1
+        {1.0, {0.96, 0.0, 0.0, 0.28}},    // 2: cosine 0.96, norm 1: the true story
+        {20.0, {0.28, 0.96, 0.0, 0.0}},   // 3: cosine 0.28, norm 20
+        {7.0, {-0.6, 0.0, 0.0, 0.8}},     // 4: cosine -0.6, norm 7
+        {0.05, {-0.28, 0.0, 0.96, 0.0}},  // 5: cosine -0.28, norm 0.05
+    };
+    const std::vector<double> cosines = {0.8, 0.6, 0.96, 0.28, -0.6, -0.28};
+    auto corpus = torch::zeros({6, 4}, torch::kDouble);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      for (size_t d = 0; d < 4; ++d)
+        corpus[static_cast<int64_t>(i)][static_cast<int64_t>(d)] = rows[i].first * rows[i].second[d];
+    }
+    QCOMPARE(rankedIndices(query, corpus), (std::vector<int64_t>{2, 0, 1, 3, 5, 4}));
+    const auto best = rankByCosine(query, corpus, 1);
+    QCOMPARE(best.size(), size_t{1});
+    QCOMPARE(best[0].index, int64_t{2});
+    QVERIFY(std::abs(best[0].score - 0.96) < 1e-12);
+    const auto scores = cosineScores(query, corpus);
+    const auto top = topMatches(scores, 3);
+    QCOMPARE(top.size(), size_t{3});
+    QCOMPARE(top[0].index, int64_t{2});
+    QCOMPARE(top[1].index, int64_t{0});
+    QCOMPARE(top[2].index, int64_t{1});
+    const std::vector<int64_t> expected_rank = {2, 3, 1, 4, 6, 5};  // of rows 0..5
+    for (size_t i = 0; i < expected_rank.size(); ++i)
+      QCOMPARE(rankOf(scores, static_cast<int64_t>(i)), expected_rank[i]);
+    // The scores are the cosines themselves (the query side normalised too).
+    for (size_t i = 0; i < cosines.size(); ++i) {
+      QVERIFY2(std::abs(scores[static_cast<int64_t>(i)].item<double>() - cosines[i]) < 1e-12,
+               qPrintable(QString("row %1: %2, expected %3")
+                              .arg(i)
+                              .arg(scores[static_cast<int64_t>(i)].item<double>())
+                              .arg(cosines[i])));
+    }
+    // Float32 embeddings, as the models give them, rank the same.
+    QCOMPARE(rankedIndices(query.to(torch::kFloat), corpus.to(torch::kFloat)),
+             (std::vector<int64_t>{2, 0, 1, 3, 5, 4}));
+  }
+
+  // Real embeddings: a story embedded again ranks first, and rescaling the corpus rows (the true one
+  // shrunk, the others grown by different factors) changes neither the scores nor the order.
+  void rescaledStoryEmbeddingsKeepTheirRanks() {
+    AnalysisModel m = loadAnalysisModel(ModelSource::checkpoint(run_dir_));
+    const auto pairs = syntheticStoryPairs(20, 3);
+    std::vector<std::string> stories;
+    for (const auto& p : pairs) stories.push_back(p.story);
+    const auto corpus = embedTexts(m, stories, {});
+    const auto query = embedTexts(m, {stories[7]}, {})[0];
+    auto factors = torch::empty({20, 1});
+    for (int64_t i = 0; i < 20; ++i) factors[i][0] = i == 7 ? 0.01 : 10.0 * static_cast<double>(i + 1);
+    const auto rescaled = corpus * factors;
+    const auto order = rankedIndices(query, corpus);
+    QCOMPARE(order.front(), int64_t{7});
+    QCOMPARE(rankedIndices(query, rescaled), order);
+    QCOMPARE(rankedIndices(query * 50.0, rescaled), order);
+    const auto scores = cosineScores(query, rescaled);
+    QCOMPARE(rankOf(scores, 7), int64_t{1});
+    QVERIFY(torch::allclose(scores, cosineScores(query, corpus), 1e-6, 1e-6));
+    QVERIFY(std::abs(scores[7].item<double>() - 1.0) < 1e-5);
+  }
+
+  // The held-out cosine measure (the CLI's `retrieval eval`, the panel's held-out accuracy, InfoNCE's
+  // progress): query n = (n % 3 + 1) (e_n + u), its target s_n (0.6 e_n + 0.8 u) with s_n 1 or 100.
+  // Every true cosine is 1.4 / sqrt 2 and every other 0.8 / sqrt 2, so top-1 is exactly 1 and the
+  // loss is known, whatever candidates are drawn; unnormalised targets would lose to the long ones.
+  void heldOutCosineAccuracyIgnoresNorms() {
+    const int64_t n = 24;
+    auto queries = torch::zeros({n, n + 1});
+    auto targets = torch::zeros({n, n + 1});
+    for (int64_t i = 0; i < n; ++i) {
+      const double query_norm = static_cast<double>(i % 3 + 1), target_norm = i % 2 == 0 ? 1.0 : 100.0;
+      queries[i][i] = query_norm;
+      queries[i][n] = query_norm;
+      targets[i][i] = 0.6 * target_norm;
+      targets[i][n] = 0.8 * target_norm;
+    }
+    const auto e = evaluateCosineRetrieval(queries, targets, 8, 3);  // 7 candidates: 1 true, 6 others
+    QCOMPARE(e.eval_top1, 1.0);
+    QCOMPARE(e.eval_top5, 1.0);
+    const double truth = 1.4 / std::sqrt(2.0), other = 0.8 / std::sqrt(2.0);
+    const double expected_loss = std::log(std::exp(truth) + 6 * std::exp(other)) - truth;
+    QVERIFY2(std::abs(e.eval_loss - expected_loss) < 1e-5,
+             qPrintable(QString("%1, expected %2").arg(e.eval_loss).arg(expected_loss)));
   }
 
   void cosineFindsAStoryEmbeddedTwice() {
@@ -94,6 +200,12 @@ class TestRetrievalEmbeddings : public QObject {
     QCOMPARE(hits.size(), size_t{1});
     QCOMPARE(hits[0].id, int64_t{35});
     QVERIFY(hits[0].held_out);
+    // The panel's "true match: rank r": the marked story's place among all stories.
+    const auto marked = search.search(pairs[35].story, 3, 35);
+    QCOMPARE(marked.hits.size(), size_t{3});
+    QCOMPARE(marked.marked_rank, int64_t{1});
+    QVERIFY(std::abs(marked.marked_score - marked.hits[0].score) < 1e-12);
+    QCOMPARE(search.search(pairs[35].story, 3, marked.hits[2].id).marked_rank, int64_t{3});
     const auto [top1, top5] = search.heldOutAccuracy(5);
     QVERIFY(top1 >= 0 && top1 <= top5 && top5 <= 1.0);
   }
