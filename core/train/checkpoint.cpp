@@ -47,30 +47,12 @@ TrainerState TrainerState::fromJson(const nlohmann::json& j) {
 }
 
 namespace {
-constexpr const char* kChecksumsKey = "file_fnv1a64";
-
-// The bytes of a checkpoint file, checked against the checksum trainer_state.json recorded for it
-// (checkpoints written before checksums were recorded are read unchecked).
-std::string readCheckedFile(const fs::path& dir, const std::string& name) {
-  const fs::path path = dir / name;
-  std::string bytes = readFile(path);
-  nlohmann::json state;
-  try {
-    state = nlohmann::json::parse(readFile(dir / "trainer_state.json"));
-  } catch (const std::exception&) {
-    return bytes;  // readTrainerState reports a malformed state file
-  }
-  if (state.contains(kChecksumsKey) && state[kChecksumsKey].contains(name)) {
-    const std::string stored = state[kChecksumsKey][name].get<std::string>();
-    const std::string computed = hashHex(bytes);
-    if (stored != computed) {
-      throw MixerLabError(path.string() + ": does not match the checksum in trainer_state.json (stored " + stored +
-                              ", computed " + computed + "): the file is damaged",
-                          "use an earlier checkpoint (train --resume falls back to the newest intact one)");
-    }
-  }
-  return bytes;
-}
+constexpr const char* kConfigFile = "config.json";
+constexpr const char* kTokenizerFile = "tokenizer.model";
+constexpr const char* kWeightsFile = "model.safetensors";
+// Hidden prefixes of the folders a checkpoint is written in and removed from; listings skip them.
+constexpr const char* kPartialPrefix = ".partial-";
+constexpr const char* kPrunedPrefix = ".pruned-";
 
 std::string stepFolderName(int64_t step) {
   char buf[32];
@@ -83,27 +65,85 @@ bool isStepFolderName(const std::string& name) {
   return std::regex_match(name, pattern);
 }
 
-std::vector<fs::path> completeCheckpoints(const fs::path& dir) {
+// Every step-<N> folder, complete or not, oldest first.
+std::vector<fs::path> stepFolders(const fs::path& dir) {
   std::vector<fs::path> found;
   if (!fs::is_directory(dir)) return found;
   for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.is_directory() && isStepFolderName(entry.path().filename().string()) &&
-        fs::exists(entry.path() / "trainer_state.json")) {
-      found.push_back(entry.path());
-    }
+    if (entry.is_directory() && isStepFolderName(entry.path().filename().string())) found.push_back(entry.path());
   }
   std::sort(found.begin(), found.end());
   return found;
+}
+
+std::vector<fs::path> completeCheckpoints(const fs::path& dir) {
+  std::vector<fs::path> found = stepFolders(dir);
+  found.erase(std::remove_if(found.begin(), found.end(), [](const fs::path& p) { return !isCompleteCheckpoint(p); }),
+              found.end());
+  return found;
+}
+
+// The step folder latest.json names, when it names one of this run's that exists (a hand-edited
+// "../.." never leads outside the run).
+std::optional<fs::path> folderNamedByLatestJson(const fs::path& checkpoints_dir) {
+  try {
+    const auto j = nlohmann::json::parse(readFile(checkpoints_dir / "latest.json"));
+    const std::string name = j.at("checkpoint").get<std::string>();
+    if (isStepFolderName(name) && fs::is_directory(checkpoints_dir / name)) return checkpoints_dir / name;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+// Renames a step folder to a hidden name and deletes it there, so it disappears whole: a kill
+// while the files are deleted leaves a .pruned-* folder, which listings skip and the next start
+// removes, never a step folder with some of its files. Throws MixerLabError when the rename fails
+// (the folder then stays whole); a failed deletion leaves the hidden folder for the next start.
+void discardStepFolder(const fs::path& folder) {
+  if (!fs::exists(folder)) return;
+  const fs::path hidden = folder.parent_path() / (kPrunedPrefix + folder.filename().string());
+  std::error_code ignored;
+  fs::remove_all(hidden, ignored);  // left by an earlier removal that did not finish
+  renameAtomic(folder, hidden);
+  fs::remove_all(hidden, ignored);
+}
+
+// Keeps the newest keep_last complete checkpoints (and `written`), and removes every step folder
+// older than the oldest kept one, incomplete ones included.
+void pruneCheckpoints(const fs::path& checkpoints_dir, const fs::path& written, int64_t keep_last) {
+  const std::vector<fs::path> complete = completeCheckpoints(checkpoints_dir);
+  const size_t keep = static_cast<size_t>(std::max<int64_t>(keep_last, 1));
+  if (complete.size() <= keep) return;
+  const fs::path oldest_kept = complete[complete.size() - keep];
+  for (const fs::path& folder : stepFolders(checkpoints_dir)) {
+    if (folder >= oldest_kept || folder == written) continue;
+    try {
+      discardStepFolder(folder);
+    } catch (const std::exception&) {
+      // The folder stays whole and is pruned with the next checkpoint; this one is written already.
+    }
+  }
 }
 }  // namespace
 
 std::vector<fs::path> listCheckpoints(const fs::path& checkpoints_dir) { return completeCheckpoints(checkpoints_dir); }
 
+std::vector<fs::path> resumeCandidates(const fs::path& checkpoints_dir) {
+  std::vector<fs::path> candidates = stepFolders(checkpoints_dir);
+  std::reverse(candidates.begin(), candidates.end());
+  if (const auto named = folderNamedByLatestJson(checkpoints_dir)) {
+    candidates.erase(std::remove(candidates.begin(), candidates.end(), *named), candidates.end());
+    candidates.insert(candidates.begin(), *named);
+  }
+  return candidates;
+}
+
 std::vector<fs::path> removePartialCheckpoints(const fs::path& checkpoints_dir) {
   std::vector<fs::path> removed;
   if (!fs::exists(checkpoints_dir)) return removed;
   for (const auto& entry : fs::directory_iterator(checkpoints_dir)) {
-    if (entry.path().filename().string().rfind(".partial-", 0) == 0) removed.push_back(entry.path());
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(kPartialPrefix, 0) == 0 || name.rfind(kPrunedPrefix, 0) == 0) removed.push_back(entry.path());
   }
   for (const fs::path& p : removed) fs::remove_all(p);
   return removed;
@@ -121,12 +161,12 @@ fs::path saveCheckpoint(const fs::path& checkpoints_dir, LanguageModel& model, t
   }
   fs::create_directories(checkpoints_dir);
   const std::string name = stepFolderName(state.step);
-  const fs::path partial = checkpoints_dir / (".partial-" + name);
+  const fs::path partial = checkpoints_dir / (kPartialPrefix + name);
   const fs::path final_dir = checkpoints_dir / name;
   fs::remove_all(partial);
   fs::create_directories(partial);
   try {
-    saveSafetensors(partial / "model.safetensors", model.exportTensors(),
+    saveSafetensors(partial / kWeightsFile, model.exportTensors(),
                     {{"format", "pt"}, {"arch", model.config().arch}, {"step", std::to_string(state.step)}});
     // Serialized in memory and written by writeFileAtomic (fsync, ENOSPC as an error): LibTorch's
     // file writer throws from a destructor when the disk fills, which aborts the process.
@@ -138,15 +178,21 @@ fs::path saveCheckpoint(const fs::path& checkpoints_dir, LanguageModel& model, t
     const std::string optimizer_file = optimizer_bytes.str(), rng_file = rng_bytes.str();
     writeFileAtomic(partial / "optimizer.pt", optimizer_file);
     writeFileAtomic(partial / "rng.pt", rng_file);
-    writeFileAtomic(checkpointConfigFile(partial), checkpoint_config.dump(2) + "\n");
-    if (!tokenizer_model.empty()) fs::copy_file(tokenizer_model, checkpointTokenizerFile(partial));
-    // LibTorch's archives are not checked when read: their checksums travel in trainer_state.json
-    // (model.safetensors carries its own), written last, so a complete checkpoint vouches for them.
+    const std::string config_file = checkpoint_config.dump(2) + "\n";
+    writeFileAtomic(partial / kConfigFile, config_file);
+    if (!tokenizer_model.empty()) fs::copy_file(tokenizer_model, partial / kTokenizerFile);
     nlohmann::json trainer_state = state.toJson();
-    trainer_state[kChecksumsKey] = {{"optimizer.pt", hashHex(optimizer_file)}, {"rng.pt", hashHex(rng_file)}};
-    writeFileAtomic(partial / "trainer_state.json", trainer_state.dump(2) + "\n");
+    trainer_state[kCheckpointFormatKey] = kCheckpointFormatWithManifest;  // a missing manifest is then noticed
+    const std::string state_file = trainer_state.dump(2) + "\n";
+    writeFileAtomic(partial / kCheckpointStateFile, state_file);
+    // Last: the manifest vouches for every file (LibTorch's archives and the JSON files have no
+    // checksum of their own); the checksums of the bytes just written are not computed twice.
+    writeCheckpointManifest(partial, {{"optimizer.pt", hashHex(optimizer_file)},
+                                      {"rng.pt", hashHex(rng_file)},
+                                      {kConfigFile, hashHex(config_file)},
+                                      {kCheckpointStateFile, hashHex(state_file)}});
     syncDirectory(partial);
-    fs::remove_all(final_dir);  // a resumed run may redo a step it had checkpointed
+    discardStepFolder(final_dir);  // a resumed run may redo a step it had checkpointed
     renameAtomic(partial, final_dir);
     writeFileAtomic(checkpoints_dir / "latest.json",
                     nlohmann::json{{"checkpoint", name}, {"step", state.step}}.dump() + "\n");
@@ -158,22 +204,12 @@ fs::path saveCheckpoint(const fs::path& checkpoints_dir, LanguageModel& model, t
     throw MixerLabError("cannot write checkpoint " + final_dir.string() + ": " + e.what(),
                         "free disk space; the previous checkpoint is intact");
   }
-  auto all = completeCheckpoints(checkpoints_dir);
-  for (size_t i = 0; i + static_cast<size_t>(keep_last) < all.size(); ++i) {
-    if (all[i] != final_dir) fs::remove_all(all[i]);
-  }
+  pruneCheckpoints(checkpoints_dir, final_dir, keep_last);
   return final_dir;
 }
 
 std::optional<fs::path> latestCheckpoint(const fs::path& checkpoints_dir) {
-  try {
-    auto j = nlohmann::json::parse(readFile(checkpoints_dir / "latest.json"));
-    const std::string name = j.at("checkpoint").get<std::string>();
-    // Only a step folder of this run: a hand-edited "../.." never leads outside it.
-    const fs::path dir = checkpoints_dir / name;
-    if (isStepFolderName(name) && fs::exists(dir / "trainer_state.json")) return dir;
-  } catch (const std::exception&) {
-  }
+  if (const auto named = folderNamedByLatestJson(checkpoints_dir); named && isCompleteCheckpoint(*named)) return named;
   auto all = completeCheckpoints(checkpoints_dir);
   if (all.empty()) return std::nullopt;
   return all.back();
@@ -186,7 +222,14 @@ fs::path resolveCheckpointDir(const fs::path& path) {
     throw MixerLabError(path.string() + " is a file, not a checkpoint folder",
                         fix + (path.has_parent_path() ? " (perhaps " + path.parent_path().string() + ")" : ""));
   }
-  if (fs::exists(path / "trainer_state.json")) return path;
+  // A checkpoint folder, even one that lost its trainer_state.json, is refused when incomplete
+  // rather than searched for checkpoints inside it.
+  const std::string name = (path.filename().empty() ? path.parent_path() : path).filename().string();
+  if (fs::exists(path / kCheckpointStateFile) || fs::exists(path / kCheckpointManifestFile) ||
+      (isStepFolderName(name) && !fs::exists(RunPaths{path}.checkpoints()))) {
+    requireCompleteCheckpoint(path);
+    return path;
+  }
   for (const fs::path& candidate : {RunPaths{path}.checkpoints(), path}) {
     if (auto latest = latestCheckpoint(candidate)) return *latest;
   }
@@ -194,19 +237,37 @@ fs::path resolveCheckpointDir(const fs::path& path) {
                       "pass a run folder (runs/<run-id>), its checkpoints/ folder or a checkpoints/step-N folder");
 }
 
-fs::path checkpointConfigFile(const fs::path& checkpoint_dir) { return checkpoint_dir / "config.json"; }
-fs::path checkpointTokenizerFile(const fs::path& checkpoint_dir) { return checkpoint_dir / "tokenizer.model"; }
+void requireTrainableCheckpoint(const fs::path& checkpoint_dir) {
+  requireCompleteCheckpoint(checkpoint_dir, {kConfigFile, kWeightsFile, "optimizer.pt", kCheckpointStateFile});
+}
+
+fs::path checkpointConfigFile(const fs::path& checkpoint_dir) { return checkpoint_dir / kConfigFile; }
+
+fs::path checkpointTokenizerFile(const fs::path& checkpoint_dir) {
+  readCheckpointFile(checkpoint_dir, kTokenizerFile);  // throws when missing or damaged
+  return checkpoint_dir / kTokenizerFile;
+}
 
 nlohmann::json readCheckpointConfig(const fs::path& dir) {
   try {
-    return nlohmann::json::parse(readFile(checkpointConfigFile(dir)));
+    return nlohmann::json::parse(readCheckpointFile(dir, kConfigFile));
   } catch (const nlohmann::json::exception& e) {
     throw MixerLabError(checkpointConfigFile(dir).string() + ": malformed: " + e.what(), "use another checkpoint");
   }
 }
 
 TrainerState readTrainerState(const fs::path& dir) {
-  return parseTrainerState(readFile(dir / "trainer_state.json"), (dir / "trainer_state.json").string());
+  const fs::path path = dir / kCheckpointStateFile;
+  TrainerState state = parseTrainerState(readCheckpointFile(dir, kCheckpointStateFile), path.string());
+  // The step must be the folder's: a state copied or renamed into another step folder would resume
+  // the wrong weights' schedule and data position.
+  const std::string folder = (dir.filename().empty() ? dir.parent_path() : dir).filename().string();
+  if (isStepFolderName(folder) && state.step != std::stoll(folder.substr(5))) {
+    throw MixerLabError(path.string() + " says step " + std::to_string(state.step) + " but its folder is " + folder +
+                            ": the file was edited or the folder renamed",
+                        "use another checkpoint (train --resume falls back to the newest intact one by itself)");
+  }
+  return state;
 }
 
 TrainerState parseTrainerState(const std::string& text, const std::string& source) {
@@ -242,14 +303,14 @@ void loadModelTensors(LanguageModel& model, SafetensorsFile file, const std::str
 }
 
 void loadModelWeights(LanguageModel& model, const fs::path& dir) {
-  const fs::path path = dir / "model.safetensors";
-  loadModelTensors(model, loadSafetensors(path), path.string());
+  const fs::path path = dir / kWeightsFile;
+  loadModelTensors(model, parseSafetensors(readCheckpointFile(dir, kWeightsFile), path.string()), path.string());
 }
 
 void loadOptimizerState(torch::optim::Optimizer& optimizer, const fs::path& dir) {
   const fs::path path = dir / "optimizer.pt";
   try {
-    std::istringstream bytes(readCheckedFile(dir, "optimizer.pt"));
+    std::istringstream bytes(readCheckpointFile(dir, "optimizer.pt"));
     torch::serialize::InputArchive archive;
     archive.load_from(bytes);
     optimizer.load(archive);
@@ -261,10 +322,10 @@ void loadOptimizerState(torch::optim::Optimizer& optimizer, const fs::path& dir)
 
 void restoreRngState(const fs::path& dir) {
   const fs::path path = dir / "rng.pt";
-  if (!fs::exists(path)) return;
+  if (!fs::exists(path) && !fs::exists(dir / kCheckpointManifestFile)) return;  // an older folder without one
   at::Tensor state;
   try {
-    std::istringstream bytes(readCheckedFile(dir, "rng.pt"));
+    std::istringstream bytes(readCheckpointFile(dir, "rng.pt"));
     torch::load(state, bytes);
     at::Generator generator = at::detail::getDefaultCPUGenerator();  // a handle sharing the default generator
     std::lock_guard<std::mutex> lock(generator.mutex());

@@ -1,10 +1,13 @@
 // Checkpoints: checkpoints/step-<N>/ holds model.safetensors (research tensor names), optimizer.pt,
-// trainer_state.json (step, tokens, wall time, data position), rng.pt, config.json and a copy of
-// the tokenizer, so a checkpoint folder is self-contained for eval/score/export. Every binary file
-// is checksummed (model.safetensors in its header, optimizer.pt and rng.pt in trainer_state.json)
-// and checked when read, so a damaged checkpoint fails to load instead of loading wrong. A checkpoint is
-// written to a temporary folder and renamed into place, then checkpoints/latest.json is updated
-// atomically; a crash at any point leaves the previous checkpoint intact.
+// trainer_state.json (step, tokens, wall time, data position), rng.pt, config.json, a copy of the
+// tokenizer and manifest.json, so a checkpoint folder is self-contained for eval/score/export. The
+// manifest, written last, records the size and checksum of every other file, and each file is
+// checked against it when read (checkpoint_manifest.h); trainer_state.json's step must also match the
+// folder's name. So a damaged or edited checkpoint fails to load, naming the file, instead of
+// loading wrong. A checkpoint is written to a hidden .partial folder and renamed into place, then
+// checkpoints/latest.json is updated atomically; an old checkpoint is renamed to a hidden .pruned
+// folder before it is deleted. So step folders appear whole or not at all, and a crash at any point
+// leaves the previous checkpoint intact.
 #pragma once
 #include <filesystem>
 #include <optional>
@@ -16,6 +19,7 @@
 #include "core/data/batching.h"
 #include "core/models/language_model.h"
 #include "core/models/safetensors.h"
+#include "core/train/checkpoint_manifest.h"
 #include "core/train/loss_scaler.h"
 
 namespace torch::optim {
@@ -45,24 +49,40 @@ std::filesystem::path saveCheckpoint(const std::filesystem::path& checkpoints_di
                                      const nlohmann::json& checkpoint_config,
                                      const std::filesystem::path& tokenizer_model, int64_t keep_last);
 
-// Every complete step-<N> folder under checkpoints_dir, oldest first.
+// Every complete step-<N> folder under checkpoints_dir (isCompleteCheckpoint: no file missing),
+// oldest first.
 std::vector<std::filesystem::path> listCheckpoints(const std::filesystem::path& checkpoints_dir);
 
-// Removes the .partial-* folders a killed or failed checkpoint write left behind (they can hold
-// most of a full disk); returns what it removed. Call only while holding the run's lock.
+// Every step-<N> folder, complete or not, in the order a resume tries them: the one latest.json
+// names first, then the others newest first (so an incomplete one is reported, not passed over).
+std::vector<std::filesystem::path> resumeCandidates(const std::filesystem::path& checkpoints_dir);
+
+// Removes the hidden folders a killed or failed checkpoint write (.partial-*) or removal
+// (.pruned-*) left behind (they can hold most of a full disk); returns what it removed. Call only
+// while holding the run's lock.
 std::vector<std::filesystem::path> removePartialCheckpoints(const std::filesystem::path& checkpoints_dir);
 
-// The folder named by checkpoints/latest.json (only a step-<N> folder inside checkpoints_dir),
-// falling back to the highest complete step-<N>.
+// The folder named by checkpoints/latest.json (only a complete step-<N> folder inside
+// checkpoints_dir), falling back to the highest complete step-<N>.
 std::optional<std::filesystem::path> latestCheckpoint(const std::filesystem::path& checkpoints_dir);
 
 // Accepts a checkpoint folder, a run folder (uses its latest checkpoint) or a checkpoints/ folder.
+// A checkpoint folder that lacks a file is refused as incomplete, naming the file
+// (requireCompleteCheckpoint).
 std::filesystem::path resolveCheckpointDir(const std::filesystem::path& path);
+
+// MixerLabError naming the missing files unless the folder is complete and has what training starts
+// from (weights, optimizer and trainer state), in folders of the older format too. Resume and fork
+// check this before they read anything.
+void requireTrainableCheckpoint(const std::filesystem::path& checkpoint_dir);
 
 nlohmann::json readCheckpointConfig(const std::filesystem::path& checkpoint_dir);
 // The files of a checkpoint folder that readers open themselves (this module owns the names).
-std::filesystem::path checkpointConfigFile(const std::filesystem::path& checkpoint_dir);     // config.json
-std::filesystem::path checkpointTokenizerFile(const std::filesystem::path& checkpoint_dir);  // tokenizer.model
+std::filesystem::path checkpointConfigFile(const std::filesystem::path& checkpoint_dir);  // config.json
+// tokenizer.model, checked against the checkpoint's manifest first (MixerLabError when it is missing
+// or damaged), since its readers open it by path.
+std::filesystem::path checkpointTokenizerFile(const std::filesystem::path& checkpoint_dir);
+// trainer_state.json, checked against the manifest; a step-<N> folder's state must say step N.
 TrainerState readTrainerState(const std::filesystem::path& checkpoint_dir);
 // trainer_state.json's text (`source` names it in errors); MixerLabError when malformed.
 TrainerState parseTrainerState(const std::string& text, const std::string& source);

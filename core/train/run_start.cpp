@@ -1,8 +1,6 @@
 // Run start policy, device set-up and run.json (see run_start.h).
 #include "core/train/run_start.h"
 
-#include <algorithm>
-
 #include <torch/torch.h>
 
 #include "core/models/model_registry.h"
@@ -54,6 +52,7 @@ void copyParentMetrics(const fs::path& checkpoint_dir, const fs::path& metrics_p
 }
 
 TrainerState restoreFrom(const fs::path& checkpoint, LanguageModel& model, torch::optim::Optimizer& optimizer) {
+  requireTrainableCheckpoint(checkpoint);  // names every missing file at once
   TrainerState state = readTrainerState(checkpoint);
   loadModelWeights(model, checkpoint);
   for (const auto& p : model.parameters()) {
@@ -69,29 +68,24 @@ TrainerState restoreFrom(const fs::path& checkpoint, LanguageModel& model, torch
   return state;
 }
 
-// The newest checkpoint that loads, trying latest.json's first and then every older one: a damaged
-// latest checkpoint (a torn disk, a bad copy) costs the steps since the one before, not the run.
+// The newest checkpoint that loads, trying latest.json's first and then every older one: a damaged,
+// edited or incomplete latest checkpoint (a torn disk, a bad copy, a kill while it was removed)
+// costs the steps since the one before, not the run, and the log says which were skipped and why.
 std::optional<TrainerState> restoreNewestIntact(const RunPaths& paths, LanguageModel& model,
                                                 torch::optim::Optimizer& optimizer, RunLog& log) {
-  std::vector<fs::path> candidates = listCheckpoints(paths.checkpoints());
-  std::reverse(candidates.begin(), candidates.end());
-  if (const auto latest = latestCheckpoint(paths.checkpoints())) {
-    candidates.erase(std::remove(candidates.begin(), candidates.end(), *latest), candidates.end());
-    candidates.insert(candidates.begin(), *latest);
-  }
-  std::string failures;
-  for (const fs::path& checkpoint : candidates) {
+  std::string failures, skipped;
+  for (const fs::path& checkpoint : resumeCandidates(paths.checkpoints())) {
     try {
       TrainerState state = restoreFrom(checkpoint, model, optimizer);
       if (!failures.empty()) {
-        log.warn("resuming from the newest intact checkpoint, " + checkpoint.filename().string() +
-                 "; skipped:" + failures);
+        log.warn("resuming from the newest intact checkpoint, " + checkpoint.filename().string() + skipped);
       }
       log.info("resumed from " + checkpoint.string() + " at step " + std::to_string(state.step));
       return state;
     } catch (const std::exception& e) {
       log.warn("cannot resume from " + checkpoint.string() + ": " + e.what());
       failures += " " + checkpoint.filename().string() + " (" + e.what() + ")";
+      skipped += "; skipped " + checkpoint.filename().string() + " because " + e.what();
     }
   }
   if (!failures.empty()) {
@@ -116,6 +110,7 @@ StartPlan planRunStart(const TrainRequest& req) {
     if (req.resume) throw MixerLabError("--fork-from and --resume cannot be combined", "fork into a new --run-id");
     plan.kind = StartKind::Fork;
     plan.fork_checkpoint = resolveCheckpointDir(req.fork_from);
+    requireTrainableCheckpoint(plan.fork_checkpoint);
     checkForkableConfig(plan.fork_checkpoint, req.run);
   }
   return plan;
@@ -123,7 +118,7 @@ StartPlan planRunStart(const TrainRequest& req) {
 
 TrainDevice setUpTrainDevice(const TrainConfig& train, RunLog& log) {
   TrainDevice d;
-  d.threads = configureCpuThreads(train.threads);
+  d.threads = configureCpuThreads(train.threads, "train.threads");
   d.device = selectDevice(train.device);
   d.description = describeDevice(d.device);
   if (d.device.is_cpu() && isReferenceBlas(loadedBlasLibrary())) {

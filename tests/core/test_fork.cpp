@@ -103,6 +103,7 @@ class TestFork : public QObject {
     auto config = readCheckpointConfig(old_checkpoint);
     config["model"].erase("mtp_tokens");
     writeFileAtomic(checkpointConfigFile(old_checkpoint), config.dump(2));
+    writeCheckpointManifest(old_checkpoint);  // the edited config is the checkpoint's own
     RunConfig run = project_.run("mixer");
     run.train.max_steps = 9;
     QCOMPARE(train(project_, run, dir_ / "runs" / "from-old", old_checkpoint).state, RunState::Finished);

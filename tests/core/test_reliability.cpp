@@ -1,21 +1,28 @@
 // Reliability tests of the trainer and its run directory (issue 15), in-process on the tiny demo
 // project: a checkpoint write that hits the file-size limit (a full disk, as far as the writer can
 // tell) fails the run cleanly with no .partial folder and the previous checkpoint intact, and the
-// run resumes; stale .partial folders are removed on resume; a second trainer on a running run is
-// refused by the run lock without touching the run; an empty eval split fails at start; damaged
-// weights fail their checksum; a damaged latest checkpoint falls back to the newest intact one;
-// "." / ".." / path run ids and a latest.json pointing outside the run are refused; status.json
-// follows the step while training and keeps it after a failed resume; unreadable metrics lines
-// are reported on resume; a diverging run that stays finite finishes with a warning.
+// run resumes; stale .partial and .pruned folders are removed on resume; a second trainer on a
+// running run is refused by the run lock without touching the run; an empty eval split fails at
+// start; damaged weights fail their checksum; a damaged, edited or incomplete latest checkpoint
+// (issue 28: any file against the manifest, the state's step against the folder, a missing
+// trainer_state.json) falls back to the newest intact one and says why; every checkpoint file is in
+// the manifest; older checkpoints without one still resume; pruning renames a folder away before
+// deleting it; "." / ".." / path run ids and a latest.json pointing outside the run are refused;
+// status.json follows the step while training and keeps it after a failed resume; unreadable
+// metrics lines are reported on resume; a diverging run that stays finite finishes with a warning.
 #include <torch/torch.h>
+#include <QRegularExpression>
 #include <QtTest/QtTest>
 
+#include <sys/inotify.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <condition_variable>
 #include <csignal>
 #include <fstream>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "core/analysis/checkpoint_eval.h"
@@ -27,6 +34,7 @@
 #include "core/train/trainer.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/hashing.h"
 #include "tests/training_fixture.h"
 
 using namespace mixerlab;
@@ -84,12 +92,73 @@ void flipAByte(const fs::path& file, size_t from_end) {
   std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
 }
 
+// Rewrites a JSON file with `edit` applied, formatted as the checkpoint writer formats it (so only
+// the edited value differs, as in a hand edit).
+void editJson(const fs::path& file, const std::function<void(nlohmann::json&)>& edit) {
+  nlohmann::json j = nlohmann::json::parse(readFile(file));
+  edit(j);
+  testing::writeText(file, j.dump(2) + "\n");
+}
+
+// Turns a checkpoint into one written before manifests: no manifest.json, no checkpoint_format, and
+// the checksums of optimizer.pt and rng.pt in trainer_state.json.
+void makeOlderFormat(const fs::path& checkpoint) {
+  fs::remove(checkpoint / "manifest.json");
+  editJson(checkpoint / "trainer_state.json", [&](nlohmann::json& state) {
+    state.erase("checkpoint_format");
+    state["file_fnv1a64"] = {{"optimizer.pt", hashHex(readFile(checkpoint / "optimizer.pt"))},
+                             {"rng.pt", hashHex(readFile(checkpoint / "rng.pt"))}};
+  });
+}
+
+// The folders that left a directory, as the kernel reports them (inotify): "deleted NAME" for a
+// deletion, "moved NAME" for a rename away.
+class FolderExits {
+ public:
+  explicit FolderExits(const fs::path& dir) : fd_(inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {
+    if (fd_ >= 0 && inotify_add_watch(fd_, dir.c_str(), IN_DELETE | IN_MOVED_FROM) < 0) {
+      ::close(fd_);
+      fd_ = -1;
+    }
+  }
+  ~FolderExits() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  bool watching() const { return fd_ >= 0; }
+  // The events since the last call ("queue overflow" if the kernel dropped some).
+  QStringList take() {
+    QStringList out;
+    alignas(inotify_event) char buffer[64 * 1024];
+    for (ssize_t n; (n = ::read(fd_, buffer, sizeof buffer)) > 0;) {
+      for (ssize_t at = 0; at < n;) {
+        const auto* event = reinterpret_cast<const inotify_event*>(buffer + at);
+        if (event->mask & IN_Q_OVERFLOW) out << "queue overflow";
+        if (event->len > 0) out << QString((event->mask & IN_DELETE) ? "deleted " : "moved ") + event->name;
+        at += static_cast<ssize_t>(sizeof(inotify_event) + event->len);
+      }
+    }
+    return out;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
 }  // namespace
 
 class TestReliability : public QObject {
   Q_OBJECT
   fs::path dir_;
   ProjectConfig project_;
+
+  // The uninterrupted run the resumed ones must end like (trained once).
+  fs::path wholeRun() {
+    const fs::path whole = dir_ / "runs" / "whole";
+    if (!fs::exists(whole / "status.json") && train(project_, "mixer", whole, false).state != RunState::Finished) {
+      throw std::runtime_error("the uninterrupted run did not finish");
+    }
+    return whole;
+  }
 
  private Q_SLOTS:
   void initTestCase() {
@@ -131,15 +200,22 @@ class TestReliability : public QObject {
     QCOMPARE(readMetrics(dir / "metrics.jsonl").back().step, int64_t{12});
   }
 
+  // A kill while a checkpoint was written leaves a .partial folder, one while an old checkpoint
+  // was deleted a .pruned folder (issue 28, item 4): both are removed, and logged, at the next start.
   void stalePartialFoldersAreRemovedOnResume() {
     const fs::path dir = dir_ / "runs" / "partial";
     QCOMPARE(train(project_, "mixer", dir, false, 4).state, RunState::Stopped);
-    fs::create_directories(dir / "checkpoints" / ".partial-step-00000008");
-    writeFileAtomic(dir / "checkpoints" / ".partial-step-00000008" / "model.safetensors", std::string(4096, 'x'));
+    for (const char* stale : {".partial-step-00000008", ".pruned-step-00000002"}) {
+      fs::create_directories(dir / "checkpoints" / stale);
+      writeFileAtomic(dir / "checkpoints" / stale / "model.safetensors", std::string(4096, 'x'));
+    }
+    QCOMPARE(listCheckpoints(dir / "checkpoints").size(), size_t{1});  // hidden folders are not checkpoints
     std::vector<std::string> log;
     QCOMPARE(train(project_, "mixer", dir, true, 0, &log).state, RunState::Finished);
     QVERIFY(!fs::exists(dir / "checkpoints" / ".partial-step-00000008"));
+    QVERIFY(!fs::exists(dir / "checkpoints" / ".pruned-step-00000002"));
     QVERIFY2(joined(log).contains("removed .partial-step-00000008"), qPrintable(joined(log)));
+    QVERIFY2(joined(log).contains("removed .pruned-step-00000002"), qPrintable(joined(log)));
   }
 
   // While a run trains, a second trainer of the same run directory (a resume, or a fresh start)
@@ -229,6 +305,7 @@ class TestReliability : public QObject {
     auto file = loadSafetensors(checkpoint / "model.safetensors");
     file.tensors["wte.weight"].fill_(std::numeric_limits<float>::quiet_NaN());
     saveSafetensors(checkpoint / "model.safetensors", file.tensors, file.metadata);
+    writeCheckpointManifest(checkpoint);  // saved intact: the manifest vouches for the NaN weights
     try {
       evaluateCheckpoint(checkpoint, 1);
       QFAIL("a non-finite eval loss was reported as a result");
@@ -263,34 +340,178 @@ class TestReliability : public QObject {
 
   void damagedLatestCheckpointFallsBack_data() {
     QTest::addColumn<QString>("file");
-    QTest::newRow("weights") << "model.safetensors";
-    QTest::newRow("optimizer") << "optimizer.pt";
-    QTest::newRow("rng") << "rng.pt";
-    QTest::newRow("trainer state") << "trainer_state.json";
+    QTest::addColumn<QString>("damage");
+    QTest::addColumn<QString>("reason");  // in the log's "skipped step-00000008 because ..."
+    QTest::newRow("weights") << "model.safetensors"
+                             << "flip a byte"
+                             << "does not match the checksum";
+    QTest::newRow("optimizer") << "optimizer.pt"
+                               << "flip a byte"
+                               << "does not match the checksum";
+    QTest::newRow("rng") << "rng.pt"
+                         << "flip a byte"
+                         << "does not match the checksum";
+    QTest::newRow("trainer state") << "trainer_state.json"
+                                   << "truncate"
+                                   << "trainer_state.json";
+    // Issue 28, item 2: edits that leave valid JSON were resumed silently (other batches, the
+    // wrong step, a train loss of 128).
+    QTest::newRow("data position edited") << "trainer_state.json"
+                                          << "edit data_position"
+                                          << "manifest.json";
+    QTest::newRow("step edited") << "trainer_state.json"
+                                 << "edit step"
+                                 << "manifest.json";
+    QTest::newRow("pending loss edited") << "trainer_state.json"
+                                         << "edit pending_loss_sum"
+                                         << "manifest.json";
+    // A whole checkpoint of another step in the step-8 folder (a copy or rename by hand).
+    QTest::newRow("checkpoint of another step") << "trainer_state.json"
+                                                << "copy step 4"
+                                                << "says step 4 but its folder is step-00000008";
+    // Issue 28, item 13: a missing trainer state was passed over without a word.
+    QTest::newRow("trainer state missing") << "trainer_state.json"
+                                           << "delete"
+                                           << "trainer_state.json is missing";
+    QTest::newRow("manifest missing") << "manifest.json"
+                                      << "delete"
+                                      << "manifest.json is missing";
+    QTest::newRow("weights missing") << "model.safetensors"
+                                     << "delete"
+                                     << "model.safetensors is missing";
   }
-  // With the step-8 checkpoint damaged, a resume starts from step 4, says so, and ends exactly as
-  // an uninterrupted run (the same final eval loss).
+  // With the step-8 checkpoint damaged, a resume starts from step 4, says which checkpoint it
+  // skipped and why, and ends exactly as an uninterrupted run (the same final eval loss).
   void damagedLatestCheckpointFallsBack() {
     QFETCH(QString, file);
-    const fs::path whole = dir_ / "runs" / "whole";
-    if (!fs::exists(whole / "status.json")) QCOMPARE(train(project_, "mixer", whole, false).state, RunState::Finished);
-    const fs::path dir = dir_ / "runs" / ("fallback-" + file.toStdString());
+    QFETCH(QString, damage);
+    QFETCH(QString, reason);
+    const fs::path dir =
+        dir_ / "runs" / ("fallback-" + QString(QTest::currentDataTag()).replace(' ', '-').toStdString());
     QCOMPARE(train(project_, "mixer", dir, false, 8).state, RunState::Stopped);
     const fs::path step8 = *latestCheckpoint(dir / "checkpoints");
     QVERIFY(step8.filename() == "step-00000008");
-    if (file == "trainer_state.json") {
-      testing::writeText(step8 / "trainer_state.json", "{\"step\": ");
+    const fs::path target = step8 / file.toStdString();
+    if (damage == "flip a byte") {
+      flipAByte(target, 40);
+    } else if (damage == "truncate") {
+      testing::writeText(target, "{\"step\": ");
+    } else if (damage == "edit data_position") {
+      editJson(target,
+               [](nlohmann::json& j) { j["data_position"]["index"] = j["data_position"]["index"].get<int64_t>() + 1; });
+    } else if (damage == "edit step") {
+      editJson(target, [](nlohmann::json& j) { j["step"] = 9; });
+    } else if (damage == "edit pending_loss_sum") {
+      editJson(target, [](nlohmann::json& j) {
+        j["pending_loss_sum"] = 128.0 * std::max<int64_t>(1, j["pending_loss_steps"].get<int64_t>());
+      });
+    } else if (damage == "copy step 4") {
+      fs::remove_all(step8);
+      fs::copy(dir / "checkpoints" / "step-00000004", step8, fs::copy_options::recursive);
     } else {
-      flipAByte(step8 / file.toStdString(), 40);
+      QCOMPARE(damage, QString("delete"));
+      QVERIFY(fs::remove(target));
     }
     std::vector<std::string> log;
     QCOMPARE(train(project_, "mixer", dir, true, 0, &log).state, RunState::Finished);
-    QVERIFY2(joined(log).contains("resuming from the newest intact checkpoint, step-00000004"),
+    QVERIFY2(joined(log).contains("resuming from the newest intact checkpoint, step-00000004; skipped step-00000008 "
+                                  "because"),
              qPrintable(joined(log)));
-    QVERIFY2(joined(log).contains(file), qPrintable(joined(log)));
-    const auto a = readMetrics(whole / "metrics.jsonl"), b = readMetrics(dir / "metrics.jsonl");
+    QVERIFY2(joined(log).contains(file) && joined(log).contains(reason), qPrintable(joined(log)));
+    const auto a = readMetrics(wholeRun() / "metrics.jsonl"), b = readMetrics(dir / "metrics.jsonl");
     QCOMPARE(b.size(), a.size());
     QCOMPARE(*b.back().eval_loss, *a.back().eval_loss);
+  }
+
+  // Issue 28, item 2: every file of a checkpoint is in its manifest, and the files a resume does
+  // not read are checked by the readers that do (config.json: eval, fork; tokenizer.model: score,
+  // generate, invert).
+  void everyCheckpointFileIsInTheManifest() {
+    const fs::path dir = dir_ / "runs" / "manifest";
+    QCOMPARE(train(project_, "mixer", dir, false, 4).state, RunState::Stopped);
+    const fs::path checkpoint = *latestCheckpoint(dir / "checkpoints");
+    std::set<std::string> listed, present;
+    const nlohmann::json manifest = nlohmann::json::parse(readFile(checkpoint / "manifest.json"));
+    for (const auto& [name, entry] : manifest.at("files").items()) listed.insert(name);
+    for (const auto& entry : fs::directory_iterator(checkpoint)) present.insert(entry.path().filename().string());
+    present.erase("manifest.json");
+    QVERIFY(listed == present);
+    for (const char* name :
+         {"model.safetensors", "optimizer.pt", "rng.pt", "config.json", "tokenizer.model", "trainer_state.json"}) {
+      QVERIFY2(listed.count(name) == 1, name);
+    }
+    for (const std::string name : {"config.json", "tokenizer.model"}) {
+      const fs::path copy = dir_ / "runs" / ("manifest-" + name) / "checkpoints" / checkpoint.filename();
+      fs::create_directories(copy.parent_path());
+      fs::copy(checkpoint, copy, fs::copy_options::recursive);
+      flipAByte(copy / name, 10);
+      try {
+        if (name == "config.json") readCheckpointConfig(copy);
+        if (name == "tokenizer.model") checkpointTokenizerFile(copy);
+        QFAIL(qPrintable(QString::fromStdString(name) + " was read although it was damaged"));
+      } catch (const MixerLabError& e) {
+        QVERIFY2(
+            QString(e.what()).contains(QString::fromStdString(name) + ": does not match the checksum in manifest.json"),
+            e.what());
+      }
+    }
+  }
+
+  // Checkpoints written before manifests still resume exactly. Half-deleted by the old pruning (only
+  // config.json, rng.pt and trainer_state.json left), one is called incomplete by eval, naming the
+  // missing weights, and a fork from it is refused before it writes the new run (issue 28, item 4).
+  void olderCheckpointsStillLoad() {
+    const fs::path dir = dir_ / "runs" / "older-format";
+    QCOMPARE(train(project_, "mixer", dir, false, 8).state, RunState::Stopped);
+    for (const fs::path& checkpoint : listCheckpoints(dir / "checkpoints")) makeOlderFormat(checkpoint);
+    std::vector<std::string> log;
+    QCOMPARE(train(project_, "mixer", dir, true, 0, &log).state, RunState::Finished);
+    QVERIFY2(joined(log).contains("step-00000008 at step 8"), qPrintable(joined(log)));
+    const auto a = readMetrics(wholeRun() / "metrics.jsonl"), b = readMetrics(dir / "metrics.jsonl");
+    QCOMPARE(b.size(), a.size());
+    QCOMPARE(*b.back().eval_loss, *a.back().eval_loss);
+
+    const fs::path older = dir / "checkpoints" / "step-00000008";
+    QVERIFY(!fs::exists(older / "manifest.json"));
+    for (const char* name : {"model.safetensors", "optimizer.pt", "tokenizer.model"}) fs::remove(older / name);
+    try {
+      evaluateCheckpoint(older, 1);
+      QFAIL("an incomplete checkpoint was evaluated");
+    } catch (const MixerLabError& e) {
+      QVERIFY2(QString(e.what()).contains("is incomplete: model.safetensors is missing"), e.what());
+      QVERIFY(!QString(e.what()).contains("cannot open"));
+    }
+    TrainRequest fork = request(project_, "mixer", dir_ / "runs" / "fork-of-older", false);
+    fork.fork_from = older;
+    try {
+      trainRun(fork);
+      QFAIL("forked from an incomplete checkpoint");
+    } catch (const MixerLabError& e) {
+      QVERIFY2(QString(e.what()).contains("is incomplete: model.safetensors, optimizer.pt are missing"), e.what());
+    }
+    QVERIFY(!fs::exists(dir_ / "runs" / "fork-of-older" / "run.json"));
+  }
+
+  // Issue 28, item 4: a step folder only ever leaves checkpoints/ by a rename to a hidden name (and
+  // is deleted there), both when it is pruned and when a redone step replaces it, so a kill while
+  // its files are deleted cannot leave a step folder with some of them. Seen through inotify.
+  void pruningRenamesFoldersAwayBeforeDeleting() {
+    const fs::path dir = dir_ / "runs" / "pruning";
+    fs::create_directories(dir / "checkpoints");
+    FolderExits exits(dir / "checkpoints");
+    QVERIFY(exits.watching());
+    QCOMPARE(train(project_, "mixer", dir, false, 8).state, RunState::Stopped);
+    flipAByte(dir / "checkpoints" / "step-00000008" / "optimizer.pt", 40);    // redone from step 4: replaced
+    QCOMPARE(train(project_, "mixer", dir, true).state, RunState::Finished);  // step 12 prunes step 4
+    const QStringList seen = exits.take();
+    QVERIFY2(seen.filter(QRegularExpression("^deleted step-|queue overflow")).isEmpty(), qPrintable(seen.join(", ")));
+    QVERIFY2(seen.contains("moved step-00000004") && seen.contains("moved step-00000008"), qPrintable(seen.join(", ")));
+    std::vector<std::string> kept;
+    for (const auto& entry : fs::directory_iterator(dir / "checkpoints")) {
+      kept.push_back(entry.path().filename().string());
+    }
+    std::sort(kept.begin(), kept.end());
+    QCOMPARE(kept, (std::vector<std::string>{"latest.json", "step-00000008", "step-00000012"}));
   }
 
   void runFoldersStayInsideTheRunsFolder() {
