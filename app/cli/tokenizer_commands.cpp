@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "app/cli/cli_commands.h"
 #include "core/data/corpus_reader.h"
@@ -29,7 +30,7 @@ void addTokenizerCommands(CLI::App& app, Action& action) {
   train->callback([o, &action]() {
     action = [o]() {
       const auto documents = readCorpus(o->corpus, parseCorpusFormat(o->format));
-      trainTokenizer(documents, o->settings, o->out);
+      trainTokenizer(documents, o->settings, o->out, o->corpus);  // the same input check as `train`
       const auto tok = Tokenizer::load(o->out);
       std::cout << "wrote " << o->out << ": " << tok.vocabSize() << " tokens from " << documents.size()
                 << " documents (unk " << tok.unkId() << ", bos " << tok.bosId() << ", eos " << tok.eosId() << ", pad "

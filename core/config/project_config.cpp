@@ -14,6 +14,7 @@
 #include "core/util/folder_name.h"
 #include "core/util/json_document.h"
 #include "core/util/json_fields.h"
+#include "core/util/text.h"
 
 namespace mixerlab {
 namespace fs = std::filesystem;
@@ -52,7 +53,7 @@ TrainConfig parseTrain(JsonFields f) {
   TrainConfig t;
   trainFields().readInto(f, t);
   if (t.device != "auto" && t.device != "cpu" && t.device.rfind("cuda", 0) != 0) {
-    f.fail("device", "expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\", got \"" + t.device + "\"");
+    f.fail("device", "expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\", got \"" + abbreviated(t.device) + "\"");
   }
   f.rejectUnknownKeys();
   if (t.max_steps == 0 && t.max_tokens == 0 && t.max_wall_s == 0) {
@@ -154,7 +155,7 @@ ProjectConfig parseProject(const nlohmann::json& document, const fs::path& path,
     if (const std::string problem = folderNameProblem(rc.name); !problem.empty()) {
       run.fail("name", "\"" + rc.name + "\" " + problem);
     }
-    if (!seen.insert(rc.name).second) run.fail("name", "duplicate run name \"" + rc.name + "\"");
+    if (!seen.insert(rc.name).second) run.fail("name", "duplicate run name \"" + abbreviated(rc.name) + "\"");
     run.accept("model");
     run.accept("train");
     run.rejectUnknownKeys();

@@ -3,6 +3,8 @@
 
 #include <vector>
 
+#include "core/util/json_document.h"
+
 namespace mixerlab {
 
 namespace {
@@ -153,9 +155,11 @@ std::optional<std::string> spliceReplaceRun(const std::string& text, size_t inde
   const auto runs = findRuns(text);
   if (!runs || index >= runs->elements.size()) return std::nullopt;
   const Span span = runs->elements[index];
+  const std::string element = text.substr(span.begin, span.end - span.begin);
+  if (jsonTooDeepAt(element) != std::string::npos) return std::nullopt;  // walking it would overflow the stack
   nlohmann::ordered_json old;
   try {
-    old = nlohmann::ordered_json::parse(text.substr(span.begin, span.end - span.begin));
+    old = nlohmann::ordered_json::parse(element);
   } catch (const std::exception&) {
     return std::nullopt;
   }

@@ -16,7 +16,8 @@ const FieldSet<TrainConfig>& trainFields() {
                    "micro-batches per optimizer step")
           .integer("seed", &TrainConfig::seed, 0, kFieldMaxInteger, "Seed", "initialisation and data order")
           .text("device", &TrainConfig::device, "Device", "auto, cpu, cuda or cuda:N")
-          .integer("threads", &TrainConfig::threads, 0, 1024, "CPU threads", "LibTorch CPU threads; 0 = all cores")
+          .integer("threads", &TrainConfig::threads, 0, 1024, "CPU threads",
+                   "LibTorch CPU threads; 0 = all cores; at most 4 per core of the machine that trains")
           .group("Precision")
           .choice("precision", &TrainConfig::precision, {"fp32", "bf16", "fp16"}, "Precision",
                   "the forward's arithmetic: fp32, or autocast to bf16 (A100/H100 and newer GPUs, and the CPU) or "

@@ -5,10 +5,13 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "core/data/utf8.h"
 #include "core/util/atomic_file.h"
 #include "core/util/enum_names.h"
 #include "core/util/error.h"
 #include "core/util/hashing.h"
+#include "core/util/json_document.h"
+#include "core/util/text.h"
 
 namespace mixerlab {
 namespace fs = std::filesystem;
@@ -97,11 +100,12 @@ std::vector<std::string> splitJsonLines(std::string_view text, const std::string
     if (std::all_of(line.begin(), line.end(), isAsciiWhitespace)) return;
     const std::string where = source_name + ":" + std::to_string(line_number);
     const std::string fix = "each line must be one JSON object with a string field \"text\"";
+    checkJsonLineDepth(line, where);
     nlohmann::json record;
     try {
       record = nlohmann::json::parse(line);
     } catch (const nlohmann::json::exception& e) {
-      throw MixerLabError(where + ": malformed JSON line (" + e.what() + ")", fix);
+      throw MixerLabError(where + ": malformed JSON line (" + abbreviated(e.what(), 200) + ")", fix);
     }
     if (!record.is_object()) throw MixerLabError(where + ": the line is not a JSON object", fix);
     const auto text_field = record.find("text");
@@ -171,25 +175,68 @@ std::string CorpusFile::cacheKey() const { return content_hash + "-" + corpusFor
 std::vector<std::string> CorpusFile::documents() const { return splitCorpusText(contents, format, path.string()); }
 
 namespace {
-// Where `text` stops looking like text: the first NUL byte, or (when over 1% of the first MiB is
-// not valid UTF-8) the first invalid byte; npos for text.
-size_t firstNonTextByte(const std::string& text) {
-  if (const size_t nul = text.find('\0'); nul != std::string::npos) return nul;
-  const size_t checked = std::min<size_t>(text.size(), 1 << 20);
-  size_t invalid = 0, first_invalid = std::string::npos;
-  for (size_t i = 0; i < checked;) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    const size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-    bool ok = length > 0 && i + length <= text.size();
-    for (size_t k = 1; ok && k < length; ++k) ok = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
-    if (!ok) {
-      ++invalid;
-      if (first_invalid == std::string::npos) first_invalid = i;
-    }
-    i += ok ? length : 1;
-  }
-  return invalid * 100 > checked ? first_invalid : std::string::npos;
+
+std::string hexByte(unsigned char byte) {
+  static constexpr char kDigits[] = "0123456789ABCDEF";
+  return std::string("0x") + kDigits[byte >> 4] + kDigits[byte & 0xF];
 }
+
+// Control bytes that no text file in a single-byte encoding holds (tab, newlines, form feed and escape allowed).
+bool isBinaryControlByte(unsigned char byte) {
+  return (byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r' && byte != '\f' && byte != '\v' &&
+          byte != 0x1B) ||
+         byte == 0x7F;
+}
+
+// Whether bytes that are not UTF-8 read as Latin-1 (ISO-8859-1) or Windows-1252 text: no binary control
+// bytes, and every byte that is not part of a UTF-8 character is a character of Windows-1252 (which leaves
+// 0x81, 0x8D, 0x8F, 0x90 and 0x9D undefined; Latin-1 letters are 0xC0-0xFF).
+bool readsAsLatin1(std::string_view text, size_t first_invalid) {
+  if (std::any_of(text.begin(), text.end(),
+                  [](char c) { return isBinaryControlByte(static_cast<unsigned char>(c)); })) {
+    return false;
+  }
+  for (size_t pos = first_invalid; pos != std::string_view::npos && pos < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[pos]);
+    if (byte == 0x81 || byte == 0x8D || byte == 0x8F || byte == 0x90 || byte == 0x9D) return false;
+    const size_t next = utf8::firstInvalidByte(text.substr(pos + 1));
+    pos = next == std::string_view::npos ? next : pos + 1 + next;
+  }
+  return true;
+}
+
+// Refuses a corpus that is not UTF-8 text, naming what it is instead: UTF-16 (its byte-order mark), binary
+// data (a NUL byte), Latin-1 / Windows-1252 text, or UTF-8 with a bad byte; each with the place and the fix.
+void requireUtf8Text(const fs::path& path, const std::string& text) {
+  const std::string name = path.string();
+  const std::string converted =
+      (path.parent_path() / (path.stem().string() + ".utf8" + path.extension().string())).string();
+  const std::string repoint = ", and point the corpus at the new file";
+  if (text.rfind("\xFF\xFE", 0) == 0 || text.rfind("\xFE\xFF", 0) == 0) {
+    throw MixerLabError("corpus file " + name + " is UTF-16 text (it starts with a UTF-16 byte-order mark), not UTF-8",
+                        "convert it: iconv -f UTF-16 -t UTF-8 " + name + " > " + converted + repoint);
+  }
+  if (const size_t nul = text.find('\0'); nul != std::string::npos) {
+    throw MixerLabError("corpus file " + name + " is not UTF-8 text (binary data: a NUL byte at byte offset " +
+                            std::to_string(nul) + ")",
+                        "point the corpus at a text file: plain text, JSON Lines or a blank-line separated file");
+  }
+  const size_t bad = utf8::firstInvalidByte(text);
+  if (bad == std::string::npos) return;
+  const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n');
+  const std::string place = "byte " + hexByte(static_cast<unsigned char>(text[bad])) + " at line " +
+                            std::to_string(line) + " (byte offset " + std::to_string(bad) + ")";
+  if (readsAsLatin1(text, bad)) {
+    throw MixerLabError("corpus file " + name + " is not UTF-8: it looks like Latin-1 (ISO-8859-1) or Windows-1252 " +
+                            "text (" + place + " is not UTF-8)",
+                        "convert it: iconv -f LATIN1 -t UTF-8 " + name + " > " + converted +
+                            " (-f CP1252 for Windows text with curly quotes)" + repoint);
+  }
+  throw MixerLabError("corpus file " + name + " is not valid UTF-8: " + place + " does not start a UTF-8 character",
+                      "convert it from its encoding: iconv -f <encoding> -t UTF-8 " + name + " > " + converted +
+                          repoint + "; or remove the stray bytes at line " + std::to_string(line));
+}
+
 }  // namespace
 
 CorpusFile loadCorpusFile(const fs::path& path, CorpusFormat format) {
@@ -201,11 +248,7 @@ CorpusFile loadCorpusFile(const fs::path& path, CorpusFormat format) {
   CorpusFile file;
   file.path = path;
   file.contents = readFile(path);
-  if (const size_t at = firstNonTextByte(file.contents); at != std::string::npos) {
-    throw MixerLabError(
-        "corpus file " + path.string() + " is not UTF-8 text (binary data at byte " + std::to_string(at) + ")",
-        "point the corpus at a text file: plain text, JSON Lines or a blank-line separated file");
-  }
+  requireUtf8Text(path, file.contents);
   file.content_hash = hashHex(file.contents);
   file.format = format == CorpusFormat::Auto ? detectCorpusFormat(path, file.contents) : format;
   return file;

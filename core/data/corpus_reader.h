@@ -27,8 +27,8 @@ CorpusFormat detectCorpusFormat(const std::filesystem::path& path, std::string_v
 std::vector<std::string> splitCorpusText(std::string_view contents, CorpusFormat format,
                                          const std::string& source_name);
 
-// Reads and splits a file. A missing file throws MixerLabError naming the path; a file without any
-// document gives an empty vector (callers decide whether that is an error).
+// Reads and splits a file (loadCorpusFile's checks). A missing file throws MixerLabError naming the path; a
+// file without any document gives an empty vector (callers decide whether that is an error).
 std::vector<std::string> readCorpus(const std::filesystem::path& path, CorpusFormat format = CorpusFormat::Auto);
 
 // A corpus file read once, for the caches: its bytes, the hash of those bytes and the resolved format.
@@ -41,6 +41,9 @@ struct CorpusFile {
   std::string cacheKey() const;
   std::vector<std::string> documents() const;  // splitCorpusText(contents, format, path)
 };
+// Throws MixerLabError naming the path when the file is missing or is not UTF-8 text: UTF-16, binary data
+// (a NUL byte), Latin-1 / Windows-1252 text, or a byte that is not UTF-8 (with its line, byte offset and
+// the iconv command that converts the file).
 CorpusFile loadCorpusFile(const std::filesystem::path& path, CorpusFormat format);
 
 }  // namespace mixerlab

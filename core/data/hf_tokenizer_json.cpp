@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/util/error.h"
+#include "core/util/json_document.h"
 #include "core/util/json_numbers.h"
 
 namespace mixerlab::hf {
@@ -207,6 +208,7 @@ bool looksLikeJsonObject(std::string_view bytes) {
 }
 
 TokenizerJson parseTokenizerJson(std::string_view json_text, const std::string& source) {
+  checkJsonDepth(json_text, source);  // deep nesting would overflow the stack when the value is walked
   json root;
   try {
     root = json::parse(json_text);

@@ -3,6 +3,8 @@
 
 #include <dlfcn.h>
 
+#include <cstring>
+#include <iostream>
 #include <new>
 
 #include "core/util/error.h"
@@ -58,9 +60,26 @@ void* findSymbol(void* handle, const char* mangled_name) {
   return symbol;
 }
 
+// SentencePiece logs (and reports a failed CHECK before it exits) on std::cerr. With RTLD_DEEPBIND the
+// library binds std::cerr to libstdc++'s own definition, but when the executable refers to std::cerr
+// (ours do) the linker gave it a copy of the object, and libstdc++'s start-up code constructs only that
+// copy: the library's std::cerr is zeroed memory, and its first log line was a SIGSEGV (a unigram
+// "likelihood is NAN" CHECK, any LOG(ERROR)). Construct it over our stderr buffer. Skipped when both are
+// one object, or when it is already constructed (its vtable pointer is set).
+void giveLibraryAStderr(void* library) {
+  void* library_cerr = ::dlsym(library, "_ZSt4cerr");
+  if (library_cerr == nullptr || library_cerr == static_cast<void*>(&std::cerr)) return;
+  void* vtable = nullptr;
+  std::memcpy(&vtable, library_cerr, sizeof vtable);
+  if (vtable != nullptr) return;
+  auto* stream = new (library_cerr) std::ostream(std::cerr.rdbuf());  // never destroyed, like the library
+  stream->setf(std::ios_base::unitbuf);                               // unbuffered, as std::cerr is
+}
+
 Library loadLibrary() {
   // Never closed: the processors and models created through it live until the process ends.
   void* core = openIsolated("libsentencepiece.so.0", "libsentencepiece.so");
+  giveLibraryAStderr(core);
   void* trainer = openIsolated("libsentencepiece_train.so.0", "libsentencepiece_train.so");
   Library lib;
   lib.construct = reinterpret_cast<ConstructFn>(findSymbol(core, "_ZN13sentencepiece22SentencePieceProcessorC1Ev"));

@@ -8,6 +8,7 @@
 
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/json_document.h"
 
 namespace mixerlab {
 
@@ -21,6 +22,7 @@ std::vector<StoryPair> readStoryPairs(const std::filesystem::path& path) {
   for (int64_t number = 1; std::getline(in, line); ++number) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::string where = path.string() + ":" + std::to_string(number);
+    checkJsonLineDepth(line, where);
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(line);

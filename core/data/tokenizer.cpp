@@ -6,6 +6,7 @@
 
 #include "core/data/hf_bpe_tokenizer.h"
 #include "core/data/sentencepiece_runtime.h"
+#include "core/data/tokenizer_trainer_input.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "core/util/hashing.h"
@@ -79,7 +80,7 @@ std::unordered_map<std::string, std::string> trainerArguments(const TokenizerSet
       {"eos_id", "2"},
       {"pad_id", "3"},
       // Documents (whole stories) are the "sentences"; sample nothing inside sentencepiece.
-      {"max_sentence_length", std::to_string(1 << 20)},
+      {"max_sentence_length", std::to_string(kTrainerMaxSentenceBytes)},
       {"input_sentence_size", "0"},
       {"shuffle_input_sentence", "false"},
       {"hard_vocab_limit", "true"},
@@ -157,13 +158,15 @@ int Tokenizer::eosId() const { return hf_ ? hf_->eosId() : processor_->eos_id();
 int Tokenizer::padId() const { return hf_ ? hf_->padId() : processor_->pad_id(); }
 
 void trainTokenizer(const std::vector<std::string>& documents, const TokenizerSettings& settings,
-                    const fs::path& out_model_path) {
+                    const fs::path& out_model_path, const std::string& corpus_name) {
   validate(settings);
   if (documents.empty()) {
     throw MixerLabError("cannot train a tokenizer for " + out_model_path.string() + ": the corpus has no documents",
                         "check the corpus path and format");
   }
-  DocumentIterator iterator(documents, pickTrainingDocuments(documents.size(), settings.max_training_documents));
+  std::vector<size_t> picked = pickTrainingDocuments(documents.size(), settings.max_training_documents);
+  checkTrainerInput(documents, picked, settings, corpus_name);  // what would crash the trainer
+  DocumentIterator iterator(documents, std::move(picked));
   std::string serialized;
   const auto status = spm::train(trainerArguments(settings), &iterator, &serialized);
   if (!status.ok()) {
@@ -201,7 +204,7 @@ fs::path ensureTokenizer(const CorpusFile& corpus, const TokenizerSettings& sett
         "corpus " + corpus_path.string() + " contains no documents (read as " + corpusFormatName(corpus.format) + ")",
         "check the file, or set the corpus format explicitly");
   }
-  trainTokenizer(documents, settings, model_path);
+  trainTokenizer(documents, settings, model_path, corpus_path.string());
   if (reused) *reused = false;
   return model_path;
 }

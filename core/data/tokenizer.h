@@ -73,9 +73,10 @@ class Tokenizer {
 };
 
 // Trains on `documents` (each may contain newlines) in memory and writes the .model atomically.
-// Output is deterministic for the same documents and settings.
+// Output is deterministic for the same documents and settings. Documents SentencePiece's trainer would
+// crash on (tokenizer_trainer_input.h) are refused first with a MixerLabError naming `corpus_name`.
 void trainTokenizer(const std::vector<std::string>& documents, const TokenizerSettings& settings,
-                    const std::filesystem::path& out_model_path);
+                    const std::filesystem::path& out_model_path, const std::string& corpus_name = {});
 
 // Cached training: cache_dir/"tokenizer-<key>.model", key = hash of (corpus bytes hash, resolved corpus
 // format, settings.cacheKey()). Reuses an existing file (*reused = true), otherwise reads the corpus and

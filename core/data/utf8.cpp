@@ -42,13 +42,28 @@ size_t codePointLength(std::string_view text, size_t pos) {
   return length;
 }
 
-bool isValid(std::string_view bytes) {
+char32_t codePointAt(std::string_view text, size_t pos, size_t length) {
+  const auto lead = static_cast<unsigned char>(text[pos]);
+  if (length <= 1) return lead;
+  // The lead byte keeps 7 - length payload bits; each continuation byte adds 6.
+  char32_t code = lead & (0x7F >> length);
+  for (size_t k = 1; k < length; ++k) code = (code << 6) | (static_cast<unsigned char>(text[pos + k]) & 0x3F);
+  return code;
+}
+
+size_t firstInvalidByte(std::string_view bytes) {
   for (size_t pos = 0; pos < bytes.size();) {
+    if (static_cast<unsigned char>(bytes[pos]) < 0x80) {  // ASCII, most of any corpus
+      ++pos;
+      continue;
+    }
     const size_t length = codePointLength(bytes, pos);
-    if (length == 1 && static_cast<unsigned char>(bytes[pos]) >= 0x80) return false;
+    if (length == 1) return pos;
     pos += length;
   }
-  return true;
+  return std::string_view::npos;
 }
+
+bool isValid(std::string_view bytes) { return firstInvalidByte(bytes) == std::string_view::npos; }
 
 }  // namespace mixerlab::utf8

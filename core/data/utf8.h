@@ -1,5 +1,7 @@
-// Small UTF-8 helpers for the Hugging Face tokenizer (hf_bpe_tokenizer.h): the BPE model starts from the
-// text's code points, and the ByteFallback decoder must know whether a run of bytes is valid UTF-8.
+// Small UTF-8 helpers: the Hugging Face tokenizer (hf_bpe_tokenizer.h) starts its BPE from the text's code
+// points and its ByteFallback decoder must know whether a run of bytes is valid UTF-8; the corpus reader
+// refuses a corpus that is not UTF-8 at its first bad byte; the tokenizer trainer's input check
+// (tokenizer_trainer_input.h) counts code points.
 #pragma once
 #include <cstddef>
 #include <string_view>
@@ -10,7 +12,14 @@ namespace mixerlab::utf8 {
 // start one, so malformed input still splits into pieces that cover every byte. pos must be < text.size().
 size_t codePointLength(std::string_view text, size_t pos);
 
+// The code point of the well-formed sequence of `length` = codePointLength(text, pos) bytes at text[pos]
+// (for length 1, the byte itself).
+char32_t codePointAt(std::string_view text, size_t pos, size_t length);
+
 // True when `bytes` is well-formed UTF-8 (no overlong forms, surrogates or code points above U+10FFFF).
 bool isValid(std::string_view bytes);
+
+// Offset of the first byte that does not start a well-formed sequence, or std::string_view::npos.
+size_t firstInvalidByte(std::string_view bytes);
 
 }  // namespace mixerlab::utf8

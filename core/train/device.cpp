@@ -21,8 +21,18 @@ c10::Device selectDevice(const std::string& requested) {
   return c10::Device(requested);
 }
 
-int configureCpuThreads(int64_t requested) {
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+int cpuCoreCount() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+int configureCpuThreads(int64_t requested, const std::string& setting) {
+  const int cores = cpuCoreCount();
+  const int64_t most = int64_t{kMaxCpuThreadsPerCore} * cores;
+  if (requested > most) {
+    throw MixerLabError(setting + " is " + std::to_string(requested) + " but this machine has " +
+                            std::to_string(cores) + " CPU core" + (cores == 1 ? "" : "s") + ": more than " +
+                            std::to_string(most) + " threads (" + std::to_string(kMaxCpuThreadsPerCore) +
+                            " per core) only wait for each other, and the run makes little or no progress",
+                        "set " + setting + " to 0 (one thread per core) or at most " + std::to_string(most));
+  }
   const int threads = requested > 0 ? static_cast<int>(requested) : cores;
   at::set_num_threads(threads);
   return threads;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/util/error.h"
+#include "core/util/text.h"
 
 namespace mixerlab {
 namespace {
@@ -24,7 +25,7 @@ struct DuplicateKey {
 
 }  // namespace
 
-std::string lineColumnAt(const std::string& text, size_t offset) {
+std::string lineColumnAt(std::string_view text, size_t offset) {
   size_t line = 1, column = 1;
   for (size_t i = 0; i < offset && i < text.size(); ++i) {
     if (text[i] == '\n') {
@@ -37,7 +38,48 @@ std::string lineColumnAt(const std::string& text, size_t offset) {
   return std::to_string(line) + ":" + std::to_string(column);
 }
 
+size_t jsonTooDeepAt(std::string_view text) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // an escaped character, a quote included
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) return i;
+    } else if (c == ']' || c == '}') {
+      --depth;  // unbalanced text is the parser's to report
+    }
+  }
+  return std::string_view::npos;
+}
+
+namespace {
+const std::string kTooDeep =
+    "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels of arrays and objects";
+const char* const kTooDeepFix = "flatten the value there (MixerLab's files nest a few levels)";
+}  // namespace
+
+void checkJsonDepth(std::string_view text, const std::string& source) {
+  if (const size_t at = jsonTooDeepAt(text); at != std::string_view::npos) {
+    throw MixerLabError(source + ":" + lineColumnAt(text, at) + ": " + kTooDeep, kTooDeepFix);
+  }
+}
+
+void checkJsonLineDepth(std::string_view line, const std::string& where) {
+  if (const size_t at = jsonTooDeepAt(line); at != std::string_view::npos) {
+    throw MixerLabError(where + ": " + kTooDeep + " (column " + std::to_string(at + 1) + ")", kTooDeepFix);
+  }
+}
+
 nlohmann::json parseJsonDocument(const std::string& text, const std::filesystem::path& path) {
+  checkJsonDepth(text, path.string());
   std::vector<std::set<std::string>> open_objects;
   std::vector<DuplicateKey> duplicates;
   std::map<std::string, int> key_count;  // every key seen so far, for the duplicate's place
@@ -57,7 +99,8 @@ nlohmann::json parseJsonDocument(const std::string& text, const std::filesystem:
     document = nlohmann::json::parse(text, callback);
   } catch (const nlohmann::json::parse_error& e) {
     throw MixerLabError(
-        path.string() + ":" + lineColumnAt(text, e.byte > 0 ? e.byte - 1 : 0) + ": malformed JSON: " + e.what(),
+        path.string() + ":" + lineColumnAt(text, e.byte > 0 ? e.byte - 1 : 0) + ": malformed JSON: " +
+            abbreviated(e.what(), 200),  // nlohmann quotes the last token read, which can be a whole long string
         "fix the JSON syntax at that position (trailing commas and comments are not allowed)");
   } catch (const nlohmann::json::out_of_range& e) {
     // "number overflow parsing '1e400'": nlohmann gives no position, so find the number.
@@ -66,14 +109,15 @@ nlohmann::json parseJsonDocument(const std::string& text, const std::filesystem:
     const std::string number =
         open != std::string::npos && close > open ? message.substr(open + 1, close - open - 1) : "";
     const size_t at = number.empty() ? text.size() : text.find(number);
-    throw MixerLabError(path.string() + (at < text.size() ? ":" + lineColumnAt(text, at) : std::string()) +
-                            ": number " + (number.empty() ? message : number + " is too large for a double"),
-                        "write a smaller number");
+    throw MixerLabError(
+        path.string() + (at < text.size() ? ":" + lineColumnAt(text, at) : std::string()) + ": number " +
+            (number.empty() ? abbreviated(message, 200) : abbreviated(number) + " is too large for a double"),
+        "write a smaller number");
   }
   if (!duplicates.empty()) {
     const DuplicateKey& d = duplicates.front();
     const size_t at = nthOccurrence(text, "\"" + d.key + "\"", d.earlier);
-    throw MixerLabError(path.string() + ":" + lineColumnAt(text, at) + ": key \"" + d.key +
+    throw MixerLabError(path.string() + ":" + lineColumnAt(text, at) + ": key \"" + abbreviated(d.key) +
                             "\" appears twice in the same object; the later value would silently win",
                         "keep one of them");
   }

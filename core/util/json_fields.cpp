@@ -2,10 +2,33 @@
 #include "core/util/json_fields.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "core/util/error.h"
+#include "core/util/json_numbers.h"
+#include "core/util/text.h"
 
 namespace mixerlab {
+namespace {
+
+// A value as a message quotes it: its JSON text, cut to a few dozen characters (a 120 KB value was echoed whole).
+std::string shown(const nlohmann::json& value) { return abbreviated(value.dump()); }
+
+// A number that is no int64 as the file wrote it: nlohmann keeps 2^63 as an unsigned integer, whose text is
+// exact, and 2^64 as a double, printed here without an exponent while it has one exact integer text.
+std::string shownInteger(const nlohmann::json& value) {
+  if (value.is_number_float()) {
+    const double d = value.get<double>();
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 1e21) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.0f", d);
+      return text;
+    }
+  }
+  return shown(value);
+}
+
+}  // namespace
 
 JsonFields::JsonFields(const nlohmann::json& object, std::string file, std::string path)
     : object_(object), file_(std::move(file)), path_(std::move(path)) {
@@ -18,7 +41,7 @@ JsonFields::JsonFields(const nlohmann::json& object, std::string file, std::stri
 std::string JsonFields::fieldPath(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
 
 void JsonFields::fail(const std::string& key, const std::string& problem, const std::string& fix) const {
-  throw MixerLabError(file_ + ": " + fieldPath(key) + ": " + problem, fix);
+  throw MixerLabError(file_ + ": " + fieldPath(abbreviated(key, 60)) + ": " + problem, fix);
 }
 
 const nlohmann::json* JsonFields::find(const std::string& key) {
@@ -32,30 +55,22 @@ bool JsonFields::has(const std::string& key) const { return object_.contains(key
 int64_t JsonFields::integer(const std::string& key, int64_t fallback, int64_t min, int64_t max) {
   const auto* v = find(key);
   if (!v) return fallback;
-  int64_t value = 0;
-  if (v->is_number_integer()) {
-    value = v->get<int64_t>();
-  } else if (v->is_number_float() && std::floor(v->get<double>()) == v->get<double>()) {
-    value = static_cast<int64_t>(v->get<double>());
-  } else {
-    fail(key,
-         "expected an integer between " + std::to_string(min) + " and " + std::to_string(max) + ", got " + v->dump());
-  }
-  if (value < min || value > max) {
-    fail(key, "expected an integer between " + std::to_string(min) + " and " + std::to_string(max) + ", got " +
-                  std::to_string(value));
-  }
-  return value;
+  const std::string expected = "expected an integer between " + std::to_string(min) + " and " + std::to_string(max);
+  // Not an integer, or one beyond int64 (2^63 read as int64 was reported as -9223372036854775808).
+  const std::optional<int64_t> value = exactInt64(*v);
+  if (!value) fail(key, expected + ", got " + shownInteger(*v));
+  if (*value < min || *value > max) fail(key, expected + ", got " + std::to_string(*value));
+  return *value;
 }
 
 double JsonFields::number(const std::string& key, double fallback, double min, double max) {
   const auto* v = find(key);
   if (!v) return fallback;
-  if (!v->is_number()) fail(key, "expected a number, got " + v->dump());
+  if (!v->is_number()) fail(key, "expected a number, got " + shown(*v));
   const double value = v->get<double>();
   if (!(value >= min && value <= max)) {
     fail(key, "expected a number between " + nlohmann::json(min).dump() + " and " + nlohmann::json(max).dump() +
-                  ", got " + v->dump());
+                  ", got " + shown(*v));
   }
   return value;
 }
@@ -63,14 +78,14 @@ double JsonFields::number(const std::string& key, double fallback, double min, d
 bool JsonFields::boolean(const std::string& key, bool fallback) {
   const auto* v = find(key);
   if (!v) return fallback;
-  if (!v->is_boolean()) fail(key, "expected true or false, got " + v->dump());
+  if (!v->is_boolean()) fail(key, "expected true or false, got " + shown(*v));
   return v->get<bool>();
 }
 
 std::string JsonFields::string(const std::string& key, const std::string& fallback) {
   const auto* v = find(key);
   if (!v) return fallback;
-  if (!v->is_string()) fail(key, "expected a string, got " + v->dump());
+  if (!v->is_string()) fail(key, "expected a string, got " + shown(*v));
   return v->get<std::string>();
 }
 
@@ -82,7 +97,7 @@ std::string JsonFields::choice(const std::string& key, const std::string& fallba
   }
   std::string list;
   for (const auto& a : allowed) list += (list.empty() ? "\"" : ", \"") + a + "\"";
-  fail(key, "expected one of " + list + ", got \"" + value + "\"");
+  fail(key, "expected one of " + list + ", got \"" + abbreviated(value) + "\"");
 }
 
 std::string JsonFields::requiredString(const std::string& key) {

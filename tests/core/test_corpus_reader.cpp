@@ -49,18 +49,50 @@ class TestCorpusReader : public QObject {
     with_nul += '\0';
     with_nul += "there was";
     testing::writeText(dir / "nul.bin", with_nul);
-    std::string latin1;
+    const std::string message = errorOf([&] { loadCorpusFile(dir / "nul.bin", CorpusFormat::Auto); });
+    QVERIFY2(message.find("is not UTF-8 text (binary data: a NUL byte at byte offset 16)") != std::string::npos,
+             message.c_str());
+    QVERIFY2(message.find("nul.bin") != std::string::npos, message.c_str());
+  }
+
+  // Issue 28: a Latin-1 file was refused as "binary data", and one stray byte was accepted silently.
+  void nonUtf8TextNamesLineOffsetAndConversion() {
+    const auto dir = testing::makeScratchDir("corpus-encoding");
+    std::string latin1 = "Once upon a time.\nThe end.\n";  // 27 bytes: the first bad byte is on line 3
     for (int i = 0; i < 400; ++i) latin1 += i % 3 == 0 ? "\xe9t\xe9 " : "word ";
     testing::writeText(dir / "latin1.txt", latin1);
-    for (const char* name : {"nul.bin", "latin1.txt"}) {
-      const std::string message = errorOf([&] { loadCorpusFile(dir / name, CorpusFormat::Auto); });
-      QVERIFY2(message.find("is not UTF-8 text") != std::string::npos, message.c_str());
-      QVERIFY2(message.find(name) != std::string::npos, message.c_str());
+    std::string message = errorOf([&] { loadCorpusFile(dir / "latin1.txt", CorpusFormat::Auto); });
+    for (const char* part :
+         {"latin1.txt", "Latin-1", "byte 0xE9 at line 3 (byte offset 27)", "iconv -f LATIN1 -t UTF-8"}) {
+      QVERIFY2(message.find(part) != std::string::npos, (std::string(part) + " not in: " + message).c_str());
     }
-    std::string mostly_text(5000, 'a');
-    mostly_text[100] = '\xff';  // one stray byte in a large text file is tolerated
-    testing::writeText(dir / "stray.txt", mostly_text);
-    QCOMPARE(loadCorpusFile(dir / "stray.txt", CorpusFormat::Auto).contents.size(), size_t(5000));
+    QVERIFY2(message.find("binary") == std::string::npos, message.c_str());
+
+    std::string stray(5000, 'a');
+    stray[3000] = '\n';
+    stray[3100] = '\xff';
+    testing::writeText(dir / "stray.txt", stray);
+    message = errorOf([&] { loadCorpusFile(dir / "stray.txt", CorpusFormat::Auto); });
+    QVERIFY2(message.find("stray.txt") != std::string::npos, message.c_str());
+    QVERIFY2(message.find("byte 0xFF at line 2 (byte offset 3100)") != std::string::npos, message.c_str());
+    QVERIFY(!errorOf([&] { readCorpus(dir / "stray.txt"); }).empty());  // what `tokenizer train` reads through
+
+    // Bytes no single-byte text encoding explains (a control byte beside them): not called Latin-1.
+    testing::writeText(dir / "mixed.txt", std::string("text \x01\x02 then \xc3\x28 here"));
+    message = errorOf([&] { loadCorpusFile(dir / "mixed.txt", CorpusFormat::Auto); });
+    QVERIFY2(message.find("is not valid UTF-8: byte 0xC3 at line 1 (byte offset 13) does not start a UTF-8 "
+                          "character") != std::string::npos,
+             message.c_str());
+    QVERIFY2(message.find("Latin-1") == std::string::npos, message.c_str());
+
+    testing::writeText(dir / "utf16.txt", std::string("\xff\xfeO\0n\0c\0e\0", 10));
+    message = errorOf([&] { loadCorpusFile(dir / "utf16.txt", CorpusFormat::Auto); });
+    QVERIFY2(message.find("is UTF-16 text") != std::string::npos, message.c_str());
+    QVERIFY2(message.find("iconv -f UTF-16 -t UTF-8") != std::string::npos, message.c_str());
+
+    // Well-formed UTF-8 of every length, a byte-order mark included, still loads.
+    testing::writeText(dir / "fine.txt", "\xef\xbb\xbfZo\xc3\xab \xe7\x8c\xab \xf0\x9f\x99\x82\n");
+    QCOMPARE(readCorpus(dir / "fine.txt").size(), size_t(1));
   }
 
   void emptyFileHasNoDocuments() {
@@ -154,6 +186,17 @@ class TestCorpusReader : public QObject {
     message = errorOf([] { splitCorpusText("{\"text\": 5}", CorpusFormat::JsonLines, "y"); });
     QVERIFY2(message.find("y:1") != std::string::npos, message.c_str());
     QVERIFY2(message.find("not a string") != std::string::npos, message.c_str());
+
+    // Issue 28: JSON a user gives MixerLab nests at most 256 levels; a message quotes a few dozen characters.
+    const std::string deep = "{\"text\": \"a\", \"meta\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+    message = errorOf([&] { splitCorpusText("{\"text\": \"ok\"}\n" + deep, CorpusFormat::JsonLines, "z"); });
+    QVERIFY2(message.find("z:2: ") != std::string::npos, message.c_str());
+    QVERIFY2(message.find("nested deeper than 256 levels of arrays and objects (column 278)") != std::string::npos,
+             message.c_str());
+    message =
+        errorOf([] { splitCorpusText("{\"text\": \"" + std::string(100000, 'x'), CorpusFormat::JsonLines, "w"); });
+    QVERIFY2(message.find("malformed JSON line") != std::string::npos, message.c_str());
+    QVERIFY2(message.size() < 600, message.c_str());
   }
 
   void missingFileErrorNamesPath() {

@@ -118,6 +118,52 @@ class TestProjectConfig : public QObject {
     for (const auto& m : mentions) QVERIFY2(message.contains(m), qPrintable("'" + m + "' not in: " + message));
   }
 
+  // Issue 28: 2^63 as max_steps and 2^64 as seed were reported as "got -9223372036854775808".
+  void integersBeyondInt64AreQuotedAsWritten() {
+    const std::string v = kValid;
+    const QString range = "expected an integer between 0 and 9223372036854775807, got ";
+    QString message = errorFor(replaced(v, "\"max_steps\": 10", "\"max_steps\": 9223372036854775808"));
+    QVERIFY2(message.contains("runs[0].train.max_steps: " + range + "9223372036854775808"), qPrintable(message));
+    QVERIFY2(!message.contains("-9223372036854775808"), qPrintable(message));
+    message = errorFor(replaced(v, "\"max_steps\": 10", "\"max_steps\": 10, \"seed\": 18446744073709551616"));
+    QVERIFY2(message.contains("runs[0].train.seed: " + range + "18446744073709551616"), qPrintable(message));
+    message = errorFor(replaced(v, "\"max_steps\": 10", "\"max_steps\": 10, \"seed\": 1e30"));
+    QVERIFY2(message.contains("runs[0].train.seed: " + range + "1e+30"), qPrintable(message));
+    message = errorFor(replaced(v, "\"max_steps\": 10", "\"max_steps\": 10, \"seed\": 2.5"));
+    QVERIFY2(message.contains("runs[0].train.seed: " + range + "2.5"), qPrintable(message));
+    // An integral float within range still reads as the integer.
+    QCOMPARE(errorFor(replaced(v, "\"max_steps\": 10", "\"max_steps\": 1e3")), QString());
+  }
+
+  // Issue 28: 100,000 nested arrays in the description crashed `info` (SIGSEGV), and 60,000 gave an error
+  // quoting the whole 120 KB value.
+  void deepOrLongValuesGiveShortMessages() {
+    const std::string v = kValid;
+    const auto withDescription = [&](const std::string& value) {
+      return replaced(v, "\"corpus\"", "\"description\": " + value + ",\n  \"corpus\"");
+    };
+    // The top-level object is the first level, so the description may hold 255 nested arrays.
+    for (const int levels : {256, 60000, 100000}) {
+      const QString message = errorFor(withDescription(std::string(levels, '[') + std::string(levels, ']')));
+      QVERIFY2(message.contains("project.json:2:") && message.contains("JSON nested deeper than 256 levels"),
+               qPrintable(message.left(400)));
+      QVERIFY2(message.size() < 400, qPrintable(message.left(400)));
+    }
+    // 255 parse; the wrong type is reported with the value cut short.
+    QString message = errorFor(withDescription(std::string(255, '[') + std::string(255, ']')));
+    QVERIFY2(message.contains("description: expected a string, got [[[[") && message.contains("..."),
+             qPrintable(message.left(400)));
+    QVERIFY2(message.size() < 400, qPrintable(message.left(400)));
+    std::string wide = "[0";
+    for (int i = 0; i < 30000; ++i) wide += ",0";
+    message = errorFor(withDescription(wide + "]"));
+    QVERIFY2(message.contains("description: expected a string, got [0,0,0") && message.size() < 400,
+             qPrintable(message.left(400)));
+    // A malformed file quotes a few dozen characters of an unterminated 100,000-character string.
+    message = errorFor(withDescription("\"" + std::string(100000, 'x')));
+    QVERIFY2(message.contains("malformed JSON") && message.size() < 600, qPrintable(message.left(600)));
+  }
+
   void missingProjectFile() { QVERIFY_THROWS_EXCEPTION(std::exception, loadProject("/nonexistent/project.json")); }
 
   void unknownRunListsNames() {

@@ -2,17 +2,48 @@
 // Unicode through byte fallback), fixed special ids, cache reuse, determinism and load errors.
 #include <QtTest/QtTest>
 
+#include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/data/sentencepiece_runtime.h"
 #include "core/data/tokenizer.h"
+#include "core/data/tokenizer_trainer_input.h"
 #include "core/util/error.h"
 #include "core/util/hashing.h"
 #include "tests/test_support.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;
+
+namespace {
+
+// The message of the MixerLabError fn throws ("" when it throws none).
+template <typename Fn>
+std::string errorOf(Fn fn) {
+  try {
+    fn();
+  } catch (const MixerLabError& e) {
+    return e.what();
+  }
+  return {};
+}
+
+class Sentences : public sentencepiece::SentenceIterator {
+ public:
+  explicit Sentences(std::vector<std::string> sentences) : sentences_(std::move(sentences)) {}
+  bool done() const override { return next_ >= sentences_.size(); }
+  void Next() override { ++next_; }
+  const std::string& value() const override { return sentences_[next_]; }
+  sentencepiece::util::Status status() const override { return {}; }
+
+ private:
+  std::vector<std::string> sentences_;
+  size_t next_ = 0;
+};
+
+}  // namespace
 
 class TestTokenizer : public QObject {
   Q_OBJECT
@@ -108,6 +139,67 @@ class TestTokenizer : public QObject {
       QVERIFY2(message.find("smaller") != std::string::npos, message.c_str());
     }
     QVERIFY(!fs::exists(scratch_ / "huge.model"));
+  }
+
+  // Issue 28: 50,000 "a"s made SentencePiece's BPE trainer segfault. A word (text between spaces) of
+  // more than 32768 characters overflows its 16-bit pair positions; this pins the exact boundary.
+  void wordsTooLongForTheTrainerAreRefused() {
+    TokenizerSettings small = settings_;
+    small.vocab_size = 512;
+    const std::string refused = "characters without a space";
+    // 32768 characters reach the trainer, whose own "too small" error is clean.
+    std::string message = errorOf([&] { trainTokenizer({std::string(32768, 'a')}, small, scratch_ / "a.model"); });
+    QVERIFY2(message.find("vocab_size 512") != std::string::npos, message.c_str());
+    QVERIFY2(message.find(refused) == std::string::npos, message.c_str());
+    message = errorOf([&] { trainTokenizer({std::string(32769, 'a')}, small, scratch_ / "a.model", "a.txt"); });
+    QVERIFY2(
+        message.find("a.txt: document 1 has a run of 32769 characters without a space (\"aaaa") != std::string::npos,
+        message.c_str());
+    QVERIFY2(message.find("only 1 distinct character") != std::string::npos, message.c_str());
+    // One space in 40,001 characters is below character_coverage's cut, so it splits nothing: this crashed too.
+    const std::string rare_space = std::string(20000, 'a') + " " + std::string(20000, 'b');
+    message = errorOf([&] { trainTokenizer({"short one", rare_space}, small, scratch_ / "a.model", "c.txt"); });
+    QVERIFY2(message.find("c.txt: document 2 has a run of 40001 characters") != std::string::npos, message.c_str());
+    QVERIFY2(message.find("spaces are so rare") != std::string::npos, message.c_str());
+    // Long documents of ordinary words are fine, "\n" and meta pieces are no word breaks.
+    std::string words;
+    while (words.size() < 60000) words += "the cat sat <s> on\nthe mat ";
+    QCOMPARE(longestTrainerWord({words}, {0}, small).characters, int64_t{0});
+    std::string lines;  // 9 bytes, 5 trainer symbols ("\n" and "<pad>" are one each) per repeat
+    for (int i = 0; i < 10000; ++i) lines += "abc\n<pad>";
+    const TrainerWord word = longestTrainerWord({"x", lines}, {0, 1}, small);
+    QCOMPARE(word.document, size_t{1});
+    QCOMPARE(word.characters, int64_t{50000});
+    QVERIFY(!fs::exists(scratch_ / "a.model"));
+  }
+
+  // `train` reaches the trainer through ensureTokenizer: the same refusal, naming the corpus file.
+  void projectCorpusOfOneCharacterIsRefused() {
+    testing::writeText(scratch_ / "one" / "a.txt", std::string(50000, 'a'));
+    TokenizerSettings small = settings_;
+    small.vocab_size = 512;
+    const std::string message = errorOf(
+        [&] { ensureTokenizer(scratch_ / "one" / "a.txt", CorpusFormat::Auto, small, scratch_ / "one" / "cache"); });
+    QVERIFY2(message.find((scratch_ / "one" / "a.txt").string() + ": document 1 has a run of 50000 characters") !=
+                 std::string::npos,
+             message.c_str());
+    QVERIFY2(message.find("lower the vocab_size") != std::string::npos, message.c_str());
+  }
+
+  // SentencePiece logs on std::cerr. This program refers to std::cerr, as the mixerlab executable does,
+  // so the linker gave it its own copy of the stream and the library's (bound to libstdc++'s, which
+  // stays unconstructed) crashed on its first line: any failed CHECK or LOG(ERROR) was a SIGSEGV.
+  void sentencePieceLogLinesDoNotCrash() {
+    std::cerr.flush();
+    Sentences sentences({"this sentence is longer than the limit below", "short", "tiny"});
+    std::string model;
+    const auto status = spm::train({{"model_type", "bpe"},
+                                    {"vocab_size", "40"},
+                                    {"max_sentence_length", "10"},  // "Found too long line": a warning line
+                                    {"minloglevel", "1"},
+                                    {"num_threads", "1"}},
+                                   &sentences, &model);
+    QVERIFY(status.ok() || std::string(status.message()).size() > 0);  // reached here: the line was written
   }
 
   void loadErrorsNamePath() {

@@ -6,6 +6,7 @@
 
 #include "core/config/project_config.h"
 #include "core/util/atomic_file.h"
+#include "core/util/json_document.h"
 
 namespace mixerlab::gui {
 
@@ -18,6 +19,8 @@ nlohmann::json readProjectJson(const QString& project_file, QString* error) {
     return {};
   }
   try {
+    // Converting a value nested deeper to Qt's JSON would overflow the stack.
+    checkJsonDepth(text, project_file.toStdString());
     return nlohmann::json::parse(text);
   } catch (const std::exception& e) {
     *error = "project file " + project_file + " is not valid JSON: " + e.what();
