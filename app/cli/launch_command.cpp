@@ -1,6 +1,8 @@
 // `mixerlab launch --nproc N [--nnodes M --node-rank R --master HOST:PORT] -- train ...`: starts N
 // data-parallel ranks of this program on this node (core/distributed/rank_launcher.h). A job started
 // by torchrun or srun with the same variables needs no launcher: `mixerlab train` joins it directly.
+// The ranks die with the launcher; a rank that makes no progress for --stall-timeout-s fails the job;
+// a failed job's message and the run's status.json name the rank (core/train/launch_outcome.h).
 #include <cstdio>
 #include <memory>
 
@@ -10,6 +12,7 @@
 
 #include "app/cli/cli_commands.h"
 #include "core/distributed/rank_launcher.h"
+#include "core/train/launch_outcome.h"
 #include "core/util/error.h"
 
 namespace mixerlab::cli {
@@ -19,6 +22,7 @@ struct LaunchOptions {
   int nproc = 1, nnodes = 1, node_rank = 0;
   std::string master;
   double grace_s = 5;
+  double stall_timeout_s = kDefaultStallTimeoutS;
   std::vector<std::string> command;
 };
 
@@ -40,6 +44,12 @@ void addLaunchCommand(CLI::App& app, Action& action) {
   launch->add_option("--master", o->master, "HOST:PORT of the rendezvous (node 0); default 127.0.0.1 and a free port");
   launch->add_option("--grace", o->grace_s, "Seconds a rank may take to stop after another failed")
       ->check(CLI::NonNegativeNumber);
+  launch
+      ->add_option("--stall-timeout-s", o->stall_timeout_s,
+                   "Fail the job when a rank reaches no new training step for this many seconds (default " +
+                       std::to_string(static_cast<int>(kDefaultStallTimeoutS)) +
+                       "; 0: never; at least 3), watched from each rank's first step")
+      ->check(CLI::NonNegativeNumber);
   launch->add_option("command", o->command, "The mixerlab command every rank runs, after --")->required();
   launch->footer("Example: mixerlab launch --nproc 2 -- train projects/demo/project.json --run mixer");
   launch->callback([&action, o] {
@@ -51,6 +61,7 @@ void addLaunchCommand(CLI::App& app, Action& action) {
       plan.nnodes = o->nnodes;
       plan.node_rank = o->node_rank;
       plan.grace_s = o->grace_s;
+      plan.stall_timeout_s = o->stall_timeout_s;
       if (!o->master.empty()) {
         const size_t colon = o->master.rfind(':');
         if (colon == std::string::npos) throw MixerLabError("--master " + o->master + " is not HOST:PORT");
@@ -62,7 +73,7 @@ void addLaunchCommand(CLI::App& app, Action& action) {
         }
       }
       const LaunchResult result = launchRanks(plan);
-      if (result.exit_code != 0) std::fprintf(stderr, "error: %s\n", result.message.c_str());
+      if (result.exit_code != 0) std::fprintf(stderr, "error: %s\n", recordLaunchOutcome(result).c_str());
       return result.exit_code;
     };
   });

@@ -8,6 +8,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include <algorithm>
 #include <cerrno>
@@ -208,6 +211,10 @@ struct ChildPlan {
   int stdio_source[3] = {-1, -1, -1};  // descriptors (all > 2) for the child's 0, 1, 2; -1: as inherited
   bool stderr_to_stdout = false;
   bool default_stop_signals = false;
+  int parent_death_signal = 0;  // 0: none
+  pid_t parent_pid = -1;        // this process, recorded before fork
+  const int* inherited_fds = nullptr;
+  size_t inherited_fd_count = 0;
   struct sigaction default_action {};
   sigset_t exec_mask{};  // the signal mask the program starts with
   int failure_fd = -1;   // the close-on-exec pipe's write end
@@ -223,6 +230,14 @@ struct ChildPlan {
 // The child, between fork and exec: async-signal-safe calls only (no allocation, no locks, no stdio,
 // no setenv), because a lock another thread of the parent held at fork time is never released here.
 [[noreturn]] void runChild(const ChildPlan& plan) {
+  if (plan.parent_death_signal != 0) {
+#ifdef __linux__
+    ::prctl(PR_SET_PDEATHSIG, static_cast<unsigned long>(plan.parent_death_signal));
+#endif
+    // A parent that died between fork and prctl sends nothing: its orphan (adopted by another
+    // process, so getppid changed) ends here instead of running on.
+    if (::getppid() != plan.parent_pid) ::_exit(128 + plan.parent_death_signal);
+  }
   // A handler of the parent must never run in the child: caught signals go back to their default
   // (all signals are blocked until the mask is set below).
   for (int sig = 1; sig < NSIG; ++sig) {
@@ -233,6 +248,12 @@ struct ChildPlan {
     const bool stop_signal = sig == SIGINT || sig == SIGTERM;
     if (caught || (plan.default_stop_signals && stop_signal)) ::sigaction(sig, &plan.default_action, nullptr);
   }
+  for (size_t i = 0; i < plan.inherited_fd_count; ++i) {  // kept open across exec
+    const int flags = ::fcntl(plan.inherited_fds[i], F_GETFD);
+    if (flags < 0 || ::fcntl(plan.inherited_fds[i], F_SETFD, flags & ~FD_CLOEXEC) < 0) {
+      failInChild(plan, ChildFailure::kRedirect);
+    }
+  }
   for (int target = 0; target < 3; ++target) {
     const int source = plan.stdio_source[target];
     if (source >= 0 && ::dup2(source, target) < 0) failInChild(plan, ChildFailure::kRedirect);
@@ -241,6 +262,29 @@ struct ChildPlan {
   ::sigprocmask(SIG_SETMASK, &plan.exec_mask, nullptr);
   ::execve(plan.path, plan.argv, plan.envp);
   failInChild(plan, ChildFailure::kExec);
+}
+
+// The parent-death signal and the descriptors to pass on, checked in the parent (the child cannot
+// say what went wrong in words).
+void checkChildOptions(const SubprocessSpec& spec) {
+  if (spec.parent_death_signal < 0 || spec.parent_death_signal >= NSIG) {
+    throw MixerLabError("cannot run " + spec.program + ": " + std::to_string(spec.parent_death_signal) +
+                            " is no signal number for its parent-death signal",
+                        "use a signal such as SIGKILL or SIGTERM, or 0 for none");
+  }
+#ifndef __linux__
+  if (spec.parent_death_signal != 0) {
+    throw MixerLabError("cannot run " + spec.program + ": a parent-death signal needs Linux",
+                        "leave parent_death_signal at 0 on this system");
+  }
+#endif
+  for (const int fd : spec.inherited_fds) {
+    if (fd <= STDERR_FILENO || ::fcntl(fd, F_GETFD) < 0) {
+      throw MixerLabError("cannot run " + spec.program + ": descriptor " + std::to_string(fd) +
+                              " cannot be passed on (it is a standard stream or not open)",
+                          "pass an open descriptor above 2");
+    }
+  }
 }
 
 ChildExit exitFromStatus(int status, const rusage& usage) {
@@ -282,6 +326,7 @@ Subprocess spawn(const SubprocessSpec& spec) {
     throw MixerLabError("cannot run " + spec.program + ": its stdout cannot go \"where stdout goes\"",
                         "use kSameAsStdout for stderr only");
   }
+  checkChildOptions(spec);
 
   ScopedFd stdin_source, stdout_source, stderr_source, stdout_read, stderr_read, failure_read, failure_write;
   if (spec.stdin_from == ChildInput::kNull) {
@@ -300,6 +345,10 @@ Subprocess spawn(const SubprocessSpec& spec) {
   plan.stdio_source[2] = stderr_source.get();
   plan.stderr_to_stdout = spec.stderr_to == ChildOutput::kSameAsStdout;
   plan.default_stop_signals = spec.default_stop_signals;
+  plan.parent_death_signal = spec.parent_death_signal;
+  plan.parent_pid = ::getpid();
+  plan.inherited_fds = spec.inherited_fds.data();
+  plan.inherited_fd_count = spec.inherited_fds.size();
   plan.default_action.sa_handler = SIG_DFL;
   sigemptyset(&plan.default_action.sa_mask);
   plan.failure_fd = failure_write.get();

@@ -8,8 +8,8 @@
 // setenv, fprintf or anything that allocates before exec can hang with no owner to release it.
 // Everything the child needs (argv, the merged environment, the program's resolved path, the files
 // its streams go to) is therefore prepared here in the parent before fork, and between fork and exec
-// the child makes only async-signal-safe calls (sigaction, sigprocmask, dup2, fcntl, execve, write,
-// _exit). An exec failure travels back through a close-on-exec pipe as errno, and the PARENT words
+// the child makes only async-signal-safe calls (sigaction, sigprocmask, dup2, fcntl, prctl, getppid,
+// execve, write, _exit). An exec failure travels back through a close-on-exec pipe as errno, and the PARENT words
 // the error: "cannot run PROGRAM: reason (fix: ...)". POSIX only; no Qt, no torch.
 #pragma once
 #include <sys/types.h>
@@ -51,6 +51,14 @@ struct SubprocessSpec {
   // SIGINT and SIGTERM at their default action and unblocked in the child, even when this process
   // ignores or blocks them (a supervisor that forwards them, a parent started under nohup).
   bool default_stop_signals = false;
+  // The signal the child gets when this process dies, even by SIGKILL (Linux's parent-death signal,
+  // PR_SET_PDEATHSIG, kept across exec); 0: none, the child outlives this process. A child whose
+  // parent died before the signal was armed exits at once. Linux sends it when the THREAD that called
+  // spawn ends, so spawn from a thread that lives as long as the child should (the main thread).
+  int parent_death_signal = 0;
+  // Descriptors of this process (each above 2, normally close-on-exec) that the child keeps open
+  // under the same numbers, e.g. one end of a socket pair to report to this process.
+  std::vector<int> inherited_fds;
 };
 
 // A command line as a spec: argv[0] is looked up in PATH, the rest are its arguments, and its

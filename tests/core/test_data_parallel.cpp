@@ -2,9 +2,12 @@
 // real CLI as child processes: two ranks train the mixer to the weights and losses of one process
 // with the same global batch (and say in the log that every rank holds the same weights); a run
 // resumes with a different world size, both ways; SIGKILL on one rank fails the whole job within
-// seconds with a message naming the rank, and --resume continues from the last checkpoint; two
-// ranks in two network namespaces joined by a veth pair meet over the veth addresses (skipped,
-// with the reason printed, where namespaces cannot be made).
+// seconds with a message naming the rank, status.json records that rank (not rank 0's socket error)
+// and --resume continues from the last checkpoint, while a rank killed before any checkpoint says
+// the run restarts from step 0; SIGKILL on the launcher takes its ranks with it; a rank stopped with
+// SIGSTOP fails the job after --stall-timeout-s, named; two ranks in two network namespaces joined
+// by a veth pair meet over the veth addresses (skipped, with the reason printed, where namespaces
+// cannot be made).
 #include <QtTest/QtTest>
 
 #include <QElapsedTimer>
@@ -17,6 +20,7 @@
 #include <torch/torch.h>
 
 #include "core/runs/metrics_log.h"
+#include "core/runs/run_status.h"
 #include "core/train/checkpoint.h"
 #include "tests/training_fixture.h"
 
@@ -54,34 +58,58 @@ QString fileText(const fs::path& path) {
   return QString::fromStdString(std::string(std::istreambuf_iterator<char>(in), {}));
 }
 
-// Starts `launch` as a two-rank job training the mixer of `project` as run `run_id` (the ranks left
-// are killed grace_s after one fails) and waits up to 120 s for the run's first checkpoint in
-// runs_dir. Empty when it got there; otherwise what went wrong.
-QString startTwoRankJob(QProcess& launch, const QString& project, const QString& grace_s, const QString& run_id,
-                        const fs::path& runs_dir) {
-  launch.setProcessChannelMode(QProcess::MergedChannels);
-  launch.start(cli(), {"launch", "--nproc", "2", "--grace", grace_s, "--", "train", project, "--run", "mixer",
-                       "--run-id", run_id});
-  if (!launch.waitForStarted()) return "the launcher did not start";
-  const fs::path checkpoints = runs_dir / run_id.toStdString() / "checkpoints";
-  QElapsedTimer waited;
-  waited.start();
-  while (!latestCheckpoint(checkpoints) && waited.elapsed() < 120000) QTest::qWait(50);
-  return latestCheckpoint(checkpoints) ? QString() : QString("the job made no progress");
-}
-
-// The launcher's children: its ranks, rank 0 first.
-QStringList rankPids(const QProcess& launch) {
-  const std::string pid = std::to_string(launch.processId());
-  return fileText("/proc/" + pid + "/task/" + pid + "/children").split(' ', Qt::SkipEmptyParts);
-}
-
 std::vector<MetricsRecord> trainRecords(const fs::path& run) {
   std::vector<MetricsRecord> out;
   for (const auto& r : readMetrics(run / "metrics.jsonl")) {
     if (r.train_loss) out.push_back(r);
   }
   return out;
+}
+
+// Starts `launch` as a two-rank job training the mixer of `project` as run `run_id` (the ranks left
+// are killed grace_s after one fails; launch_options are added to launch's own) and waits up to
+// 120 s for the run's first checkpoint in runs_dir, or with until_checkpoint false for its first
+// train loss. Empty when it got there; otherwise what went wrong.
+QString startTwoRankJob(QProcess& launch, const QString& project, const QString& grace_s, const QString& run_id,
+                        const fs::path& runs_dir, const QStringList& launch_options = {},
+                        bool until_checkpoint = true) {
+  launch.setProcessChannelMode(QProcess::MergedChannels);
+  launch.start(cli(), QStringList{"launch", "--nproc", "2", "--grace", grace_s} + launch_options +
+                          QStringList{"--", "train", project, "--run", "mixer", "--run-id", run_id});
+  if (!launch.waitForStarted()) return "the launcher did not start";
+  const fs::path run = runs_dir / run_id.toStdString();
+  const auto arrived = [&] {
+    return until_checkpoint ? latestCheckpoint(run / "checkpoints").has_value() : !trainRecords(run).empty();
+  };
+  QElapsedTimer waited;
+  waited.start();
+  while (!arrived() && waited.elapsed() < 120000) QTest::qWait(50);
+  return arrived() ? QString() : QString("the job made no progress");
+}
+
+// Whether the process has ended (gone, or a zombie no one reaped yet).
+bool processEnded(const QString& pid) {
+  const QString stat = fileText("/proc/" + pid.toStdString() + "/stat");
+  const int close = stat.lastIndexOf(')');
+  if (close < 0 || close + 2 >= stat.size()) return true;
+  const QChar state = stat[close + 2];
+  return state == 'Z' || state == 'X';
+}
+
+QString statusReason(const fs::path& run) {
+  const auto status = readRunStatus(run);
+  return status ? QString::fromStdString(status->reason) : QString("(no status.json)");
+}
+
+bool statusFailed(const fs::path& run) {
+  const auto status = readRunStatus(run);
+  return status && status->state == RunState::Failed;
+}
+
+// The launcher's children: its ranks, rank 0 first.
+QStringList rankPids(const QProcess& launch) {
+  const std::string pid = std::to_string(launch.processId());
+  return fileText("/proc/" + pid + "/task/" + pid + "/children").split(' ', Qt::SkipEmptyParts);
 }
 }  // namespace
 
@@ -144,6 +172,13 @@ class TestDataParallel : public QObject {
     QVERIFY2(output.contains("rank 1 of 2") && output.contains("killed by signal 9") && output.contains("--resume"),
              qPrintable(output));
     qInfo("the job failed %lld ms after rank 1 was killed", took_ms);
+    // The run's final status names the rank that died and how, not rank 0's socket error.
+    const QString reason = statusReason(run);
+    QVERIFY2(statusFailed(run), qPrintable(reason));
+    QVERIFY2(reason.startsWith("rank 1 of 2 (pid " + pids[1] + ") was killed by signal 9"), qPrintable(reason));
+    QVERIFY2(reason.contains("The last checkpoint (step ") && reason.contains("is kept: add --resume"),
+             qPrintable(reason));
+    QVERIFY2(fileText(run / "log.txt").contains("launch: rank 1 of 2"), qPrintable(fileText(run / "log.txt")));
     // The last checkpoint survives; one process resumes it, four steps further.
     const int64_t kept_step = readTrainerState(*latestCheckpoint(run / "checkpoints")).step;
     const QString target = QString::number(kept_step + 4);
@@ -168,6 +203,83 @@ class TestDataParallel : public QObject {
     QVERIFY2(launch.waitForFinished(15000), "the launcher waited for the hung rank");
     const QString output = QString::fromUtf8(launch.readAll());
     QVERIFY2(output.contains("rank 1 of 2") && output.contains("killed by signal 9"), qPrintable(output));
+  }
+
+  // A rank killed before the run's first checkpoint: nothing is promised that a resume cannot keep.
+  void rankKilledBeforeAnyCheckpointSaysTheRunRestarts() {
+    const fs::path dir = dir_ / "no-checkpoint";
+    fs::create_directories(dir);
+    const QString project = QString::fromStdString(
+        testing::writeTinyProject(dir, R"(, "threads": 1, "max_steps": 100000, "checkpoint_every": 100000)").string());
+    QProcess launch;
+    QCOMPARE(startTwoRankJob(launch, project, "3", "early", dir / "runs", {}, /*until_checkpoint=*/false), QString());
+    const fs::path run = dir / "runs" / "early";
+    const QStringList pids = rankPids(launch);
+    QCOMPARE(pids.size(), 2);
+    auto no_leftovers = qScopeGuard([&] {
+      for (const QString& pid : pids) ::kill(pid.toInt(), SIGKILL);
+    });
+    QVERIFY(!latestCheckpoint(run / "checkpoints"));
+    QCOMPARE(::kill(pids[1].toInt(), SIGKILL), 0);
+    QVERIFY(launch.waitForFinished(30000));
+    const QString output = QString::fromUtf8(launch.readAll());
+    QVERIFY(launch.exitCode() != 0);
+    for (const QString& said : {output, statusReason(run)}) {
+      QVERIFY2(said.contains("rank 1 of 2 (pid " + pids[1] + ") was killed by signal 9"), qPrintable(said));
+      QVERIFY2(said.contains("Nothing was checkpointed before it, so the run restarts from step 0"), qPrintable(said));
+      QVERIFY2(!said.contains("is kept") && !said.contains("add --resume"), qPrintable(said));
+    }
+    QVERIFY(statusFailed(run));
+  }
+
+  // `kill -9` of the launcher: its ranks get SIGKILL as their parent-death signal, none trains on
+  // as an orphan.
+  void ranksDieWithTheirLauncher() {
+    QProcess launch;
+    QCOMPARE(startTwoRankJob(launch, project_, "3", "orphans", dir_ / "runs"), QString());
+    const QStringList pids = rankPids(launch);
+    QCOMPARE(pids.size(), 2);
+    auto no_leftovers = qScopeGuard([&] {
+      for (const QString& pid : pids) ::kill(pid.toInt(), SIGKILL);
+    });
+    QCOMPARE(::kill(static_cast<pid_t>(launch.processId()), SIGKILL), 0);
+    QVERIFY(launch.waitForFinished(10000));
+    QTRY_VERIFY2_WITH_TIMEOUT(processEnded(pids[0]) && processEnded(pids[1]),
+                              "a rank went on training after its launcher was killed", 10000);
+  }
+
+  // `kill -STOP` of one rank: the other waits for it in a collective forever, so the launcher's
+  // watchdog fails the job after --stall-timeout-s, names the stopped rank and kills every rank.
+  void stalledRankFailsTheJob() {
+    QProcess launch;
+    QCOMPARE(startTwoRankJob(launch, project_, "3", "stalled", dir_ / "runs", {"--stall-timeout-s", "5"}), QString());
+    const fs::path run = dir_ / "runs" / "stalled";
+    const QStringList pids = rankPids(launch);
+    QCOMPARE(pids.size(), 2);
+    auto no_leftovers = qScopeGuard([&] {
+      for (const QString& pid : pids) ::kill(pid.toInt(), SIGKILL);
+    });
+    QElapsedTimer since_stop;
+    since_stop.start();
+    QCOMPARE(::kill(pids[1].toInt(), SIGSTOP), 0);
+    QVERIFY2(launch.waitForFinished(40000), "the job hung with a stopped rank");
+    const qint64 took_ms = since_stop.elapsed();
+    const QString output = QString::fromUtf8(launch.readAll());
+    QVERIFY(launch.exitCode() != 0);
+    QVERIFY2(took_ms > 2000 && took_ms < 25000, qPrintable(QString::number(took_ms) + " ms"));
+    qInfo("the job failed %lld ms after rank 1 was stopped (stall timeout 5 s)", took_ms);
+    // The launcher's message, from its line on: the ranks' own logs before it say "rank 0 of 2".
+    const qsizetype message_at = output.indexOf("made no progress");
+    const QString failure = message_at < 0 ? output : output.mid(output.lastIndexOf('\n', message_at) + 1);
+    for (const QString& said : {failure, statusReason(run)}) {
+      QVERIFY2(said.contains("rank 1 of 2 (pid " + pids[1] + ") made no progress for ") &&
+                   said.contains("stopped or frozen") && said.contains("--stall-timeout-s 5"),
+               qPrintable(said));
+      QVERIFY2(!said.contains("rank 0 of 2"), qPrintable(said));  // rank 0 only waited for it
+      QVERIFY2(said.contains("is kept: add --resume"), qPrintable(said));
+    }
+    QVERIFY(statusFailed(run));
+    QTRY_VERIFY2_WITH_TIMEOUT(processEnded(pids[0]) && processEnded(pids[1]), "a rank was left running", 10000);
   }
 
   void ranksMeetAcrossNetworkNamespaces() {

@@ -3,12 +3,15 @@
 // file, an environment variable that reaches only the child, a program that cannot be started named
 // by the parent (and code 127 from runCapture), a time limit that kills, stdin from /dev/null, stop
 // signals reset for the child, the handle reaping what it started, the one-time OpenMP re-exec, the
-// rank launcher over it, and 200 spawns while another thread hammers setenv and malloc: the child
-// makes no call that could wait for a lock that thread held at fork time, so none ever hangs.
+// parent-death signal (a child that dies with its parent, killed by SIGKILL), descriptors passed on
+// to the child, the rank launcher over it (with its watchdog naming a stopped rank), and 200 spawns
+// while another thread hammers setenv and malloc: the child makes no call that could wait for a
+// lock that thread held at fork time, so none ever hangs.
 #include <QtTest/QtTest>
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -75,6 +78,44 @@ void killOwnChildren() {
   ::closedir(proc);
 }
 
+// Whether the process has ended (gone, or a zombie no one reaped yet).
+bool processEnded(pid_t pid) {
+  const std::string stat = readAll("/proc/" + std::to_string(pid) + "/stat");
+  const size_t close_paren = stat.rfind(')');
+  if (close_paren == std::string::npos || close_paren + 2 >= stat.size()) return true;
+  return stat[close_paren + 2] == 'Z' || stat[close_paren + 2] == 'X';
+}
+
+// Reads `fd` until a line starting with `prefix` has arrived; returns the rest of that line, or an
+// empty string when none came within timeout_ms.
+std::string awaitLine(int fd, const std::string& prefix, int timeout_ms) {
+  std::string text = "\n";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const size_t at = text.find("\n" + prefix);
+    if (at != std::string::npos) {
+      const size_t end = text.find('\n', at + 1);
+      if (end != std::string::npos) return text.substr(at + 1 + prefix.size(), end - at - 1 - prefix.size());
+    }
+    pollfd polled{fd, POLLIN, 0};
+    if (::poll(&polled, 1, 100) <= 0) continue;
+    char buffer[4096];
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n <= 0) break;
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  return {};
+}
+
+// launchRanks(plan) on another thread; when it has not returned within timeout_s, this process's
+// children (its ranks) are killed so that it returns, and nullopt comes back.
+std::optional<LaunchResult> launchWithin(const LaunchPlan& plan, int timeout_s) {
+  auto launched = std::async(std::launch::async, [plan] { return launchRanks(plan); });
+  if (launched.wait_for(std::chrono::seconds(timeout_s)) == std::future_status::ready) return launched.get();
+  while (launched.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) killOwnChildren();
+  return std::nullopt;
+}
+
 }  // namespace
 
 class TestSubprocess : public QObject {
@@ -82,7 +123,10 @@ class TestSubprocess : public QObject {
   fs::path dir_;
 
  private Q_SLOTS:
-  void initTestCase() { dir_ = testing::makeScratchDir("subprocess"); }
+  void initTestCase() {
+    if (qEnvironmentVariableIsSet("MIXERLAB_TEST_PARENT_DEATH_PROBE")) return;  // a probe, killed: no scratch left
+    dir_ = testing::makeScratchDir("subprocess");
+  }
 
   void exitCodesAndSignalsComeBack() {
     const CapturedRun exited = runToEnd(shell("exit 7"), 30);
@@ -332,6 +376,114 @@ class TestSubprocess : public QObject {
     QVERIFY2(out.contains("start pid=" + pid_text + " policy=PASSIVE\n"), qPrintable(out));
     QVERIFY2(out.contains("running pid=" + pid_text + " policy=PASSIVE\n"), qPrintable(out));
     QCOMPARE(out.count("start pid="), 2);  // once, never a loop
+  }
+
+  // A child started with a parent-death signal ends when its parent is killed (SIGKILL: no code of
+  // the parent runs); one started without it lives on as an orphan. The parent is this program,
+  // re-run as a probe that starts `sleep 60` and waits to be killed.
+  void parentDeathSignalEndsTheChild() {
+    if (qEnvironmentVariableIsSet("MIXERLAB_TEST_PARENT_DEATH_PROBE")) {  // the probe
+      SubprocessSpec sleeper;
+      sleeper.program = "/bin/sleep";
+      sleeper.args = {"60"};
+      sleeper.parent_death_signal = qEnvironmentVariableIntValue("MIXERLAB_TEST_PARENT_DEATH_PROBE");
+      Subprocess child = spawn(sleeper);
+      std::printf("child %d\n", int(child.pid()));
+      std::fflush(stdout);
+      std::this_thread::sleep_for(std::chrono::seconds(60));  // the test kills this process first
+      return;
+    }
+    for (const int parent_death_signal : {SIGKILL, SIGTERM, 0}) {
+      SubprocessSpec probe;
+      probe.program = currentExecutable();
+      probe.args = {"parentDeathSignalEndsTheChild"};
+      probe.env = {{"MIXERLAB_TEST_PARENT_DEATH_PROBE", std::to_string(parent_death_signal)}};
+      probe.stdout_to = ChildOutput::kPipe;
+      Subprocess parent = spawn(probe);
+      const std::string line = awaitLine(parent.stdoutFd(), "child ", 30000);
+      const pid_t child = static_cast<pid_t>(std::atoi(line.c_str()));
+      QVERIFY2(child > 0, "the probe did not start its child");
+      auto no_orphan = qScopeGuard([child] { ::kill(child, SIGKILL); });
+      QVERIFY(!processEnded(child));
+      QVERIFY(parent.sendSignal(SIGKILL));
+      QCOMPARE(parent.wait().signal, SIGKILL);
+      if (parent_death_signal != 0) {
+        QTRY_VERIFY2_WITH_TIMEOUT(processEnded(child), "the child outlived its parent", 5000);
+      } else {
+        QTest::qWait(500);
+        QVERIFY2(!processEnded(child), "a child without a parent-death signal ended with its parent");
+      }
+    }
+    SubprocessSpec bad = shell("true");
+    bad.parent_death_signal = NSIG + 1;
+    QVERIFY_THROWS_EXCEPTION(MixerLabError, spawn(bad));
+  }
+
+  // A descriptor listed in inherited_fds stays open in the child under its number (bash: the
+  // number may pass 9); close-on-exec ones not listed do not reach it.
+  void inheritedDescriptorsReachTheChild() {
+    int fds[2];
+    QCOMPARE(::pipe2(fds, O_CLOEXEC), 0);
+    auto close_pipe = qScopeGuard([&] {
+      ::close(fds[0]);
+      if (fds[1] >= 0) ::close(fds[1]);
+    });
+    SubprocessSpec spec;
+    spec.program = "/bin/bash";
+    spec.args = {"-c", "echo passed >&" + std::to_string(fds[1])};
+    spec.stderr_to = ChildOutput::kNull;
+    const CapturedRun closed = runToEnd(spec, 30);
+    QVERIFY2(!closed.succeeded(), "a close-on-exec descriptor reached the child");
+    spec.inherited_fds = {fds[1]};
+    QVERIFY(runToEnd(spec, 30).succeeded());
+    ::close(fds[1]);
+    fds[1] = -1;
+    char buffer[64] = {};
+    QCOMPARE(QString::fromLatin1(buffer, static_cast<int>(::read(fds[0], buffer, sizeof buffer))), QString("passed\n"));
+    spec.inherited_fds = {STDOUT_FILENO};
+    QVERIFY_THROWS_EXCEPTION(MixerLabError, spawn(spec));  // a standard stream is not passed this way
+  }
+
+  // The launcher's watchdog over the ranks' heartbeats (bash ranks write "step N" datagrams to the
+  // socket the launcher passed them): a rank that stops itself (SIGSTOP) after its first step is
+  // named as frozen while the other keeps beating at the same step; two ranks that beat but never
+  // advance are both named; ranks that advance are never failed.
+  void rankLauncherFailsAStalledRank() {
+    const std::string socket = "fd=${MIXERLAB_LAUNCHER_HEARTBEAT%%:*}; ";
+    LaunchPlan plan;
+    plan.program = "/bin/bash";
+    plan.nproc = 2;
+    plan.grace_s = 1;
+    plan.stall_timeout_s = 3;
+    plan.args = {"-c", socket +
+                           "if [ \"$RANK\" = 1 ]; then printf 'step 3' >&$fd; kill -STOP $$; fi; "
+                           "while :; do printf 'step 3' >&$fd; sleep 0.2; done"};
+    const auto start = std::chrono::steady_clock::now();
+    const std::optional<LaunchResult> frozen = launchWithin(plan, 30);
+    const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    QVERIFY2(frozen, "the launcher waited for a stopped rank");
+    const QString message = QString::fromStdString(frozen->message);
+    QVERIFY(frozen->stalled);
+    QCOMPARE(frozen->exit_code, 1);
+    QVERIFY2(message.startsWith("rank 1 of 2 (pid ") &&
+                 message.contains("made no progress for 3 s and sent no heartbeat: stopped or frozen at step 3"),
+             qPrintable(message));
+    QVERIFY2(!message.contains("rank 0"), qPrintable(message));
+    QVERIFY2(took_s > 2.5 && took_s < 15, qPrintable(QString::number(took_s)));
+
+    plan.args = {"-c", socket + "while :; do printf 'step 7' >&$fd; sleep 0.2; done"};
+    const std::optional<LaunchResult> waiting = launchWithin(plan, 30);
+    QVERIFY2(waiting, "the launcher waited for ranks that never advance");
+    const QString both = QString::fromStdString(waiting->message);
+    QVERIFY2(both.startsWith("rank 0 of 2 (pid ") && both.contains(") and rank 1 of 2 (pid ") &&
+                 both.contains("made no progress for 3 s, still running at step 7"),
+             qPrintable(both));
+
+    plan.args = {"-c", socket + "for i in $(seq 1 20); do printf \"step $i\" >&$fd; sleep 0.2; done"};
+    const std::optional<LaunchResult> advancing = launchWithin(plan, 30);  // 4 s, a new step every 0.2 s
+    QVERIFY(advancing);
+    QVERIFY2(advancing->exit_code == 0, advancing->message.c_str());
+    QCOMPARE(::waitpid(-1, nullptr, WNOHANG), -1);  // nothing left running or unreaped
   }
 
   void rankLauncherSetsTheRankVariables() {
