@@ -6,6 +6,7 @@
 #include "app/cli/cli_commands.h"
 #include "core/runs/run_directory.h"
 #include "core/util/error.h"
+#include "core/util/stack_frames.h"
 
 namespace mixerlab::cli {
 
@@ -33,12 +34,12 @@ int runCli(int argc, char** argv) {
   }
   try {
     return action ? action() : 0;
-  } catch (const MixerLabError& e) {
-    std::cerr << "error: " << e.problem() << "\n";
+  } catch (const MixerLabError& e) {  // it may quote a LibTorch error, frames and all
+    std::cerr << "error: " << withoutStackFrames(e.problem()) << "\n";
     if (!e.fix().empty()) std::cerr << "fix: " << e.fix() << "\n";
     return 1;
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
+  } catch (const std::exception& e) {  // c10::Error among them: its message, never its C++ stack
+    std::cerr << "error: " << withoutStackFrames(e.what()) << "\n";
     return 1;
   }
 }

@@ -13,13 +13,15 @@
 #include "core/train/checkpoint.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/folder_name.h"
 
 namespace mixerlab {
 namespace fs = std::filesystem;
 
 namespace {
 
-nlohmann::json readModelConfigJson(const fs::path& path) {
+// The model section of the config file; `wrapped` tells whether the file held it under "model".
+nlohmann::json readModelConfigJson(const fs::path& path, bool& wrapped) {
   if (!fs::exists(path)) throw MixerLabError("model config " + path.string() + " does not exist", "check the path");
   nlohmann::json j;
   try {
@@ -27,24 +29,70 @@ nlohmann::json readModelConfigJson(const fs::path& path) {
   } catch (const nlohmann::json::exception& e) {
     throw MixerLabError(path.string() + ": malformed JSON: " + e.what(), "fix the file");
   }
-  if (j.is_object() && j.contains("model")) j = j.at("model");  // a run or checkpoint config
+  wrapped = j.is_object() && j.contains("model");
+  if (wrapped) j = j.at("model");  // a run or checkpoint config
   if (!j.is_object() || !j.contains("arch")) {
     throw MixerLabError(path.string() + ": expected a model config object with \"arch\"",
                         "write the model section of a MixerLab run, e.g. {\"arch\": \"masked_mixer\", \"d_model\": "
                         "1024, \"n_layers\": 8, \"context_length\": 512, \"vocab_size\": 4096}");
   }
+  const nlohmann::json& arch = j.at("arch");
+  bool known = false;
+  for (const auto& a : architectures()) known = known || (arch.is_string() && arch.get<std::string>() == a.name);
+  if (!known) {
+    throw MixerLabError(path.string() + ": \"arch\" is " + arch.dump() + ", not an architecture MixerLab knows",
+                        "use one of: " + architectureNames());
+  }
   return j;
+}
+
+// The import validates the model config by parsing a one-run project it makes up; errors of that
+// parse name the project's file and field ("<run>/project.json: runs[0].model.d_model: ..."), which
+// the user never wrote. They are reworded to name the model config file and its own field.
+ProjectConfig parseImportProject(const nlohmann::json& document, const fs::path& project_file,
+                                 const fs::path& model_config, bool model_is_wrapped) {
+  try {
+    return parseProject(document, project_file, CorpusFiles::MayBeMissing);
+  } catch (const MixerLabError& e) {
+    const std::string prefix = project_file.string() + ": runs[0].model.";
+    if (e.problem().rfind(prefix, 0) != 0) throw;
+    const std::string field = e.problem().substr(prefix.size());
+    throw MixerLabError(model_config.string() + ": " + (model_is_wrapped ? "model." : "") + field, e.fix());
+  }
+}
+
+// saveCheckpoint refuses non-finite weights as a diverged training run; for an import the fault is
+// in the file, so the file's tensor is named before anything is written.
+void requireFiniteTensors(const SafetensorsFile& file, const LanguageModel& model, const fs::path& source) {
+  for (const auto& [name, tensor] : file.tensors) {
+    if (!at::isFloatingType(tensor.scalar_type()) || model.ignoresFileTensor(name)) continue;
+    const at::Tensor values = tensor.to(at::kFloat);
+    const int64_t nan = values.isnan().sum().item<int64_t>();
+    const int64_t inf = values.isinf().sum().item<int64_t>();
+    if (nan + inf > 0) {
+      throw MixerLabError(source.string() + ": tensor \"" + name + "\" has " + std::to_string(nan) + " NaN and " +
+                              std::to_string(inf) + " infinite values (of " + std::to_string(values.numel()) +
+                              "); nothing was imported",
+                          "export the weights again from a checkpoint whose values are all finite");
+    }
+  }
 }
 
 }  // namespace
 
 ResearchImportResult importResearchCheckpoint(const ResearchImportRequest& req) {
-  if (fs::exists(req.out_dir) && !fs::is_empty(req.out_dir)) {
+  fs::path run_dir = fs::absolute(req.out_dir).lexically_normal();
+  if (!run_dir.has_filename()) run_dir = run_dir.parent_path();  // "runs/x/"
+  // The folder's name becomes the run's name: checked before the file system sees it (a 300-character
+  // name made fs::exists throw a raw "File name too long"; "-rf" reads as an option in a shell).
+  requireFolderName(run_dir.filename().string(), "--out folder name");
+  if (fs::exists(run_dir) && !fs::is_empty(run_dir)) {
     throw MixerLabError("output folder " + req.out_dir.string() + " exists and is not empty",
                         "choose a new folder for the imported run");
   }
   const Tokenizer tokenizer = Tokenizer::load(req.tokenizer);
-  const nlohmann::json model_json = readModelConfigJson(req.model_config);
+  bool model_is_wrapped = false;
+  const nlohmann::json model_json = readModelConfigJson(req.model_config, model_is_wrapped);
 
   if (model_json.contains("vocab_size") && model_json.at("vocab_size") != tokenizer.vocabSize()) {
     throw MixerLabError("tokenizer " + req.tokenizer.string() + " has " + std::to_string(tokenizer.vocabSize()) +
@@ -53,7 +101,6 @@ ResearchImportResult importResearchCheckpoint(const ResearchImportRequest& req) 
                         "use the tokenizer the checkpoint was trained with, or fix vocab_size");
   }
 
-  const fs::path run_dir = fs::absolute(req.out_dir);
   // Eval and forks tokenize with the checkpoint's own tokenizer, kept beside the checkpoints.
   const fs::path tokenizer_file = run_dir / (tokenizer.isHuggingFaceJson() ? "tokenizer.json" : "tokenizer.model");
   // The project format needs a corpus; without --corpus, eval finds an empty one and says so.
@@ -68,7 +115,8 @@ ResearchImportResult importResearchCheckpoint(const ResearchImportRequest& req) 
       // The run was trained elsewhere; its train section is a placeholder a fork replaces.
       {"runs", nlohmann::json::array(
                    {{{"name", run_dir.filename().string()}, {"model", model_json}, {"train", {{"max_steps", 1}}}}})}};
-  const ProjectConfig project = parseProject(document, run_dir / "project.json", CorpusFiles::MayBeMissing);
+  const ProjectConfig project =
+      parseImportProject(document, run_dir / "project.json", req.model_config, model_is_wrapped);
   const RunConfig& run = project.runs.front();
   const ModelConfig& model_config = run.model;
 
@@ -79,6 +127,7 @@ ResearchImportResult importResearchCheckpoint(const ResearchImportRequest& req) 
   for (const auto& [name, tensor] : file.tensors) {
     (model->ignoresFileTensor(name) ? result.tensors_skipped : result.tensors_loaded) += 1;
   }
+  requireFiniteTensors(file, *model, req.safetensors);
   loadModelTensors(*model, std::move(file), req.safetensors.string());
 
   const bool created = !fs::exists(run_dir);

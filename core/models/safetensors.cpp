@@ -1,8 +1,11 @@
 // safetensors reader/writer (see safetensors.h).
 #include "core/models/safetensors.h"
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
 #include <set>
+#include <vector>
 
 #include <torch/torch.h>
 #include <nlohmann/json.hpp>
@@ -42,6 +45,109 @@ std::string shapeText(at::IntArrayRef sizes) {
   std::string s = "[";
   for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
   return s + "]";
+}
+
+constexpr const char* kDamagedFix = "the file is damaged or not a safetensors file; re-export it";
+
+// One tensor of the header, checked against the file before any tensor is allocated: a crafted
+// shape ([-1, 64], [2^40, 2^40]) must end in a MixerLabError, never in LibTorch's allocator.
+struct TensorEntry {
+  std::string name;
+  at::ScalarType type = at::kFloat;
+  std::vector<int64_t> shape;
+  uint64_t begin = 0, end = 0;  // byte range in the data section (after the header)
+};
+
+[[noreturn]] void failEntry(const std::string& source, const std::string& name, const std::string& problem) {
+  throw MixerLabError(source + ": tensor \"" + name + "\" " + problem, kDamagedFix);
+}
+
+// A header value as shown in an error: a hostile header can hold megabytes in one shape.
+std::string shortJson(const nlohmann::json& value) {
+  std::string text = value.dump();
+  if (text.size() > 80) text = text.substr(0, 80) + "...";
+  return text;
+}
+
+// Why a JSON value is not an integer in [0, max], or empty when it is one (stored in `out`).
+std::string integerProblem(const nlohmann::json& value, uint64_t max, uint64_t& out) {
+  if (!value.is_number_integer()) return "not an integer";
+  if (!value.is_number_unsigned() && value.get<int64_t>() < 0) return "which is negative";
+  out = value.get<uint64_t>();
+  return out > max ? "which is too large" : "";
+}
+
+TensorEntry checkedEntry(const std::string& name, const nlohmann::json& entry, uint64_t data_size,
+                         const std::string& source) {
+  if (!entry.is_object()) failEntry(source, name, "has a header entry that is not a JSON object");
+  for (const char* key : {"dtype", "shape", "data_offsets"}) {
+    if (!entry.contains(key)) failEntry(source, name, std::string("has no \"") + key + "\"");
+  }
+  TensorEntry e;
+  e.name = name;
+  if (!entry.at("dtype").is_string()) failEntry(source, name, "has a dtype that is not a string");
+  e.type = dtypeFromName(entry.at("dtype").get<std::string>(), source);
+  const nlohmann::json& shape = entry.at("shape");
+  if (!shape.is_array()) failEntry(source, name, "has a shape that is not an array: " + shortJson(shape));
+  // Element count times element size, in 64 bits without overflow: the byte count the shape needs.
+  uint64_t bytes = c10::elementSize(e.type);
+  for (size_t i = 0; i < shape.size(); ++i) {
+    uint64_t dim = 0;
+    const std::string problem = integerProblem(shape[i], std::numeric_limits<int64_t>::max(), dim);
+    if (!problem.empty()) {
+      failEntry(source, name,
+                "has dimension " + std::to_string(i) + " of shape " + shortJson(shape) + " = " + shortJson(shape[i]) +
+                    ", " + problem);
+    }
+    if (__builtin_mul_overflow(bytes, dim, &bytes)) {
+      failEntry(source, name, "has shape " + shortJson(shape) + ", more bytes than 64 bits can count");
+    }
+    e.shape.push_back(static_cast<int64_t>(dim));
+  }
+  const nlohmann::json& offsets = entry.at("data_offsets");
+  if (!offsets.is_array() || offsets.size() != 2) {
+    failEntry(source, name, "has data_offsets " + shortJson(offsets) + ", not a [begin, end] pair");
+  }
+  for (const size_t i : {0, 1}) {
+    const std::string problem = integerProblem(offsets[i], std::numeric_limits<uint64_t>::max(), i ? e.end : e.begin);
+    if (!problem.empty()) {
+      failEntry(source, name,
+                "has data_offsets " + shortJson(offsets) + " whose " + (i ? "end" : "begin") + " is " +
+                    shortJson(offsets[i]) + ", " + problem);
+    }
+  }
+  if (e.end < e.begin) {
+    failEntry(source, name, "has data_offsets " + shortJson(offsets) + " that end before they begin");
+  }
+  if (e.end > data_size) {
+    failEntry(source, name,
+              "has data_offsets " + shortJson(offsets) + " past the end of the data (" + std::to_string(data_size) +
+                  " bytes): the file is truncated or the offsets are wrong");
+  }
+  if (e.end - e.begin != bytes) {
+    failEntry(source, name,
+              "has shape " + shortJson(shape) + " (" + std::to_string(bytes) + " bytes of " + entry.at("dtype").dump() +
+                  ") but data_offsets " + shortJson(offsets) + " hold " + std::to_string(e.end - e.begin) + " bytes");
+  }
+  return e;
+}
+
+// Two tensors sharing bytes would silently alias each other's weights.
+void requireDisjointRanges(std::vector<TensorEntry> entries, const std::string& source) {
+  std::sort(entries.begin(), entries.end(), [](const TensorEntry& a, const TensorEntry& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
+  const TensorEntry* furthest = nullptr;  // of the tensors before e, the one whose bytes end last
+  for (const TensorEntry& e : entries) {
+    if (e.begin == e.end) continue;  // empty tensors own no bytes
+    if (furthest != nullptr && e.begin < furthest->end) {
+      failEntry(source, e.name,
+                "overlaps tensor \"" + furthest->name + "\" in the data (bytes " + std::to_string(e.begin) + "-" +
+                    std::to_string(e.end) + " and " + std::to_string(furthest->begin) + "-" +
+                    std::to_string(furthest->end) + ")");
+    }
+    if (furthest == nullptr || e.end > furthest->end) furthest = &e;
+  }
 }
 
 }  // namespace
@@ -86,7 +192,7 @@ SafetensorsFile loadSafetensors(const std::filesystem::path& path) {
 }
 
 SafetensorsFile parseSafetensors(const std::string& blob, const std::string& source) {
-  const std::string fix = "the file is damaged or not a safetensors file; re-export it";
+  const std::string fix = kDamagedFix;
   if (blob.size() < 8) throw MixerLabError(source + ": too short to be a safetensors file", fix);
   uint64_t header_size = 0;
   for (int i = 0; i < 8; ++i) header_size |= static_cast<uint64_t>(static_cast<unsigned char>(blob[i])) << (8 * i);
@@ -116,28 +222,21 @@ SafetensorsFile parseSafetensors(const std::string& blob, const std::string& sou
     }
   }
   SafetensorsFile file;
+  std::vector<TensorEntry> entries;
   for (const auto& [name, entry] : header.items()) {
     if (name == "__metadata__") {
       for (const auto& [k, v] : entry.items()) file.metadata[k] = v.is_string() ? v.get<std::string>() : v.dump();
       continue;
     }
-    try {
-      const auto type = dtypeFromName(entry.at("dtype").get<std::string>(), source);
-      const auto shape = entry.at("shape").get<std::vector<int64_t>>();
-      const auto offsets = entry.at("data_offsets").get<std::vector<uint64_t>>();
-      auto tensor = at::empty(shape, at::TensorOptions().dtype(type));
-      const size_t bytes = tensor.numel() * tensor.element_size();
-      if (offsets.size() != 2 || offsets[1] < offsets[0] || offsets[1] - offsets[0] != bytes ||
-          offsets[1] > data_size) {
-        throw MixerLabError(source + ": tensor \"" + name + "\" has data offsets that do not match its shape " +
-                                shapeText(shape) + " or run past the end of the file (truncated?)",
-                            fix);
-      }
-      if (bytes) std::memcpy(tensor.data_ptr(), blob.data() + data_start + offsets[0], bytes);
-      file.tensors[name] = tensor;
-    } catch (const nlohmann::json::exception& e) {
-      throw MixerLabError(source + ": malformed header entry for \"" + name + "\": " + e.what(), fix);
-    }
+    entries.push_back(checkedEntry(name, entry, data_size, source));
+  }
+  requireDisjointRanges(entries, source);
+  // Only now, with every shape and byte range checked against the file, are tensors allocated.
+  for (const TensorEntry& e : entries) {
+    auto tensor = at::empty(e.shape, at::TensorOptions().dtype(e.type));
+    const size_t bytes = e.end - e.begin;
+    if (bytes) std::memcpy(tensor.data_ptr(), blob.data() + data_start + e.begin, bytes);
+    file.tensors[e.name] = tensor;
   }
   return file;
 }

@@ -30,6 +30,9 @@ void saveSafetensors(const std::filesystem::path& path, const std::map<std::stri
                      const std::map<std::string, std::string>& metadata = {});
 
 // Throws MixerLabError naming the file for a missing file, a truncated file or a malformed header.
+// Every header entry is checked before any tensor is allocated, the error naming the tensor: each
+// dimension a non-negative integer, the shape's byte count (computed without overflow) equal to its
+// data_offsets range, the range inside the file and not overlapping another tensor's.
 SafetensorsFile loadSafetensors(const std::filesystem::path& path);
 // The same from the file's bytes (`source` names it in errors); the fuzz target's entry point.
 SafetensorsFile parseSafetensors(const std::string& bytes, const std::string& source);

@@ -1,6 +1,7 @@
 // Metrics log writer and readers (see metrics_log.h).
 #include "core/runs/metrics_log.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -94,25 +95,43 @@ MetricsWriter::MetricsWriter(const fs::path& path) : path_(path) {
       writeFileAtomic(path, text);
     }
   }
-  file_ = std::fopen(path.c_str(), "ab");
-  if (!file_) throw MixerLabError("cannot open " + path.string() + " for appending: " + std::strerror(errno));
+  fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw MixerLabError("cannot open " + path.string() + " for appending: " + std::strerror(errno));
 }
 
 MetricsWriter::~MetricsWriter() {
-  if (file_) std::fclose(file_);
+  if (fd_ >= 0) ::close(fd_);
 }
+
+namespace {
+std::string appendErrorText(int err) { return err == ENOSPC ? "the disk is full" : std::strerror(err); }
+}  // namespace
 
 void MetricsWriter::append(const MetricsRecord& record) {
   const std::string line = record.toJsonLine() + "\n";
-  if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fflush(file_) != 0) {
-    throw MixerLabError("cannot append to " + path_.string() + ": " + std::strerror(errno), "free disk space");
+  struct stat before {};
+  if (::fstat(fd_, &before) != 0) {
+    throw MixerLabError("cannot append to " + path_.string() + ": " + std::strerror(errno), "check the run folder");
+  }
+  size_t written = 0;
+  while (written < line.size()) {
+    const ssize_t n = ::write(fd_, line.data() + written, line.size() - written);
+    if (n > 0) {
+      written += static_cast<size_t>(n);
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      const int err = n < 0 ? errno : ENOSPC;  // a write of 0 bytes: no room left
+      // Cut the torn part off again (shrinking a file needs no space), so the log ends with a whole line.
+      const bool cut = ::ftruncate(fd_, before.st_size) == 0;
+      throw MixerLabError("cannot append to " + path_.string() + ": " + appendErrorText(err) +
+                              (cut ? "" : " (and the partly written line could not be removed)"),
+                          "free disk space");
+    }
   }
 }
 
-void MetricsWriter::sync() {
-  std::fflush(file_);
-  ::fsync(::fileno(file_));
-}
+void MetricsWriter::sync() { ::fsync(fd_); }
 
 std::vector<MetricsRecord> parseMetricsText(const std::string& text, int* skipped_lines) {
   std::vector<MetricsRecord> out;

@@ -34,12 +34,15 @@ class MetricsWriter {
   ~MetricsWriter();
   MetricsWriter(const MetricsWriter&) = delete;
   MetricsWriter& operator=(const MetricsWriter&) = delete;
-  void append(const MetricsRecord& record);  // one line, flushed
-  void sync();                               // fsync (called at checkpoints)
+  // One line, written straight to the file (no buffer). A write that fails part way (a full disk)
+  // is undone: the file is cut back to its length before the line, so it never keeps a torn line,
+  // and a MixerLabError says why.
+  void append(const MetricsRecord& record);
+  void sync();  // fsync (called at checkpoints)
 
  private:
   std::filesystem::path path_;
-  std::FILE* file_ = nullptr;
+  int fd_ = -1;
 };
 
 // Parses a whole log; a torn final line is skipped. Malformed lines before the end are skipped too

@@ -48,8 +48,52 @@ std::string remoteTrainCommand(const RemoteHost& host, const std::vector<std::st
 }
 
 namespace {
-
 constexpr const char* kMarker = "@@mixerlab-section@@";
+constexpr double kPollTimeoutS = 120;  // one poll's ssh call; a hung one is killed and the poll asked again
+}  // namespace
+
+std::string remotePollCommand(const std::string& folder, const std::string& run_dir, uint64_t metrics_offset) {
+  const std::string offset = std::to_string(metrics_offset);
+  const std::string m = std::string("printf '\\n") + kMarker + "\\n'; ";
+  // The size is read once; exactly S - offset bytes are sent (head -c), so a line appended meanwhile
+  // waits for the next poll and the parser can check the count. With standard error silenced, a
+  // shell message (e.g. about a metrics log not created yet) never lands among the sections.
+  return "exec 2>/dev/null; cd " + shellQuote(folder) + " && cd " + shellQuote(run_dir) + " || exit 0; " +
+         "s=$(wc -c < metrics.jsonl) || s=0; s=$((${s:-0} + 0)); printf %s \"$s\"; " + m + "if [ \"$s\" -gt " + offset +
+         " ]; then tail -c +" + std::to_string(metrics_offset + 1) + " metrics.jsonl | head -c $((s - " + offset +
+         ")); fi; " + m + "cat status.json; " + m + "cat run.json; " + m + "tail -c 65536 log.txt; exit 0";
+}
+
+std::optional<RemotePoll> parseRemotePoll(const std::string& output, uint64_t metrics_offset) {
+  RemotePoll poll;
+  if (output.empty()) return poll;  // the run folder does not exist yet
+  // Five sections: the log's tail is the last, so a marker inside it cannot add one.
+  std::vector<std::string> sections;
+  const std::string separator = std::string("\n") + kMarker + "\n";
+  size_t start = 0;
+  while (sections.size() < 4) {
+    const size_t at = output.find(separator, start);
+    if (at == std::string::npos) return std::nullopt;  // cut short
+    sections.push_back(output.substr(start, at - start));
+    start = at + separator.size();
+  }
+  sections.push_back(output.substr(start));
+  const std::string& size_line = sections[0];
+  if (size_line.empty() || size_line.size() > 20 || size_line.find_first_not_of("0123456789") != std::string::npos) {
+    return std::nullopt;  // not the size the command prints
+  }
+  poll.run_folder_exists = true;
+  poll.metrics_size = std::stoull(size_line);
+  poll.new_metrics = sections[1];
+  const uint64_t expected = poll.metrics_size > metrics_offset ? poll.metrics_size - metrics_offset : 0;
+  if (poll.new_metrics.size() != expected) return std::nullopt;  // stray or missing bytes: never mirrored
+  poll.status_json = sections[2];
+  poll.run_json = sections[3];
+  poll.log_tail = sections[4];
+  return poll;
+}
+
+namespace {
 
 struct Mirror {
   const RemoteRunRequest& request;
@@ -58,40 +102,29 @@ struct Mirror {
   std::optional<RunStatus> remote_status;
 
   // One poll: the metrics' size and new bytes, status.json, run.json and the log's tail. False when
-  // ssh failed (the next poll tries again).
+  // ssh failed or its output was not as framed (the next poll tries again).
   bool poll() {
-    const std::string cd =
-        "cd " + shellQuote(request.host.folder) + " && cd " + shellQuote(remote_run_dir) + " 2>/dev/null || exit 0; ";
-    const std::string m = std::string("printf '\\n") + kMarker + "\\n'; ";
-    const std::string command = cd + "wc -c < metrics.jsonl 2>/dev/null; " + m + "tail -c +" +
-                                std::to_string(metrics_offset + 1) + " metrics.jsonl 2>/dev/null; " + m +
-                                "cat status.json 2>/dev/null; " + m + "cat run.json 2>/dev/null; " + m +
-                                "tail -c 65536 log.txt 2>/dev/null";
-    std::string output;
-    if (runCapture(sshArguments(request.host, command), &output) != 0) return false;
-    std::vector<std::string> sections;
-    const std::string separator = std::string("\n") + kMarker + "\n";
-    size_t start = 0;
-    while (true) {
-      const size_t at = output.find(separator, start);
-      sections.push_back(output.substr(start, at == std::string::npos ? std::string::npos : at - start));
-      if (at == std::string::npos) break;
-      start = at + separator.size();
-    }
-    if (sections.size() < 5) return true;  // the run folder does not exist yet
-    const fs::path local = request.local_run_dir;
-    uint64_t remote_size = 0;
+    SubprocessSpec ssh =
+        commandSpec(sshArguments(request.host, remotePollCommand(request.host.folder, remote_run_dir, metrics_offset)));
+    ssh.stdout_to = ChildOutput::kPipe;
+    ssh.stderr_to = ChildOutput::kPipe;  // ssh's own messages stay out of the sections
+    CapturedRun run;
     try {
-      remote_size = std::stoull(sections[0]);
-    } catch (const std::exception&) {
-      remote_size = 0;
+      run = runToEnd(ssh, kPollTimeoutS);
+    } catch (const MixerLabError&) {
+      return false;  // ssh could not start: the next poll tries again, the job's own ssh reports it
     }
-    if (remote_size < metrics_offset) {  // rewritten remotely (a resume truncated it): fetch it whole
+    if (run.timed_out || run.shellCode() != 0) return false;
+    const std::optional<RemotePoll> fetched = parseRemotePoll(run.out, metrics_offset);
+    if (!fetched) return false;
+    if (!fetched->run_folder_exists) return true;
+    const fs::path local = request.local_run_dir;
+    if (fetched->metrics_size < metrics_offset) {  // rewritten remotely (a resume truncated it): fetch it whole
       metrics_offset = 0;
       writeFileAtomic(RunPaths{local}.metrics(), "");
       return poll();
     }
-    const std::string& fresh = sections[1];
+    const std::string& fresh = fetched->new_metrics;
     const size_t complete = fresh.rfind('\n') == std::string::npos ? 0 : fresh.rfind('\n') + 1;
     if (complete > 0) {
       std::string text = metrics_offset == 0 ? std::string() : readFile(RunPaths{local}.metrics());
@@ -99,10 +132,10 @@ struct Mirror {
       writeFileAtomic(RunPaths{local}.metrics(), text);
       metrics_offset += complete;
     }
-    if (!sections[3].empty()) writeFileAtomic(local / "run.json", sections[3]);
-    if (!sections[4].empty()) writeFileAtomic(RunPaths{local}.log(), sections[4]);
-    if (!sections[2].empty()) {
-      writeFileAtomic(local / "remote-status.json", sections[2]);  // the remote's own record, as sent
+    if (!fetched->run_json.empty()) writeFileAtomic(local / "run.json", fetched->run_json);
+    if (!fetched->log_tail.empty()) writeFileAtomic(RunPaths{local}.log(), fetched->log_tail);
+    if (!fetched->status_json.empty()) {
+      writeFileAtomic(local / "remote-status.json", fetched->status_json);  // the remote's own record, as sent
       remote_status = readRunStatusFile(local / "remote-status.json");
       if (remote_status) writeLocalStatus(remote_status->state, remote_status->reason);
     }

@@ -1,10 +1,14 @@
 // Run status record (see run_status.h).
 #include "core/runs/run_status.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <ctime>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +16,7 @@
 #include "core/runs/run_directory.h"
 #include "core/util/atomic_file.h"
 #include "core/util/enum_names.h"
+#include "core/util/error.h"
 
 namespace mixerlab {
 
@@ -56,20 +61,74 @@ RunStatus RunStatus::resolvedForReader() const {
   return s;
 }
 
+namespace {
+std::string statusJson(const RunStatus& status) {
+  const nlohmann::json j = {{"state", runStateName(status.state)},
+                            {"reason", status.reason},
+                            {"step", status.step},
+                            {"tokens", status.tokens},
+                            {"pid", status.pid},
+                            {"host", status.host},
+                            {"updated_at", status.updated_at.empty() ? utcTimestamp() : status.updated_at}};
+  // A reason cut inside a UTF-8 character (overwriteRunStatusInPlace) is written with U+FFFD, not refused.
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+bool isFinalState(RunState state) {
+  return state == RunState::Finished || state == RunState::Failed || state == RunState::Stopped;
+}
+
+std::string errnoText(int err) { return err == ENOSPC ? "the disk is full" : std::strerror(err); }
+}  // namespace
+
 void writeRunStatus(const std::filesystem::path& run_dir, const RunStatus& status) {
-  nlohmann::json j = {{"state", runStateName(status.state)},
-                      {"reason", status.reason},
-                      {"step", status.step},
-                      {"tokens", status.tokens},
-                      {"pid", status.pid},
-                      {"host", status.host},
-                      {"updated_at", status.updated_at.empty() ? utcTimestamp() : status.updated_at}};
-  writeFileAtomic(RunPaths{run_dir}.status(), j.dump(2) + "\n");
+  writeFileAtomic(RunPaths{run_dir}.status(), statusJson(status));
+}
+
+void overwriteRunStatusInPlace(const std::filesystem::path& run_dir, const RunStatus& status) {
+  const std::filesystem::path path = RunPaths{run_dir}.status();
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    throw MixerLabError("cannot rewrite " + path.string() + ": " + errnoText(errno), "free disk space");
+  }
+  struct stat info {};
+  ::fstat(fd, &info);
+  // What the file can hold without a new block: its size, or its blocks' bytes when more.
+  const size_t room = static_cast<size_t>(
+      std::max<int64_t>(static_cast<int64_t>(info.st_size), static_cast<int64_t>(info.st_blocks) * 512));
+  RunStatus fitted = status;
+  if (fitted.updated_at.empty()) fitted.updated_at = utcTimestamp();
+  std::string text = statusJson(fitted);
+  while (text.size() > room && !fitted.reason.empty()) {
+    const size_t excess = text.size() - room + 3;  // + the "..." that marks the cut
+    fitted.reason.resize(excess >= fitted.reason.size() ? 0 : fitted.reason.size() - excess);
+    if (!fitted.reason.empty()) fitted.reason += "...";
+    text = statusJson(fitted);
+  }
+  size_t written = 0;
+  int err = 0;
+  while (written < text.size() && err == 0) {
+    const ssize_t n = ::pwrite(fd, text.data() + written, text.size() - written, static_cast<off_t>(written));
+    if (n > 0) {
+      written += static_cast<size_t>(n);
+    } else if (n == 0 || errno != EINTR) {
+      err = n == 0 ? ENOSPC : errno;
+    }
+  }
+  if (err == 0 && ::ftruncate(fd, static_cast<off_t>(text.size())) != 0) err = errno;
+  if (err == 0 && ::fsync(fd) != 0) err = errno;
+  ::close(fd);
+  if (err != 0) throw MixerLabError("cannot rewrite " + path.string() + ": " + errnoText(err), "free disk space");
 }
 
 RunStatusRecorder::RunStatusRecorder(std::filesystem::path run_dir) : run_dir_(std::move(run_dir)) {
   status_.pid = ::getpid();
   status_.host = hostName();
+}
+
+void RunStatusRecorder::reserveSpaceForFinalStatus() {
+  reserve_.reset();
+  reserve_ = std::make_unique<SpaceReserve>(run_dir_ / ".final-status-reserve", SpaceReserve::kRunReserveBytes);
 }
 
 void RunStatusRecorder::set(RunState state, const std::string& reason, int64_t step, int64_t tokens) {
@@ -78,7 +137,21 @@ void RunStatusRecorder::set(RunState state, const std::string& reason, int64_t s
   status_.step = step;
   status_.tokens = tokens;
   status_.updated_at.clear();
-  writeRunStatus(run_dir_, status_);
+  if (!isFinalState(state)) {
+    writeRunStatus(run_dir_, status_);
+    return;
+  }
+  // The run's last words: the space set aside for them goes back to the disk first.
+  if (reserve_) reserve_->release();
+  try {
+    writeRunStatus(run_dir_, status_);
+  } catch (const MixerLabError& atomic_write_error) {
+    try {
+      overwriteRunStatusInPlace(run_dir_, status_);
+    } catch (const MixerLabError&) {
+      throw atomic_write_error;
+    }
+  }
 }
 
 std::optional<RunStatus> readRunStatus(const std::filesystem::path& run_dir) {

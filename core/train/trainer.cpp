@@ -12,6 +12,7 @@
 #include <torch/torch.h>
 
 #include "core/distributed/gradient_sync.h"
+#include "core/distributed/rank_heartbeat.h"
 #include "core/models/model_registry.h"
 #include "core/runs/metrics_log.h"
 #include "core/runs/run_directory.h"
@@ -138,6 +139,7 @@ class TrainSession {
     const StepPrecision step_precision{precision_, loss_scaler_.get()};
 
     while (true) {
+      if (group_) reportTrainingStep(state_.step);  // the heartbeat `mixerlab launch` watches (rank_heartbeat.h)
       bool reached = budget().reached(state_);
       bool stop = req_.stop_requested && req_.stop_requested->load();
       if (group_) {  // every rank ends at the same step (a wall-clock budget or a signal may reach one first)
@@ -448,9 +450,16 @@ TrainOutcome trainRun(const TrainRequest& req) {
   fs::create_directories(paths.checkpoints());
   RunLog log(paths.log(), req.on_log);
   for (const fs::path& partial : removePartialCheckpoints(paths.checkpoints())) {
-    log.warn("removed " + partial.filename().string() + ", left by a checkpoint write that did not finish");
+    log.warn("removed " + partial.filename().string() + ", left by a checkpoint write or removal that did not finish");
   }
+  // This process owns the run now: `mixerlab launch` may record the job's end in its status.json.
+  if (req.process_group) reportRunFolder(paths.root);
   RunStatusRecorder status(paths.root);
+  try {  // room for the final status and the log's last line should the disk fill up while it trains
+    status.reserveSpaceForFinalStatus();
+  } catch (const MixerLabError& e) {
+    log.warn(e.what());
+  }
   TrainerState state;
   // A resume that fails before restoring keeps the step the run had reached.
   if (const auto previous = readRunStatus(paths.root); previous && req.resume) {
@@ -461,8 +470,11 @@ TrainOutcome trainRun(const TrainRequest& req) {
     return trainSession(req, plan, paths, log, status, state);
   } catch (const std::exception& e) {
     const std::string reason = e.what();
-    try {
+    try {  // on a full disk too: set() frees the reserve, else rewrites status.json in place
       status.set(RunState::Failed, reason, state.step, state.tokens);
+    } catch (...) {  // nothing could be written: the caller still reports the exception
+    }
+    try {
       log.errorNotForwarded(reason);  // the caller reports the exception
     } catch (...) {
     }

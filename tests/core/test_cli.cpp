@@ -2,10 +2,13 @@
 // --resume continues with no duplicated or missing steps; info, score, export, generate, invert and retrieval work on
 // the result.
 #include <torch/torch.h>
+#include <QElapsedTimer>
+#include <QRegularExpression>
 #include <QtTest/QtTest>
 
 #include <csignal>
 #include <fstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -28,11 +31,24 @@ int64_t latestCheckpointStep(const fs::path& run_dir) {
   auto latest = latestCheckpoint(run_dir / "checkpoints");
   return latest ? readTrainerState(*latest).step : 0;
 }
+
+QString q(const fs::path& path) { return QString::fromStdString(path.string()); }
 }  // namespace
 
 class TestCli : public QObject {
   Q_OBJECT
   fs::path dir_, project_;
+
+  // A 40-step CLI run keeping its step-30 and step-40 checkpoints, trained once for the checkpoint
+  // tests to copy; empty when it failed.
+  fs::path checkpointedRun() {
+    const fs::path run_dir = dir_ / "runs" / "checkpointed";
+    if (fs::exists(run_dir / "checkpoints" / "step-00000040")) return run_dir;
+    const auto trained =
+        runCli({"train", q(project_), "--run", "mixer", "--run-id", "checkpointed", "--max-steps", "40"});
+    if (trained.exit_code != 0) qWarning("%s", qPrintable(trained.err));
+    return trained.exit_code == 0 ? run_dir : fs::path();
+  }
 
  private Q_SLOTS:
   void initTestCase() {
@@ -245,6 +261,133 @@ class TestCli : public QObject {
     auto file = runCli({"eval", "--checkpoint", QString::fromStdString(project_.string())});
     QCOMPARE(file.exit_code, 1);
     QVERIFY2(file.err.contains("is a file, not a checkpoint folder"), qPrintable(file.err));
+  }
+
+  void editedTrainerStateIsSkippedOnResume_data() {
+    QTest::addColumn<QString>("digit");  // a pattern whose group 1 is the digit that is changed
+    QTest::newRow("data position") << R"("index": \d*(\d))";
+    QTest::newRow("step") << R"("step": 4(0))";  // 40 -> 41
+    QTest::newRow("pending loss") << R"("pending_loss_sum": (\d))";
+  }
+  // Issue 28, item 2, as reported: one digit edited in the newest checkpoint's trainer_state.json
+  // (the data position, the step, the train-loss window) was resumed silently, "resumed from
+  // ...step-00000040 at step 40" on other batches. Now the resume skips it, says why, and
+  // starts from step 30.
+  void editedTrainerStateIsSkippedOnResume() {
+    QFETCH(QString, digit);
+    const fs::path base = checkpointedRun();
+    QVERIFY(!base.empty());
+    const QString run_id = "edited-" + QString(QTest::currentDataTag()).replace(' ', '-');
+    const fs::path run_dir = dir_ / "runs" / run_id.toStdString();
+    fs::copy(base, run_dir, fs::copy_options::recursive);
+    const fs::path state_file = run_dir / "checkpoints" / "step-00000040" / "trainer_state.json";
+    QString state = QString::fromStdString(readFile(state_file));
+    const QRegularExpressionMatch match = QRegularExpression(digit).match(state);
+    QVERIFY2(match.hasMatch(), qPrintable(state));
+    const int at = match.capturedStart(1);
+    state[at] = QChar('0' + (state[at].digitValue() + 1) % 10);
+    testing::writeText(state_file, state.toStdString());
+
+    auto resumed =
+        runCli({"train", q(project_), "--run", "mixer", "--run-id", run_id, "--resume", "--max-steps", "40"});
+    const QString output = resumed.out + resumed.err;
+    QVERIFY2(resumed.exit_code == 0, qPrintable(output));
+    QVERIFY2(!output.contains("step-00000040 at step"), qPrintable(output));
+    QVERIFY2(output.contains("skipped step-00000040 because") &&
+                 output.contains("trainer_state.json: does not match the checksum in manifest.json"),
+             qPrintable(output));
+    QVERIFY2(output.contains("step-00000030 at step 30"), qPrintable(output));
+    QCOMPARE(readTrainerState(run_dir / "checkpoints" / "step-00000040").step, int64_t{40});  // written anew
+  }
+
+  // Issue 28, item 4, as reported: a checkpoint folder left half-deleted by a kill during pruning
+  // (only config.json, rng.pt and trainer_state.json) made eval and --fork-from fail with "cannot
+  // open .../model.safetensors". Now both say the checkpoint is incomplete, which files are missing
+  // and what to use instead; the fork writes no run; the run folder evaluates its latest checkpoint.
+  void incompleteCheckpointIsCalledIncomplete() {
+    const fs::path base = checkpointedRun();
+    QVERIFY(!base.empty());
+    const fs::path run_dir = dir_ / "runs" / "half-deleted";
+    fs::copy(base, run_dir, fs::copy_options::recursive);
+    const fs::path step30 = run_dir / "checkpoints" / "step-00000030";
+    for (const char* name : {"model.safetensors", "optimizer.pt", "tokenizer.model", "manifest.json"}) {
+      QVERIFY(fs::remove(step30 / name));
+    }
+    auto eval = runCli({"eval", "--checkpoint", q(step30), "--max-batches", "1"});
+    auto fork = runCli({"train", q(project_), "--run", "mixer", "--run-id", "fork-of-half-deleted", "--fork-from",
+                        q(step30), "--max-steps", "32"});
+    for (const auto& refused : {eval, fork}) {
+      QCOMPARE(refused.exit_code, 1);
+      QVERIFY2(refused.err.contains("step-00000030 is incomplete") && refused.err.contains("model.safetensors") &&
+                   refused.err.contains("optimizer.pt") && refused.err.contains("use another checkpoint"),
+               qPrintable(refused.err));
+      QVERIFY2(!refused.err.contains("cannot open"), qPrintable(refused.err));
+    }
+    QVERIFY(!fs::exists(dir_ / "runs" / "fork-of-half-deleted" / "run.json"));
+    auto whole = runCli({"eval", "--checkpoint", q(run_dir), "--max-batches", "1"});
+    QVERIFY2(whole.exit_code == 0, qPrintable(whole.err));
+  }
+
+  // Issue 28: `--run-id -rf` made a folder named "-rf" (an option to any shell command over the
+  // runs), and a 300-character run id failed with a raw "File name too long" filesystem error.
+  void runIdsAreShortAndNeverOptions() {
+    auto option = runCli(
+        {"train", QString::fromStdString(project_.string()), "--run", "mixer", "--run-id", "-rf", "--max-steps", "1"});
+    QCOMPARE(option.exit_code, 1);
+    QVERIFY2(option.err.contains("--run-id \"-rf\" starts with '-'"), qPrintable(option.err + option.out));
+    QVERIFY(!fs::exists(project_.parent_path() / "runs" / "-rf"));
+    const QString long_id(300, 'a');
+    auto too_long = runCli({"train", QString::fromStdString(project_.string()), "--run", "mixer", "--run-id", long_id,
+                            "--max-steps", "1"});
+    QCOMPARE(too_long.exit_code, 1);
+    QVERIFY2(too_long.err.contains("300 characters long, more than the 100"), qPrintable(too_long.err));
+    QVERIFY2(!too_long.err.contains("filesystem error") && !too_long.err.contains(long_id), qPrintable(too_long.err));
+  }
+
+  // Issue 28, item 1: a one-character corpus made SentencePiece's trainer segfault (exit 139); 5,000
+  // characters gave "corpus too small". `train` reaches the same check (test_tokenizer).
+  void tokenizerTrainOnOneCharacterCorpusIsRefused() {
+    const fs::path dir = dir_ / "one-character";
+    testing::writeText(dir / "a.txt", std::string(50000, 'a'));
+    const QString model = QString::fromStdString((dir / "a.model").string());
+    auto result = runCli({"tokenizer", "train", "--corpus", QString::fromStdString((dir / "a.txt").string()),
+                          "--vocab-size", "512", "--out", model});
+    QCOMPARE(result.exit_code, 1);
+    QVERIFY2(result.err.contains("a.txt: document 1 has a run of 50000 characters without a space") &&
+                 result.err.contains("only 1 distinct character") && result.err.contains("32768"),
+             qPrintable(result.err));
+    QVERIFY(!fs::exists(dir / "a.model"));
+  }
+
+  // Issue 28, item 3: 100,000 nested arrays in a project's description crashed `info` (SIGSEGV) and
+  // 60,000 echoed the whole 120 KB value in the error.
+  void deeplyNestedProjectFileIsRefusedBriefly() {
+    for (const int levels : {60000, 100000}) {
+      std::string json = readFile(project_);
+      json.replace(json.find('{'), 1, "{\"description\": " + std::string(levels, '[') + std::string(levels, ']') + ",");
+      const fs::path deep = dir_ / "deep" / "project.json";
+      testing::writeText(deep, json);
+      auto info = runCli({"info", QString::fromStdString(deep.string()), "--run", "mixer"});
+      QCOMPARE(info.exit_code, 1);
+      QVERIFY2(info.err.contains("project.json:1:") && info.err.contains("nested deeper than 256 levels"),
+               qPrintable(info.err.left(500)));
+      QVERIFY2(info.err.size() < 500, qPrintable(info.err.left(500)));
+    }
+  }
+
+  // Issue 28, item 11: train.threads 1024 on 2 cores started 862 threads and made no progress in 120 s.
+  void threadsFarAboveTheCoresAreRefused() {
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (4 * cores >= 1024) QSKIP("this machine has enough cores for 1024 threads");
+    const fs::path project = testing::writeTinyProject(dir_ / "many-threads", R"(, "threads": 1024)");
+    QElapsedTimer timer;
+    timer.start();
+    auto result = runCli({"train", QString::fromStdString(project.string()), "--run", "mixer"}, 60000);
+    QCOMPARE(result.exit_code, 1);
+    const QString expected = QString("train.threads is 1024 but this machine has %1 CPU core").arg(cores);
+    const QString printed = result.out + result.err;  // the trainer's log line or the CLI's report
+    QVERIFY2(printed.contains(expected) && printed.contains(QString("at most %1").arg(4 * cores)), qPrintable(printed));
+    QVERIFY2(timer.elapsed() < 60000, "refused before the threads start, not after a hang");
   }
 };
 

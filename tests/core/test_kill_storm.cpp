@@ -2,11 +2,16 @@
 // random moments (seeded), some of them while a checkpoint is being written, resumes it each time,
 // and checks that the run ends exactly as an uninterrupted one: every step's metrics once and
 // equal, and byte-identical final weights. A disk-full test trains into a 6 MiB tmpfs and checks the
-// run fails with a clear message, a failed status, no .partial folder and no abort (skipped, saying
+// run fails with a clear message, a failed status, no .partial folder and no abort; another fills
+// that disk up while the run trains and keeps it full (issue 28, item 9), and checks the status
+// still ends failed with the reason and the metrics log keeps no torn line (both skipped, saying
 // why, where a tmpfs cannot be mounted).
 #include <QtTest/QtTest>
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <random>
@@ -44,6 +49,41 @@ bool partialCheckpointExists(const fs::path& checkpoints) {
 int64_t lastStep(const fs::path& run_dir) {
   const auto records = readMetrics(run_dir / "metrics.jsonl");
   return records.empty() ? -1 : records.back().step;
+}
+
+// Mounts a tmpfs of `size` ("6m") at `at` for the test's lifetime; the error when it cannot be.
+class SmallDisk {
+ public:
+  SmallDisk(const fs::path& at, const QString& size) : at_(at) {
+    fs::create_directories(at);
+    QProcess mount;
+    mount.start("mount", {"-t", "tmpfs", "-o", "size=" + size, "tmpfs", QString::fromStdString(at.string())});
+    if (!mount.waitForFinished(10000) || mount.exitCode() != 0) {
+      error_ = "cannot mount a " + size + " tmpfs here (needs root or CAP_SYS_ADMIN): " +
+               QString::fromUtf8(mount.readAllStandardError()).trimmed();
+    }
+  }
+  ~SmallDisk() {
+    if (error_.isEmpty()) QProcess::execute("umount", {QString::fromStdString(at_.string())});
+  }
+  const QString& error() const { return error_; }
+
+ private:
+  fs::path at_;
+  QString error_;
+};
+
+// Allocates all of the file system's free space at `at` but `leave_bytes` (a filler file).
+bool fillDiskLeaving(const fs::path& filler, int64_t leave_bytes) {
+  struct statvfs disk {};
+  if (::statvfs(filler.parent_path().c_str(), &disk) != 0) return false;
+  const int64_t free_bytes = static_cast<int64_t>(disk.f_bavail) * static_cast<int64_t>(disk.f_frsize);
+  if (free_bytes <= leave_bytes) return true;
+  const int fd = ::open(filler.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  const bool filled = ::posix_fallocate(fd, 0, static_cast<off_t>(free_bytes - leave_bytes)) == 0;
+  ::close(fd);
+  return filled;
 }
 
 // The records without their timing fields, which differ between any two runs.
@@ -134,24 +174,16 @@ class TestKillStorm : public QObject {
 
   void diskFullFailsCleanly() {
     const fs::path mount_point = dir_ / "small-disk";
-    fs::create_directories(mount_point);
-    QProcess mount;
-    mount.start("mount", {"-t", "tmpfs", "-o", "size=6m", "tmpfs", QString::fromStdString(mount_point.string())});
-    if (!mount.waitForFinished(10000) || mount.exitCode() != 0) {
-      QSKIP(qPrintable("cannot mount a 6 MiB tmpfs here (needs root or CAP_SYS_ADMIN): " +
-                       QString::fromUtf8(mount.readAllStandardError()).trimmed()));
-    }
-    struct Unmount {
-      fs::path at;
-      ~Unmount() { QProcess::execute("umount", {QString::fromStdString(at.string())}); }
-    } unmount{mount_point};
+    const SmallDisk disk(mount_point, "6m");
+    if (!disk.error().isEmpty()) QSKIP(qPrintable(disk.error()));
     QProcess p;
     p.start(QString::fromStdString(testing::cliPath().string()), trainArgs(project_, mount_point, false));
     QVERIFY(p.waitForFinished(300000));
     const QString err = QString::fromUtf8(p.readAllStandardError());
     QCOMPARE(p.exitStatus(), QProcess::NormalExit);  // no abort, no segfault
     QCOMPARE(p.exitCode(), 1);
-    QVERIFY2(err.contains("No space left") || err.contains("cannot write"), qPrintable(err));
+    QVERIFY2(err.contains("No space left") || err.contains("cannot write") || err.contains("the disk is full"),
+             qPrintable(err));
     const fs::path run_dir = mount_point / "mixer";
     QVERIFY(!partialCheckpointExists(run_dir / "checkpoints"));
     QVERIFY(latestCheckpoint(run_dir / "checkpoints").has_value());  // the last good one is kept
@@ -159,6 +191,49 @@ class TestKillStorm : public QObject {
     QVERIFY(status.has_value());
     QCOMPARE(status->state, RunState::Failed);
     qInfo("disk full at step %lld: %s", static_cast<long long>(status->step), qPrintable(err.section('\n', 0, 0)));
+  }
+
+  // Issue 28, item 9: the disk fills up while the run trains and STAYS full (a filler takes all but
+  // 20 KiB of it; checkpoints are rare, so the metrics log and the status meet the full disk). The
+  // run exits 1 with a clear message, status.json ends "failed" with the reason (the space set aside
+  // at the start is freed for it), the metrics log ends with a whole line and every line parses,
+  // and the reserve file is gone.
+  void diskThatStaysFullStillGetsAFinalStatus() {
+    const fs::path mount_point = dir_ / "full-disk";
+    const SmallDisk disk(mount_point, "6m");
+    if (!disk.error().isEmpty()) QSKIP(qPrintable(disk.error()));
+    const fs::path project_dir = dir_ / "stays-full";
+    fs::create_directories(project_dir);
+    const fs::path project = testing::writeTinyProject(
+        project_dir, R"(, "max_steps": 5000, "schedule_steps": 5000, "checkpoint_every": 5000, "eval_every": 50)", 64,
+        64);
+    const fs::path run_dir = mount_point / "mixer";
+    QProcess p;
+    p.start(QString::fromStdString(testing::cliPath().string()), trainArgs(project, mount_point, false));
+    QVERIFY(p.waitForStarted());
+    QTRY_VERIFY_WITH_TIMEOUT(p.state() != QProcess::Running || lastStep(run_dir) >= 3, 240000);
+    QVERIFY2(p.state() == QProcess::Running, qPrintable(QString::fromUtf8(p.readAllStandardError())));
+    QVERIFY(fs::exists(run_dir / ".final-status-reserve"));  // set aside before the disk filled up
+    QVERIFY(fillDiskLeaving(mount_point / "filler", 20 * 1024));
+    QVERIFY(p.waitForFinished(300000));
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);  // no abort, no segfault
+    QCOMPARE(p.exitCode(), 1);
+    QVERIFY2(err.contains("the disk is full") || err.contains("No space left"), qPrintable(err));
+    const auto status = readRunStatus(run_dir);
+    QVERIFY(status.has_value());
+    QCOMPARE(status->state, RunState::Failed);
+    QVERIFY2(QString::fromStdString(status->reason).contains("disk is full"), status->reason.c_str());
+    const std::string metrics = readFile(run_dir / "metrics.jsonl");
+    QVERIFY(!metrics.empty());
+    QVERIFY2(metrics.back() == '\n', "metrics.jsonl ends with a torn line");
+    int skipped = 0;
+    const auto records = readMetrics(run_dir / "metrics.jsonl", &skipped);
+    QCOMPARE(skipped, 0);
+    QVERIFY(records.size() >= 4);
+    QVERIFY(status->step >= records.back().step - 1);
+    QVERIFY(!fs::exists(run_dir / ".final-status-reserve"));
+    qInfo("disk stayed full at step %lld: %s", static_cast<long long>(status->step), status->reason.c_str());
   }
 };
 

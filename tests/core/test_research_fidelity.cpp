@@ -5,10 +5,13 @@
 // unused tensors the research saved) back into a run whose weights are bit for bit the original;
 // the paper-era multi-head mixer (Table S5 "2 heads") equals a reference written here from the
 // spec's description; in-place masking compat also holds for the Transfixer and bidirectional mixer.
+// Issue 28, through the real CLI: crafted shapes, NaN weights, an unknown arch and hostile --out
+// names given to `import` (and crafted weights to `score`) end in a clear message, never a stack.
 #include <torch/torch.h>
 #include <QtTest/QtTest>
 
 #include <cmath>
+#include <limits>
 
 #include "core/analysis/checkpoint_eval.h"
 #include "core/analysis/research_import.h"
@@ -23,6 +26,7 @@
 #include "core/train/checkpoint.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "tests/cli_process.h"
 #include "tests/test_support.h"
 #include "tests/tiny_model_config.h"
 
@@ -340,7 +344,105 @@ class TestResearchFidelity : public QObject {
       QVERIFY2(QString(e.what()).contains("config.json"), e.what());
     }
   }
+
+  // Issue 28, item 5: crafted shapes given to `import` or `score` printed a LibTorch stack trace
+  // (19 "frame #" lines). Through the real CLI: exit 1, the file and tensor named, no frame,
+  // nothing written.
+  void craftedShapesGiveAClearErrorThroughTheCli_data() {
+    QTest::addColumn<QString>("shape");
+    QTest::newRow("[-1,64]") << "[-1, 64]";
+    QTest::newRow("[2^40,2^40]") << "[1099511627776, 1099511627776]";
+  }
+  void craftedShapesGiveAClearErrorThroughTheCli() {
+    QFETCH(QString, shape);
+    const fs::path dir = testing::makeScratchDir("import-crafted");
+    const std::string header =
+        R"({"wte.weight": {"dtype": "F32", "shape": )" + shape.toStdString() + R"(, "data_offsets": [0, 0]}})";
+    std::string bytes(8, '\0');
+    for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
+    testing::writeText(dir / "crafted.safetensors", bytes + header);
+    const ModelConfig c = smallConfig("masked_mixer");
+    testing::writeText(dir / "config.json", c.toJson().dump());
+    const auto path = [](const fs::path& p) { return QString::fromStdString(p.string()); };
+
+    const auto imported =
+        testing::runCli({"import", "--safetensors", path(dir / "crafted.safetensors"), "--config",
+                         path(dir / "config.json"), "--tokenizer", path(tokenizer_), "--out", path(dir / "run")});
+    const QString import_output = imported.out + imported.err;
+    QCOMPARE(imported.exit_code, 1);
+    QVERIFY2(!import_output.contains("frame #"), qPrintable(import_output));
+    QVERIFY2(imported.err.contains("crafted.safetensors: tensor \"wte.weight\""), qPrintable(import_output));
+    QVERIFY(!fs::exists(dir / "run"));
+
+    // score reads the same file as a checkpoint's weights.
+    torch::manual_seed(14);
+    saveSafetensors(dir / "m.safetensors", buildModel(c)->exportTensors());
+    const auto result =
+        importResearchCheckpoint({dir / "m.safetensors", dir / "config.json", tokenizer_, dir / "scored", {}});
+    testing::writeText(result.checkpoint / "model.safetensors", bytes + header);
+    writeCheckpointManifest(result.checkpoint);  // the crafted bytes pass the manifest, reach the header checks
+    const auto scored = testing::runCli({"score", "--checkpoint", path(result.run_dir), "--text", "Tom had a ball."});
+    const QString score_output = scored.out + scored.err;
+    QCOMPARE(scored.exit_code, 1);
+    QVERIFY2(!score_output.contains("frame #"), qPrintable(score_output));
+    QVERIFY2(scored.err.contains("model.safetensors: tensor \"wte.weight\""), qPrintable(score_output));
+  }
+
+  // Issue 28, item 14: non-finite weights were reported as a diverged training run ("lower
+  // learning_rate"); an unknown arch named a project.json that does not exist; a 300-character
+  // --out name gave a raw filesystem error and "-rf" made a folder. Through the real CLI.
+  void importMessagesNameTheFileAndTheFault() {
+    const fs::path dir = testing::makeScratchDir("import-messages");
+    const ModelConfig c = smallConfig("masked_mixer");
+    testing::writeText(dir / "config.json", c.toJson().dump());
+    torch::manual_seed(15);
+    auto tensors = buildModel(c)->exportTensors();
+    tensors.at("wte.weight") = tensors.at("wte.weight").detach().clone();
+    tensors.at("wte.weight")[3][1] = std::numeric_limits<float>::quiet_NaN();
+    tensors.at("wte.weight")[4][2] = std::numeric_limits<float>::infinity();
+    saveSafetensors(dir / "nan.safetensors", tensors);
+    const auto path = [](const fs::path& p) { return QString::fromStdString(p.string()); };
+    const auto runImport = [&](const fs::path& weights, const fs::path& config, const fs::path& out) {
+      return testing::runCli({"import", "--safetensors", path(weights), "--config", path(config), "--tokenizer",
+                              path(tokenizer_), "--out", path(out)});
+    };
+
+    const auto nan = runImport(dir / "nan.safetensors", dir / "config.json", dir / "nan-run");
+    QCOMPARE(nan.exit_code, 1);
+    QVERIFY2(nan.err.contains("nan.safetensors: tensor \"wte.weight\" has 1 NaN and 1 infinite values"),
+             qPrintable(nan.err));
+    QVERIFY2(!nan.err.contains("diverged") && !nan.err.contains("learning_rate"), qPrintable(nan.err));
+    QVERIFY(!fs::exists(dir / "nan-run"));
+
+    nlohmann::json unknown = c.toJson();
+    unknown["arch"] = "masked_mixr";
+    testing::writeText(dir / "unknown.json", unknown.dump());
+    saveSafetensors(dir / "ok.safetensors", buildModel(c)->exportTensors());
+    const auto arch = runImport(dir / "ok.safetensors", dir / "unknown.json", dir / "arch-run");
+    QCOMPARE(arch.exit_code, 1);
+    QVERIFY2(arch.err.contains(path(dir / "unknown.json") + ": \"arch\" is \"masked_mixr\""), qPrintable(arch.err));
+    QVERIFY2(arch.err.contains("masked_mixer, llama"), qPrintable(arch.err));  // the known architectures
+    QVERIFY2(!arch.err.contains("project.json"), qPrintable(arch.err));
+    // Other model fields are named in the config file the user wrote, too.
+    nlohmann::json wrapped = {{"model", c.toJson()}};
+    wrapped["model"]["d_model"] = -4;
+    testing::writeText(dir / "wrapped.json", wrapped.dump());
+    const auto field = runImport(dir / "ok.safetensors", dir / "wrapped.json", dir / "field-run");
+    QCOMPARE(field.exit_code, 1);
+    QVERIFY2(field.err.contains(path(dir / "wrapped.json") + ": model.d_model"), qPrintable(field.err));
+    QVERIFY2(!field.err.contains("project.json"), qPrintable(field.err));
+
+    const auto long_name = runImport(dir / "ok.safetensors", dir / "config.json", dir / std::string(300, 'a'));
+    QCOMPARE(long_name.exit_code, 1);
+    QVERIFY2(long_name.err.contains("300 characters long") && !long_name.err.contains("filesystem error"),
+             qPrintable(long_name.err));
+    const auto option = runImport(dir / "ok.safetensors", dir / "config.json", dir / "-rf");
+    QCOMPARE(option.exit_code, 1);
+    QVERIFY2(option.err.contains("starts with '-'"), qPrintable(option.err));
+    QVERIFY(!fs::exists(dir / "-rf"));
+    QVERIFY(runImport(dir / "ok.safetensors", dir / "config.json", dir / "ok-run").exit_code == 0);
+  }
 };
 
-QTEST_APPLESS_MAIN(TestResearchFidelity)
+QTEST_GUILESS_MAIN(TestResearchFidelity)
 #include "test_research_fidelity.moc"

@@ -232,6 +232,7 @@ class TestRetrievalEmbeddings : public QObject {
     // The same folder with new weights (a checkpoint overwritten in place) is not served stale vectors.
     fs::copy_file(checkpoints[1] / "model.safetensors", checkpoints[0] / "model.safetensors",
                   fs::copy_options::overwrite_existing);
+    writeCheckpointManifest(checkpoints[0]);  // rewritten as a writer would, not damaged
     const auto replaced = embed(checkpoints[0], reused);
     QVERIFY(reused);  // the cache file of checkpoint 1's weights is found under the new key
     QVERIFY(torch::equal(replaced, other));

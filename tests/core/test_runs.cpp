@@ -1,10 +1,13 @@
 // Run directory tests: metrics log (torn last line, incremental tail and its rewrite detection,
-// truncation on resume), status records (a killed process reads as stopped), atomic writes, LR
-// schedule.
+// truncation on resume, a failed append undone), status records (a killed process reads as
+// stopped, a final state written when no new file can be), atomic writes, LR schedule.
 #include <QtTest/QtTest>
 
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <fstream>
 
 #include "core/runs/metrics_log.h"
@@ -13,10 +16,42 @@
 #include "core/runs/run_summary.h"
 #include "core/train/lr_schedule.h"
 #include "core/util/atomic_file.h"
+#include "core/util/error.h"
 #include "tests/test_support.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;
+
+namespace {
+// Limits the size of any file this process writes (RLIMIT_FSIZE) for its lifetime: a write past it
+// fails part way with EFBIG (SIGXFSZ ignored), as a write does when the disk fills up.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    getrlimit(RLIMIT_FSIZE, &saved_);
+    previous_handler_ = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit limit = saved_;
+    limit.rlim_cur = bytes;
+    setrlimit(RLIMIT_FSIZE, &limit);
+  }
+  ~FileSizeLimit() {
+    setrlimit(RLIMIT_FSIZE, &saved_);
+    std::signal(SIGXFSZ, previous_handler_);
+  }
+
+ private:
+  rlimit saved_{};
+  void (*previous_handler_)(int) = SIG_DFL;
+};
+
+MetricsRecord stepRecord(int64_t step) {
+  MetricsRecord r;
+  r.step = step;
+  r.train_loss = 4.0 - 0.01 * static_cast<double>(step);
+  r.learning_rate = 0.003;
+  return r;
+}
+}  // namespace
 
 class TestRuns : public QObject {
   Q_OBJECT
@@ -163,6 +198,80 @@ class TestRuns : public QObject {
     s.reason = "loss became NaN";
     writeRunStatus(dir, s);
     QCOMPARE(readRunStatus(dir)->reason, std::string("loss became NaN"));
+  }
+
+  // Issue 28, item 9: a metrics append that fails part way (the disk fills up in the middle of the
+  // line) is undone: the log is cut back to its last complete line, says why, and takes the next
+  // record cleanly once there is room.
+  void failedAppendLeavesNoTornLine() {
+    const fs::path file = testing::makeScratchDir("runs") / "metrics.jsonl";
+    MetricsWriter writer(file);
+    for (int64_t step = 1; step <= 3; ++step) writer.append(stepRecord(step));
+    const std::string before = readFile(file);
+    QVERIFY(stepRecord(4).toJsonLine().size() > 40);
+    {
+      const FileSizeLimit limit(before.size() + 40);  // room for 40 bytes of the next line only
+      QVERIFY_THROWS_EXCEPTION(MixerLabError, writer.append(stepRecord(4)));
+    }
+    QCOMPARE(readFile(file), before);  // no torn fragment stays behind
+    int skipped = 0;
+    QCOMPARE(readMetrics(file, &skipped).size(), size_t{3});
+    QCOMPARE(skipped, 0);
+    writer.append(stepRecord(4));  // room again: the same writer goes on with a whole line
+    QCOMPARE(readMetrics(file, &skipped).size(), size_t{4});
+    QCOMPARE(skipped, 0);
+    QVERIFY(readFile(file).back() == '\n');
+  }
+
+  // Issue 28, item 9: a final state reaches status.json even when no new file can be made in the
+  // run folder (here a folder squats the temporary file's name, as a full disk refuses the file):
+  // the record is rewritten in place. The space reserve is freed first, and an update that is not
+  // final still fails loudly.
+  void finalStatusIsWrittenWhenNoNewFileCanBe() {
+    const fs::path dir = testing::makeScratchDir("runs");
+    RunStatusRecorder recorder(dir);
+    recorder.reserveSpaceForFinalStatus();
+    const fs::path reserve = dir / ".final-status-reserve";
+    QVERIFY(fs::exists(reserve));
+    QCOMPARE(fs::file_size(reserve), uintmax_t(SpaceReserve::kRunReserveBytes));
+    struct stat info {};
+    QCOMPARE(::stat(reserve.c_str(), &info), 0);
+    QVERIFY(info.st_blocks * 512 >= SpaceReserve::kRunReserveBytes);  // allocated, not a sparse file
+    recorder.set(RunState::Running, "", 7, 700);
+    fs::create_directory(RunPaths{dir}.status().string() + ".tmp-" + std::to_string(::getpid()));
+    QVERIFY_THROWS_EXCEPTION(MixerLabError, recorder.set(RunState::Running, "", 8, 800));
+    QCOMPARE(readRunStatus(dir)->step, int64_t{7});
+    const std::string reason = "cannot append to metrics.jsonl: the disk is full (fix: free disk space)";
+    recorder.set(RunState::Failed, reason, 9, 900);
+    const auto status = readRunStatus(dir);
+    QVERIFY(status.has_value());
+    QCOMPARE(status->state, RunState::Failed);
+    QCOMPARE(status->reason, reason);
+    QCOMPARE(status->step, int64_t{9});
+    QCOMPARE(status->pid, int64_t{::getpid()});
+    QVERIFY(!fs::exists(reserve));  // released for the run's last words
+  }
+
+  // The in-place rewrite stays within the bytes the file's blocks hold: a reason too long for them is
+  // shortened (marked "..."), and the record still parses.
+  void inPlaceStatusFitsTheFileItReplaces() {
+    const fs::path dir = testing::makeScratchDir("runs");
+    RunStatus running;
+    running.state = RunState::Running;
+    writeRunStatus(dir, running);
+    struct stat info {};
+    QCOMPARE(::stat(RunPaths{dir}.status().c_str(), &info), 0);
+    const auto room = std::max<int64_t>(info.st_size, static_cast<int64_t>(info.st_blocks) * 512);
+    RunStatus failed = running;
+    failed.state = RunState::Failed;
+    failed.reason = "the disk is full: " + std::string(static_cast<size_t>(room) * 2, 'x');
+    overwriteRunStatusInPlace(dir, failed);
+    QVERIFY(static_cast<int64_t>(fs::file_size(RunPaths{dir}.status())) <= room);
+    const auto status = readRunStatus(dir);
+    QVERIFY(status.has_value());
+    QCOMPARE(status->state, RunState::Failed);
+    QVERIFY(status->reason.rfind("the disk is full: xxx", 0) == 0);
+    QVERIFY(status->reason.size() >= 3 && status->reason.substr(status->reason.size() - 3) == "...");
   }
 
   void atomicWriteLeavesNoTemporaryFiles() {
