@@ -12,6 +12,7 @@
 #include "core/models/safetensors.h"
 #include "core/runs/run_directory.h"
 #include "core/util/atomic_file.h"
+#include "core/util/crash_point.h"
 #include "core/util/error.h"
 #include "core/util/hashing.h"
 #include "core/util/json_numbers.h"
@@ -105,6 +106,16 @@ void discardStepFolder(const fs::path& folder) {
   std::error_code ignored;
   fs::remove_all(hidden, ignored);  // left by an earlier removal that did not finish
   renameAtomic(folder, hidden);
+  crashPoint("prune-renamed");
+  // File by file, so a crash-safety test can kill the process half-way (crashPoint "prune-file").
+  std::vector<fs::path> files;
+  for (fs::directory_iterator it(hidden, ignored), end; !ignored && it != end; it.increment(ignored)) {
+    files.push_back(it->path());
+  }
+  for (const fs::path& file : files) {
+    fs::remove_all(file, ignored);
+    crashPoint("prune-file");
+  }
   fs::remove_all(hidden, ignored);
 }
 
@@ -168,6 +179,7 @@ fs::path saveCheckpoint(const fs::path& checkpoints_dir, LanguageModel& model, t
   try {
     saveSafetensors(partial / kWeightsFile, model.exportTensors(),
                     {{"format", "pt"}, {"arch", model.config().arch}, {"step", std::to_string(state.step)}});
+    crashPoint("checkpoint-file");
     // Serialized in memory and written by writeFileAtomic (fsync, ENOSPC as an error): LibTorch's
     // file writer throws from a destructor when the disk fills, which aborts the process.
     std::ostringstream optimizer_bytes, rng_bytes;
@@ -177,14 +189,18 @@ fs::path saveCheckpoint(const fs::path& checkpoints_dir, LanguageModel& model, t
     torch::save(at::detail::getDefaultCPUGenerator().get_state(), rng_bytes);
     const std::string optimizer_file = optimizer_bytes.str(), rng_file = rng_bytes.str();
     writeFileAtomic(partial / "optimizer.pt", optimizer_file);
+    crashPoint("checkpoint-file");
     writeFileAtomic(partial / "rng.pt", rng_file);
+    crashPoint("checkpoint-file");
     const std::string config_file = checkpoint_config.dump(2) + "\n";
     writeFileAtomic(partial / kConfigFile, config_file);
+    crashPoint("checkpoint-file");
     if (!tokenizer_model.empty()) fs::copy_file(tokenizer_model, partial / kTokenizerFile);
     nlohmann::json trainer_state = state.toJson();
     trainer_state[kCheckpointFormatKey] = kCheckpointFormatWithManifest;  // a missing manifest is then noticed
     const std::string state_file = trainer_state.dump(2) + "\n";
     writeFileAtomic(partial / kCheckpointStateFile, state_file);
+    crashPoint("checkpoint-file");
     // Last: the manifest vouches for every file (LibTorch's archives and the JSON files have no
     // checksum of their own); the checksums of the bytes just written are not computed twice.
     writeCheckpointManifest(partial, {{"optimizer.pt", hashHex(optimizer_file)},
@@ -192,8 +208,10 @@ fs::path saveCheckpoint(const fs::path& checkpoints_dir, LanguageModel& model, t
                                       {kConfigFile, hashHex(config_file)},
                                       {kCheckpointStateFile, hashHex(state_file)}});
     syncDirectory(partial);
-    discardStepFolder(final_dir);  // a resumed run may redo a step it had checkpointed
+    crashPoint("checkpoint-file");  // the manifest is written: the folder is whole but still hidden
+    discardStepFolder(final_dir);   // a resumed run may redo a step it had checkpointed
     renameAtomic(partial, final_dir);
+    crashPoint("checkpoint-published");  // step-N is in place, latest.json still names the previous one
     writeFileAtomic(checkpoints_dir / "latest.json",
                     nlohmann::json{{"checkpoint", name}, {"step", state.step}}.dump() + "\n");
   } catch (const MixerLabError&) {

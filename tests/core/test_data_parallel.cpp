@@ -233,10 +233,14 @@ class TestDataParallel : public QObject {
   }
 
   // `kill -9` of the launcher: its ranks get SIGKILL as their parent-death signal, none trains on
-  // as an orphan.
+  // as an orphan. The job is 100,000 steps long, so its ranks cannot end on their own meanwhile.
   void ranksDieWithTheirLauncher() {
+    const fs::path dir = dir_ / "orphans";
+    fs::create_directories(dir);
+    const QString project = QString::fromStdString(
+        testing::writeTinyProject(dir, R"(, "threads": 1, "max_steps": 100000, "checkpoint_every": 100000)").string());
     QProcess launch;
-    QCOMPARE(startTwoRankJob(launch, project_, "3", "orphans", dir_ / "runs"), QString());
+    QCOMPARE(startTwoRankJob(launch, project, "3", "orphans", dir / "runs", {}, /*until_checkpoint=*/false), QString());
     const QStringList pids = rankPids(launch);
     QCOMPARE(pids.size(), 2);
     auto no_leftovers = qScopeGuard([&] {

@@ -21,6 +21,7 @@
 #include "core/runs/run_status.h"
 #include "core/train/checkpoint.h"
 #include "core/util/atomic_file.h"
+#include "tests/kill_storm_support.h"
 #include "tests/training_fixture.h"
 
 using namespace mixerlab;
@@ -29,27 +30,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int64_t kSteps = 300;
-
-QStringList trainArgs(const fs::path& project, const fs::path& out, bool resume) {
-  QStringList args{"train", QString::fromStdString(project.string()), "--run", "mixer",
-                   "--out", QString::fromStdString(out.string())};
-  if (resume) args << "--resume";
-  return args;
-}
-
-bool partialCheckpointExists(const fs::path& checkpoints) {
-  std::error_code ec;
-  for (fs::directory_iterator it(checkpoints, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().filename().string().rfind(".partial-", 0) == 0) return true;
-  }
-  return false;
-}
-
-// The last step in the run's metrics log (its records are appended as each step ends); -1 if none.
-int64_t lastStep(const fs::path& run_dir) {
-  const auto records = readMetrics(run_dir / "metrics.jsonl");
-  return records.empty() ? -1 : records.back().step;
-}
 
 // Mounts a tmpfs of `size` ("6m") at `at` for the test's lifetime; the error when it cannot be.
 class SmallDisk {
@@ -86,17 +66,6 @@ bool fillDiskLeaving(const fs::path& filler, int64_t leave_bytes) {
   return filled;
 }
 
-// The records without their timing fields, which differ between any two runs.
-std::vector<std::string> comparable(const std::vector<MetricsRecord>& records) {
-  std::vector<std::string> out;
-  for (MetricsRecord r : records) {
-    r.wall_s = 0;
-    r.tokens_per_s = 0;
-    out.push_back(r.toJsonLine());
-  }
-  return out;
-}
-
 }  // namespace
 
 class TestKillStorm : public QObject {
@@ -105,7 +74,7 @@ class TestKillStorm : public QObject {
 
   int runToEnd(const fs::path& out, bool resume) {
     QProcess p;
-    p.start(QString::fromStdString(testing::cliPath().string()), trainArgs(project_, out, resume));
+    p.start(QString::fromStdString(testing::cliPath().string()), testing::trainArgs(project_, "mixer", out, resume));
     p.waitForFinished(300000);
     if (p.exitCode() != 0) qWarning("%s", p.readAllStandardError().constData());
     return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
@@ -134,20 +103,21 @@ class TestKillStorm : public QObject {
     // machine: each attempt runs until its random target step (a few steps past where it resumed)
     // plus a random 0-20 ms, or, every third attempt, until a checkpoint is being written.
     for (int attempt = 0; attempt < wanted; ++attempt) {
-      const int64_t resumed_at = lastStep(run_dir);
+      const int64_t resumed_at = testing::lastLoggedStep(run_dir);
       const int64_t target = std::min<int64_t>(kSteps - 10, resumed_at + 1 + static_cast<int64_t>(rng() % 25));
       const bool aim_at_checkpoint = attempt % 3 == 2;
       QProcess child;
-      child.start(QString::fromStdString(testing::cliPath().string()), trainArgs(project_, storm, attempt > 0));
+      child.start(QString::fromStdString(testing::cliPath().string()),
+                  testing::trainArgs(project_, "mixer", storm, attempt > 0));
       QVERIFY(child.waitForStarted());
       bool hit_partial = false;
       const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(2);
       while (child.state() == QProcess::Running && std::chrono::steady_clock::now() < give_up) {
-        if (aim_at_checkpoint && partialCheckpointExists(run_dir / "checkpoints")) {
+        if (aim_at_checkpoint && testing::hiddenCheckpointFolderExists(run_dir / "checkpoints", ".partial-")) {
           hit_partial = true;
           break;
         }
-        if (lastStep(run_dir) >= target + (aim_at_checkpoint ? 15 : 0)) {
+        if (testing::lastLoggedStep(run_dir) >= target + (aim_at_checkpoint ? 15 : 0)) {
           std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 21));
           break;
         }
@@ -165,11 +135,11 @@ class TestKillStorm : public QObject {
     const auto want = readMetrics(reference / "mixer" / "metrics.jsonl");
     const auto got = readMetrics(run_dir / "metrics.jsonl");
     QCOMPARE(got.size(), size_t{kSteps + 1});  // step 0 and every step once
-    QCOMPARE(comparable(got), comparable(want));
+    QCOMPARE(testing::comparableRecords(got), testing::comparableRecords(want));
     const fs::path last = "checkpoints/step-00000300/model.safetensors";
     QVERIFY(readFile(run_dir / last) == readFile(reference / "mixer" / last));
     QCOMPARE(readRunStatus(run_dir)->state, RunState::Finished);
-    QVERIFY(!partialCheckpointExists(run_dir / "checkpoints"));
+    QVERIFY(!testing::hiddenCheckpointFolderExists(run_dir / "checkpoints", ".partial-"));
   }
 
   void diskFullFailsCleanly() {
@@ -177,7 +147,8 @@ class TestKillStorm : public QObject {
     const SmallDisk disk(mount_point, "6m");
     if (!disk.error().isEmpty()) QSKIP(qPrintable(disk.error()));
     QProcess p;
-    p.start(QString::fromStdString(testing::cliPath().string()), trainArgs(project_, mount_point, false));
+    p.start(QString::fromStdString(testing::cliPath().string()),
+            testing::trainArgs(project_, "mixer", mount_point, false));
     QVERIFY(p.waitForFinished(300000));
     const QString err = QString::fromUtf8(p.readAllStandardError());
     QCOMPARE(p.exitStatus(), QProcess::NormalExit);  // no abort, no segfault
@@ -185,7 +156,7 @@ class TestKillStorm : public QObject {
     QVERIFY2(err.contains("No space left") || err.contains("cannot write") || err.contains("the disk is full"),
              qPrintable(err));
     const fs::path run_dir = mount_point / "mixer";
-    QVERIFY(!partialCheckpointExists(run_dir / "checkpoints"));
+    QVERIFY(!testing::hiddenCheckpointFolderExists(run_dir / "checkpoints", ".partial-"));
     QVERIFY(latestCheckpoint(run_dir / "checkpoints").has_value());  // the last good one is kept
     const auto status = readRunStatus(run_dir);
     QVERIFY(status.has_value());
@@ -209,9 +180,10 @@ class TestKillStorm : public QObject {
         64);
     const fs::path run_dir = mount_point / "mixer";
     QProcess p;
-    p.start(QString::fromStdString(testing::cliPath().string()), trainArgs(project, mount_point, false));
+    p.start(QString::fromStdString(testing::cliPath().string()),
+            testing::trainArgs(project, "mixer", mount_point, false));
     QVERIFY(p.waitForStarted());
-    QTRY_VERIFY_WITH_TIMEOUT(p.state() != QProcess::Running || lastStep(run_dir) >= 3, 240000);
+    QTRY_VERIFY_WITH_TIMEOUT(p.state() != QProcess::Running || testing::lastLoggedStep(run_dir) >= 3, 240000);
     QVERIFY2(p.state() == QProcess::Running, qPrintable(QString::fromUtf8(p.readAllStandardError())));
     QVERIFY(fs::exists(run_dir / ".final-status-reserve"));  // set aside before the disk filled up
     QVERIFY(fillDiskLeaving(mount_point / "filler", 20 * 1024));
