@@ -6,6 +6,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 
 #include <torch/torch.h>
@@ -82,7 +83,20 @@ int retrievalTrainCommand(const RetrievalTrainOptions& o) {
                 e.eval_top5);
     std::fflush(stdout);
   };
-  runRetrievalTraining(request);
+  const RetrievalRunRecord record = runRetrievalTraining(request);
+  double lowest = 0, lowest_top1 = 0;
+  int64_t lowest_epoch = 0;
+  for (const auto& e : record.epochs) {  // the research's metric: the lowest held-out CE over the epochs
+    if (lowest_epoch == 0 || e.at("eval_loss").get<double>() < lowest) {
+      lowest = e.at("eval_loss").get<double>();
+      lowest_top1 = e.at("top1").get<double>();
+      lowest_epoch = e.at("epoch").get<int64_t>();
+    }
+  }
+  if (lowest_epoch > 0) {
+    std::printf("lowest held-out CE %.4f at epoch %lld (top-1 %.3f)\n", lowest, static_cast<long long>(lowest_epoch),
+                lowest_top1);
+  }
   return 0;
 }
 
@@ -219,15 +233,44 @@ void addRetrievalCommands(CLI::App& app, Action& action) {
                    "Run folder for metrics.jsonl, status.json, the model and retrieval_run.json (a project's "
                    "runs/<name> shows it live in the workbench)")
       ->required();
-  train->add_option("--context", t->settings.context, "c: the query plus c-1 candidates (32)");
-  train->add_option("--layers", t->settings.layers, "Mixer blocks (8)");
-  train->add_option("--epochs", t->settings.epochs, "Epochs (20)");
-  train->add_option("--batch", t->settings.batch_size, "Batch size (32)");
-  train->add_option("--learning-rate", t->settings.learning_rate, "Peak AdamW learning rate (1e-4)");
-  train->add_option("--warmup", t->settings.warmup_steps, "Warm-up steps (50)");
-  train->add_flag("--with-replacement", t->settings.with_replacement, "Draw negatives with replacement");
-  train->add_option("--seed", t->settings.seed, "Seed (1)");
-  train->callback([t, &action]() { action = [t]() { return retrievalTrainCommand(*t); }; });
+  // --research starts from RetrievalTrainSettings::research(c); the options given explicitly still win.
+  using TrainField = std::function<void(RetrievalTrainSettings&, const RetrievalTrainSettings&)>;
+  auto given = std::make_shared<std::vector<std::pair<CLI::Option*, TrainField>>>();
+  const auto field = [&](CLI::Option* option, auto member) {
+    given->emplace_back(option, [member](RetrievalTrainSettings& to, const RetrievalTrainSettings& from) {
+      to.*member = from.*member;
+    });
+  };
+  auto research = std::make_shared<bool>(false);
+  train->add_flag("--research", *research,
+                  "The research's training (spec 9a): batch 512, warm-up 500, 200 epochs, no weight decay, "
+                  "gradient clip 1.0, negatives with replacement at c >= 128; other options override it");
+  field(train->add_option("--context", t->settings.context, "c: the query plus c-1 candidates (32)"),
+        &RetrievalTrainSettings::context);
+  field(train->add_option("--layers", t->settings.layers, "Mixer blocks (8)"), &RetrievalTrainSettings::layers);
+  field(train->add_option("--epochs", t->settings.epochs, "Epochs (20)"), &RetrievalTrainSettings::epochs);
+  field(train->add_option("--batch", t->settings.batch_size, "Batch size (32)"), &RetrievalTrainSettings::batch_size);
+  field(train->add_option("--learning-rate", t->settings.learning_rate, "Peak AdamW learning rate (1e-4)"),
+        &RetrievalTrainSettings::learning_rate);
+  field(train->add_option("--warmup", t->settings.warmup_steps, "Warm-up steps (50)"),
+        &RetrievalTrainSettings::warmup_steps);
+  field(train->add_flag("--with-replacement", t->settings.with_replacement, "Draw negatives with replacement"),
+        &RetrievalTrainSettings::with_replacement);
+  field(train->add_option("--weight-decay", t->settings.weight_decay, "AdamW weight decay (0.01; research 0)"),
+        &RetrievalTrainSettings::weight_decay);
+  field(train->add_option("--clip", t->settings.grad_clip_norm, "Gradient-norm clip, 0 = none (0; research 1.0)"),
+        &RetrievalTrainSettings::grad_clip_norm);
+  field(train->add_option("--seed", t->settings.seed, "Seed (1)"), &RetrievalTrainSettings::seed);
+  train->callback([t, given, research, &action]() {
+    if (*research) {
+      RetrievalTrainSettings settings = RetrievalTrainSettings::research(t->settings.context);
+      for (const auto& [option, copy] : *given) {
+        if (option->count() > 0) copy(settings, t->settings);
+      }
+      t->settings = settings;
+    }
+    action = [t]() { return retrievalTrainCommand(*t); };
+  });
 
   auto e = std::make_shared<EvalOptions>();
   auto* eval =
@@ -247,14 +290,46 @@ void addRetrievalCommands(CLI::App& app, Action& action) {
   finetune->add_option("--synthetic", f->synthetic, "Generate N synthetic story pairs instead");
   finetune->add_option("--data-seed", f->data_seed, "Seed of the synthetic stories (1)");
   finetune->add_option("--test-fraction", f->test_fraction, "Held-out share for the cosine top-1 readout (0.1)");
-  finetune->add_option("--steps", f->settings.steps, "Optimizer steps (200)");
-  finetune->add_option("--candidates", f->settings.candidates, "Texts per step (8)");
-  finetune->add_option("--temperature", f->settings.temperature, "tau of the InfoNCE loss (0.02)");
-  finetune->add_option("--learning-rate", f->settings.learning_rate, "Peak AdamW learning rate (1e-4)");
-  finetune->add_option("--warmup", f->settings.warmup_steps, "Warm-up steps (50)");
-  finetune->add_option("--eval-every", f->settings.eval_every, "Held-out cosine top-1 every N steps (50)");
+  // --research starts from InfoNceSettings::research(); the options given explicitly still win.
+  using FinetuneField = std::function<void(InfoNceSettings&, const InfoNceSettings&)>;
+  auto finetune_given = std::make_shared<std::vector<std::pair<CLI::Option*, FinetuneField>>>();
+  const auto finetune_field = [&](CLI::Option* option, auto member) {
+    finetune_given->emplace_back(
+        option, [member](InfoNceSettings& to, const InfoNceSettings& from) { to.*member = from.*member; });
+  };
+  auto finetune_research = std::make_shared<bool>(false);
+  finetune->add_flag("--research", *finetune_research,
+                     "The research code's InfoNCE training (spec 9b): 7 texts besides the summary (rows of 8), "
+                     "gradient accumulation 8, embeddings at index -2 for every family; other options override it");
+  finetune_field(finetune->add_option("--steps", f->settings.steps, "Optimizer steps (200)"), &InfoNceSettings::steps);
+  finetune_field(finetune->add_option("--candidates", f->settings.candidates, "Texts per summary (8)"),
+                 &InfoNceSettings::candidates);
+  finetune_field(finetune->add_option("--temperature", f->settings.temperature, "tau of the InfoNCE loss (0.02)"),
+                 &InfoNceSettings::temperature);
+  finetune_field(finetune->add_option("--learning-rate", f->settings.learning_rate, "Peak AdamW learning rate (1e-4)"),
+                 &InfoNceSettings::learning_rate);
+  finetune_field(finetune->add_option("--warmup", f->settings.warmup_steps, "Warm-up steps (50)"),
+                 &InfoNceSettings::warmup_steps);
+  finetune_field(finetune->add_option("--grad-accum", f->settings.grad_accum_steps,
+                                      "Summaries per optimizer step (1; research 8)"),
+                 &InfoNceSettings::grad_accum_steps);
+  finetune_field(finetune->add_option("--position-from-end", f->settings.position_from_end,
+                                      "Embedding position before the last token (-1: mixer 1, others 0; research 1)"),
+                 &InfoNceSettings::position_from_end);
+  finetune_field(
+      finetune->add_option("--eval-every", f->settings.eval_every, "Held-out cosine top-1 every N steps (50)"),
+      &InfoNceSettings::eval_every);
   finetune->add_option("--out", f->out, "Folder for the fine-tuned checkpoint")->required();
-  finetune->callback([f, &action]() { action = [f]() { return retrievalFinetuneCommand(*f); }; });
+  finetune->callback([f, finetune_given, finetune_research, &action]() {
+    if (*finetune_research) {
+      InfoNceSettings settings = InfoNceSettings::research();
+      for (const auto& [option, copy] : *finetune_given) {
+        if (option->count() > 0) copy(settings, f->settings);
+      }
+      f->settings = settings;
+    }
+    action = [f]() { return retrievalFinetuneCommand(*f); };
+  });
 
   auto q = std::make_shared<QueryOptions>();
   auto* query = retrieval->add_subcommand("query", "Rank the dataset's stories for a summary by cosine similarity");

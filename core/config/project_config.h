@@ -21,6 +21,7 @@ struct CorpusConfig {
   CorpusFormat format = CorpusFormat::Auto;
   double eval_fraction = 0.05;  // used when eval_path is empty
   uint64_t split_seed = 1234;
+  int64_t max_examples = 0;  // train on the first N training documents only (0 = all)
 };
 
 struct RunConfig {

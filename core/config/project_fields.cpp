@@ -60,7 +60,10 @@ const FieldSet<CorpusConfig>& corpusFields() {
             [](const CorpusConfig& c, nlohmann::json& j) { j["format"] = corpusFormatName(c.format); })
         .number("eval_fraction", &CorpusConfig::eval_fraction, 0.0, 0.9, "Eval fraction",
                 "share of documents held out when there is no eval file")
-        .integer("split_seed", &CorpusConfig::split_seed, 0, kFieldMaxInteger, "Split seed", "seed of that split");
+        .integer("split_seed", &CorpusConfig::split_seed, 0, kFieldMaxInteger, "Split seed", "seed of that split")
+        .integer("max_examples", &CorpusConfig::max_examples, 0, kFieldMaxInteger, "Max train documents",
+                 "train on the first N training documents only, in file order (0 = all; the research used the "
+                 "first 2,000,000 TinyStories stories)");
   }();
   return fields;
 }

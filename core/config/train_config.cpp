@@ -19,10 +19,11 @@ const FieldSet<TrainConfig>& trainFields() {
           .integer("threads", &TrainConfig::threads, 0, 1024, "CPU threads",
                    "LibTorch CPU threads; 0 = all cores; at most 4 per core of the machine that trains")
           .group("Precision")
-          .choice("precision", &TrainConfig::precision, {"fp32", "bf16", "fp16"}, "Precision",
+          .choice("precision", &TrainConfig::precision, {"fp32", "bf16", "fp16", "fp16_on_cuda"}, "Precision",
                   "the forward's arithmetic: fp32, or autocast to bf16 (A100/H100 and newer GPUs, and the CPU) or "
-                  "fp16 (GPUs without bf16, such as the research's V100s; needs loss scaling); weights, optimizer "
-                  "state and the loss stay fp32")
+                  "fp16 (GPUs without bf16, such as the research's V100s; needs loss scaling); fp16_on_cuda: fp16 "
+                  "on a CUDA device and fp32 elsewhere (the research trained every run in fp16 AMP); weights, "
+                  "optimizer state and the loss stay fp32")
           .choice("loss_scaling", &TrainConfig::loss_scaling, {"auto", "dynamic", "none"}, "Loss scaling",
                   "auto: dynamic for fp16, none otherwise; dynamic: scale the loss before backward, skip steps "
                   "whose gradients overflow and halve the scale, double it after a run of finite steps")

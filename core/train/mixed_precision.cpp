@@ -63,7 +63,12 @@ constexpr EnumName<Precision> kPrecisionNames[] = {
 
 Precision parsePrecision(const std::string& name) {
   if (const auto precision = enumFromName(kPrecisionNames, name)) return *precision;
-  throw MixerLabError("unknown train.precision \"" + name + "\"", "use fp32, bf16 or fp16");
+  throw MixerLabError("unknown train.precision \"" + name + "\"", "use fp32, bf16, fp16 or fp16_on_cuda");
+}
+
+Precision resolvePrecision(const std::string& name, const c10::Device& device) {
+  if (name == "fp16_on_cuda") return device.is_cuda() ? Precision::Fp16 : Precision::Fp32;
+  return parsePrecision(name);
 }
 
 std::string precisionName(Precision precision) { return enumName(kPrecisionNames, precision, "fp32"); }

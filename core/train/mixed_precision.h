@@ -15,6 +15,9 @@ enum class Precision { Fp32, Bf16, Fp16 };
 
 // "fp32" | "bf16" | "fp16"; throws MixerLabError naming the field for anything else.
 Precision parsePrecision(const std::string& name);
+// train.precision for a run on `device`: parsePrecision's names, and "fp16_on_cuda" (the research's
+// fp16 AMP where it ran, on GPUs, and fp32 elsewhere, so one preset trains on a GPU and on a laptop).
+Precision resolvePrecision(const std::string& name, const c10::Device& device);
 std::string precisionName(Precision precision);
 // The autocast dtype (kFloat for fp32, which leaves autocast off).
 c10::ScalarType precisionDtype(Precision precision);

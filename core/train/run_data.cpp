@@ -31,6 +31,12 @@ std::string layoutDescription(const RunConfig& run) {
   return layout + ", newline " + t.newline;
 }
 
+// corpus.max_examples: the first `cap` documents (in file order) of a list ascending by index; 0 = all.
+std::vector<size_t> firstDocuments(std::vector<size_t> documents, int64_t cap) {
+  if (cap > 0 && documents.size() > static_cast<size_t>(cap)) documents.resize(static_cast<size_t>(cap));
+  return documents;
+}
+
 }  // namespace
 
 RunData prepareRunData(const ProjectConfig& project, const RunConfig& run, const LogFn& log) {
@@ -69,18 +75,24 @@ RunData prepareRunData(const ProjectConfig& project, const RunConfig& run, const
       throw MixerLabError(project.file.string() + ": corpus.eval_fraction leaves no evaluation documents",
                           "raise corpus.eval_fraction or set corpus.eval to a separate file");
     }
-    data.train_examples = std::make_unique<ExampleSet>(*data.train_cache, train_docs, batching);
+    data.train_examples = std::make_unique<ExampleSet>(
+        *data.train_cache, firstDocuments(train_docs, project.corpus.max_examples), batching);
     data.eval_examples = std::make_unique<ExampleSet>(*data.train_cache, eval_docs, batching);
   } else {
     std::vector<size_t> all_train(data.train_cache->numDocuments());
     for (size_t i = 0; i < all_train.size(); ++i) all_train[i] = i;
-    data.train_examples = std::make_unique<ExampleSet>(*data.train_cache, all_train, batching);
+    data.train_examples = std::make_unique<ExampleSet>(
+        *data.train_cache, firstDocuments(all_train, project.corpus.max_examples), batching);
     const auto eval_cache_path =
         ensureTokenCache(project.corpus.eval_path, project.corpus.format, *data.tokenizer, cache_dir, &reused, newline);
     data.eval_cache = std::make_unique<TokenCache>(TokenCache::open(eval_cache_path));
     std::vector<size_t> all_eval(data.eval_cache->numDocuments());
     for (size_t i = 0; i < all_eval.size(); ++i) all_eval[i] = i;
     data.eval_examples = std::make_unique<ExampleSet>(*data.eval_cache, all_eval, batching);
+  }
+  if (project.corpus.max_examples > 0) {
+    log("corpus.max_examples: training on the first " + std::to_string(project.corpus.max_examples) + " documents of " +
+        project.corpus.train_path.string());
   }
   log("examples: " + std::to_string(data.train_examples->numExamples()) + " train, " +
       std::to_string(data.eval_examples->numExamples()) + " eval, context " + std::to_string(batching.context_length) +

@@ -184,7 +184,7 @@ class TrainSession {
   // The device and the precision, checked before the data, the model and any checkpoint.
   void setUpDevice() {
     device_ = setUpTrainDevice(tc_, log_);
-    precision_ = parsePrecision(tc_.precision);
+    precision_ = resolvePrecision(tc_.precision, device_.device);
     checkPrecisionSupported(precision_, device_.device);
     if (group_) {  // run.json and the run list say how many ranks trained: "2 ranks x cpu (1 threads, ...)"
       device_.description = std::to_string(group_->worldSize()) + " ranks x " + device_.description;
@@ -238,9 +238,10 @@ class TrainSession {
   // run.json, the running status and the log's first lines.
   void recordStart() {
     state_.loss_scaler = loss_scaler_ ? std::optional<LossScalerState>(loss_scaler_->state()) : std::nullopt;
-    if (precision_ != Precision::Fp32 || loss_scaler_) {
+    if (precision_ != Precision::Fp32 || loss_scaler_ || tc_.precision != "fp32") {
       log_.info(
-          "precision " + tc_.precision +
+          "precision " + precisionName(precision_) +
+          (tc_.precision != precisionName(precision_) ? " (train.precision " + tc_.precision + ")" : std::string()) +
           (loss_scaler_ ? ", dynamic loss scaling from " + std::to_string(loss_scaler_->scale()) : std::string()));
     }
     recordRunStart(req_, plan_, paths_, device_, *model_, state_);

@@ -23,6 +23,7 @@
 #include "core/train/run_data.h"
 #include "core/train/train_cadence.h"
 #include "core/train/trainer.h"
+#include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "tests/tiny_model_config.h"
 #include "tests/training_fixture.h"
@@ -339,6 +340,38 @@ class TestDataFidelity : public QObject {
     steps.max_steps = 500;
     QVERIFY(!steps.horizonFromEpochs());
     QCOMPARE(steps.scheduleHorizon(1024, 101), int64_t{500});
+  }
+
+  // corpus.max_examples (issue 29: the research trains on the first 2,000,000 TinyStories): the
+  // capped run trains on exactly the first N documents of the training file, in file order (the
+  // uncapped run's first N padded examples, token for token), with the eval set unchanged; with an
+  // eval split the cap applies to the documents the split leaves for training.
+  void maxExamplesTrainsOnTheFirstDocuments() {
+    for (const bool split : {false, true}) {
+      const fs::path project_dir = dir_ / (split ? "cap-split" : "cap-file");
+      const fs::path full_file = testing::writeTinyProject(project_dir, R"(, "batch_mode": "padded")");
+      auto document = nlohmann::json::parse(readFile(full_file));
+      if (split) document["corpus"].erase("eval");
+      testing::writeText(full_file, document.dump(2));
+      document["corpus"]["max_examples"] = 7;
+      const fs::path capped_file = project_dir / "capped.json";
+      testing::writeText(capped_file, document.dump(2));
+      const ProjectConfig full = loadProject(full_file), capped = loadProject(capped_file);
+      QCOMPARE(capped.corpus.max_examples, int64_t{7});
+      const auto quiet = [](const std::string&) {};
+      const RunData all = prepareRunData(full, full.run("mixer"), quiet);
+      const RunData first = prepareRunData(capped, capped.run("mixer"), quiet);
+      QVERIFY(all.train_examples->numExamples() > 20);
+      QCOMPARE(first.train_examples->numExamples(), int64_t{7});
+      QCOMPARE(first.eval_examples->numExamples(), all.eval_examples->numExamples());
+      const int64_t T = full.run("mixer").model.context_length;
+      std::vector<int64_t> want(T), got(T), labels(T);
+      for (int64_t i = 0; i < 7; ++i) {
+        all.train_examples->fill(i, want.data(), labels.data());
+        first.train_examples->fill(i, got.data(), labels.data());
+        QCOMPARE(got, want);
+      }
+    }
   }
 
   // End to end: a run whose only budget is max_wall_s decays its LR toward schedule_epochs of the

@@ -7,10 +7,12 @@
 
 #include "core/config/project_config.h"
 #include "core/runs/metrics_log.h"
+#include "core/runs/run_directory.h"
 #include "core/train/checkpoint.h"
 #include "core/train/loss_scaler.h"
 #include "core/train/mixed_precision.h"
 #include "core/train/trainer.h"
+#include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "tests/training_fixture.h"
 
@@ -165,6 +167,28 @@ class TestMixedPrecision : public QObject {
       const std::string message = std::string(e.what());
       QVERIFY2(message.find("fp16") != std::string::npos && message.find("bf16") != std::string::npos, message.c_str());
     }
+  }
+
+  // train.precision "fp16_on_cuda" (the paper presets, issue 29): fp16 on a CUDA device, fp32 on the
+  // CPU, so the same preset trains on both; a CPU run with it trains in fp32, without loss scaling,
+  // and its log says what the setting resolved to.
+  void fp16OnCudaIsFp32OnTheCpu() {
+    QCOMPARE(resolvePrecision("fp16_on_cuda", c10::Device("cuda:0")), Precision::Fp16);
+    QCOMPARE(resolvePrecision("fp16_on_cuda", c10::Device(c10::kCPU)), Precision::Fp32);
+    QCOMPARE(resolvePrecision("bf16", c10::Device(c10::kCPU)), Precision::Bf16);
+    QCOMPARE(resolvePrecision("fp16", c10::Device("cuda:1")), Precision::Fp16);
+    QVERIFY_THROWS_EXCEPTION(MixerLabError, resolvePrecision("fp8", c10::Device(c10::kCPU)));
+    RunConfig run = project_.run("mixer");
+    run.train.precision = "fp16_on_cuda";
+    run.train.max_steps = 2;
+    const fs::path run_dir = dir_ / "fp16-on-cuda-cpu";
+    const TrainOutcome outcome = trainTinyRun(project_, run, run_dir);
+    QCOMPARE(outcome.state, RunState::Finished);
+    const auto records = readMetrics(run_dir / "metrics.jsonl");
+    QVERIFY(!records.empty());
+    for (const auto& r : records) QCOMPARE(extraMetric(r, "loss_scale"), -1.0);
+    const std::string log = readFile(RunPaths{run_dir}.log());
+    QVERIFY2(log.find("precision fp32 (train.precision fp16_on_cuda)") != std::string::npos, log.c_str());
   }
 
   // Dynamic loss scaling (forced on in fp32, growth every 2 steps so the scale moves): the metrics

@@ -17,10 +17,10 @@
 namespace mixerlab {
 namespace {
 
-// Embeddings with gradients: [B, D] at the position text_embeddings.h reads.
-at::Tensor embedWithGrad(AnalysisModel& m, const std::vector<std::string>& texts) {
+// Embeddings with gradients: [B, D] at the position text_embeddings.h reads (or `from_end` >= 0).
+at::Tensor embedWithGrad(AnalysisModel& m, const std::vector<std::string>& texts, int64_t from_end) {
   const int64_t context = m.model->config().context_length;
-  const int64_t from_end = m.model->config().arch == "masked_mixer" ? 1 : 0;
+  if (from_end < 0) from_end = m.model->config().arch == "masked_mixer" ? 1 : 0;
   const bool left = m.train.padding_side != "right";
   auto ids = torch::full({static_cast<int64_t>(texts.size()), context}, m.padId(), torch::kLong);
   std::vector<int64_t> positions;
@@ -36,20 +36,34 @@ at::Tensor embedWithGrad(AnalysisModel& m, const std::vector<std::string>& texts
   return hidden.gather(1, index).squeeze(1);
 }
 
-double heldOutTop1(AnalysisModel& m, const std::vector<StoryPair>& held_out, int64_t context, uint64_t seed) {
+double heldOutTop1(AnalysisModel& m, const std::vector<StoryPair>& held_out, int64_t context, uint64_t seed,
+                   int64_t from_end) {
   std::vector<std::string> summaries, texts;
   for (const auto& p : held_out) {
     summaries.push_back(p.summary);
     texts.push_back(p.story);
   }
+  EmbeddingSettings embedding;
+  embedding.from_end = from_end;
   m.model->eval();
-  const auto q = embedTexts(m, summaries, {});
-  const auto t = embedTexts(m, texts, {});
+  const auto q = embedTexts(m, summaries, embedding);
+  const auto t = embedTexts(m, texts, embedding);
   m.model->train();
   return evaluateCosineRetrieval(q, t, context, seed).eval_top1;
 }
 
 }  // namespace
+
+InfoNceSettings InfoNceSettings::research() {
+  InfoNceSettings s;
+  s.candidates = 7;
+  s.temperature = 0.02;
+  s.learning_rate = 1e-4;
+  s.warmup_steps = 50;
+  s.grad_accum_steps = 8;
+  s.position_from_end = 1;
+  return s;
+}
 
 std::filesystem::path infoNceFinetune(const ModelSource& base, const std::vector<StoryPair>& train,
                                       const std::vector<StoryPair>& held_out, const InfoNceSettings& s,
@@ -57,7 +71,9 @@ std::filesystem::path infoNceFinetune(const ModelSource& base, const std::vector
                                       const std::function<void(const InfoNceProgress&)>& progress,
                                       const std::atomic<bool>* cancel) {
   if (!(s.temperature > 0)) throw MixerLabError("temperature must be > 0");
-  if (s.candidates < 2 || s.steps < 1) throw MixerLabError("candidates must be >= 2 and steps >= 1");
+  if (s.candidates < 2 || s.steps < 1 || s.grad_accum_steps < 1) {
+    throw MixerLabError("candidates must be >= 2, steps and grad_accum_steps >= 1");
+  }
   if (base.untrained || !base.run_name.empty()) {
     throw MixerLabError("InfoNCE fine-tuning continues a trained checkpoint", "pass a checkpoint or run folder");
   }
@@ -70,36 +86,42 @@ std::filesystem::path infoNceFinetune(const ModelSource& base, const std::vector
   const int64_t eval_context = std::min<int64_t>(s.candidates + 1, static_cast<int64_t>(held_out.size()));
   if (progress && eval_context >= 2) {  // the starting point, for comparison
     InfoNceProgress p;
-    p.eval_top1 = heldOutTop1(m, held_out, eval_context, s.seed + 1);
+    p.eval_top1 = heldOutTop1(m, held_out, eval_context, s.seed + 1, s.position_from_end);
     progress(p);
   }
   double loss_sum = 0;
   int64_t loss_steps = 0, step = 0;
   for (; step < s.steps; ++step) {
     if (cancel != nullptr && cancel->load()) break;
-    const size_t query = static_cast<size_t>(rng() % train.size());
-    const CandidateSample sample = sampleCandidates(query, train.size(), s.candidates + 1, rng);
-    std::vector<std::string> texts = {train[query].summary};
-    for (size_t i : sample.candidates) texts.push_back(train[i].story);
     const double lr = learningRateAt(step, s.learning_rate, s.warmup_steps, s.steps, "linear", 0.0);
     for (auto& group : optimizer.param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
     optimizer.zero_grad();
-    const auto embeddings =
-        torch::nn::functional::normalize(embedWithGrad(m, texts), torch::nn::functional::NormalizeFuncOptions().dim(1));
-    const auto cosines = torch::matmul(embeddings.narrow(0, 1, s.candidates), embeddings[0]);  // [candidates]
-    const auto loss = torch::nn::functional::cross_entropy((cosines / s.temperature).unsqueeze(0),
-                                                           torch::tensor({sample.label}, torch::kLong));
-    loss.backward();
+    double step_loss = 0;
+    for (int64_t micro = 0; micro < s.grad_accum_steps; ++micro) {  // the mean loss over the summaries
+      const size_t query = static_cast<size_t>(rng() % train.size());
+      const CandidateSample sample = sampleCandidates(query, train.size(), s.candidates + 1, rng);
+      std::vector<std::string> texts = {train[query].summary};
+      for (size_t i : sample.candidates) texts.push_back(train[i].story);
+      const auto embeddings = torch::nn::functional::normalize(embedWithGrad(m, texts, s.position_from_end),
+                                                               torch::nn::functional::NormalizeFuncOptions().dim(1));
+      const auto cosines = torch::matmul(embeddings.narrow(0, 1, s.candidates), embeddings[0]);  // [candidates]
+      const auto loss = torch::nn::functional::cross_entropy((cosines / s.temperature).unsqueeze(0),
+                                                             torch::tensor({sample.label}, torch::kLong));
+      (loss / static_cast<double>(s.grad_accum_steps)).backward();
+      step_loss += loss.item<double>() / static_cast<double>(s.grad_accum_steps);
+    }
     torch::nn::utils::clip_grad_norm_(m.model->parameters(), 1.0);
     optimizer.step();
-    loss_sum += loss.item<double>();
+    loss_sum += step_loss;
     ++loss_steps;
     const bool evaluate = (step + 1) % s.eval_every == 0 || step + 1 == s.steps;
     if (progress && (evaluate || (step + 1) % 10 == 0)) {
       InfoNceProgress p;
       p.step = step + 1;
       p.loss = loss_sum / static_cast<double>(loss_steps);
-      if (evaluate && eval_context >= 2) p.eval_top1 = heldOutTop1(m, held_out, eval_context, s.seed + 1);
+      if (evaluate && eval_context >= 2) {
+        p.eval_top1 = heldOutTop1(m, held_out, eval_context, s.seed + 1, s.position_from_end);
+      }
       progress(p);
       loss_sum = 0;
       loss_steps = 0;
@@ -108,10 +130,9 @@ std::filesystem::path infoNceFinetune(const ModelSource& base, const std::vector
   TrainerState state = readTrainerState(base_dir);
   state.step += step;
   nlohmann::json config = readCheckpointConfig(base_dir);
-  config["infonce"] = {{"base_checkpoint", base_dir.string()},
-                       {"steps", step},
-                       {"temperature", s.temperature},
-                       {"candidates", s.candidates},
+  config["infonce"] = {{"base_checkpoint", base_dir.string()},   {"steps", step},
+                       {"temperature", s.temperature},           {"candidates", s.candidates},
+                       {"grad_accum_steps", s.grad_accum_steps}, {"position_from_end", s.position_from_end},
                        {"learning_rate", s.learning_rate}};
   m.model->eval();
   return saveCheckpoint(RunPaths{out_dir}.checkpoints(), *m.model, optimizer, state, config,

@@ -17,13 +17,21 @@
 namespace mixerlab {
 
 struct InfoNceSettings {
-  int64_t candidates = 8;     // texts per step (the research code's batch of 8; its blog used 32)
+  int64_t candidates = 8;     // texts scored against each summary (the summary is one more row)
   double temperature = 0.02;  // tau
   double learning_rate = 1e-4;
   int64_t warmup_steps = 50;
-  int64_t steps = 200;
-  int64_t eval_every = 50;  // held-out cosine top-1 every N steps (and at the end)
+  int64_t steps = 200;           // optimizer steps
+  int64_t grad_accum_steps = 1;  // summaries (each with its candidates) per optimizer step
+  int64_t eval_every = 50;       // held-out cosine top-1 every N steps (and at the end)
+  // Embedding position before each text's last token: -1 = the family default (text_embeddings.h:
+  // mixers 1, others 0); the research reads index -2 (1) for mixers and transformers alike.
+  int64_t position_from_end = -1;
   uint64_t seed = 1;
+
+  // The research code's InfoNCE training (spec 9b): rows of 8 (the summary and 7 texts), tau 0.02,
+  // lr 1e-4, warm-up 50, gradient accumulation 8, embeddings at index -2 for every family.
+  static InfoNceSettings research();
 };
 
 struct InfoNceProgress {

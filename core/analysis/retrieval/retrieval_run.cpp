@@ -97,6 +97,10 @@ RetrievalRunRecord runRetrievalTraining(const RetrievalRunRequest& req) {
       status.set(RunState::Finished, "", step, pairs_seen);
       log.info("finished: " + std::to_string(record.epochs.size()) + " epochs");
     }
+    if (const auto best = result.best()) {  // the research's metric
+      log.info("lowest held-out CE " + std::to_string(best->eval_loss) + " at epoch " + std::to_string(best->epoch) +
+               " (top-1 " + std::to_string(best->eval_top1) + ")");
+    }
     return record;
   } catch (const std::exception& e) {
     try {

@@ -83,6 +83,28 @@ RetrievalEpoch evaluateCosineRetrieval(const at::Tensor& queries, const at::Tens
   return e;
 }
 
+RetrievalTrainSettings RetrievalTrainSettings::research(int64_t context) {
+  RetrievalTrainSettings s;
+  s.context = context;
+  s.layers = 8;
+  s.batch_size = 512;
+  s.learning_rate = 1e-4;
+  s.warmup_steps = 500;
+  s.epochs = 200;
+  s.with_replacement = context >= 128;
+  s.weight_decay = 0;
+  s.grad_clip_norm = 1.0;
+  return s;
+}
+
+std::optional<RetrievalEpoch> RetrievalTrainResult::best() const {
+  std::optional<RetrievalEpoch> lowest;
+  for (const RetrievalEpoch& e : epochs) {
+    if (!lowest || e.eval_loss < lowest->eval_loss) lowest = e;
+  }
+  return lowest;
+}
+
 RetrievalTrainResult trainRetrievalModel(const at::Tensor& train_queries, const at::Tensor& train_targets,
                                          const at::Tensor& test_queries, const at::Tensor& test_targets,
                                          const RetrievalTrainSettings& s,
@@ -94,10 +116,12 @@ RetrievalTrainResult trainRetrievalModel(const at::Tensor& train_queries, const 
     throw MixerLabError("training and held-out embeddings differ in width");
   if (s.epochs < 1 || s.batch_size < 1 || s.layers < 1)
     throw MixerLabError("epochs, batch_size and layers must be >= 1");
+  if (!(s.weight_decay >= 0)) throw MixerLabError("weight_decay must be >= 0");
   torch::manual_seed(s.seed);
   RetrievalMixer model(s.context, train_queries.size(1), s.layers);
   model->train();
-  torch::optim::AdamW optimizer(model->parameters(), torch::optim::AdamWOptions(s.learning_rate));
+  torch::optim::AdamW optimizer(model->parameters(),
+                                torch::optim::AdamWOptions(s.learning_rate).weight_decay(s.weight_decay));
   const size_t n = static_cast<size_t>(train_queries.size(0));
   const int64_t steps_per_epoch =
       static_cast<int64_t>((n + static_cast<size_t>(s.batch_size) - 1) / static_cast<size_t>(s.batch_size));
@@ -130,6 +154,7 @@ RetrievalTrainResult trainRetrievalModel(const at::Tensor& train_queries, const 
       optimizer.zero_grad();
       const auto loss = torch::nn::functional::cross_entropy(model->forward(samples), labels);
       loss.backward();
+      if (s.grad_clip_norm > 0) torch::nn::utils::clip_grad_norm_(model->parameters(), s.grad_clip_norm);
       optimizer.step();
       loss_sum += loss.item<double>() * static_cast<double>(rows.size());
     }

@@ -8,6 +8,7 @@
 #pragma once
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include <ATen/core/Tensor.h>
@@ -16,6 +17,7 @@
 
 namespace mixerlab {
 
+// Defaults suit a small corpus on a CPU; research() gives the research's training (spec 9a).
 struct RetrievalTrainSettings {
   int64_t context = 32;  // c: the query plus c-1 candidates
   int64_t layers = 8;
@@ -24,7 +26,14 @@ struct RetrievalTrainSettings {
   int64_t warmup_steps = 50;
   int64_t epochs = 20;
   bool with_replacement = false;  // negatives drawn with replacement
+  double weight_decay = 0.01;     // AdamW's decoupled weight decay (LibTorch's default)
+  double grad_clip_norm = 0;      // global gradient-norm clip; <= 0: none
   uint64_t seed = 1;
+
+  // The research's retrieval training at context c: HF Trainer defaults (AdamW without weight decay,
+  // gradient clip 1.0), warm-up 500, 200 epochs, a global batch of 512 (128 on each of 4 GPUs), and
+  // negatives drawn with replacement at c = 128 (docs/fidelity.md cites the scripts).
+  static RetrievalTrainSettings research(int64_t context);
 };
 
 struct RetrievalEpoch {
@@ -37,6 +46,8 @@ struct RetrievalTrainResult {
   std::vector<RetrievalEpoch> epochs;
   double chance_top1 = 0;  // 1 / (c - 1)
   bool cancelled = false;
+  // The research's metric: the lowest held-out cross-entropy over the epochs, and that epoch's top-1.
+  std::optional<RetrievalEpoch> best() const;
 };
 
 // queries / targets: [N, D] embeddings, row n of each a pair. Throws MixerLabError on shape
