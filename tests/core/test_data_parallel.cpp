@@ -134,9 +134,14 @@ class TestDataParallel : public QObject {
     const fs::path runs = dir_ / "runs";
     QVERIFY(fileText(runs / "two" / "log.txt").contains("data parallel: rank 0 of 2 (gloo), 2 of the 4 sequences"));
     QVERIFY(fileText(runs / "two" / "log.txt").contains("every rank holds the same weights at step 8"));
+    // Equal up to fp32 rounding: the 2-rank mean of two 2-sequence gradients and the 1-process mean
+    // of 4 sequences round differently, and AdamW divides by sqrt(v), so where a gradient is near 0
+    // a rounding difference becomes an update difference (measured 1.1e-5 after 8 steps on one
+    // machine's OpenBLAS, below 1e-5 on another). Summed instead of averaged gradients show in the
+    // losses compared below.
     const double difference = weightDifference(runs / "two" / "checkpoints" / "step-00000008",
                                                runs / "one" / "checkpoints" / "step-00000008");
-    QVERIFY2(difference < 1e-5, qPrintable(QString::number(difference)));
+    QVERIFY2(difference < 5e-5, qPrintable(QString::number(difference)));
     const auto a = trainRecords(runs / "two"), b = trainRecords(runs / "one");
     QCOMPARE(a.size(), b.size());
     for (size_t i = 0; i < a.size(); ++i) {
@@ -152,7 +157,7 @@ class TestDataParallel : public QObject {
     QVERIFY2(fewer_ranks.exit_code == 0, qPrintable(fewer_ranks.output));
     const double after_resume = weightDifference(runs / "two" / "checkpoints" / "step-00000012",
                                                  runs / "one" / "checkpoints" / "step-00000012");
-    QVERIFY2(after_resume < 1e-5, qPrintable(QString::number(after_resume)));
+    QVERIFY2(after_resume < 5e-5, qPrintable(QString::number(after_resume)));
   }
 
   void killedRankFailsTheJobAndResumes() {
