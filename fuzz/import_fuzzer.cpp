@@ -1,7 +1,9 @@
 // libFuzzer target: the whole `mixerlab import` path (importResearchCheckpoint) on a fuzzed triple:
 // a model config JSON, a safetensors file and, optionally, a tokenizer.json, given as one input
-// split at lines "----" (config, then weights, then tokenizer; without a third part the Llama-style
-// fixture tokenizer in MIXERLAB_FUZZ_TOKENIZER is used). The files are written to a private folder
+// split at lines "----" (config, then weights, then tokenizer; without a third part, or with one
+// that does not start like a JSON object, the Llama-style fixture tokenizer in MIXERLAB_FUZZ_TOKENIZER
+// is used: anything else would be loaded as a SentencePiece model, which cannot run under
+// AddressSanitizer, see docs/fuzzing.md). The files are written to a private folder
 // in /dev/shm (or the temp folder) and imported into a fresh run folder each time. Bad input must
 // give MixerLabError. Configs asking for large models are skipped: the harness bounds the product
 // of the config's numbers, so a mutated "d_model": 9999999 does not make the fuzzer allocate
@@ -19,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/analysis/research_import.h"
+#include "core/data/hf_tokenizer_json.h"
 #include "core/util/error.h"
 #include "core/util/json_document.h"
 
@@ -87,9 +90,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   request.out_dir = dir / "imported";
   writeBytes(request.model_config, config);
   writeBytes(request.safetensors, weights);
-  if (second != std::string::npos) {
+  const std::string tokenizer_json = second == std::string::npos ? "" : input.substr(second + kSeparator.size());
+  if (mixerlab::hf::looksLikeJsonObject(tokenizer_json)) {
     request.tokenizer = dir / "tokenizer.json";
-    writeBytes(request.tokenizer, input.substr(second + kSeparator.size()));
+    writeBytes(request.tokenizer, tokenizer_json);
   } else {
     const char* fixture = std::getenv("MIXERLAB_FUZZ_TOKENIZER");
     if (fixture == nullptr) std::abort();  // fuzz/run.sh sets it

@@ -26,6 +26,6 @@ for t in "${targets[@]}"; do
   runs=()
   [[ -n "${MIXERLAB_FUZZ_RUNS:-}" ]] && runs=(-runs="$MIXERLAB_FUZZ_RUNS")
   (cd build-fuzz && "./fuzz/${t}_fuzzer" -max_total_time="$seconds" "${runs[@]}" -print_final_stats=1 "corpus/$t" "../fuzz/corpus/$t" 2>&1 |
-     grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY)" || true)
+     grep -E "^(#[0-9]+[[:space:]]+DONE|Done [0-9]+ runs|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY)" || true)
   if ls build-fuzz/crash-* >/dev/null 2>&1; then echo "crash found: $(ls build-fuzz/crash-*)"; exit 1; fi
 done

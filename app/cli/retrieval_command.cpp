@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <functional>
 #include <iostream>
+#include <utility>
+#include <vector>
 
 #include <torch/torch.h>
 #include <CLI/CLI.hpp>
@@ -205,6 +207,31 @@ int retrievalFinetuneCommand(const FinetuneOptions& o) {
   return 0;
 }
 
+// `--research` for a settings struct: the research's settings, with every option the user gave laid
+// over them. One owner for the retrieval subcommands that offer it.
+template <typename Settings>
+class ResearchDefaults {
+ public:
+  // Registers `option` as the one that sets `member`, and returns it.
+  template <typename Member>
+  CLI::Option* track(CLI::Option* option, Member Settings::*member) {
+    copies_.emplace_back(option, [member](Settings& to, const Settings& from) { to.*member = from.*member; });
+    return option;
+  }
+  // `parsed` as it is without --research; with it, `research` with the options given copied in.
+  Settings resolve(const Settings& parsed, Settings research) const {
+    if (!enabled) return parsed;
+    for (const auto& [option, copy] : copies_) {
+      if (option->count() > 0) copy(research, parsed);
+    }
+    return research;
+  }
+  bool enabled = false;
+
+ private:
+  std::vector<std::pair<CLI::Option*, std::function<void(Settings&, const Settings&)>>> copies_;
+};
+
 }  // namespace
 
 void addRetrievalCommands(CLI::App& app, Action& action) {
@@ -234,15 +261,9 @@ void addRetrievalCommands(CLI::App& app, Action& action) {
                    "runs/<name> shows it live in the workbench)")
       ->required();
   // --research starts from RetrievalTrainSettings::research(c); the options given explicitly still win.
-  using TrainField = std::function<void(RetrievalTrainSettings&, const RetrievalTrainSettings&)>;
-  auto given = std::make_shared<std::vector<std::pair<CLI::Option*, TrainField>>>();
-  const auto field = [&](CLI::Option* option, auto member) {
-    given->emplace_back(option, [member](RetrievalTrainSettings& to, const RetrievalTrainSettings& from) {
-      to.*member = from.*member;
-    });
-  };
-  auto research = std::make_shared<bool>(false);
-  train->add_flag("--research", *research,
+  auto research = std::make_shared<ResearchDefaults<RetrievalTrainSettings>>();
+  const auto field = [&](CLI::Option* option, auto member) { research->track(option, member); };
+  train->add_flag("--research", research->enabled,
                   "The research's training (spec 9a): batch 512, warm-up 500, 200 epochs, no weight decay, "
                   "gradient clip 1.0, negatives with replacement at c >= 128; other options override it");
   field(train->add_option("--context", t->settings.context, "c: the query plus c-1 candidates (32)"),
@@ -261,14 +282,8 @@ void addRetrievalCommands(CLI::App& app, Action& action) {
   field(train->add_option("--clip", t->settings.grad_clip_norm, "Gradient-norm clip, 0 = none (0; research 1.0)"),
         &RetrievalTrainSettings::grad_clip_norm);
   field(train->add_option("--seed", t->settings.seed, "Seed (1)"), &RetrievalTrainSettings::seed);
-  train->callback([t, given, research, &action]() {
-    if (*research) {
-      RetrievalTrainSettings settings = RetrievalTrainSettings::research(t->settings.context);
-      for (const auto& [option, copy] : *given) {
-        if (option->count() > 0) copy(settings, t->settings);
-      }
-      t->settings = settings;
-    }
+  train->callback([t, research, &action]() {
+    t->settings = research->resolve(t->settings, RetrievalTrainSettings::research(t->settings.context));
     action = [t]() { return retrievalTrainCommand(*t); };
   });
 
@@ -291,14 +306,9 @@ void addRetrievalCommands(CLI::App& app, Action& action) {
   finetune->add_option("--data-seed", f->data_seed, "Seed of the synthetic stories (1)");
   finetune->add_option("--test-fraction", f->test_fraction, "Held-out share for the cosine top-1 readout (0.1)");
   // --research starts from InfoNceSettings::research(); the options given explicitly still win.
-  using FinetuneField = std::function<void(InfoNceSettings&, const InfoNceSettings&)>;
-  auto finetune_given = std::make_shared<std::vector<std::pair<CLI::Option*, FinetuneField>>>();
-  const auto finetune_field = [&](CLI::Option* option, auto member) {
-    finetune_given->emplace_back(
-        option, [member](InfoNceSettings& to, const InfoNceSettings& from) { to.*member = from.*member; });
-  };
-  auto finetune_research = std::make_shared<bool>(false);
-  finetune->add_flag("--research", *finetune_research,
+  auto finetune_research = std::make_shared<ResearchDefaults<InfoNceSettings>>();
+  const auto finetune_field = [&](CLI::Option* option, auto member) { finetune_research->track(option, member); };
+  finetune->add_flag("--research", finetune_research->enabled,
                      "The research code's InfoNCE training (spec 9b): 7 texts besides the summary (rows of 8), "
                      "gradient accumulation 8, embeddings at index -2 for every family; other options override it");
   finetune_field(finetune->add_option("--steps", f->settings.steps, "Optimizer steps (200)"), &InfoNceSettings::steps);
@@ -320,14 +330,8 @@ void addRetrievalCommands(CLI::App& app, Action& action) {
       finetune->add_option("--eval-every", f->settings.eval_every, "Held-out cosine top-1 every N steps (50)"),
       &InfoNceSettings::eval_every);
   finetune->add_option("--out", f->out, "Folder for the fine-tuned checkpoint")->required();
-  finetune->callback([f, finetune_given, finetune_research, &action]() {
-    if (*finetune_research) {
-      InfoNceSettings settings = InfoNceSettings::research();
-      for (const auto& [option, copy] : *finetune_given) {
-        if (option->count() > 0) copy(settings, f->settings);
-      }
-      f->settings = settings;
-    }
+  finetune->callback([f, finetune_research, &action]() {
+    f->settings = finetune_research->resolve(f->settings, InfoNceSettings::research());
     action = [f]() { return retrievalFinetuneCommand(*f); };
   });
 

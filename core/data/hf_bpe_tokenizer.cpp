@@ -51,11 +51,19 @@ HfBpeTokenizer::HfBpeTokenizer(const hf::TokenizerJson& spec, const std::string&
       pre_tokenizer_(spec.pre_tokenizer),
       decoder_(spec.decoder) {
   // id -> token string: the vocabulary, then the added tokens (their content is what decode shows).
-  int size = 0;
-  for (const auto& [piece, id] : spec.vocab) size = std::max(size, id + 1);
-  for (const auto& token : spec.added_tokens) size = std::max(size, token.id + 1);
-  std::vector<bool> filled(size, false);
-  pieces_.resize(size);
+  int64_t size = 0;  // the largest id + 1 (int64: an id of INT_MAX + 1 does not overflow)
+  for (const auto& [piece, id] : spec.vocab) size = std::max<int64_t>(size, int64_t{id} + 1);
+  for (const auto& token : spec.added_tokens) size = std::max<int64_t>(size, int64_t{token.id} + 1);
+  // Ids run from 0 without gaps, so none reaches the number of entries: checked before the table is
+  // made, since one id of 100,000,000 in a 60-token file would ask for gigabytes (fuzz-found).
+  const size_t entries = spec.vocab.size() + spec.added_tokens.size();
+  if (size > static_cast<int64_t>(entries)) {
+    throw MixerLabError(source + ": token id " + std::to_string(size - 1) + " is beyond the " +
+                            std::to_string(entries) + " tokens the file defines (the vocabulary has gaps)",
+                        "use a tokenizer.json whose ids run from 0 without gaps");
+  }
+  std::vector<bool> filled(static_cast<size_t>(size), false);
+  pieces_.resize(static_cast<size_t>(size));
   for (const auto& [piece, id] : spec.vocab) {
     if (id < 0 || filled[id]) {
       throw MixerLabError(source + ": vocab id " + std::to_string(id) + " (\"" + piece + "\") is negative or repeated",

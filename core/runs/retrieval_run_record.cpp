@@ -20,6 +20,10 @@ nlohmann::json RetrievalRunRecord::toJson() const {
           {"batch_size", batch_size},
           {"epochs_planned", epochs_planned},
           {"learning_rate", learning_rate},
+          {"warmup_steps", warmup_steps},
+          {"weight_decay", weight_decay},
+          {"grad_clip_norm", grad_clip_norm},
+          {"with_replacement", with_replacement},
           {"chance_top1", chance_top1},
           {"device", device},
           {"epochs", epochs}};
@@ -35,6 +39,10 @@ RetrievalRunRecord RetrievalRunRecord::fromJson(const nlohmann::json& j) {
   r.batch_size = j.value("batch_size", int64_t{0});
   r.epochs_planned = j.value("epochs_planned", int64_t{0});
   r.learning_rate = j.value("learning_rate", 0.0);
+  r.warmup_steps = j.value("warmup_steps", int64_t{0});
+  r.weight_decay = j.value("weight_decay", 0.0);
+  r.grad_clip_norm = j.value("grad_clip_norm", 0.0);
+  r.with_replacement = j.value("with_replacement", false);
   r.chance_top1 = j.value("chance_top1", 0.0);
   r.device = j.value("device", "cpu");
   r.epochs = j.value("epochs", nlohmann::json::array());

@@ -17,6 +17,9 @@ struct RetrievalRunRecord {
   std::string embedding_model;  // its model label, e.g. "mixer/step-00000300"
   int64_t context = 0, layers = 0, width = 0, batch_size = 0, epochs_planned = 0;
   double learning_rate = 0;
+  int64_t warmup_steps = 0;
+  double weight_decay = 0, grad_clip_norm = 0;
+  bool with_replacement = false;
   double chance_top1 = 0;
   std::string device = "cpu";
   nlohmann::json epochs = nlohmann::json::array();  // {epoch, step, train_loss, eval_loss, top1, top5}

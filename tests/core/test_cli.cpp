@@ -14,6 +14,7 @@
 
 #include "core/models/safetensors.h"
 #include "core/runs/metrics_log.h"
+#include "core/runs/retrieval_run_record.h"
 #include "core/runs/run_status.h"
 #include "core/train/checkpoint.h"
 #include "core/util/atomic_file.h"
@@ -205,6 +206,24 @@ class TestCli : public QObject {
                          "--epochs", "2", "--batch", "16"});
     QVERIFY2(train.exit_code == 0, qPrintable(train.err));
     QCOMPARE(readMetrics(dir_ / "retrieval-model" / "metrics.jsonl").size(), size_t{2});
+    // --research (issue 29): the research's settings, with the options given laid over them; without
+    // it, MixerLab's defaults. retrieval_run.json records what trained.
+    const QString research_model = QString::fromStdString((dir_ / "retrieval-research").string());
+    auto research = runCli({"retrieval", "train", "--data", data, "--out", research_model, "--context", "4", "--layers",
+                            "1", "--epochs", "1", "--batch", "16", "--research"});
+    QVERIFY2(research.exit_code == 0, qPrintable(research.err));
+    QVERIFY2(research.out.contains("lowest held-out CE"), qPrintable(research.out));
+    for (const auto& [folder, researched] : {std::pair<const char*, bool>{"retrieval-model", false},
+                                             std::pair<const char*, bool>{"retrieval-research", true}}) {
+      const auto record = tryReadRetrievalRunRecord(dir_ / folder);
+      QVERIFY(record.has_value());
+      QCOMPARE(record->batch_size, int64_t{16});  // given: wins over the research's 512
+      QCOMPARE(record->layers, int64_t{1});
+      QCOMPARE(record->warmup_steps, researched ? int64_t{500} : int64_t{50});
+      QCOMPARE(record->weight_decay, researched ? 0.0 : 0.01);
+      QCOMPARE(record->grad_clip_norm, researched ? 1.0 : 0.0);
+      QCOMPARE(record->epochs_planned, researched ? int64_t{1} : int64_t{2});
+    }
     auto model_eval = runCli({"retrieval", "eval", "--data", data, "--model", model, "--json"});
     QVERIFY2(model_eval.exit_code == 0, qPrintable(model_eval.err));
     QCOMPARE(nlohmann::json::parse(model_eval.out.toStdString()).at("method").get<std::string>(),

@@ -66,20 +66,31 @@ std::vector<MetricsRecord> trainRecords(const fs::path& run) {
   return out;
 }
 
+// What startTwoRankJob waits for: the run's first checkpoint, its first train loss, or only the
+// trainer's start line in log.txt (for a run that logs nothing more for a long time).
+enum class WaitFor { Checkpoint, TrainLoss, TrainingStarted };
+
 // Starts `launch` as a two-rank job training the mixer of `project` as run `run_id` (the ranks left
 // are killed grace_s after one fails; launch_options are added to launch's own) and waits up to
-// 120 s for the run's first checkpoint in runs_dir, or with until_checkpoint false for its first
-// train loss. Empty when it got there; otherwise what went wrong.
+// 120 s for `wait_for` in runs_dir. Empty when it got there; otherwise what went wrong.
 QString startTwoRankJob(QProcess& launch, const QString& project, const QString& grace_s, const QString& run_id,
                         const fs::path& runs_dir, const QStringList& launch_options = {},
-                        bool until_checkpoint = true) {
+                        WaitFor wait_for = WaitFor::Checkpoint) {
   launch.setProcessChannelMode(QProcess::MergedChannels);
   launch.start(cli(), QStringList{"launch", "--nproc", "2", "--grace", grace_s} + launch_options +
                           QStringList{"--", "train", project, "--run", "mixer", "--run-id", run_id});
   if (!launch.waitForStarted()) return "the launcher did not start";
   const fs::path run = runs_dir / run_id.toStdString();
   const auto arrived = [&] {
-    return until_checkpoint ? latestCheckpoint(run / "checkpoints").has_value() : !trainRecords(run).empty();
+    switch (wait_for) {
+      case WaitFor::Checkpoint:
+        return latestCheckpoint(run / "checkpoints").has_value();
+      case WaitFor::TrainLoss:
+        return !trainRecords(run).empty();
+      case WaitFor::TrainingStarted:
+        break;
+    }
+    return fileText(run / "log.txt").contains("parameters, device");
   };
   QElapsedTimer waited;
   waited.start();
@@ -217,7 +228,7 @@ class TestDataParallel : public QObject {
     const QString project = QString::fromStdString(
         testing::writeTinyProject(dir, R"(, "threads": 1, "max_steps": 100000, "checkpoint_every": 100000)").string());
     QProcess launch;
-    QCOMPARE(startTwoRankJob(launch, project, "3", "early", dir / "runs", {}, /*until_checkpoint=*/false), QString());
+    QCOMPARE(startTwoRankJob(launch, project, "3", "early", dir / "runs", {}, WaitFor::TrainLoss), QString());
     const fs::path run = dir / "runs" / "early";
     const QStringList pids = rankPids(launch);
     QCOMPARE(pids.size(), 2);
@@ -238,14 +249,20 @@ class TestDataParallel : public QObject {
   }
 
   // `kill -9` of the launcher: its ranks get SIGKILL as their parent-death signal, none trains on
-  // as an orphan. The job is 100,000 steps long, so its ranks cannot end on their own meanwhile.
+  // as an orphan. The job is 100,000 steps long, so its ranks cannot end on their own meanwhile, and
+  // it logs, evaluates and checkpoints only at step 100,000: a rank that wrote to its stdout (the
+  // dead launcher's pipe) would die of SIGPIPE, which made the test pass without the parent-death
+  // signal (the mutation ranks-outlive-their-launcher survived).
   void ranksDieWithTheirLauncher() {
     const fs::path dir = dir_ / "orphans";
     fs::create_directories(dir);
     const QString project = QString::fromStdString(
-        testing::writeTinyProject(dir, R"(, "threads": 1, "max_steps": 100000, "checkpoint_every": 100000)").string());
+        testing::writeTinyProject(dir, R"(, "threads": 1, "max_steps": 100000, "checkpoint_every": 100000, )"
+                                       R"("log_every": 100000, "eval_every": 100000)")
+            .string());
     QProcess launch;
-    QCOMPARE(startTwoRankJob(launch, project, "3", "orphans", dir / "runs", {}, /*until_checkpoint=*/false), QString());
+    QCOMPARE(startTwoRankJob(launch, project, "3", "orphans", dir / "runs", {}, WaitFor::TrainingStarted), QString());
+    QTest::qWait(2000);  // past the start-up lines: the ranks are in their quiet training loop
     const QStringList pids = rankPids(launch);
     QCOMPARE(pids.size(), 2);
     auto no_leftovers = qScopeGuard([&] {

@@ -355,6 +355,26 @@ class TestHfTokenizer : public QObject {
       QVERIFY2(QString(e.what()).contains("huge.json is not valid JSON"), e.what());
     }
   }
+
+  // Fuzz-found (issue 28): one id of 104,000,000 in a file of some 60 tokens made the id table ask
+  // for 3.3 GB before the gap check ran. An id at or past the number of entries is refused first,
+  // naming the id and the count; the largest id a gap-free file can have still loads.
+  void idsBeyondTheEntriesAreRefusedBeforeAnyTable() {
+    json edited = fixture_;
+    edited["model"]["vocab"]["zz"] = 104000000;
+    try {
+      HfBpeTokenizer::fromJson(edited.dump(), "sparse.json");
+      QFAIL("an id of 104,000,000 was accepted");
+    } catch (const MixerLabError& e) {
+      QVERIFY2(QString(e.what()).contains("token id 104000000 is beyond the"), e.what());
+    }
+    json dense = fixture_;
+    int next_id = 0;
+    for (const auto& [piece, id] : dense["model"]["vocab"].items()) next_id = std::max(next_id, id.get<int>() + 1);
+    for (const auto& token : dense["added_tokens"]) next_id = std::max(next_id, token["id"].get<int>() + 1);
+    dense["model"]["vocab"]["zz"] = next_id;  // the next free id: no gap
+    QCOMPARE(HfBpeTokenizer::fromJson(dense.dump(), "dense.json").vocabSize(), next_id + 1);
+  }
 };
 
 QTEST_APPLESS_MAIN(TestHfTokenizer)

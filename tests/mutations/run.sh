@@ -50,8 +50,17 @@ for patch in "${patches[@]}"; do
   fi
   failed=()
   for target in "${targets[@]}"; do
-    while read -r line; do failed+=("$target: ${line}"); done < <(
-      "$build/tests/$target" 2>&1 | sed -n 's/^FAIL!  : [A-Za-z0-9_]*::\([A-Za-z0-9_]*([^)]*)\).*/\1/p' | sort -u)
+    output=$("$build/tests/$target" 2>&1)
+    status=$?
+    while read -r line; do
+      [[ -n "$line" ]] && failed+=("$target: ${line}")
+    done < <(echo "$output" | sed -n 's/^FAIL!  : [A-Za-z0-9_]*::\([A-Za-z0-9_]*([^)]*)\).*/\1/p' | sort -u)
+    # A test program killed by a signal (the bug crashed it) prints no FAIL line: that catches it too,
+    # in the function after the last one that passed.
+    if [[ $status -gt 128 ]] && ! echo "$output" | grep -q '^FAIL!'; then
+      last_pass=$(echo "$output" | sed -n 's/^PASS   : [A-Za-z0-9_]*::\([A-Za-z0-9_]*\).*/\1/p' | tail -1)
+      failed+=("$target: crashed (exit $status) in the test after ${last_pass:-the start}")
+    fi
   done
   restore
   if [[ ${#failed[@]} -eq 0 ]]; then

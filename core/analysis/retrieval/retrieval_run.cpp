@@ -55,6 +55,10 @@ RetrievalRunRecord runRetrievalTraining(const RetrievalRunRequest& req) {
     record.batch_size = s.batch_size;
     record.epochs_planned = s.epochs;
     record.learning_rate = s.learning_rate;
+    record.warmup_steps = s.warmup_steps;
+    record.weight_decay = s.weight_decay;
+    record.grad_clip_norm = s.grad_clip_norm;
+    record.with_replacement = s.with_replacement;
     record.chance_top1 = 1.0 / static_cast<double>(s.context - 1);
     writeRetrievalRunRecord(paths.root, record);  // the run list can describe the run from now on
     const int64_t pairs_per_epoch = d.query_train.size(0);
