@@ -192,6 +192,43 @@ class TestModels : public QObject {
     QVERIFY(torch::allclose(conv->forward(x), reference->forward(x), 1e-5, 1e-6));
   }
 
+  // The inversion claim varies the embedding scale: options.embedding_init_std draws the token
+  // embedding from N(0, std); without it each family keeps its research init (mixer N(0,1), Llama N(0,0.02)).
+  void embeddingInitStdSetsTheEmbeddingScale_data() {
+    QTest::addColumn<QString>("arch");
+    QTest::addColumn<double>("option_std");
+    QTest::addColumn<double>("expected_std");
+    QTest::newRow("mixer default") << "masked_mixer" << 0.0 << 1.0;
+    QTest::newRow("mixer 0.02") << "masked_mixer" << 0.02 << 0.02;
+    QTest::newRow("llama default") << "llama" << 0.0 << 0.02;
+    QTest::newRow("llama 1.0") << "llama" << 1.0 << 1.0;
+  }
+  void embeddingInitStdSetsTheEmbeddingScale() {
+    QFETCH(QString, arch);
+    QFETCH(double, option_std);
+    QFETCH(double, expected_std);
+    nlohmann::json options = nlohmann::json::object();
+    if (option_std > 0) options["embedding_init_std"] = option_std;
+    ModelConfig c = testing::tinyModelConfig(arch.toStdString(), 512, 64, 1, 8, options);
+    c.n_heads = 4;
+    const double measured = buildModel(c)->tokenEmbeddingMatrix().std().item<double>();
+    QVERIFY2(std::abs(measured - expected_std) < 0.05 * expected_std,
+             qPrintable(QString("std %1, expected %2").arg(measured).arg(expected_std)));
+  }
+
+  void embeddingInitStdIsRefusedWhereItIsNotApplied() {
+    ModelConfig c = testing::tinyModelConfig("mixer_autoencoder", 64, 16, 1, 8, {{"embedding_init_std", 0.5}});
+    try {
+      buildModel(c);
+      QFAIL("expected an error");
+    } catch (const std::exception& e) {
+      QVERIFY2(QString(e.what()).contains("embedding_init_std"), e.what());
+    }
+    c = testing::tinyModelConfig("llama", 64, 16, 1, 8, {{"embedding_init_std", -1.0}});
+    c.n_heads = 2;
+    QVERIFY_THROWS_EXCEPTION(std::exception, buildModel(c));
+  }
+
   void unknownArchitectureNamesTheChoices() {
     ModelConfig c;
     c.arch = "mamba9";

@@ -33,7 +33,9 @@ void readAutoencoderOptions(JsonFields& f, const ModelConfig& c, const FieldSet<
 // The mixer autoencoder's option specs: its own keys, then every masked mixer option for its blocks.
 std::vector<FieldSpec> mixerAutoencoderOptionSpecs() {
   std::vector<FieldSpec> specs = mixerAutoencoderOptionFields().specs();
-  for (const auto& spec : mixerOptionFields().specs()) specs.push_back(spec);
+  for (const auto& spec : mixerOptionFields().specs()) {
+    if (spec.key != "embedding_init_std") specs.push_back(spec);  // the autoencoder keeps the research's init
+  }
   return specs;
 }
 }  // namespace
@@ -52,6 +54,9 @@ ArchitectureInfo mixerAutoencoderFamily() {
       readAutoencoderOptions(f, c, mixerAutoencoderOptionFields());
       options = readMixerOptions(f);
     });
+    if (options.embedding_init_std > 0) {
+      problems.push_back("options.embedding_init_std: the autoencoder keeps the research's embedding init; remove it");
+    }
     if (problems.empty()) checkMixerOptionCombinations(autoencoderBlockConfig(c), options, problems);
   };
   info.cost = [](const ModelConfig& c, int64_t batch_size) {

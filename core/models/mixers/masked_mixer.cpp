@@ -164,6 +164,10 @@ MaskedMixer::MaskedMixer(const ModelConfig& c) : LanguageModel(c) {
   mixerblocks = register_module("mixerblocks", torch::nn::ModuleList());
   for (int64_t i = 0; i < c.n_layers; ++i) mixerblocks->push_back(MixerBlock(c));
   lm_head = registerMixerHead(*this, c, wte);
+  if (const double std = mixerOptions(c).embedding_init_std; std > 0) {
+    torch::NoGradGuard no_grad;
+    wte->weight.normal_(0.0, std);
+  }
   supports_layer_hook_ = true;
 }
 

@@ -48,9 +48,12 @@ const FieldSet<MixerOptions>& mixerOptionFields() {
                    "lm_head(conv(wte[x])) (spec 6)")
           .choice("head_activation", &MixerOptions::head_activation, {"none", "relu"}, "Head activation",
                   "relu: ReLU before the head (LinearMixer, spec 6)")
-          .number(
-              "ff_dropout", &MixerOptions::ff_dropout, 0.0, 0.9, "Feed-forward dropout",
-              "dropout after the first feed-forward Linear, before GELU; paper-era autoencoders used 0.05 (spec 4)");
+          .number("ff_dropout", &MixerOptions::ff_dropout, 0.0, 0.9, "Feed-forward dropout",
+                  "dropout after the first feed-forward Linear, before GELU; paper-era autoencoders used 0.05 (spec 4)")
+          .group("Initialisation")
+          .number("embedding_init_std", &MixerOptions::embedding_init_std, 0.0, 10.0, "Embedding init std",
+                  "token embedding drawn from N(0, std); 0 = the research's init (N(0, 1), or U(+-1/sqrt(D)) when "
+                  "tied). Representation inversion depends on this scale (paper 2.3)");
   return fields;
 }
 

@@ -41,6 +41,9 @@ struct MixerOptions {
   bool residual = true;
   std::string head_activation = "none";  // none | relu
   double ff_dropout = 0.0;  // dropout after the first feed-forward Linear, before GELU (paper-era autoencoders: 0.05)
+  // Token embedding drawn from N(0, std); 0 keeps the research's init (nn.Embedding's N(0, 1), or the
+  // tied head's uniform). Inversion depends on this scale (paper 2.3), so the reproduction varies it.
+  double embedding_init_std = 0.0;
 
   TokenConvSettings tokenConv() const;
 };

@@ -11,10 +11,12 @@ ArchitectureInfo llamaFamily() {
   info.name = "llama";
   info.description = "Llama-style transformer: RMSNorm, RoPE, causal MHA, SwiGLU (ff_mult*D), final norm";
   info.model_keys = {"n_heads", "ff_mult", "tie_weights", "rope_theta", "objective", "mtp_tokens"};
+  info.options = llamaOptionFields().specs();
   info.build = [](const ModelConfig& c) { return std::make_shared<LlamaTransformer>(c); };
   info.validate = [](const ModelConfig& c, std::vector<std::string>& problems) {
     validateCommonSizes(c, problems);
     validateAttentionHeads(c, /*rotary=*/true, problems);
+    validateOptionFields(c, problems, llamaOptionFields());
   };
   info.cost = [](const ModelConfig& c, int64_t batch_size) {
     ModelCost cost;

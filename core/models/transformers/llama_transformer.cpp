@@ -112,6 +112,19 @@ LlamaBodyImpl::LlamaBodyImpl(const ModelConfig& c) {
   if (!llamaIsCompletionModel(c)) norm = register_module("norm", RMSNorm(c.d_model, normEps(c, kLlamaNormEps)));
 }
 
+const FieldSet<LlamaOptions>& llamaOptionFields() {
+  static const auto fields =
+      FieldSet<LlamaOptions>()
+          .group("Initialisation")
+          .number("embedding_init_std", &LlamaOptions::embedding_init_std, 0.0, 10.0, "Embedding init std",
+                  "token embedding drawn from N(0, std); 0 = Hugging Face's N(0, 0.02). Representation inversion "
+                  "depends on "
+                  "this scale (paper 2.3)");
+  return fields;
+}
+
+LlamaOptions llamaOptions(const ModelConfig& c) { return llamaOptionFields().read(c.options, "", "options"); }
+
 LlamaTransformer::LlamaTransformer(const ModelConfig& c)
     : LanguageModel(c), rotary_(c.d_model / c.n_heads, c.rope_theta) {
   model = register_module("model", LlamaBody(c));
@@ -121,6 +134,10 @@ LlamaTransformer::LlamaTransformer(const ModelConfig& c)
                               llamaIsCompletionModel(c)
                                   ? torch::nn::Linear(torch::nn::LinearOptions(c.d_model, c.vocab_size).bias(false))
                                   : llamaLinear(c.d_model, c.vocab_size));
+  }
+  if (const double std = llamaOptions(c).embedding_init_std; std > 0) {
+    torch::NoGradGuard no_grad;
+    model->embed_tokens->weight.normal_(0.0, std);
   }
   supports_layer_hook_ = true;
 }

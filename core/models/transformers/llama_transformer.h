@@ -8,8 +8,18 @@
 #include <torch/nn/modules/linear.h>
 
 #include "core/models/language_model.h"
+#include "core/util/field_set.h"
 
 namespace mixerlab {
+
+// The family's options (run.model.options of arch "llama").
+struct LlamaOptions {
+  // Token embedding drawn from N(0, std); 0 keeps Hugging Face's N(0, 0.02) (N(0, 1) for the
+  // completion model). Inversion depends on this scale (paper 2.3), so the reproduction varies it.
+  double embedding_init_std = 0.0;
+};
+const FieldSet<LlamaOptions>& llamaOptionFields();
+LlamaOptions llamaOptions(const ModelConfig& config);  // throws MixerLabError on bad options
 
 class RMSNormImpl : public torch::nn::Module {
  public:
