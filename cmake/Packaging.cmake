@@ -35,6 +35,11 @@ install(FILES ${CMAKE_SOURCE_DIR}/resources/mixerlab.desktop DESTINATION share/a
 install(FILES ${CMAKE_SOURCE_DIR}/packaging/mixerlab.svg DESTINATION share/icons/hicolor/scalable/apps)
 install(FILES ${CMAKE_SOURCE_DIR}/projects/demo/project.json DESTINATION share/mixerlab/projects/demo)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/projects/demo/data DESTINATION share/mixerlab/projects/demo)
+# `mixerlab reproduce` reads the paper's presets and reported numbers (the TinyStories files for
+# --scale paper are the user's to add: data/README.md says where from).
+install(FILES ${CMAKE_SOURCE_DIR}/projects/paper/project.json ${CMAKE_SOURCE_DIR}/projects/paper/reported_numbers.json
+        DESTINATION share/mixerlab/projects/paper)
+install(FILES ${CMAKE_SOURCE_DIR}/projects/paper/data/README.md DESTINATION share/mixerlab/projects/paper/data)
 install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION share/doc/mixerlab)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION share/doc/mixerlab/docs)
 

@@ -27,6 +27,7 @@ int runCli(int argc, char** argv) {
   addLaunchCommand(app, action);
   addRemoteCommand(app, action);
   addProbeCommand(app, action);
+  addReproduceCommand(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -26,6 +26,7 @@ void addRetrievalCommands(CLI::App& app, Action& action);  // retrieval build|tr
 void addLaunchCommand(CLI::App& app, Action& action);      // launch (data-parallel ranks)
 void addRemoteCommand(CLI::App& app, Action& action);      // remote (train over SSH, mirrored)
 void addProbeCommand(CLI::App& app, Action& action);       // probe (a machine's cores, memory, GPUs)
+void addReproduceCommand(CLI::App& app, Action& action);   // reproduce (the paper's claims, with a report)
 // `bench generate`, added under the bench command by addBenchCommands.
 void addGenerateBench(CLI::App& bench, Action& action);
 // `bench kernels` (kernel_bench.cpp), added under the bench command by addBenchCommands.
