@@ -6,6 +6,7 @@
 #include <QAction>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
@@ -33,6 +34,7 @@
 #include "app/gui/launch/launch_watcher.h"
 #include "app/gui/launch/queue_panel.h"
 #include "app/gui/launch/remote_host_dialog.h"
+#include "app/gui/launch/reproduce_dialog.h"
 #include "app/gui/launch/run_launcher.h"
 #include "app/gui/launch/run_queue.h"
 #include "app/gui/launch/run_time_estimate.h"
@@ -41,6 +43,7 @@
 #include "app/gui/project/run_config_schema.h"
 #include "app/gui/project/run_setup_dialog.h"
 #include "app/gui/retrieval/retrieval_panel.h"
+#include "app/gui/runs/compute_frontier_groups.h"
 #include "app/gui/runs/run_list_model.h"
 #include "app/gui/runs/run_monitor.h"
 #include "app/gui/runs/run_table_filter.h"
@@ -49,6 +52,7 @@
 #include "app/gui/tooling/event_loop_latency.h"
 #include "core/runs/run_directory.h"
 #include "core/runs/run_info.h"
+#include "widgets/compute_frontier_view.h"
 #include "widgets/config_diff_view.h"
 #include "widgets/loss_plot_widget.h"
 #include "widgets/plot_panels.h"
@@ -95,6 +99,13 @@ void MainWindow::buildUi() {
   tabs_->addTab(inversion_, "Inspect");
   retrieval_ = new RetrievalPanel(tabs_);
   tabs_->addTab(retrieval_, "Retrieve");
+  frontier_ = new widgets::ComputeFrontierView(tabs_);
+  tabs_->addTab(frontier_, "Scaling");
+  connect(frontier_, &widgets::ComputeFrontierView::groupingChanged, this, &MainWindow::refreshFrontier);
+  connect(frontier_, &widgets::ComputeFrontierView::refreshRequested, this, &MainWindow::refreshFrontier);
+  connect(tabs_, &QTabWidget::currentChanged, this, [this] {
+    if (tabs_->currentWidget() == frontier_) refreshFrontier();
+  });
   setCentralWidget(tabs_);
 
   buildRunsDock();
@@ -124,6 +135,9 @@ void MainWindow::buildUi() {
   log_dock->raise();
   auto* comparison_timer = new QTimer(this);
   connect(comparison_timer, &QTimer::timeout, this, &MainWindow::refreshComparison);
+  connect(comparison_timer, &QTimer::timeout, this, [this] {
+    if (tabs_->currentWidget() == frontier_) refreshFrontier();  // live while it is shown
+  });
   comparison_timer->start(2000);
 
   latency_ = new EventLoopLatency(this);
@@ -190,6 +204,8 @@ void MainWindow::buildMenusAndToolbar() {
       ->setShortcut(QKeySequence("Ctrl+I"));
   run_menu->addAction("Re&trieve stories with run", this, &MainWindow::onRetrieveSelected)
       ->setShortcut(QKeySequence("Ctrl+Shift+F"));
+  run_menu->addSeparator();
+  run_menu->addAction("Reproduce the &paper...", this, &MainWindow::onReproducePaper);
   toolbar->addWidget(new QLabel(" target: ", this));
   target_selector_ = new LaunchTargetSelector(findCliExecutable(), this);
   connect(target_selector_, &LaunchTargetSelector::targetChanged, this, [this](const QString& name) {
@@ -475,6 +491,8 @@ void MainWindow::onForkSelected() {
 
 void MainWindow::refreshComparison() { comparison_->setRuns(runs_->overlaidCurves()); }
 
+void MainWindow::refreshFrontier() { frontier_->setGroups(computeFrontierGroups(*runs_, frontier_->grouping())); }
+
 void MainWindow::onOverlayToggled(const QString& run, bool overlaid) {
   const widgets::LossSeries* series = runs_->series(run);
   if (overlaid && series) {
@@ -526,6 +544,21 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   inversion_->stop();   // so does inversion
   retrieval_->stop();   // and retrieval
   event->accept();
+}
+
+}  // namespace mixerlab::gui
+
+namespace mixerlab::gui {
+
+void MainWindow::onReproducePaper() {
+  if (!reproduce_dialog_) {
+    reproduce_dialog_ =
+        new ReproduceDialog(findCliExecutable(), QDir::current().absoluteFilePath("reproduce-tiny"), this);
+    connect(reproduce_dialog_, &ReproduceDialog::openProjectRequested, this,
+            [this](const QString& project_file) { openProject(project_file); });
+  }
+  reproduce_dialog_->show();
+  reproduce_dialog_->raise();
 }
 
 }  // namespace mixerlab::gui

@@ -2,10 +2,11 @@
 // a live loss plot of all runs, the selected run's log, and actions to train, resume and stop runs.
 // Runs are CLI child processes; a RunMonitor on a BackgroundJob's thread feeds a RunListModel, which the
 // runs table, the plot and the comparison dock read. The project is held once by a ProjectDocument,
-// whose edits are undoable (Edit menu). The central area has four tabs: the loss curves, the
+// whose edits are undoable (Edit menu). The central area has five tabs: the loss curves, the
 // side-by-side generation panel (Run > Generate from run), the representation-inversion inspector
-// (Run > Inspect representations) and the summary-to-story retrieval panel (Run > Retrieve stories
-// with run); all three are also in the run list's context menu.
+// (Run > Inspect representations), the summary-to-story retrieval panel (Run > Retrieve stories
+// with run; these three are also in the run list's context menu) and Scaling (loss vs compute:
+// Pareto frontiers and power-law fits). Run > Reproduce the paper runs `mixerlab reproduce`.
 #pragma once
 #include <QJsonObject>
 #include <QMainWindow>
@@ -23,6 +24,7 @@ class QComboBox;
 class QTabWidget;
 
 namespace mixerlab::widgets {
+class ComputeFrontierView;
 class LossPlotWidget;
 class PlotPanels;
 class RunComparisonWidget;
@@ -42,6 +44,7 @@ class RunTableFilter;
 class GenerationPanel;
 class InversionPanel;
 class RetrievalPanel;
+class ReproduceDialog;
 class LaunchWatcher;
 class CheckpointPicker;
 
@@ -123,7 +126,9 @@ class MainWindow : public QMainWindow {
   void onGenerateSelected();
   void onInspectSelected();
   void onRetrieveSelected();
-  void restorePlotView();  // the loss plot's axis, log scales and smoothing from the last session
+  void onReproducePaper();  // Run > Reproduce the paper
+  void refreshFrontier();   // the Scaling tab, from the overlaid runs
+  void restorePlotView();   // the loss plot's axis, log scales and smoothing from the last session
   void savePlotView();
   void onLaunchFailed(const QString& run, const QString& error);  // in the run list and the status bar
   void onRunContextMenu(const QPoint& pos);
@@ -164,6 +169,8 @@ class MainWindow : public QMainWindow {
   GenerationPanel* generation_ = nullptr;
   InversionPanel* inversion_ = nullptr;
   RetrievalPanel* retrieval_ = nullptr;
+  ReproduceDialog* reproduce_dialog_ = nullptr;
+  widgets::ComputeFrontierView* frontier_ = nullptr;
   LaunchWatcher* launch_watcher_ = nullptr;
   QMenu* run_menu_ = nullptr;
   QPlainTextEdit* log_view_ = nullptr;

@@ -6,6 +6,7 @@
 #include <QTabWidget>
 #include <QTimer>
 
+#include "app/gui/launch/reproduce_dialog.h"
 #include "app/gui/launch/run_queue.h"
 #include "app/gui/project/project_document.h"
 #include "app/gui/runs/run_list_model.h"
@@ -62,7 +63,20 @@ QWidget* prepareScreenshotScene(MainWindow& window, const QString& scene, QStrin
     dialog->show();
     return dialog;
   }
-  *error = "unknown scene " + scene + " (panels, run-table, queue, sweep)";
+  if (scene == "scaling") {  // the Scaling tab once the monitor has reported the runs
+    auto* tabs = window.findChild<QTabWidget*>("central-tabs");
+    QTimer::singleShot(1500, &window, [tabs] {
+      for (int i = 0; tabs && i < tabs->count(); ++i) {
+        if (tabs->tabText(i) == "Scaling") tabs->setCurrentIndex(i);
+      }
+    });
+    return &window;
+  }
+  if (scene == "reproduce") {
+    QMetaObject::invokeMethod(&window, "onReproducePaper");
+    return window.findChild<ReproduceDialog*>();
+  }
+  *error = "unknown scene " + scene + " (panels, run-table, queue, sweep, scaling, reproduce)";
   return nullptr;
 }
 

@@ -1,8 +1,9 @@
 // The workbench states the README's screenshots show, reproducible from the command line
 // (`mixerlab-gui --scene NAME --screenshot FILE`): "panels" (the loss with a tokens/s and a
 // learning-rate panel), "run-table" (hyperparameter columns, tags, a filter), "queue" (three
-// waiting runs; the queue is held so nothing starts, and emptied again before exit) and "sweep"
-// (the sweep editor over d_model x learning rate; the dialog is what is saved).
+// waiting runs; the queue is held so nothing starts, and emptied again before exit), "sweep"
+// (the sweep editor over d_model x learning rate; the dialog is what is saved), "scaling" (the
+// Scaling tab: frontiers and power-law fits) and "reproduce" (the Reproduce-the-paper dialog).
 #pragma once
 #include <QString>
 

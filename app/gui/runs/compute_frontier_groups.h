@@ -1,0 +1,19 @@
+// Builds the Scaling tab's data from the run list: the overlaid runs' eval points by training
+// FLOPs, grouped by architecture, by architecture and width, or by every setting but the seed, each
+// group with its Pareto frontier and power-law fit (core/runs/compute_points.h, power_law_fit.h).
+#pragma once
+#include <QVariantMap>
+#include <QVector>
+
+#include "widgets/compute_frontier_view.h"
+
+namespace mixerlab::gui {
+
+class RunListModel;
+
+// The key a run is grouped under, from its flattened settings ("model.arch" -> "llama", ...).
+QString frontierGroupKey(const QVariantMap& settings, widgets::FrontierGrouping grouping);
+
+QVector<widgets::FrontierGroup> computeFrontierGroups(const RunListModel& runs, widgets::FrontierGrouping grouping);
+
+}  // namespace mixerlab::gui
