@@ -23,17 +23,20 @@ namespace {
 
 // All scans below take log_a, b as [B, L, M] (time on dim 1) and return h as [B, L, M].
 
+// The op-by-op reference. The sequence is unbound once (one autograd node whose backward stacks the
+// step gradients) rather than indexed per step: indexing makes every step's backward write a
+// full-length zero gradient, so the backward grew with L^2; unbound, it is linear in L.
 at::Tensor sequentialScan(const at::Tensor& log_a, const at::Tensor& b) {
   const int64_t length = log_a.size(1);
   // Time-major copies, so every step reads contiguous [B, M] slices.
-  const at::Tensor a = log_a.transpose(0, 1).exp().contiguous();
-  const at::Tensor bt = b.transpose(0, 1).contiguous();
+  const std::vector<at::Tensor> a = log_a.transpose(0, 1).exp().contiguous().unbind(0);
+  const std::vector<at::Tensor> bt = b.transpose(0, 1).contiguous().unbind(0);
   std::vector<at::Tensor> states;
   states.reserve(static_cast<size_t>(length));
   at::Tensor h = bt[0];  // h_0 = a_0 * 0 + b_0
   states.push_back(h);
   for (int64_t t = 1; t < length; ++t) {
-    h = a[t] * h + bt[t];
+    h = a[static_cast<size_t>(t)] * h + bt[static_cast<size_t>(t)];
     states.push_back(h);
   }
   return at::stack(states, 1);

@@ -133,30 +133,31 @@ struct ScanBenchOptions {
   std::string mode = "all";
 };
 
-// Forward and forward+backward ms per call of each scan mode; the last column is each mode's
-// forward+backward time over the fused one's (when fused is among the modes).
+// Forward and forward+backward ms per call of each scan mode, one row as soon as its mode is timed
+// (fused first, so every later row can say how much slower it is). "sequential" is the op-by-op
+// reference loop (its backward is linear in L: the sequence is unbound once).
 int benchScan(const ScanBenchOptions& o) {
   const int threads = configureCpuThreads(o.threads);
-  std::vector<std::string> modes = {"sequential", "parallel", "chunked", "fused"};
+  std::vector<std::string> modes = {"fused", "chunked", "parallel", "sequential"};
   if (o.mode != "all") modes = {o.mode};
   std::printf("bench scan: selective scan, B=%lld L=%lld E=%lld N=%lld, %d threads, %d repeats\n",
               static_cast<long long>(o.batch), static_cast<long long>(o.length), static_cast<long long>(o.channels),
               static_cast<long long>(o.state), threads, o.repeats);
-  std::vector<double> forward_ms, forward_backward_ms;
+  const bool with_ratio = modes.front() == "fused" && modes.size() > 1;
+  std::printf("%-10s %12s %16s%s\n", "mode", "forward ms", "fwd+bwd ms", with_ratio ? "  fwd+bwd vs fused" : "");
+  std::fflush(stdout);
+  double fused_ms = 0;
   for (const auto& name : modes) {
     const auto mode = kernels::parseScanMode(name);
-    forward_ms.push_back(
-        kernels::timeSelectiveScanMs(mode, o.batch, o.length, o.channels, o.state, o.repeats, o.chunk_size));
-    forward_backward_ms.push_back(kernels::timeSelectiveScanMs(mode, o.batch, o.length, o.channels, o.state, o.repeats,
-                                                               o.chunk_size, /*backward=*/true));
-  }
-  const auto fused = std::find(modes.begin(), modes.end(), "fused");
-  const double fused_ms = fused == modes.end() ? 0.0 : forward_backward_ms[static_cast<size_t>(fused - modes.begin())];
-  std::printf("%-10s %12s %16s%s\n", "mode", "forward ms", "fwd+bwd ms", fused_ms > 0 ? "  fwd+bwd vs fused" : "");
-  for (size_t i = 0; i < modes.size(); ++i) {
-    std::printf("%-10s %12.2f %16.2f", modes[i].c_str(), forward_ms[i], forward_backward_ms[i]);
-    if (fused_ms > 0) std::printf("  %8.1fx", forward_backward_ms[i] / fused_ms);
+    const double forward_ms =
+        kernels::timeSelectiveScanMs(mode, o.batch, o.length, o.channels, o.state, o.repeats, o.chunk_size);
+    const double forward_backward_ms = kernels::timeSelectiveScanMs(mode, o.batch, o.length, o.channels, o.state,
+                                                                    o.repeats, o.chunk_size, /*backward=*/true);
+    if (name == "fused") fused_ms = forward_backward_ms;
+    std::printf("%-10s %12.2f %16.2f", name.c_str(), forward_ms, forward_backward_ms);
+    if (with_ratio) std::printf("  %8.1fx", forward_backward_ms / fused_ms);
     std::printf("\n");
+    std::fflush(stdout);  // a row per mode as it finishes: progress on a slow machine
   }
   return 0;
 }

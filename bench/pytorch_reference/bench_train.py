@@ -8,7 +8,8 @@ The step is the HF-Trainer-style step MixerLab's trainer also runs: forward unde
 loss in fp32, backward (scaled by GradScaler for fp16), gradient clipping at 1.0 (after unscaling),
 AdamW lr 5e-4. --precision bf16 is autocast in bf16 without a scaler; --compile and --fused-adamw
 are the "tuned" knobs (torch.compile of the model, AdamW(fused=True) on CUDA). Attention is
-F.scaled_dot_product_attention.
+F.scaled_dot_product_attention (PyTorch 2.x), or the same causal softmax attention written out on
+PyTorch 1.13, which has no SDPA (models.causal_attention).
 
 Each cell runs in a child process of this script (as in MixerLab) so a cell that runs out of memory
 is reported as "OOM" and its peak memory is its own. Peak memory: torch.cuda.max_memory_allocated
@@ -206,6 +207,8 @@ def main():
 
     if a.threads > 0:
         torch.set_num_threads(a.threads)
+    if a.compile and not hasattr(torch, "compile"):
+        sys.exit(f"--compile needs PyTorch 2.0 or later; this is {torch.__version__} (run without --compile)")
     batch = max(1, a.tokens_per_step // a.context)
     if a.peak_tflops > 0:
         peak, source = a.peak_tflops * 1e12, "--peak-tflops"

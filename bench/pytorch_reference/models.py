@@ -11,6 +11,18 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 
+def causal_attention(q, k, v):
+    """Causal scaled dot-product attention over [B, H, T, hd]: PyTorch's fused
+    F.scaled_dot_product_attention where it exists (2.0 and later), else the same arithmetic written
+    out (softmax(q k^T / sqrt(hd) + causal mask) v), so the reference also runs on Debian's 1.13."""
+    if hasattr(F, "scaled_dot_product_attention"):
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    t = q.size(-2)
+    scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.size(-1))
+    future = torch.ones(t, t, dtype=torch.bool, device=q.device).triu(1)
+    return torch.matmul(scores.masked_fill(future, float("-inf")).softmax(dim=-1), v)
+
+
 class MaskedTokenMix(nn.Module):
     """Conv1d(T, T, 1) over tokens as channels: y[b] = tril(W) x[b] + bias (one [T,T] x [T,D] matmul)."""
 
@@ -108,7 +120,7 @@ class LlamaLayer(nn.Module):
         q, k, v = split(self.q_proj(n)), split(self.k_proj(n)), split(self.v_proj(n))
         q = q * cos[:t] + rotate_half(q) * sin[:t]
         k = k * cos[:t] + rotate_half(k) * sin[:t]
-        attended = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        attended = causal_attention(q, k, v)
         a = self.o_proj(attended.transpose(1, 2).reshape(b, t, d))
         h = x + a + (self.mix(a) if self.mix is not None else 0)
         n = self.post_attention_layernorm(h)

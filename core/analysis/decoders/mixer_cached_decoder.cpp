@@ -4,6 +4,8 @@
 // one product over them: O(t*D) per layer per token instead of a full forward. Flat, kernel-k,
 // softmax, softmax_compat (one application, as one forward does), expanded and multi-head mixing
 // (intended and the research's compat loop) are covered. Position i is absolute: the caller stops at T.
+#include <algorithm>
+
 #include <torch/torch.h>
 
 #include "core/analysis/decoders/token_decoder.h"
@@ -18,13 +20,56 @@ namespace mixerlab {
 namespace {
 namespace F = torch::nn::functional;
 
+// y = W x + b for one row x ([in]) as a matrix-vector product (BLAS gemv), [out]. As a one-row
+// gemm, BLAS packs the whole weight matrix on every call, which cost more than the product itself
+// when decoding token by token.
+at::Tensor rowLinear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) {
+  return bias.defined() ? at::addmv(bias, weight, x) : at::mv(weight, x);
+}
+
+// The feed-forward sublayer on one row ([D]): its Linears as gemv, GELU and Identity as they are.
+at::Tensor rowFeedForward(torch::nn::Sequential& ff, at::Tensor x) {
+  for (auto& item : *ff) {
+    const auto module = item.ptr();
+    if (auto* linear = dynamic_cast<torch::nn::LinearImpl*>(module.get())) {
+      x = rowLinear(x, linear->weight, linear->bias);
+    } else if (dynamic_cast<torch::nn::GELUImpl*>(module.get()) != nullptr) {
+      x = torch::gelu(x);
+    } else if (dynamic_cast<torch::nn::IdentityImpl*>(module.get()) == nullptr) {
+      x = item.forward(x.unsqueeze(0)).squeeze(0);
+    }
+  }
+  return x;
+}
+
 // A conv's applied weight and bias with the cache of the rows it mixes ([1, T, width], filled 0..n-1).
 struct MixCache {
-  at::Tensor weight, bias, rows;
+  MixCache(at::Tensor applied_weight, const at::Tensor& conv_bias, at::Tensor cache)
+      : weight(std::move(applied_weight)), bias(conv_bias), rows(std::move(cache)), rows_2d(rows.select(0, 0)) {
+    if (weight.size(2) == 1) {  // one-row decoding: the [T, T] weight and the biases as numbers, made once
+      weight_2d = weight.select(2, 0);
+      if (bias.defined()) {
+        const at::Tensor values = bias.detach().to(at::kCPU, at::kDouble).contiguous();
+        bias_values.assign(values.data_ptr<double>(), values.data_ptr<double>() + values.numel());
+      }
+    }
+  }
   at::Tensor mix(const at::Tensor& new_rows, int64_t first) {  // writes rows first.., returns their outputs
     rows.narrow(1, first, new_rows.size(1)).copy_(new_rows);
     return mixTokenRows(weight, bias, rows.narrow(1, 0, first + new_rows.size(1)), first);
   }
+  // One new row ([width]) of a kernel-1 mix as one gemv: rows[:first+1]^T W[first, :first+1] + bias[first].
+  at::Tensor mixRow(const at::Tensor& row, int64_t first) {
+    rows_2d.select(0, first).copy_(row);
+    const int64_t n = first + 1;
+    at::Tensor out = at::mv(rows_2d.narrow(0, 0, n).t(), weight_2d.select(0, first).narrow(0, 0, n));
+    if (!bias_values.empty()) out.add_(bias_values[static_cast<size_t>(first)]);
+    return out;
+  }
+  bool mixesRows() const { return weight_2d.defined(); }
+  at::Tensor weight, bias, rows;
+  at::Tensor rows_2d, weight_2d;
+  std::vector<double> bias_values;
 };
 
 class CachedBlock {
@@ -32,7 +77,7 @@ class CachedBlock {
   CachedBlock(MixerBlockImpl& block, int64_t context, int64_t d_model, const at::TensorOptions& options)
       : block_(block) {
     auto add = [&](const at::Tensor& weight, const at::Tensor& bias, int64_t width) {
-      caches_.push_back(MixCache{weight, bias, torch::zeros({1, context, width}, options)});
+      caches_.emplace_back(weight, bias, torch::zeros({1, context, width}, options));
     };
     if (block.conv) {
       add(block.conv->appliedWeight(), block.conv->bias, d_model);
@@ -64,6 +109,20 @@ class CachedBlock {
     return block_.residual() ? h + ff : ff;
   }
 
+  // Whether forwardRow applies: the flat, kernel-1 mixer.
+  bool mixesRows() const { return block_.conv && caches_[0].mixesRows(); }
+
+  // One new row ([D]) through the flat kernel-1 block, with matrix-vector products only (about a
+  // dozen small ops, against some thirty on the general path).
+  at::Tensor forwardRow(const at::Tensor& x, int64_t first) {
+    auto h = caches_[0].mixRow(block_.seq_layernorm ? block_.seq_layernorm->forward(x) : x, first);
+    if (block_.residual()) h.add_(x);
+    if (!block_.patch_ff) return h;
+    auto ff = rowFeedForward(block_.patch_ff, block_.patch_layernorm ? block_.patch_layernorm->forward(h) : h);
+    if (block_.residual()) ff.add_(h);
+    return ff;
+  }
+
  private:
   at::Tensor mix(const at::Tensor& normed, int64_t first) {
     if (block_.conv) return caches_[0].mix(normed, first);
@@ -92,7 +151,28 @@ class CachedMixerDecoder : public TokenDecoder {
         relu_head_(mixerOptions(model.config()).head_activation == "relu") {}
   std::string name() const override { return "cached-mixer"; }
 
+  // Both run in inference mode (no autograd or version bookkeeping); the logits leave it as a plain
+  // float64 CPU tensor (converted outside it), so callers may modify them in place.
   at::Tensor prefill(const std::vector<int64_t>& ids) override {
+    at::Tensor logits;
+    {
+      c10::InferenceMode inference;
+      logits = prefillInference(ids);
+    }
+    return logits.to(torch::kCPU, torch::kFloat64);
+  }
+
+  at::Tensor append(int64_t id) override {
+    at::Tensor logits;
+    {
+      c10::InferenceMode inference;
+      logits = appendInference(id);
+    }
+    return logits.to(torch::kCPU, torch::kFloat64);
+  }
+
+ private:
+  at::Tensor prefillInference(const std::vector<int64_t>& ids) {
     if (ids.empty() || static_cast<int64_t>(ids.size()) > context_) {
       throw MixerLabError("cached mixer decoding needs 1.." + std::to_string(context_) + " prompt tokens, got " +
                           std::to_string(ids.size()));
@@ -106,22 +186,29 @@ class CachedMixerDecoder : public TokenDecoder {
     return run(ids);
   }
 
-  at::Tensor append(int64_t id) override {
+  at::Tensor appendInference(int64_t id) {
     if (length_ >= context_)
       throw MixerLabError("the mixer's window is full (" + std::to_string(context_) + " tokens)");
     return run({id});
   }
 
- private:
+  // Logits [V] (the model's dtype and device) for the token after `ids`, which extend the sequence.
   at::Tensor run(const std::vector<int64_t>& ids) {
-    auto input = torch::tensor(ids, torch::kLong).unsqueeze(0).to(model_.wte->weight.device());
-    auto x = model_.wte->forward(input);
-    for (auto& block : blocks_) x = block.forward(x, length_);
+    at::Tensor x;
+    const bool one_row = ids.size() == 1 && std::all_of(blocks_.begin(), blocks_.end(),
+                                                        [](const CachedBlock& b) { return b.mixesRows(); });
+    if (one_row) {  // the embedding row as a view (no id tensor, no gather), then the blocks row by row
+      x = model_.wte->weight.select(0, ids.front());
+      for (auto& block : blocks_) x = block.forwardRow(x, length_);
+    } else {
+      x = model_.wte->forward(torch::tensor(ids, torch::kLong).unsqueeze(0).to(model_.wte->weight.device()));
+      for (auto& block : blocks_) x = block.forward(x, length_);
+      x = x.select(0, 0).select(0, x.size(1) - 1);  // [D]
+    }
     length_ += static_cast<int64_t>(ids.size());
-    x = x.select(1, x.size(1) - 1);  // [1, D]
     if (relu_head_) x = torch::relu(x);
-    auto logits = model_.lm_head ? model_.lm_head->forward(x) : F::linear(x, model_.wte->weight);
-    return logits[0].to(torch::kCPU, torch::kFloat64);
+    return rowLinear(x, model_.lm_head ? model_.lm_head->weight : model_.wte->weight,
+                     model_.lm_head ? model_.lm_head->bias : at::Tensor());
   }
 
   MaskedMixer& model_;
