@@ -1,6 +1,7 @@
 // ConfigForm (see config_form.h): group boxes of labelled editors in two columns, an error label
 // under every editor, and at the bottom the preview panel beside the list of every problem.
 #include "widgets/config_form.h"
+#include "widgets/wheel_guard.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -74,6 +75,7 @@ QWidget* ConfigForm::makeEditor(const FieldSpec& spec) {
     case FieldSpec::Choice: {
       auto* combo = new QComboBox;
       combo->addItems(spec.choices);
+      guardWheel(combo);  // the form scrolls under the wheel; only a focused combo changes
       connect(combo, &QComboBox::currentTextChanged, this, [this] { onEdited(); });
       w = combo;
       break;

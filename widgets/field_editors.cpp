@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "widgets/wheel_guard.h"
+
 namespace mixerlab::widgets {
 
 namespace {
@@ -20,6 +22,7 @@ template <class Editor>
 Editor* withSpec(Editor* editor, const FieldSpec& spec) {
   editor->setObjectName(spec.key);
   editor->setToolTip(editorTooltip(spec));
+  guardWheel(editor);  // scrolling a form never changes a value under the pointer
   return editor;
 }
 
