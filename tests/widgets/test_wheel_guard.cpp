@@ -7,9 +7,9 @@
 #include <QtTest/qtestspontaneevent.h>
 #include <QApplication>
 #include <QComboBox>
+#include <QLineEdit>
 #include <QScrollArea>
 #include <QScrollBar>
-#include <QLineEdit>
 #include <QVBoxLayout>
 
 #include "widgets/config_form.h"
