@@ -7,6 +7,7 @@
 
 #include <torch/torch.h>
 
+#include "core/analysis/decoders/row_products.h"
 #include "core/analysis/decoders/token_decoder.h"
 #include "core/analysis/decoders/token_mix_rows.h"
 #include "core/models/composite/transfixer.h"
@@ -51,10 +52,10 @@ at::Tensor mergeHeads(const at::Tensor& x) {  // [1, H, L, hd] -> [1, L, D]
 
 at::Tensor llamaAttention(LlamaAttentionImpl& attn, KvCache& cache, RotaryTables& rotary, const at::Tensor& x,
                           int64_t heads, int64_t first) {
-  auto q = rotary.apply(splitHeads(attn.q_proj->forward(x), heads), first);
-  auto k = rotary.apply(splitHeads(attn.k_proj->forward(x), heads), first);
-  auto v = splitHeads(attn.v_proj->forward(x), heads);
-  return attn.o_proj->forward(mergeHeads(cachedAttention(cache, q, k, v, first)));
+  auto q = rotary.apply(splitHeads(decodeLinear(*attn.q_proj, x), heads), first);
+  auto k = rotary.apply(splitHeads(decodeLinear(*attn.k_proj, x), heads), first);
+  auto v = splitHeads(decodeLinear(*attn.v_proj, x), heads);
+  return decodeLinear(*attn.o_proj, mergeHeads(cachedAttention(cache, q, k, v, first)));
 }
 
 // The family-specific part: embedding, one layer at a time, head.
@@ -91,11 +92,13 @@ class LlamaStack : public AttentionStack {
   at::Tensor layer(int64_t i, const at::Tensor& x, int64_t first) override {
     auto& l = *m_.model->layers[i]->as<LlamaDecoderLayer>();
     auto h = x + llamaAttention(*l.self_attn, caches_[i], rotary_, l.input_layernorm->forward(x), heads_, first);
-    return h + l.mlp->forward(l.post_attention_layernorm->forward(h));
+    auto& mlp = *l.mlp;
+    const auto n = l.post_attention_layernorm->forward(h);
+    return h + decodeLinear(*mlp.down_proj, F::silu(decodeLinear(*mlp.gate_proj, n)) * decodeLinear(*mlp.up_proj, n));
   }
   at::Tensor head(const at::Tensor& x) override {
     auto n = m_.model->norm ? m_.model->norm->forward(x) : x;
-    return m_.lm_head ? m_.lm_head->forward(n) : F::linear(n, m_.model->embed_tokens->weight);
+    return m_.lm_head ? decodeLinear(*m_.lm_head, n) : F::linear(n, m_.model->embed_tokens->weight);
   }
 
  private:

@@ -8,6 +8,7 @@
 
 #include <torch/torch.h>
 
+#include "core/analysis/decoders/row_products.h"
 #include "core/analysis/decoders/token_decoder.h"
 #include "core/analysis/decoders/token_mix_rows.h"
 #include "core/models/mixers/masked_mixer.h"
@@ -19,13 +20,6 @@
 namespace mixerlab {
 namespace {
 namespace F = torch::nn::functional;
-
-// y = W x + b for one row x ([in]) as a matrix-vector product (BLAS gemv), [out]. As a one-row
-// gemm, BLAS packs the whole weight matrix on every call, which cost more than the product itself
-// when decoding token by token.
-at::Tensor rowLinear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) {
-  return bias.defined() ? at::addmv(bias, weight, x) : at::mv(weight, x);
-}
 
 // The feed-forward sublayer on one row ([D]): its Linears as gemv, GELU and Identity as they are.
 at::Tensor rowFeedForward(torch::nn::Sequential& ff, at::Tensor x) {
