@@ -4,6 +4,7 @@
 // prefill and decode share one code path (the full forward's parallel scan is the reference).
 #include <torch/torch.h>
 
+#include "core/analysis/decoders/row_products.h"
 #include "core/analysis/decoders/token_decoder.h"
 #include "core/models/state_space/mamba.h"
 #include "core/util/error.h"
@@ -45,7 +46,7 @@ class MambaRecurrentDecoder : public TokenDecoder {
       x = x + step(*block.mixer, states_[i], block.norm->forward(x));
     }
     x = model_.backbone->norm_f->forward(x);
-    auto logits = model_.lm_head ? model_.lm_head->forward(x) : F::linear(x, model_.backbone->embeddings->weight);
+    auto logits = model_.lm_head ? decodeLinear(*model_.lm_head, x) : F::linear(x, model_.backbone->embeddings->weight);
     return logits[0].to(torch::kCPU, torch::kFloat64);
   }
 
@@ -53,19 +54,19 @@ class MambaRecurrentDecoder : public TokenDecoder {
   // One position of MambaMixer::forward: x [1, D] -> [1, D], advancing the layer's state.
   at::Tensor step(MambaMixerImpl& m, LayerState& s, const at::Tensor& x) {
     const int64_t N = options_.d_state, R = options_.dt_rank;
-    auto projected = m.in_proj->forward(x);  // [1, 2E]
+    auto projected = decodeLinear(*m.in_proj, x);  // [1, 2E]
     auto u_in = projected.narrow(-1, 0, inner_), z = projected.narrow(-1, inner_, inner_);
     s.conv_inputs = torch::cat({s.conv_inputs.narrow(2, 1, options_.d_conv - 1), u_in.unsqueeze(-1)}, 2);
     // Conv1d weight [E, 1, d_conv]: output t = sum_k w[k] * u_in[t - d_conv + 1 + k] + bias.
     auto conv = (s.conv_inputs * m.conv1d->weight.squeeze(1).unsqueeze(0)).sum(-1) + m.conv1d->bias;
     auto u = F::silu(conv);  // [1, E]
-    auto params = m.x_proj->forward(u);
+    auto params = decodeLinear(*m.x_proj, u);
     auto dt_low = params.narrow(-1, 0, R), B = params.narrow(-1, R, N), C = params.narrow(-1, R + N, N);
-    auto delta = F::softplus(m.dt_proj->forward(dt_low));  // [1, E]
-    auto A = -torch::exp(m.A_log);                         // [E, N]
+    auto delta = F::softplus(decodeLinear(*m.dt_proj, dt_low));  // [1, E]
+    auto A = -torch::exp(m.A_log);                               // [E, N]
     s.ssm = torch::exp(delta.unsqueeze(-1) * A) * s.ssm + (delta * u).unsqueeze(-1) * B.unsqueeze(1);
     auto y = (s.ssm * C.unsqueeze(1)).sum(-1) + m.D * u;  // [1, E]
-    return m.out_proj->forward(y * F::silu(z));
+    return decodeLinear(*m.out_proj, y * F::silu(z));
   }
 
   MambaModel& model_;
