@@ -8,16 +8,38 @@
 // --screenshot the window is saved once they have finished (startup_inversion.h).
 // `--retrieve MODEL` (repeatable) opens the Retrieve tab and searches (`--query`, else held-out
 // summary `--held-out N`); with --screenshot the window is saved once every column has ranked.
-// The options are parsed and applied in app/gui/shell/startup_options.h (a bad value exits with 2).
+// The options are parsed and applied in app/gui/shell/startup_options.h (a bad value exits with 2);
+// --help works without a display.
 #include <QApplication>
 
 #include <cstdio>
+#include <cstring>
 
 #include "app/gui/shell/main_window.h"
 #include "app/gui/shell/startup_options.h"
 #include "core/util/openmp_wait.h"
 
+namespace {
+// --help needs no display: it is answered by a QCoreApplication, before the GUI application (which
+// cannot start without a display) is made.
+bool asksForHelp(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0 ||
+        std::strcmp(argv[i], "--help-all") == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+}  // namespace
+
 int main(int argc, char** argv) {
+  if (asksForHelp(argc, argv)) {
+    QCoreApplication core(argc, argv);
+    QCoreApplication::setApplicationName("MixerLab");
+    std::fputs(qPrintable(mixerlab::gui::parseStartupOptions(QCoreApplication::arguments()).help), stdout);
+    return 0;
+  }
   mixerlab::ensurePassiveOpenMpWait(argv);  // before anything starts a thread
   QApplication app(argc, argv);
   QApplication::setApplicationName("MixerLab");

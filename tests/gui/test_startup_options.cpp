@@ -6,6 +6,7 @@
 
 #include <QApplication>
 #include <QFileInfo>
+#include <QProcess>
 
 #include "app/gui/project/project_document.h"
 #include "app/gui/shell/main_window.h"
@@ -29,6 +30,24 @@ class TestStartupOptions : public QObject {
   Q_OBJECT
 
  private Q_SLOTS:
+  // Issue #30: `mixerlab-gui --help` answers on a machine without a display (no platform plugin is
+  // loaded for it), so headless boxes can read the options.
+  void helpWorksWithoutADisplay() {
+    const QString gui =
+        QString::fromStdString((testing::cliPath().parent_path().parent_path() / "gui" / "mixerlab-gui").string());
+    QProcess process;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.remove("DISPLAY");
+    environment.remove("WAYLAND_DISPLAY");
+    environment.remove("QT_QPA_PLATFORM");
+    process.setProcessEnvironment(environment);
+    process.start(gui, {"--help"});
+    QVERIFY(process.waitForFinished(30000));
+    const QString out = QString::fromUtf8(process.readAllStandardOutput());
+    QCOMPARE(process.exitCode(), 0);
+    QVERIFY2(out.contains("--screenshot") && out.contains("--scene"), qPrintable(out + process.readAllStandardError()));
+  }
+
   void noArgumentsGiveTheDefaults() {
     const gui::StartupParse parsed = parse({});
     QCOMPARE(parsed.error, QString());
