@@ -19,6 +19,7 @@
 #include "core/runs/run_lock.h"
 #include "tests/test_support.h"
 #include "tests/training_fixture.h"
+#include "widgets/loss_plot_widget.h"
 
 using namespace mixerlab;
 using gui::RunListModel;
@@ -77,6 +78,34 @@ class TestRunTable : public QObject {
     QCOMPARE(shownRuns(table), QStringList{"gpt"});
     table.setFilterText("");
     QCOMPARE(table.rowCount(), 3);
+  }
+
+  // Issue #30 D6: the plot draws the runs the table shows; a filter that hides a row hides its curve,
+  // clearing the filter brings it back.
+  void thePlotFollowsTheTableFilter() {
+    gui::MainWindow window;
+    for (const char* name : {"mixer-a", "llama-b"}) {
+      gui::RunSnapshot s = snapshot(name, "running", 10, 1);
+      s.new_train = {{0, 0, 0, 5.0}, {10, 5120, 1, 4.0}};
+      window.runModel()->applySnapshot(s);
+    }
+    auto* plot = window.lossPlot();
+    plot->replotNow();
+    QVERIFY(plot->drawnPointCount("mixer-a", false) > 0);
+    QVERIFY(plot->drawnPointCount("llama-b", false) > 0);
+    window.findChild<QLineEdit*>("run-filter")->setText("llama");
+    plot->replotNow();
+    QCOMPARE(plot->drawnPointCount("mixer-a", false), 0);
+    QVERIFY(plot->drawnPointCount("llama-b", false) > 0);
+    // New points of a hidden run stay hidden.
+    gui::RunSnapshot more = snapshot("mixer-a", "running", 20, 2);
+    more.new_train = {{20, 10240, 2, 3.5}};
+    window.runModel()->applySnapshot(more);
+    plot->replotNow();
+    QCOMPARE(plot->drawnPointCount("mixer-a", false), 0);
+    window.findChild<QLineEdit*>("run-filter")->clear();
+    plot->replotNow();
+    QCOMPARE(plot->drawnPointCount("mixer-a", false), 3);
   }
 
   void hyperparameterColumnsProgressAndEta() {

@@ -30,14 +30,15 @@ QString frontierGroupKey(const QVariantMap& settings, widgets::FrontierGrouping 
   return arch;
 }
 
-QVector<widgets::FrontierGroup> computeFrontierGroups(const RunListModel& runs, widgets::FrontierGrouping grouping) {
+QVector<widgets::FrontierGroup> computeFrontierGroups(const RunListModel& runs, widgets::FrontierGrouping grouping,
+                                                      const std::function<bool(const QString&)>& shown) {
   QMap<QString, std::vector<ComputePoint>> points;
   QMap<QString, int> run_counts;
   QMap<QString, QString> labels;  // key -> what the table shows
   QStringList order;
   for (const QString& run : runs.runNames()) {
     const widgets::LossSeries* series = runs.series(run);
-    if (!series || !runs.isOverlaid(run) || series->eval.isEmpty()) continue;
+    if (!series || !(shown ? shown(run) : runs.isOverlaid(run)) || series->eval.isEmpty()) continue;
     const QVariantMap settings = runs.settings(run);
     // Language-model runs only: a retrieval run has no architecture and no training FLOPs.
     if (settings.value("model.arch").toString().isEmpty() || !(series->eval.back().flops > 0)) continue;

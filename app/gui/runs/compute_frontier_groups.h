@@ -4,6 +4,7 @@
 #pragma once
 #include <QVariantMap>
 #include <QVector>
+#include <functional>
 
 #include "widgets/compute_frontier_view.h"
 
@@ -14,6 +15,8 @@ class RunListModel;
 // The key a run is grouped under, from its flattened settings ("model.arch" -> "llama", ...).
 QString frontierGroupKey(const QVariantMap& settings, widgets::FrontierGrouping grouping);
 
-QVector<widgets::FrontierGroup> computeFrontierGroups(const RunListModel& runs, widgets::FrontierGrouping grouping);
+// `shown(run)`: whether a run is drawn (its checkbox and the table's filter); empty: the checkbox alone.
+QVector<widgets::FrontierGroup> computeFrontierGroups(const RunListModel& runs, widgets::FrontierGrouping grouping,
+                                                      const std::function<bool(const QString&)>& shown = {});
 
 }  // namespace mixerlab::gui

@@ -40,6 +40,11 @@ bool RunTableFilter::termMatches(const QString& run, int source_row, const QStri
   return false;
 }
 
+bool RunTableFilter::acceptsRun(const QString& run) const {
+  const int row = runs_->rowOf(run);
+  return row >= 0 && filterAcceptsRow(row, {});
+}
+
 bool RunTableFilter::filterAcceptsRow(int source_row, const QModelIndex&) const {
   const QString run = runs_->runAt(source_row);
   for (const QString& term : terms_) {

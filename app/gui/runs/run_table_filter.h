@@ -3,6 +3,7 @@
 // space-separated terms that must all match: a plain term matches any cell's text (run, status,
 // tags, notes, hyperparameters; case-insensitive), "key=value" matches a setting whose dotted key
 // ends with `key` ("d_model=256", "train.learning_rate=0.001"), and "tag:x" matches a tag exactly.
+// The plot panels, the comparison dock and the Scaling tab follow the same filter (issue #30 D6).
 #pragma once
 #include <QSortFilterProxyModel>
 #include <QStringList>
@@ -17,6 +18,8 @@ class RunTableFilter : public QSortFilterProxyModel {
   explicit RunTableFilter(RunListModel* runs, QObject* parent = nullptr);
   void setFilterText(const QString& text);
   QString filterText() const { return terms_.join(' '); }
+  // Whether the filter lets `run` through (the plots draw only the runs the table shows).
+  bool acceptsRun(const QString& run) const;
 
  protected:
   bool filterAcceptsRow(int source_row, const QModelIndex& source_parent) const override;

@@ -298,7 +298,20 @@ void MainWindow::onRunUpdated(const RunSnapshot& s) {
 
 void MainWindow::onSeriesChanged(const QString& run) {
   const widgets::LossSeries* series = runs_->series(run);
-  if (series && runs_->isOverlaid(run)) panels_->setSeries(*series);
+  if (series && plotShows(run)) panels_->setSeries(*series);
+}
+
+bool MainWindow::plotShows(const QString& run) const {
+  return runs_->isOverlaid(run) && (!table_filter_ || table_filter_->acceptsRun(run));
+}
+
+void MainWindow::showOrHideInPlots(const QString& run) {
+  const widgets::LossSeries* series = runs_->series(run);
+  if (series && plotShows(run)) {
+    panels_->setSeries(*series);
+  } else {
+    panels_->removeRun(run);
+  }
 }
 
 void MainWindow::showSelectedLog() {
@@ -489,17 +502,21 @@ void MainWindow::onForkSelected() {
   statusBar()->showMessage(error.isEmpty() ? "forked " + run_id + " from " + checkpoint : error, 8000);
 }
 
-void MainWindow::refreshComparison() { comparison_->setRuns(runs_->overlaidCurves()); }
+void MainWindow::refreshComparison() {
+  QVector<widgets::RunCurve> curves = runs_->overlaidCurves();
+  curves.erase(
+      std::remove_if(curves.begin(), curves.end(), [this](const widgets::RunCurve& c) { return !plotShows(c.run); }),
+      curves.end());
+  comparison_->setRuns(curves);
+}
 
-void MainWindow::refreshFrontier() { frontier_->setGroups(computeFrontierGroups(*runs_, frontier_->grouping())); }
+void MainWindow::refreshFrontier() {
+  frontier_->setGroups(
+      computeFrontierGroups(*runs_, frontier_->grouping(), [this](const QString& run) { return plotShows(run); }));
+}
 
-void MainWindow::onOverlayToggled(const QString& run, bool overlaid) {
-  const widgets::LossSeries* series = runs_->series(run);
-  if (overlaid && series) {
-    panels_->setSeries(*series);
-  } else if (!overlaid) {
-    panels_->removeRun(run);
-  }
+void MainWindow::onOverlayToggled(const QString& run, bool) {
+  showOrHideInPlots(run);
   refreshComparison();
 }
 

@@ -118,6 +118,10 @@ class MainWindow : public QMainWindow {
   void refreshComparison();
   void onOverlayToggled(const QString& run, bool overlaid);
   void onSeriesChanged(const QString& run);
+  // The plots (panels, comparison, Scaling) draw a run when its checkbox is on and the table's
+  // filter shows it.
+  bool plotShows(const QString& run) const;
+  void showOrHideInPlots(const QString& run);
   void onProjectEdited();
   void onTrainSelected();
   void onResumeSelected();

@@ -59,6 +59,11 @@ void MainWindow::buildRunsDock() {
   filter_edit_->setClearButtonEnabled(true);
   filter_edit_->setPlaceholderText("filter runs: text, d_model=256, tag:baseline");
   connect(filter_edit_, &QLineEdit::textChanged, table_filter_, &RunTableFilter::setFilterText);
+  connect(filter_edit_, &QLineEdit::textChanged, this, [this] {  // the plots follow the table
+    for (const QString& run : runs_->runNames()) showOrHideInPlots(run);
+    refreshComparison();
+    if (tabs_->currentWidget() == frontier_) refreshFrontier();
+  });
 
   auto* holder = new QWidget(this);
   auto* layout = new QVBoxLayout(holder);
