@@ -61,6 +61,21 @@ size_t jsonTooDeepAt(std::string_view text) {
 }
 
 namespace {
+// nlohmann's "[json.exception.parse_error.101] parse error at line 3, column 18: syntax error while
+// parsing object key - unexpected ','; ..." without its exception id and position (the caller names
+// the position in the user's terms).
+std::string plainParseError(const std::string& what) {
+  std::string reason = what;
+  if (const size_t id_end = reason.find("] ");
+      reason.rfind("[json.exception.", 0) == 0 && id_end != std::string::npos) {
+    reason = reason.substr(id_end + 2);
+  }
+  if (reason.rfind("parse error", 0) == 0) {
+    if (const size_t colon = reason.find(": "); colon != std::string::npos) reason = reason.substr(colon + 2);
+  }
+  return reason;
+}
+
 const std::string kTooDeep =
     "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels of arrays and objects";
 const char* const kTooDeepFix = "flatten the value there (MixerLab's files nest a few levels)";
@@ -98,9 +113,12 @@ nlohmann::json parseJsonDocument(const std::string& text, const std::filesystem:
   try {
     document = nlohmann::json::parse(text, callback);
   } catch (const nlohmann::json::parse_error& e) {
+    const std::string at = lineColumnAt(text, e.byte > 0 ? e.byte - 1 : 0);  // "line:column"
+    const size_t colon = at.find(':');
     throw MixerLabError(
-        path.string() + ":" + lineColumnAt(text, e.byte > 0 ? e.byte - 1 : 0) + ": malformed JSON: " +
-            abbreviated(e.what(), 200),  // nlohmann quotes the last token read, which can be a whole long string
+        path.string() + ":" + at + " (line " + at.substr(0, colon) + ", column " + at.substr(colon + 1) +
+            "): malformed JSON: " +
+            abbreviated(plainParseError(e.what()), 200),  // nlohmann quotes the last token read, which can be long
         "fix the JSON syntax at that position (trailing commas and comments are not allowed)");
   } catch (const nlohmann::json::out_of_range& e) {
     // "number overflow parsing '1e400'": nlohmann gives no position, so find the number.

@@ -6,11 +6,13 @@
 
 #include <QApplication>
 #include <QFileInfo>
+#include <QMessageBox>
 #include <QProcess>
 
 #include "app/gui/project/project_document.h"
 #include "app/gui/shell/main_window.h"
 #include "app/gui/shell/startup_options.h"
+#include "core/util/atomic_file.h"
 #include "tests/test_support.h"
 #include "tests/training_fixture.h"
 
@@ -46,6 +48,34 @@ class TestStartupOptions : public QObject {
     const QString out = QString::fromUtf8(process.readAllStandardOutput());
     QCOMPARE(process.exitCode(), 0);
     QVERIFY2(out.contains("--screenshot") && out.contains("--scene"), qPrintable(out + process.readAllStandardError()));
+  }
+
+  // Issue #30 D11: a project file with a trailing comma gets a dialog naming the file, the line and
+  // column and the fix, in plain words (no "[json.exception...]" id), and the project that was open
+  // stays open.
+  void aBrokenProjectFileGetsADialogAndTheOpenProjectStays() {
+    const fs::path dir = testing::makeScratchDir("broken-project");
+    const QString good = QString::fromStdString(testing::writeDemoProjectCopy(dir / "good").string());
+    std::string text = mixerlab::readFile((dir / "good" / "project.json").string());
+    const size_t seed = text.find("\"seed\": 42,");
+    QVERIFY(seed != std::string::npos);
+    text.insert(seed + std::string("\"seed\": 42,").size(), ",");  // a trailing comma
+    const int line =
+        static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(seed), '\n')) + 1;
+    testing::writeText(dir / "broken.json", text);
+    gui::MainWindow window;
+    QVERIFY(window.openProject(good).isEmpty());
+    const QString error = window.openProject(QString::fromStdString((dir / "broken.json").string()));
+    QVERIFY2(error.contains(QString("line %1, column").arg(line)), qPrintable(error));
+    QVERIFY2(!error.contains("json.exception"), qPrintable(error));
+    QVERIFY2(error.contains("trailing commas"), qPrintable(error));
+    QCOMPARE(window.project()->filePath(), QFileInfo(good).absoluteFilePath());
+    auto* box = window.findChild<QMessageBox*>("project-error");
+    QVERIFY(box);
+    QVERIFY(box->isVisible());
+    QVERIFY2(box->text().contains("broken.json"), qPrintable(box->text()));
+    QVERIFY2(box->informativeText().contains("stays open"), qPrintable(box->informativeText()));
+    box->close();
   }
 
   void noArgumentsGiveTheDefaults() {

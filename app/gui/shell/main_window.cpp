@@ -18,6 +18,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -242,7 +243,17 @@ QString MainWindow::runsDirectory() const { return document_->runsDirectory(); }
 QString MainWindow::openProject(const QString& project_file) {
   const QString error = document_->open(project_file);
   if (!error.isEmpty()) {
-    statusBar()->showMessage(error);
+    // A dialog naming the file, the line and column and the fix (issue #30 D11); the project that
+    // was open stays open. Window-modal and not blocking, so scripted starts and tests go on.
+    auto* box = new QMessageBox(QMessageBox::Critical, "Cannot open project",
+                                "Could not open " + QFileInfo(project_file).absoluteFilePath(), QMessageBox::Ok, this);
+    box->setObjectName("project-error");
+    box->setInformativeText(error + (document_->isOpen()
+                                         ? "\n\nThe project that was open (" + document_->filePath() + ") stays open."
+                                         : QString()));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+    statusBar()->showMessage("could not open " + QFileInfo(project_file).fileName() + " (see the message)", 15000);
     return error;
   }
   stopMonitor();
