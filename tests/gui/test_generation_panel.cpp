@@ -107,6 +107,18 @@ class TestGenerationPanel : public QObject {
     llama_ = dir_ / "runs/llama";
   }
 
+  // Issue #30 D12: opening another project (another runs folder) removes the previous one's columns;
+  // reopening the same one keeps them.
+  void anotherProjectClearsTheColumns() {
+    gui::GenerationPanel panel;
+    panel.setRunsDirectory(QString::fromStdString((dir_ / "runs").string()));
+    QCOMPARE(panel.addCheckpoint(QString::fromStdString(mixer_.string())), QString());
+    panel.setRunsDirectory(QString::fromStdString((dir_ / "runs").string()));
+    QCOMPARE(panel.columnCount(), 1);
+    panel.setRunsDirectory(QString::fromStdString((dir_ / "other-project" / "runs").string()));
+    QCOMPARE(panel.columnCount(), 0);
+  }
+
   void presetsFillTheFields() {
     widgets::SamplingSettingsForm form(gui::samplingFormFields());
     QVERIFY(form.choosePreset("Creative"));

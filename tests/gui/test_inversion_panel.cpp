@@ -112,6 +112,18 @@ class TestInversionPanel : public QObject {
     llama_ = dir_ / "runs/llama";
   }
 
+  // Issue #30 D12: opening another project (another runs folder) removes the previous one's models;
+  // reopening the same one keeps them.
+  void anotherProjectClearsTheModels() {
+    gui::InversionPanel panel;
+    panel.setRunsDirectory(QString::fromStdString((dir_ / "runs").string()));
+    QCOMPARE(panel.addModel(QString::fromStdString(mixer_.string())), QString());
+    panel.setRunsDirectory(QString::fromStdString((dir_ / "runs").string()));
+    QCOMPARE(panel.modelCount(), 1);
+    panel.setRunsDirectory(QString::fromStdString((dir_ / "other-project" / "runs").string()));
+    QCOMPARE(panel.modelCount(), 0);
+  }
+
   // The chart shows, per model and layer, the Hamming distances invertTexts gives in-process.
   void chartMatchesInProcessInversion() {
     panel_ = std::make_unique<gui::InversionPanel>();

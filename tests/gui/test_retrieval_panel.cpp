@@ -100,6 +100,20 @@ class TestRetrievalPanel : public QObject {
     llama_ = dir_ / "runs/llama";
   }
 
+  // Issue #30 D12: opening another project (another runs folder) removes the previous one's columns;
+  // reopening the same one keeps them.
+  void anotherProjectClearsTheColumns() {
+    gui::RetrievalPanel panel;
+    panel.setDatasetsRoot(q((dir_ / "datasets-d12").string()));
+    panel.setCorpus(RetrievalCorpus::synthetic(kStories));
+    panel.setRunsDirectory(q((dir_ / "runs").string()));
+    QCOMPARE(panel.addModel(q(mixer_.string())), QString());
+    panel.setRunsDirectory(q((dir_ / "runs").string()));
+    QCOMPARE(panel.columnCount(), 1);
+    panel.setRunsDirectory(q((dir_ / "other-project" / "runs").string()));
+    QCOMPARE(panel.columnCount(), 0);
+  }
+
   // Every column shows what RetrievalSearch gives in-process on its dataset folder: the same
   // stories in the same order with the same scores, the marked story's rank, and the held-out
   // accuracy over the chosen candidate count.

@@ -155,8 +155,14 @@ QWidget* GenerationPanel::buildControls() {
 }
 
 void GenerationPanel::setRunsDirectory(const QString& runs_directory) {
+  const bool another_project = !runs_directory_.isEmpty() && runs_directory != runs_directory_;
   runs_directory_ = runs_directory;
   picker_->setRunsDirectory(runs_directory);
+  if (!another_project) return;
+  // Another project was opened: the previous one's columns and results go (issue #30 D12).
+  stop();
+  while (columnCount() > 0) removeColumn(columnCount() - 1);
+  showStatus(QString());
 }
 
 QString GenerationPanel::addCheckpoint(const QString& path) { return addColumn({path, false}); }

@@ -48,7 +48,8 @@ class GenerationPanel : public QWidget {
   explicit GenerationPanel(QWidget* parent = nullptr);
   ~GenerationPanel() override;  // stops and joins every worker thread
 
-  // Where "Add run" looks for runs with checkpoints (the open project's runs folder).
+  // Where "Add run" looks for runs with checkpoints (the open project's runs folder). Another
+  // folder than before (another project was opened) stops the panel and removes its columns.
   void setRunsDirectory(const QString& runs_directory);
   // Adds a column for a run folder (its latest checkpoint, pinned now), a checkpoints/ folder or a
   // checkpoint folder. Returns an error message, empty on success.

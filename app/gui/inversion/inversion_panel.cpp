@@ -229,9 +229,15 @@ QWidget* InversionPanel::buildResults() {
 void InversionPanel::showOverTrainingPage() { pages_->setCurrentWidget(over_training_); }
 
 void InversionPanel::setRunsDirectory(const QString& runs_directory) {
+  const bool another_project = !runs_directory_.isEmpty() && runs_directory != runs_directory_;
   runs_directory_ = runs_directory;
   picker_->setRunsDirectory(runs_directory);
   over_training_->setRunsDirectory(runs_directory);
+  if (!another_project) return;
+  // Another project was opened: the previous one's models and results go (issue #30 D12).
+  stop();
+  while (modelCount() > 0) removeModel(modelCount() - 1);
+  showStatus(QString());
 }
 
 QString InversionPanel::addModel(const QString& path, bool untrained) {

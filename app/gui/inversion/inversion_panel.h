@@ -52,6 +52,8 @@ class InversionPanel : public QWidget {
   explicit InversionPanel(QWidget* parent = nullptr);
   ~InversionPanel() override;  // stops and joins the worker thread
 
+  // The open project's runs folder; another folder than before (another project) stops the panel
+  // and removes its models and results.
   void setRunsDirectory(const QString& runs_directory);
   // Adds a model: a run folder (its latest checkpoint, pinned now), a checkpoints/ folder or a
   // checkpoint folder, or with `untrained` its untrained twin. Returns an error message, empty on

@@ -180,6 +180,10 @@ QWidget* RetrievalPanel::buildControls() {
 }
 
 void RetrievalPanel::setRunsDirectory(const QString& runs_directory) {
+  const bool another_project = !runs_directory_.isEmpty() && runs_directory != runs_directory_;
+  if (another_project) {  // the previous project's columns and rankings go (issue #30 D12)
+    while (columnCount() > 0) removeColumn(columnCount() - 1);
+  }
   runs_directory_ = runs_directory;
   picker_->setRunsDirectory(runs_directory);
   if (!runs_directory.isEmpty()) setDatasetsRoot(QFileInfo(runs_directory).absoluteDir().filePath("retrieval"));

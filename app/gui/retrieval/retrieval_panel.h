@@ -48,7 +48,7 @@ class RetrievalPanel : public QWidget {
   ~RetrievalPanel() override;  // cancels builds and joins every worker thread
 
   // The open project's runs folder: "Add run" lists its runs, and dataset folders are kept in
-  // <project>/retrieval/ beside it.
+  // <project>/retrieval/ beside it. Another folder than before (another project) removes the columns.
   void setRunsDirectory(const QString& runs_directory);
   void setDatasetsRoot(const QString& root);
   QString datasetsRoot() const { return datasets_root_; }
