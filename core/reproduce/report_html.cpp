@@ -16,22 +16,7 @@ namespace {
 
 constexpr double kMissingNumber = std::numeric_limits<double>::quiet_NaN();
 
-std::string esc(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '&')
-      out += "&amp;";
-    else if (c == '<')
-      out += "&lt;";
-    else if (c == '>')
-      out += "&gt;";
-    else if (c == '"')
-      out += "&quot;";
-    else
-      out += c;
-  }
-  return out;
-}
+std::string esc(const std::string& text) { return escapeXml(text); }
 
 std::string num(const json& v, int digits = 3) {
   if (!v.is_number()) return "&ndash;";

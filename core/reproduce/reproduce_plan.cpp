@@ -10,28 +10,22 @@
 #include "core/config/project_config.h"
 #include "core/models/model_registry.h"
 #include "core/util/atomic_file.h"
+#include "core/util/enum_names.h"
 #include "core/util/error.h"
 #include "core/util/json_document.h"
 
 namespace mixerlab {
 namespace fs = std::filesystem;
 
-std::string scaleName(ReproduceScale scale) {
-  switch (scale) {
-    case ReproduceScale::kTiny:
-      return "tiny";
-    case ReproduceScale::kSmall:
-      return "small";
-    case ReproduceScale::kPaper:
-      return "paper";
-  }
-  return "tiny";
-}
+namespace {
+constexpr EnumName<ReproduceScale> kScaleNames[] = {
+    {ReproduceScale::kTiny, "tiny"}, {ReproduceScale::kSmall, "small"}, {ReproduceScale::kPaper, "paper"}};
+}  // namespace
+
+std::string scaleName(ReproduceScale scale) { return enumName(kScaleNames, scale, "tiny"); }
 
 ReproduceScale parseScale(const std::string& name) {
-  for (auto s : {ReproduceScale::kTiny, ReproduceScale::kSmall, ReproduceScale::kPaper}) {
-    if (scaleName(s) == name) return s;
-  }
+  if (const auto scale = enumFromName(kScaleNames, name)) return *scale;
   throw MixerLabError("unknown reproduction scale \"" + name + "\"", "use tiny, small or paper");
 }
 

@@ -70,7 +70,10 @@ class StepRunner {
     const int64_t depth = project_.run(job.run).model.n_layers;
     for (int64_t k = 0; k <= depth; ++k) settings.layers.push_back(k);
     settings.device = "auto";
-    const auto texts = evalSplitDocuments(project_, static_cast<size_t>(plan_.inversion_texts));
+    if (inversion_texts_.empty()) {  // the same inputs for every model: read once
+      inversion_texts_ = evalSplitDocuments(project_, static_cast<size_t>(plan_.inversion_texts));
+    }
+    const auto& texts = inversion_texts_;
     const auto results = invertTexts(
         source, texts, settings,
         [&](const InversionProgress& p) {
@@ -196,6 +199,7 @@ class StepRunner {
   const ProjectConfig& project_;
   fs::path out_;
   nlohmann::json timing_;
+  std::vector<std::string> inversion_texts_;
   int step_ = 0, step_count_ = 0;
   std::string title_;
   Clock::time_point started_;

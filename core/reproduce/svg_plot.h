@@ -25,6 +25,9 @@ struct PlotSpec {
 
 std::string renderSvgPlot(const PlotSpec& spec, int width = 760, int height = 380);
 
+// Text safe inside XML/HTML elements and attribute values (& < > " escaped); report.html uses it too.
+std::string escapeXml(const std::string& text);
+
 // A colour for the n-th series (a qualitative palette).
 std::string seriesColor(size_t n);
 

@@ -32,13 +32,13 @@ std::string seedGroupKey(const RunConfig& run) {
   return j.dump();  // nlohmann's objects are ordered by key: the text is canonical
 }
 
-namespace {
 std::string withoutSeedSuffix(const std::string& name) {
   static const std::regex suffix("(.*?)[-_](seed|s)[0-9]+$");
   std::smatch m;
   return std::regex_match(name, m, suffix) ? m[1].str() : name;
 }
 
+namespace {
 double valueAt(const Curve& curve, double x) {
   auto it = std::lower_bound(curve.begin(), curve.end(), x,
                              [](const std::pair<double, double>& p, double v) { return p.first < v; });

@@ -2,12 +2,12 @@
 #include "app/gui/runs/compute_frontier_groups.h"
 
 #include <QMap>
-#include <QRegularExpression>
 #include <QStringList>
 
 #include "app/gui/runs/run_list_model.h"
 #include "core/runs/compute_points.h"
 #include "core/runs/power_law_fit.h"
+#include "core/runs/seed_groups.h"
 
 namespace mixerlab::gui {
 
@@ -45,8 +45,9 @@ QVector<widgets::FrontierGroup> computeFrontierGroups(const RunListModel& runs, 
     const QString key = frontierGroupKey(settings, grouping);
     if (!points.contains(key)) {
       order << key;
-      static const QRegularExpression seed_suffix("[-_](seed|s)[0-9]+$");
-      labels[key] = grouping == widgets::FrontierGrouping::AllButSeed ? QString(run).remove(seed_suffix) : key;
+      labels[key] = grouping == widgets::FrontierGrouping::AllButSeed
+                        ? QString::fromStdString(withoutSeedSuffix(run.toStdString()))
+                        : key;
     }
     ++run_counts[key];
     for (const auto& p : series->eval) points[key].push_back({p.flops, p.loss, run.toStdString()});
