@@ -1,4 +1,5 @@
-# One static library per layer, linked in one direction, with includes that follow the links.
+# One library per layer (static; shared with MIXERLAB_SHARED_LAYERS), linked in one direction, with
+# includes that follow the links.
 #
 # Every layer gets an include "view": a folder in the build tree that holds one symbolic link, to the
 # layer's own source folder (build/layer_views/<target>/core/models -> <source>/core/models). A
@@ -15,7 +16,7 @@ function(mixerlab_add_layer target folder)
   if(NOT LAYER_SOURCES)
     file(GLOB_RECURSE LAYER_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/${folder}/*.cpp)
   endif()
-  add_library(${target} STATIC ${LAYER_SOURCES})
+  add_library(${target} ${MIXERLAB_LAYER_LIBRARY_TYPE} ${LAYER_SOURCES})
   mixerlab_layer_view(${target} ${folder})
   target_link_libraries(${target} PUBLIC ${LAYER_DEPS})
 endfunction()

@@ -9,6 +9,11 @@ if(Torch_FOUND)
   target_link_libraries(mixerlab_torch INTERFACE ${TORCH_LIBRARIES})
   separate_arguments(_torch_flags UNIX_COMMAND "${TORCH_CXX_FLAGS}")
   target_compile_options(mixerlab_torch INTERFACE ${_torch_flags})
+  # A PyTorch wheel's libtorch.so exports some C++ standard library functions of its own (166 in 2.11,
+  # std::filesystem::remove_all among them), which crash when a program's lookup reaches libtorch.so
+  # before libstdc++.so (docs/gpu-build.md). Naming libstdc++ first makes it the first library the
+  # dynamic linker searches after the program, as it is in Python.
+  target_link_options(mixerlab_torch INTERFACE "LINKER:--push-state,--no-as-needed,-lstdc++,--pop-state")
 else()
   find_path(MIXERLAB_TORCH_API_INCLUDE torch/torch.h
             PATHS /usr/include/torch/csrc/api/include /usr/local/include/torch/csrc/api/include)

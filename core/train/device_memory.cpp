@@ -56,13 +56,19 @@ bool isOutOfMemoryMessage(const std::string& message) {
 
 #ifdef MIXERLAB_WITH_CUDA
 void resetCudaPeakMemory(const c10::Device& device) {
-  if (device.is_cuda()) c10::cuda::CUDACachingAllocator::resetPeakStats(device.index() < 0 ? 0 : device.index());
+  if (!device.is_cuda()) return;
+  // LibTorch 2.x sets the caching allocator up at the first CUDA allocation and refuses to reset the
+  // statistics of a device it has not set up yet ("Invalid device argument"): allocate once first.
+  (void)at::empty({1}, at::TensorOptions().device(device));
+  c10::cuda::CUDACachingAllocator::resetPeakStats(device.index() < 0 ? 0 : device.index());
 }
 
 std::optional<int64_t> cudaPeakAllocatedBytes(const c10::Device& device) {
   if (!device.is_cuda()) return std::nullopt;
   const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index() < 0 ? 0 : device.index());
-  return stats.allocated_bytes[static_cast<size_t>(c10::cuda::CUDACachingAllocator::StatType::AGGREGATE)].peak;
+  // Entry 0 is StatType::AGGREGATE (all pools), in LibTorch 1.13 and 2.x alike; the enum itself moved
+  // between namespaces (CUDACachingAllocator in 1.13, c10 in 2.x).
+  return stats.allocated_bytes[0].peak;
 }
 
 std::string cudaDeviceName(const c10::Device& device) {

@@ -136,28 +136,12 @@ class TestBenchCli : public QObject {
   // mixing weights with their gradient and AdamW moments 256 MiB. The frontier is 4096 for both.
   void memoryLimitMarksTheOomFrontier() {
     const fs::path json = dir_ / "memory.json";
-    auto r = runCli({"bench",
-                     "memory",
-                     "--archs",
-                     "mixer,llama",
-                     "--contexts",
-                     "32,4096",
-                     "--d-model",
-                     "32",
-                     "--layers",
-                     "1",
-                     "--vocab",
-                     "64",
-                     "--tokens-per-step",
-                     "4096",
-                     "--steps",
-                     "1",
-                     "--warmup",
-                     "0",
-                     "--memory-limit-gib",
-                     "0.125",
-                     "--json",
-                     QString::fromStdString(json.string())});
+    auto r = runCli({"bench", "memory", "--archs", "mixer,llama", "--contexts", "32,4096", "--d-model", "32",
+                     "--layers", "1", "--vocab", "64", "--tokens-per-step", "4096", "--steps", "1", "--warmup", "0",
+                     "--memory-limit-gib", "0.125",
+                     // Two threads whatever the machine: each thread's malloc arena reserves 64 MiB of
+                     // address space, so on 16 cores the 128 MiB cap was spent before any tensor.
+                     "--threads", "2", "--json", QString::fromStdString(json.string())});
     QVERIFY2(r.exit_code == 0, qPrintable(r.err + r.out));
     const auto doc = readJson(json);
     QCOMPARE(doc["cells"].size(), size_t{4});
