@@ -24,6 +24,7 @@ struct GenerateBenchOptions {
   int64_t d_model = 256, layers = 4, context = 512, vocab = 4096, heads = 4, new_tokens = 32, threads = 0;
   std::vector<int64_t> prompts = {64, 256, 480};
   std::vector<std::string> archs = {"masked_mixer", "llama", "mamba"};
+  std::string device = "cpu";
 };
 
 struct DecodeTiming {
@@ -48,12 +49,14 @@ DecodeTiming timeGreedy(TokenDecoder& decoder, const std::vector<int64_t>& promp
 
 int benchGenerate(const GenerateBenchOptions& o) {
   const int threads = configureCpuThreads(o.threads);
+  const c10::Device device = selectDevice(o.device);
   torch::NoGradGuard no_grad;
   std::printf(
-      "bench generate: greedy decoding, D=%lld N=%lld T=%lld V=%lld, up to %lld new tokens, CPU %d threads, "
+      "bench generate: greedy decoding, D=%lld N=%lld T=%lld V=%lld, up to %lld new tokens, on %s, CPU %d threads, "
       "BLAS %s\n",
       static_cast<long long>(o.d_model), static_cast<long long>(o.layers), static_cast<long long>(o.context),
-      static_cast<long long>(o.vocab), static_cast<long long>(o.new_tokens), threads, loadedBlasLibrary().c_str());
+      static_cast<long long>(o.vocab), static_cast<long long>(o.new_tokens), describeDevice(device).c_str(), threads,
+      loadedBlasLibrary().c_str());
   std::printf("tokens/s = new tokens / (prefill + decode); decode tokens/s leaves the prefill out\n");
   std::printf("%-13s %6s %4s | %-13s %9s %9s | %-13s %9s %9s | %7s %s\n", "arch", "prompt", "new", "reference",
               "tokens/s", "decode/s", "fast", "tokens/s", "decode/s", "speedup", "same greedy tokens");
@@ -68,6 +71,7 @@ int benchGenerate(const GenerateBenchOptions& o) {
     c.n_heads = o.heads;
     torch::manual_seed(0);
     auto model = buildModel(c);
+    model->to(device);
     model->eval();
     for (int64_t prompt_length : o.prompts) {
       if (prompt_length < 1 || prompt_length >= o.context) {
@@ -115,6 +119,7 @@ void addGenerateBench(CLI::App& bench, Action& action) {
   cmd->add_option("--new-tokens", o->new_tokens, "Tokens to generate (fewer when the window is shorter)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--threads", o->threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--device", o->device, "cpu (default), cuda, cuda:N or auto")->capture_default_str();
   cmd->callback([o, &action]() { action = [o]() { return benchGenerate(*o); }; });
 }
 

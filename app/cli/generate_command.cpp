@@ -20,7 +20,7 @@ namespace mixerlab::cli {
 namespace {
 
 struct GenerateOptions {
-  std::string checkpoint, prompt, prompt_file;
+  std::string checkpoint, prompt, prompt_file, device = "cpu";
   bool prompt_given = false, json = false;
   nlohmann::json given_settings = nlohmann::json::object();  // the settings options given, by field key
   GenerationSettings settings;
@@ -36,11 +36,12 @@ int generateCommand(GenerateOptions o) {
   }
   o.settings = readGenerationSettings(o.given_settings, "the command line");
   validateGeneration(o.settings);
-  Generator generator(o.checkpoint);
+  Generator generator(o.checkpoint, o.device);
   if (o.json) {
     nlohmann::json out = generationResultJson(generator.generate(o.prompt, o.settings));
     out["checkpoint"] = generator.checkpoint().string();
     out["architecture"] = generator.architecture();
+    out["device"] = generator.device();
     out["prompt"] = o.prompt;
     out["settings"] = generationSettingsJson(o.settings);
     std::cout << out.dump(2) << "\n";
@@ -53,8 +54,8 @@ int generateCommand(GenerateOptions o) {
     std::fflush(stdout);
   });
   std::fputs("\n", stdout);
-  std::fprintf(stderr, "[%zu tokens, %.1f tokens/s, %s decoder, finished: %s%s]\n", r.tokens.size(), r.tokens_per_s,
-               r.decoder.c_str(), finishReasonName(r.finish).c_str(),
+  std::fprintf(stderr, "[%zu tokens, %.1f tokens/s, %s decoder on %s, finished: %s%s]\n", r.tokens.size(),
+               r.tokens_per_s, r.decoder.c_str(), generator.device().c_str(), finishReasonName(r.finish).c_str(),
                r.prompt_dropped_tokens > 0
                    ? (", the prompt's first " + std::to_string(r.prompt_dropped_tokens) + " tokens did not fit").c_str()
                    : "");
@@ -72,6 +73,9 @@ void addGenerateCommand(CLI::App& app, Action& action) {
   // --greedy, --temperature, --top-k, --top-p, --repetition-penalty, --seed, --max-new-tokens, --stop,
   // --no-eos-stop, --decoder, --placement
   addSettingsOptions(*cmd, generationFieldSpecs(), o->given_settings);
+  cmd->add_option("--device", o->device,
+                  "Where the model runs: cpu (default), cuda, cuda:N or auto (a GPU when present)")
+      ->capture_default_str();
   cmd->add_flag("--json", o->json, "Print one JSON object (ids, text, per-token prob and top-5) instead of streaming");
   cmd->callback([o, &action]() { action = [o]() { return generateCommand(*o); }; });
 }

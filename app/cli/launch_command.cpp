@@ -23,6 +23,7 @@ struct LaunchOptions {
   std::string master;
   double grace_s = 5;
   double stall_timeout_s = kDefaultStallTimeoutS;
+  std::string backend = "auto";
   std::vector<std::string> command;
 };
 
@@ -50,6 +51,11 @@ void addLaunchCommand(CLI::App& app, Action& action) {
                        std::to_string(static_cast<int>(kDefaultStallTimeoutS)) +
                        "; 0: never; at least 3), watched from each rank's first step")
       ->check(CLI::NonNegativeNumber);
+  launch
+      ->add_option("--backend", o->backend,
+                   "Process-group backend: auto (NCCL when every rank has a GPU), gloo or nccl")
+      ->check(CLI::IsMember({"auto", "gloo", "nccl"}))
+      ->capture_default_str();
   launch->add_option("command", o->command, "The mixerlab command every rank runs, after --")->required();
   launch->footer("Example: mixerlab launch --nproc 2 -- train projects/demo/project.json --run mixer");
   launch->callback([&action, o] {
@@ -62,6 +68,7 @@ void addLaunchCommand(CLI::App& app, Action& action) {
       plan.node_rank = o->node_rank;
       plan.grace_s = o->grace_s;
       plan.stall_timeout_s = o->stall_timeout_s;
+      plan.backend = o->backend;
       if (!o->master.empty()) {
         const size_t colon = o->master.rfind(':');
         if (colon == std::string::npos) throw MixerLabError("--master " + o->master + " is not HOST:PORT");

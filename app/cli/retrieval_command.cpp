@@ -31,7 +31,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct BuildOptions {
-  std::string checkpoint, pairs, out;
+  std::string checkpoint, pairs, out, device = "cpu";
   int64_t synthetic = 0, from_end = -1;
   uint64_t seed = 1;
   double test_fraction = 0.1;
@@ -46,6 +46,7 @@ int retrievalBuildCommand(const BuildOptions& o) {
       o.untrained ? ModelSource::untrainedLike(o.checkpoint) : ModelSource::checkpoint(o.checkpoint);
   EmbeddingSettings embedding;
   embedding.from_end = o.from_end;
+  embedding.device = o.device;
   const auto d = buildRetrievalDataset(source, pairs, o.test_fraction, embedding, o.out, [](size_t done, size_t total) {
     std::fprintf(stderr, "\rembedded %zu/%zu texts", done, total);
   });
@@ -250,6 +251,8 @@ void addRetrievalCommands(CLI::App& app, Action& action) {
   build->add_option("--position-from-end", b->from_end,
                     "Embedding position before the last token (-1: mixer 1, others 0)");
   build->add_option("--out", b->out, "Dataset folder to write")->required();
+  build->add_option("--device", b->device, "Where the model embeds: cpu (default), cuda, cuda:N or auto")
+      ->capture_default_str();
   build->callback([b, &action]() { action = [b]() { return retrievalBuildCommand(*b); }; });
 
   auto t = std::make_shared<RetrievalTrainOptions>();

@@ -11,6 +11,7 @@
 #include "app/cli/progress_bar.h"
 #include "core/config/project_config.h"
 #include "core/distributed/rank_device.h"
+#include "core/distributed/rank_launcher.h"
 #include "core/runs/demo_project.h"
 #include "core/runs/run_directory.h"
 #include "core/train/device.h"
@@ -78,6 +79,8 @@ int trainOne(const ProjectConfig& project, const TrainOptions& o) {
     request.run.train.device = rankDevice(request.run.train.device, env->local_rank,
                                           local_world ? ranks_here : env->local_rank + 1, cudaDeviceCount());
     JoinOptions join;
+    if (const char* backend = std::getenv(kBackendVariable); backend != nullptr && *backend != '\0')
+      join.backend = backend;
     if (request.run.train.device.rfind("cuda:", 0) == 0)
       join.cuda_device = std::stoi(request.run.train.device.substr(5));
     group = ProcessGroup::join(*env, join);

@@ -13,6 +13,7 @@
 #include "core/analysis/eval_documents.h"
 #include "core/analysis/sampling.h"
 #include "core/train/checkpoint.h"
+#include "core/train/device.h"
 #include "core/util/enum_names.h"
 #include "core/util/error.h"
 
@@ -46,6 +47,7 @@ struct Generator::Impl {
   fs::path dir;
   AnalysisModel loaded;           // model (eval mode), tokenizer, the run's train settings
   LanguageModel* base = nullptr;  // the next-token model generation runs
+  c10::Device device = c10::kCPU;
 
   bool positional() const { return ::mixerlab::contextPolicy(*base) == ContextPolicy::kStopAtWindowEnd; }
   bool windowEnd(PromptPlacement p) const {
@@ -54,9 +56,11 @@ struct Generator::Impl {
   }
 };
 
-Generator::Generator(const fs::path& checkpoint) : impl_(std::make_unique<Impl>()) {
+Generator::Generator(const fs::path& checkpoint, const std::string& device) : impl_(std::make_unique<Impl>()) {
+  impl_->device = selectDevice(device);
   impl_->dir = resolveCheckpointDir(checkpoint);
   impl_->loaded = loadAnalysisModel(ModelSource::checkpoint(impl_->dir));
+  impl_->loaded.model->to(impl_->device);
   impl_->base = &nextTokenModel(*impl_->loaded.model);
 }
 
@@ -69,6 +73,7 @@ std::string Generator::architecture() const { return impl_->loaded.model->config
 int64_t Generator::contextLength() const { return impl_->loaded.model->config().context_length; }
 std::string Generator::contextPolicy() const { return ::mixerlab::describeContextPolicy(*impl_->base); }
 std::string Generator::fastDecoderName() const { return mixerlab::fastDecoderName(*impl_->base); }
+std::string Generator::device() const { return describeDevice(impl_->device); }
 
 std::vector<int> Generator::encode(const std::string& text) const { return impl_->loaded.encode(text); }
 

@@ -80,7 +80,9 @@ class Generator {
  public:
   // `checkpoint`: a checkpoint folder or a run folder (its latest). Throws MixerLabError when the
   // folder is no checkpoint or the model is not a next-token language model.
-  explicit Generator(const std::filesystem::path& checkpoint);
+  // `device`: where the model runs (cpu, cuda, cuda:N or auto, as train --device); the sampling is
+  // done on the CPU in fp64 either way, so the same seed picks the same tokens when the logits agree.
+  explicit Generator(const std::filesystem::path& checkpoint, const std::string& device = "cpu");
   ~Generator();
   Generator(Generator&&) noexcept;
   Generator& operator=(Generator&&) noexcept;
@@ -91,6 +93,7 @@ class Generator {
   // What the family does at the end of its context window, in words (also in docs/generation.md).
   std::string contextPolicy() const;
   std::string fastDecoderName() const;
+  std::string device() const;  // where the model runs, in words ("cpu", "cuda:0 (NVIDIA H200)")
 
   std::vector<int> encode(const std::string& text) const;  // as the run's training data was encoded
   std::string decode(const std::vector<int>& ids) const;

@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 
+#include "core/distributed/rank_launcher.h"
 #include "core/util/error.h"
 
 namespace mixerlab {
@@ -32,7 +33,9 @@ int integerVariable(const char* name, int fallback, int min, int max) {
 std::optional<DistributedEnv> distributedEnvFromEnvironment() {
   DistributedEnv env;
   env.world_size = integerVariable("WORLD_SIZE", 1, 1, 1 << 16);
-  if (env.world_size == 1) return std::nullopt;
+  const auto backend = variable(kBackendVariable);
+  const bool backend_named = backend && !backend->empty() && *backend != "auto";
+  if (env.world_size == 1 && !backend_named) return std::nullopt;
   env.rank = integerVariable("RANK", -1, 0, env.world_size - 1);
   if (env.rank < 0) {
     throw MixerLabError("WORLD_SIZE=" + std::to_string(env.world_size) + " is set but RANK is not",

@@ -14,8 +14,10 @@ struct DistributedEnv {
   bool isWriter() const { return rank == 0; }  // the rank that writes metrics, logs and checkpoints
 };
 
-// nullopt when WORLD_SIZE is unset or 1. Throws MixerLabError naming the variable when one is
-// malformed or out of range (RANK >= WORLD_SIZE, say).
+// nullopt when WORLD_SIZE is unset or 1, unless MIXERLAB_PROCESS_GROUP_BACKEND names a backend
+// (gloo or nccl, from `launch --backend`): then a one-rank job joins a group too, so the NCCL path
+// can be run on one GPU. Throws MixerLabError naming the variable when one is malformed or out of
+// range (RANK >= WORLD_SIZE, say).
 std::optional<DistributedEnv> distributedEnvFromEnvironment();
 
 }  // namespace mixerlab

@@ -55,7 +55,8 @@ std::vector<std::pair<std::string, std::string>> rankEnvironment(const LaunchPla
           {"LOCAL_RANK", std::to_string(local)},
           {"LOCAL_WORLD_SIZE", std::to_string(plan.nproc)},
           {"MASTER_ADDR", plan.master_addr},
-          {"MASTER_PORT", std::to_string(plan.master_port)}};
+          {"MASTER_PORT", std::to_string(plan.master_port)},
+          {kBackendVariable, plan.backend}};
 }
 
 // The launcher's ends of the ranks' heartbeat sockets (rank_heartbeat.h), closed with it.

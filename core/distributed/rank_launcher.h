@@ -30,7 +30,12 @@ struct LaunchPlan {
   // 5-minute collective timeout, so the watchdog, which can tell the stalled rank from those waiting
   // for it, speaks before a waiting rank fails with a socket error.
   double stall_timeout_s = kDefaultStallTimeoutS;
+  // The process-group backend the ranks must use: auto (NCCL when every rank has a GPU, else Gloo),
+  // gloo or nccl; passed to each rank as MIXERLAB_PROCESS_GROUP_BACKEND (kBackendVariable).
+  std::string backend = "auto";
 };
+
+inline constexpr const char* kBackendVariable = "MIXERLAB_PROCESS_GROUP_BACKEND";
 
 struct LaunchResult {
   int exit_code = 0;       // 0 when every rank finished cleanly

@@ -155,6 +155,19 @@ class TestCli : public QObject {
     QCOMPARE(streamed.out, prompt + QString::fromStdString(j.at("text").get<std::string>()) + "\n");
     QVERIFY(streamed.err.contains("tokens/s"));
 
+    // --device: the JSON says where the model ran, and the CPU named explicitly gives the same tokens.
+    auto on_cpu = runCli({"generate", "--checkpoint", run_dir, "--prompt", prompt, "--greedy", "--max-new-tokens", "12",
+                          "--no-eos-stop", "--json", "--device", "cpu"});
+    QVERIFY2(on_cpu.exit_code == 0, qPrintable(on_cpu.err));
+    const auto c = nlohmann::json::parse(on_cpu.out.toStdString());
+    QCOMPARE(c.at("ids"), j.at("ids"));
+    QVERIFY2(c.at("device").get<std::string>().rfind("cpu", 0) == 0, c.at("device").dump().c_str());
+    if (!torch::cuda::is_available()) {
+      auto no_gpu = runCli({"generate", "--checkpoint", run_dir, "--prompt", prompt, "--device", "cuda"});
+      QVERIFY(no_gpu.exit_code != 0);
+      QVERIFY2(no_gpu.err.contains("cuda", Qt::CaseInsensitive), qPrintable(no_gpu.err));
+    }
+
     auto no_prompt = runCli({"generate", "--checkpoint", run_dir});
     QVERIFY(no_prompt.exit_code != 0);
     QVERIFY2(no_prompt.err.contains("--prompt"), qPrintable(no_prompt.err));
@@ -192,8 +205,15 @@ class TestCli : public QObject {
   void retrievalCommands() {
     const QString run_dir = QString::fromStdString((dir_ / "runs" / "mixer").string());
     const QString data = QString::fromStdString((dir_ / "retrieval-data").string());
-    auto build = runCli({"retrieval", "build", "--checkpoint", run_dir, "--synthetic", "80", "--out", data});
+    auto build =
+        runCli({"retrieval", "build", "--checkpoint", run_dir, "--synthetic", "80", "--out", data, "--device", "cpu"});
     QVERIFY2(build.exit_code == 0, qPrintable(build.err));
+    if (!torch::cuda::is_available()) {
+      auto no_gpu = runCli({"retrieval", "build", "--checkpoint", run_dir, "--synthetic", "80", "--out",
+                            QString::fromStdString((dir_ / "retrieval-gpu").string()), "--device", "cuda"});
+      QVERIFY(no_gpu.exit_code != 0);
+      QVERIFY2(no_gpu.err.contains("cuda", Qt::CaseInsensitive), qPrintable(no_gpu.err));
+    }
     auto eval = runCli({"retrieval", "eval", "--data", data, "--context", "4", "--json"});
     QVERIFY2(eval.exit_code == 0, qPrintable(eval.err));
     const auto e = nlohmann::json::parse(eval.out.toStdString());

@@ -171,6 +171,24 @@ class TestDataParallel : public QObject {
     QVERIFY2(after_resume < 5e-5, qPrintable(QString::number(after_resume)));
   }
 
+  // launch --backend reaches every rank (MIXERLAB_PROCESS_GROUP_BACKEND): nccl asked of CPU ranks is
+  // refused with the fix, gloo trains, and an unknown name is refused by launch itself.
+  void launchBackendReachesTheRanks() {
+    const Finished nccl = runCli({"launch", "--nproc", "1", "--backend", "nccl", "--", "train", project_, "--run",
+                                  "mixer", "--max-steps", "2", "--run-id", "backend-nccl", "--device", "cpu"});
+    QVERIFY(nccl.exit_code != 0);
+    QVERIFY2(nccl.output.contains("NCCL backend was requested") && nccl.output.contains("gloo backend"),
+             qPrintable(nccl.output));
+    const Finished gloo = runCli({"launch", "--nproc", "1", "--backend", "gloo", "--", "train", project_, "--run",
+                                  "mixer", "--max-steps", "2", "--run-id", "backend-gloo", "--device", "cpu"});
+    QVERIFY2(gloo.exit_code == 0, qPrintable(gloo.output));
+    QVERIFY(fileText(dir_ / "runs" / "backend-gloo" / "log.txt").contains("data parallel: rank 0 of 1 (gloo)"));
+    const Finished unknown = runCli(
+        {"launch", "--nproc", "1", "--backend", "mpi", "--", "train", project_, "--run", "mixer", "--max-steps", "2"});
+    QVERIFY(unknown.exit_code != 0);
+    QVERIFY2(unknown.output.contains("--backend"), qPrintable(unknown.output));
+  }
+
   void killedRankFailsTheJobAndResumes() {
     QProcess launch;
     QCOMPARE(startTwoRankJob(launch, project_, "3", "killed", dir_ / "runs"), QString());

@@ -8,6 +8,7 @@
 
 #include "core/analysis/analysis_model.h"
 #include "core/models/safetensors.h"
+#include "core/train/device.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
@@ -30,6 +31,7 @@ RetrievalDataset buildRetrievalDataset(const ModelSource& source, const std::vec
   d.train_count =
       std::clamp<int64_t>(static_cast<int64_t>(pairs.size()) - held_out, 1, static_cast<int64_t>(pairs.size()) - 1);
   AnalysisModel m = loadAnalysisModel(source);
+  m.model->to(selectDevice(embedding.device));
   d.model_label = m.label;
   d.model_key = modelKey(source);
   std::vector<std::string> summaries, stories;

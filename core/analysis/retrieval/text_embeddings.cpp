@@ -22,6 +22,7 @@ at::Tensor embedTexts(AnalysisModel& m, const std::vector<std::string>& texts, c
     throw MixerLabError("embedding position " + std::to_string(from_end) + " from the end does not fit the context");
   const bool left = m.train.padding_side != "right";
   torch::NoGradGuard no_grad;
+  const c10::Device device = model.parameters().empty() ? c10::Device(c10::kCPU) : model.parameters().front().device();
   std::vector<at::Tensor> parts;
   const size_t batch = static_cast<size_t>(std::max<int64_t>(1, settings.batch_size));
   for (size_t first = 0; first < texts.size(); first += batch) {
@@ -38,7 +39,7 @@ at::Tensor embedTexts(AnalysisModel& m, const std::vector<std::string>& texts, c
       // Left padding: the research's fixed index T-1-from_end. Right: back from the last real token.
       positions.push_back(std::max<int64_t>(0, (left ? context - 1 : n - 1) - from_end));
     }
-    const auto hidden = model.hiddenStates(ids);  // [B, T, D]
+    const auto hidden = model.hiddenStates(ids.to(device)).cpu();  // [B, T, D]
     const auto index = torch::tensor(positions, torch::kLong).view({-1, 1, 1}).expand({-1, 1, hidden.size(2)});
     parts.push_back(hidden.gather(1, index).squeeze(1).to(torch::kFloat).contiguous());
     if (progress) progress(first + count, texts.size());
