@@ -152,6 +152,8 @@ TokenMixGradients causalTokenMixBackwardReference(const at::Tensor& grad_y, cons
   return g;
 }
 
+bool causalTokenMixUnderCudaAutocast() { return autocastOn(c10::DeviceType::CUDA); }
+
 bool causalTokenMixSupports(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) {
   if (x.dim() != 3 || weight.dim() != 2 || weight.size(0) != weight.size(1) || x.size(1) > weight.size(0)) {
     return false;

@@ -17,6 +17,9 @@ namespace mixerlab::kernels {
 // or undefined, all one floating dtype on one device.
 bool causalTokenMixSupports(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias);
 
+// True while autocast is on for CUDA on this thread (maskedTokenMix then takes the GEMM path).
+bool causalTokenMixUnderCudaAutocast();
+
 // The op (see above). Under autocast for x's device, x and weight are cast to the autocast dtype
 // first and the bias is added outside, the dtypes the autograd path gives.
 at::Tensor causalTokenMix(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias);

@@ -16,9 +16,15 @@ enum class TokenMask {
 // positions < L identical to a full-length run for the causal mask); bias: [T] or undefined.
 // Returns [B, L, D]. Masked entries get zero gradient. kCausal runs the custom op causalTokenMix
 // (causal_token_mix.h: hand-written backward, upper triangle skipped, CUDA kernel when built with
-// it); the other masks, and tensors that op does not take, run the autograd path below.
+// it), except for half-precision products on a GPU (bf16/fp16 tensors, or CUDA autocast), where the
+// GEMM path's tensor cores are faster; MIXERLAB_TOKEN_MIX=gemm|custom forces one path. The other
+// masks, and tensors that op does not take, run the autograd path below.
 at::Tensor maskedTokenMix(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias,
                           TokenMask mask = TokenMask::kCausal);
+
+// Whether maskedTokenMix gives a causal mix of x to the custom op (see above; the tensors must also
+// pass causalTokenMixSupports).
+bool customCausalOpPreferred(const at::Tensor& x);
 
 // The autograd path for any mask: one batched GEMM on weight * mask, backward by autograd. The
 // reference the custom causal op is tested and timed against.

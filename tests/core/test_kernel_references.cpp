@@ -216,6 +216,24 @@ class TestKernelReferences : public QObject {
                              torch::autograd::grad({causal.sum()}, {w}, {}, true, /*create_graph=*/true));
   }
 
+  // Which path a causal mix takes: the custom op on the CPU in every dtype and under CPU autocast; on a
+  // GPU only in fp32 outside autocast (half-precision products go to the tensor-core GEMM).
+  void causalPathChoiceByDeviceAndPrecision() {
+    QVERIFY(customCausalOpPreferred(torch::randn({2, 4, 3})));
+    QVERIFY(customCausalOpPreferred(torch::randn({2, 4, 3}).to(at::kBFloat16)));
+    {
+      mixerlab::AutocastScope autocast(at::Device(at::kCPU), mixerlab::Precision::Bf16);
+      QVERIFY(customCausalOpPreferred(torch::randn({2, 4, 3})));
+    }
+    SKIP_WITHOUT_GPU();
+    const auto gpu = torch::TensorOptions().device(at::kCUDA);
+    QVERIFY(customCausalOpPreferred(torch::randn({2, 4, 3}, gpu)));
+    QVERIFY(!customCausalOpPreferred(torch::randn({2, 4, 3}, gpu.dtype(at::kBFloat16))));
+    QVERIFY(!customCausalOpPreferred(torch::randn({2, 4, 3}, gpu.dtype(at::kHalf))));
+    mixerlab::AutocastScope autocast(at::Device(at::kCUDA), mixerlab::Precision::Bf16);
+    QVERIFY(!customCausalOpPreferred(torch::randn({2, 4, 3}, gpu)));
+  }
+
   // Under CPU bf16 autocast the custom op gives what the autograd path gives there: a bf16 product
   // with the fp32 bias added (an fp32 result), and fp32 gradients.
   void tokenMixUnderAutocast() {
