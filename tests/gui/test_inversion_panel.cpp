@@ -124,6 +124,29 @@ class TestInversionPanel : public QObject {
     QCOMPARE(panel.modelCount(), 0);
   }
 
+  // Issue #30 D9: a run that gets checkpoints after the project was opened appears in Inspect > Over
+  // training when the page is shown and when its run list is opened, without reopening the project.
+  void overTrainingListsRunsTrainedLater() {
+    const fs::path runs = dir_ / "d9" / "runs";
+    fs::create_directories(runs);
+    fs::copy(mixer_, runs / "mixer", fs::copy_options::recursive);
+    gui::OverTrainingView view;
+    view.setRunsDirectory(q(runs.string()));
+    QCOMPARE(view.runCount(), 1);
+    fs::copy(llama_, runs / "llama", fs::copy_options::recursive);  // trained while the window was open
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCOMPARE(view.runCount(), 2);
+    fs::copy(llama_, runs / "llama-2", fs::copy_options::recursive);
+    auto* box = view.findChild<QComboBox*>("over_training_run");
+    QVERIFY(box != nullptr);
+    const QString chosen = box->currentData().toString();
+    box->showPopup();
+    QCOMPARE(view.runCount(), 3);
+    QCOMPARE(box->currentData().toString(), chosen);  // the choice survives the refresh
+    box->hidePopup();
+  }
+
   // The chart shows, per model and layer, the Hamming distances invertTexts gives in-process.
   void chartMatchesInProcessInversion() {
     panel_ = std::make_unique<gui::InversionPanel>();

@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QVBoxLayout>
@@ -17,6 +18,7 @@
 #include "core/runs/run_directory.h"
 #include "widgets/inversion_diff_view.h"
 #include "widgets/inversion_heatmap.h"
+#include "widgets/refreshing_combo_box.h"
 
 namespace mixerlab::gui {
 
@@ -24,13 +26,14 @@ OverTrainingView::OverTrainingView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   auto* controls = new QHBoxLayout;
-  run_box_ = new QComboBox(this);
+  run_box_ = new widgets::RefreshingComboBox(this);
   run_box_->setObjectName("over_training_run");
   run_box_->setMinimumContentsLength(18);
   run_box_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   run_box_->setToolTip(
       tr("A run of the project: every checkpoint it kept is a column (keep_checkpoints says how many)"));
   connect(run_box_, &QComboBox::currentIndexChanged, this, &OverTrainingView::runChanged);
+  connect(run_box_, &widgets::RefreshingComboBox::popupAboutToShow, this, &OverTrainingView::refreshRuns);
   folder_ = new QPushButton(tr("Folder..."), this);
   connect(folder_, &QPushButton::clicked, this, [this]() {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Choose a run folder"), runs_directory_);
@@ -116,14 +119,33 @@ void OverTrainingView::setRunsDirectory(const QString& runs_directory) {
 }
 
 void OverTrainingView::refreshRuns() {
-  const QString current = runDirectory();
-  run_box_->clear();
+  std::vector<std::pair<QString, QString>> items;  // (label, run folder)
   for (const CheckpointChoice& run : runsWithCheckpoints(runs_directory_)) {
     const QString dir = QString::fromStdString(RunPaths::ofCheckpoint(run.checkpoint_dir.toStdString()).root.string());
-    run_box_->addItem(tr("%1  (%2, latest %3)").arg(run.run, run.architecture, run.step), dir);
+    items.emplace_back(tr("%1  (%2, latest %3)").arg(run.run, run.architecture, run.step), dir);
   }
-  const int index = run_box_->findData(current);
-  if (index >= 0) run_box_->setCurrentIndex(index);
+  bool same = static_cast<int>(items.size()) == run_box_->count();
+  for (int i = 0; same && i < run_box_->count(); ++i) {
+    same = run_box_->itemText(i) == items[static_cast<size_t>(i)].first &&
+           run_box_->itemData(i).toString() == items[static_cast<size_t>(i)].second;
+  }
+  if (same) return;  // an open list is not rebuilt under the pointer for nothing
+  const QString current = runDirectory();
+  {
+    const QSignalBlocker quiet(run_box_);
+    run_box_->clear();
+    for (const auto& [label, dir] : items) run_box_->addItem(label, dir);
+    const int index = run_box_->findData(current);
+    if (index >= 0) run_box_->setCurrentIndex(index);
+  }
+  if (runDirectory() != current) Q_EMIT runChanged();
+}
+
+int OverTrainingView::runCount() const { return run_box_->count(); }
+
+void OverTrainingView::showEvent(QShowEvent* event) {
+  refreshRuns();
+  QWidget::showEvent(event);
 }
 
 QString OverTrainingView::setRun(const QString& run_dir) {

@@ -18,6 +18,7 @@ class QPushButton;
 class QSpinBox;
 
 namespace mixerlab::widgets {
+class RefreshingComboBox;
 class InversionDiffView;
 class InversionHeatmap;
 }  // namespace mixerlab::widgets
@@ -50,16 +51,23 @@ class OverTrainingView : public QWidget {
   widgets::InversionHeatmap* heatmap() const { return heatmap_; }
   widgets::InversionDiffView* diffView() const { return diff_; }
 
+  // Lists the runs folder's runs that have checkpoints, as they are now; also done whenever the page
+  // is shown and whenever the run list opens, so runs trained since then appear (issue #30 D9).
+  void refreshRuns();
+  int runCount() const;
+
  Q_SIGNALS:
   void startRequested();
   void runChanged();  // another run chosen (its depth may differ)
 
+ protected:
+  void showEvent(QShowEvent* event) override;
+
  private:
-  void refreshRuns();
   void redrawHeatmap();
 
   QString runs_directory_;
-  QComboBox* run_box_ = nullptr;
+  widgets::RefreshingComboBox* run_box_ = nullptr;
   QPushButton* folder_ = nullptr;
   QSpinBox* inputs_ = nullptr;
   QComboBox* metric_ = nullptr;
