@@ -93,6 +93,34 @@ void GenerationColumnView::clearText(const QString& prompt) {
 
 void GenerationColumnView::startStory(const QString& prompt) { clearText(prompt); }
 
+QString GenerationColumnView::promptCutMarker(int dropped_tokens) {
+  return tr("[%n prompt token(s) not seen: no room in the window] ", nullptr, dropped_tokens);
+}
+
+void GenerationColumnView::showPromptCut(const QString& seen_prompt, int dropped_tokens) {
+  QString seen = seen_prompt;
+  seen.replace("\r\n", "\n");
+  QTextCursor cursor(text_->document());
+  cursor.beginEditBlock();
+  cursor.setPosition(0);
+  cursor.setPosition(prompt_length_, QTextCursor::KeepAnchor);
+  cursor.removeSelectedText();
+  QTextCharFormat marker;
+  marker.setFontItalic(true);
+  marker.setForeground(QColor(0xb0, 0x00, 0x20));
+  cursor.insertText(promptCutMarker(dropped_tokens), marker);
+  QTextCharFormat prompt;
+  prompt.setForeground(palette().color(QPalette::Disabled, QPalette::Text));
+  cursor.insertText(seen, prompt);
+  cursor.endEditBlock();
+  const int shift = cursor.position() - prompt_length_;
+  prompt_length_ = cursor.position();
+  for (Span& span : spans_) {
+    span.start += shift;
+    span.end += shift;
+  }
+}
+
 void GenerationColumnView::appendToken(const TokenView& token) { appendTokens({token}); }
 
 void GenerationColumnView::appendTokens(const QVector<TokenView>& tokens) {

@@ -34,6 +34,11 @@ class GenerationColumnView : public QFrame {
   // Cuts the generated text to its first `generated_length` characters (a stop string ends the
   // story before the text of the token that completed it).
   void truncateGenerated(int generated_length);
+  // The model saw only the end of the prompt (`seen_prompt`; the window had no room for the first
+  // `dropped_tokens`): the prompt shown becomes a marker saying so, then what was seen, so the story
+  // continues what is on screen (issue #30 D8). Generated tokens keep their colours and tooltips.
+  void showPromptCut(const QString& seen_prompt, int dropped_tokens);
+  static QString promptCutMarker(int dropped_tokens);
   // The prompt and a plain text after it, without colours or tooltips (the true continuation).
   void setPlainStory(const QString& prompt, const QString& text);
 

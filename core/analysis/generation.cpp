@@ -104,6 +104,7 @@ GenerationResult Generator::generateFromIds(const std::vector<int>& prompt_ids, 
   result.prompt_dropped_tokens = static_cast<int64_t>(prompt.size()) - keep;
   prompt.erase(prompt.begin(), prompt.begin() + result.prompt_dropped_tokens);
   result.prompt_ids = prompt;
+  if (result.prompt_dropped_tokens > 0) result.prompt_seen_text = decode(prompt);
   std::vector<int64_t> window;
   if (prompt.empty()) {
     result.pad_tokens = 1;  // an empty prompt starts a new document: the model sees one separator

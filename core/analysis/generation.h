@@ -61,6 +61,7 @@ std::string finishReasonName(
 struct GenerationResult {
   std::vector<int> prompt_ids;        // the prompt as the model saw it (after any truncation, without pads)
   int64_t prompt_dropped_tokens = 0;  // oldest prompt tokens dropped so the window had room
+  std::string prompt_seen_text;       // prompt_ids decoded, when tokens were dropped (else empty)
   int64_t pad_tokens = 0;             // pad tokens placed before the prompt (kWindowEnd)
   std::vector<GeneratedToken> tokens;
   std::string text;  // the generated text, cut before the stop string when one ended it

@@ -225,6 +225,36 @@ class TestGenerationPanel : public QObject {
     QCOMPARE(panel.column(0)->tokenCount(), int(expected.tokens.size()));  // the stop token streamed too
   }
 
+  // Issue #30 D8: when the window has no room for the whole prompt, the column shows a marker and
+  // the prompt as the model saw it (not the full prompt), and the story follows it.
+  void promptCutShowsWhatTheModelSaw() {
+    Generator generator(mixer_);  // position-specific: keeps only the prompt tokens that leave room
+    GenerationSettings settings;
+    settings.sampling.greedy = true;
+    settings.max_new_tokens = static_cast<int>(generator.contextLength()) - 2;
+    settings.stop_at_eos = false;
+    const GenerationResult expected = generator.generate(kPrompt.toStdString(), settings);
+    QVERIFY(expected.prompt_dropped_tokens > 0);
+    QCOMPARE(expected.prompt_ids.size(), size_t{2});
+    QCOMPARE(q(expected.prompt_seen_text), q(generator.decode(expected.prompt_ids)));
+    QVERIFY(!kPrompt.startsWith(q(expected.prompt_seen_text)));
+
+    gui::GenerationPanel panel;
+    QCOMPARE(panel.addCheckpoint(q(mixer_.string())), QString());
+    panel.setPrompt(kPrompt);
+    widgets::SamplingValues v = panel.settingsForm()->values();  // the Greedy preset
+    v.max_new_tokens = settings.max_new_tokens;
+    v.stop_at_eos = false;
+    setForm(panel, v);
+    QVERIFY(runRound(panel));
+    const QString shown = panel.column(0)->textView()->toPlainText();
+    const QString marker = widgets::GenerationColumnView::promptCutMarker(int(expected.prompt_dropped_tokens));
+    QCOMPARE(shown, marker + q(expected.prompt_seen_text) + q(expected.text));
+    QVERIFY2(!shown.contains("Once upon"), qPrintable(shown));
+    QCOMPARE(panel.column(0)->generatedText(), q(expected.text));  // the tokens' spans moved with the text
+    QVERIFY(panel.column(0)->status().contains("prompt cut by"));
+  }
+
   // Picking an eval prompt fills the prompt and shows the document's true continuation as a further
   // column; editing the prompt hides it again.
   void evalPromptShowsTrueContinuation() {

@@ -387,8 +387,12 @@ void GenerationPanel::onFinished(int column, const GenerationResult& result) {
                        .arg(result.tokens.size())
                        .arg(rate(result.tokens_per_s))
                        .arg(QString::fromStdString(finishReasonName(result.finish)));
-  if (result.prompt_dropped_tokens > 0)
-    status += tr(" \u00b7 prompt cut by %1 tokens").arg(result.prompt_dropped_tokens);
+  if (result.prompt_dropped_tokens > 0) {
+    status +=
+        tr(" \u00b7 prompt cut by %1 tokens (lower Max new tokens to keep more)").arg(result.prompt_dropped_tokens);
+    c.view->showPromptCut(QString::fromStdString(result.prompt_seen_text),
+                          static_cast<int>(result.prompt_dropped_tokens));
+  }
   c.view->setStatus(status);
 }
 
