@@ -9,6 +9,7 @@
 #include <QMenuBar>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTextBrowser>
 #include <QTimer>
 
 #include <fstream>
@@ -17,6 +18,7 @@
 
 #include "app/gui/runs/run_list_model.h"
 #include "app/gui/shell/app_settings.h"
+#include "app/gui/shell/documentation_dock.h"
 #include "app/gui/shell/help_menu.h"
 #include "app/gui/shell/main_window.h"
 #include "core/config/project_config.h"
@@ -154,6 +156,51 @@ class TestGui : public QObject {
     QVERIFY(!docs.isEmpty());
     QVERIFY(docs.front().endsWith("/README.md"));
     QVERIFY(std::any_of(docs.begin(), docs.end(), [](const QString& f) { return f.endsWith("docs/reliability.md"); }));
+  }
+
+  // Issue #30: Help > Documentation renders the docs in a dock (no desktop launcher needed): the
+  // README first, any document by name, a search that narrows the list and selects the words, and
+  // links between documents followed inside the dock.
+  void documentationOpensInASearchableDock() {
+    gui::MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QAction* action = nullptr;
+    for (QAction* a : window.menuBar()->findChildren<QAction*>()) {
+      if (a->text().remove('&') == "Documentation") action = a;
+    }
+    QVERIFY(action != nullptr);
+    action->trigger();
+    action->trigger();  // a second time raises the same dock
+    const auto docks = window.findChildren<gui::DocumentationDock*>();
+    QCOMPARE(docks.size(), 1);
+    gui::DocumentationDock* dock = docks.front();
+    QVERIFY(dock->isVisible());
+    QCOMPARE(dock->currentDocument(), QString("README.md"));
+    QVERIFY(dock->browser()->toPlainText().contains("MixerLab"));
+    QVERIFY(dock->openDocument("gpu-build.md"));
+    QVERIFY(dock->browser()->toPlainText().contains("Build here, run there"));
+    QVERIFY(!dock->openDocument("no-such.md"));
+
+    dock->search("Pareto frontier");
+    const QStringList shown = dock->shownDocuments();
+    QVERIFY(!shown.isEmpty());
+    QVERIFY(!shown.contains("gpu-build.md"));  // it never mentions the words
+    for (const QString& file : gui::documentationFiles()) {
+      QFile f(file);
+      QVERIFY(f.open(QIODevice::ReadOnly));
+      const bool mentions = QString::fromUtf8(f.readAll()).contains("Pareto frontier", Qt::CaseInsensitive);
+      QCOMPARE(shown.contains(QFileInfo(file).fileName()), mentions);
+    }
+    QVERIFY(shown.contains(dock->currentDocument()));
+    QCOMPARE(dock->browser()->textCursor().selectedText().toLower(), QString("pareto frontier"));
+
+    dock->search("");
+    QCOMPARE(dock->shownDocuments().size(), gui::documentationFiles().size());
+    QVERIFY(dock->openDocument("README.md"));
+    Q_EMIT dock->browser()->anchorClicked(QUrl("docs/reproduce.md"));
+    QCOMPARE(dock->currentDocument(), QString("reproduce.md"));
   }
 
   // Issue 14, bug 1: a launch the CLI refuses said "started" and nothing happened. Now the run list

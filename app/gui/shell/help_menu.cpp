@@ -1,23 +1,23 @@
 // The Help menu (see help_menu.h).
 #include "app/gui/shell/help_menu.h"
 
+#include <algorithm>
+
 #include <QAction>
 #include <QCoreApplication>
-#include <QDesktopServices>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFileInfo>
 #include <QHeaderView>
-#include <QListWidget>
 #include <QMainWindow>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QTableWidget>
-#include <QUrl>
 #include <QVBoxLayout>
 
+#include "app/gui/shell/documentation_dock.h"
 #include "core/runs/run_directory.h"
 
 namespace mixerlab::gui {
@@ -94,22 +94,23 @@ QString aboutText() {
   return lines.join('\n');
 }
 
+DocumentationDock* showDocumentation(QMainWindow* window) {
+  auto* dock = window->findChild<DocumentationDock*>("documentation-dock");
+  if (dock == nullptr) {
+    dock = new DocumentationDock(documentationFiles(), window);
+    window->addDockWidget(Qt::RightDockWidgetArea, dock);
+    dock->setFloating(true);  // a window of its own until docked: nothing else shrinks on a small screen
+    dock->resize(std::min(900, window->width()), std::min(700, window->height()));
+    dock->move(window->geometry().center() - dock->rect().center());
+  }
+  dock->show();
+  dock->raise();
+  return dock;
+}
+
 void addHelpMenu(QMainWindow* window) {
   auto* help = window->menuBar()->addMenu("&Help");
-  help->addAction("&Documentation…", window,
-                  [window] {
-                    const QStringList files = documentationFiles();
-                    auto* list = new QListWidget;
-                    list->setObjectName("documentation-list");
-                    for (const QString& file : files) list->addItem(QFileInfo(file).fileName());
-                    if (files.isEmpty())
-                      list->addItem("(no documentation found: set MIXERLAB_DOCS_DIR to a MixerLab checkout)");
-                    QObject::connect(list, &QListWidget::itemActivated, list, [files, list](QListWidgetItem*) {
-                      const QString file = files.value(list->currentRow());
-                      if (!file.isEmpty()) QDesktopServices::openUrl(QUrl::fromLocalFile(file));
-                    });
-                    showDialog(window, "MixerLab documentation (double-click to open)", list);
-                  })
+  help->addAction("&Documentation", window, [window] { showDocumentation(window); })
       ->setShortcut(QKeySequence::HelpContents);
   help->addAction("&Keyboard shortcuts", window,
                   [window] {

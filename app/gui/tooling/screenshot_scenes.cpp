@@ -10,6 +10,8 @@
 #include "app/gui/launch/run_queue.h"
 #include "app/gui/project/project_document.h"
 #include "app/gui/runs/run_list_model.h"
+#include "app/gui/shell/documentation_dock.h"
+#include "app/gui/shell/help_menu.h"
 #include "app/gui/shell/main_window.h"
 #include "widgets/plot_panels.h"
 #include "widgets/run_comparison.h"
@@ -76,7 +78,13 @@ QWidget* prepareScreenshotScene(MainWindow& window, const QString& scene, QStrin
     QMetaObject::invokeMethod(&window, "onReproducePaper");
     return window.findChild<ReproduceDialog*>();
   }
-  *error = "unknown scene " + scene + " (panels, run-table, queue, sweep, scaling, reproduce)";
+  if (scene == "docs") {  // Help > Documentation, searched for a phrase
+    DocumentationDock* dock = showDocumentation(&window);
+    dock->openDocument("gpu-build.md");
+    dock->search("exact resume");
+    return dock;
+  }
+  *error = "unknown scene " + scene + " (panels, run-table, queue, sweep, scaling, reproduce, docs)";
   return nullptr;
 }
 
