@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/gui/launch/launch_target_selector.h"
 #include "app/gui/runs/run_list_model.h"
 #include "app/gui/shell/app_settings.h"
 #include "app/gui/shell/documentation_dock.h"
@@ -201,6 +202,23 @@ class TestGui : public QObject {
     QVERIFY(dock->openDocument("README.md"));
     Q_EMIT dock->browser()->anchorClicked(QUrl("docs/reproduce.md"));
     QCOMPARE(dock->currentDocument(), QString("reproduce.md"));
+  }
+
+  // Issue #30 D12: opening another project resets the launch target to this machine; reopening the
+  // same project keeps the one chosen.
+  void anotherProjectResetsTheLaunchTarget() {
+    const fs::path first = testing::writeTinyProject(testing::makeScratchDir("gui-target-a"));
+    const fs::path second = testing::writeTinyProject(testing::makeScratchDir("gui-target-b"));
+    gui::MainWindow window;
+    QCOMPARE(window.openProject(QString::fromStdString(first.string())), QString());
+    auto* selector = window.findChild<gui::LaunchTargetSelector*>();
+    QVERIFY(selector != nullptr);
+    QCOMPARE(selector->targets().value(0), QString("local"));
+    selector->setCurrentTarget("local, 2 ranks");
+    QCOMPARE(window.openProject(QString::fromStdString(first.string())), QString());
+    QCOMPARE(selector->currentTarget(), QString("local, 2 ranks"));
+    QCOMPARE(window.openProject(QString::fromStdString(second.string())), QString());
+    QCOMPARE(selector->currentTarget(), QString("local"));
   }
 
   // Issue 14, bug 1: a launch the CLI refuses said "started" and nothing happened. Now the run list

@@ -241,6 +241,7 @@ void MainWindow::stopMonitor() {
 QString MainWindow::runsDirectory() const { return document_->runsDirectory(); }
 
 QString MainWindow::openProject(const QString& project_file) {
+  const QString previous_file = document_->isOpen() ? QFileInfo(document_->filePath()).absoluteFilePath() : QString();
   const QString error = document_->open(project_file);
   if (!error.isEmpty()) {
     // A dialog naming the file, the line and column and the fix (issue #30 D11); the project that
@@ -257,6 +258,11 @@ QString MainWindow::openProject(const QString& project_file) {
     return error;
   }
   stopMonitor();
+  if (!previous_file.isEmpty() && previous_file != QFileInfo(document_->filePath()).absoluteFilePath()) {
+    // Another project starts on this machine, not on the previous project's ranks or remote host
+    // (issue #30 D12); reopening the same project keeps the target.
+    target_selector_->setCurrentTarget(target_selector_->targets().value(0));
+  }
   panels_->forgetRuns();  // the previous project's curves and their colours
   generation_->setRunsDirectory(document_->runsDirectory());
   inversion_->setRunsDirectory(document_->runsDirectory());
