@@ -37,6 +37,18 @@ void validateGeneration(const GenerationSettings& s) {
   }
 }
 
+std::string streamedTextDelta(std::string& stable, const std::string& decoded_now, const std::string& fallback) {
+  static const std::string kReplacement = "\xEF\xBF\xBD";  // U+FFFD in UTF-8
+  std::string now = decoded_now;
+  while (now.size() > stable.size() && now.size() >= kReplacement.size() &&
+         now.compare(now.size() - kReplacement.size(), kReplacement.size(), kReplacement) == 0) {
+    now.resize(now.size() - kReplacement.size());  // an unfinished character: wait for its last bytes
+  }
+  std::string delta = now.compare(0, stable.size(), stable) == 0 ? now.substr(stable.size()) : fallback;
+  stable = now;
+  return delta;
+}
+
 std::vector<int> GenerationResult::ids() const {
   std::vector<int> out;
   for (const auto& t : tokens) out.push_back(t.id);
@@ -139,10 +151,7 @@ GenerationResult Generator::generateFromIds(const std::vector<int>& prompt_ids, 
     token.prob = choice.prob;
     for (const auto& [id, prob] : choice.top) token.top.push_back({id, g.loaded.tokenizer->piece(id), prob});
     sequence.push_back(choice.id);
-    const std::string now = g.loaded.tokenizer->decode(sequence);
-    token.text = now.compare(0, decoded.size(), decoded) == 0 ? now.substr(decoded.size())
-                                                              : g.loaded.tokenizer->piece(choice.id);
-    decoded = now;
+    token.text = streamedTextDelta(decoded, g.loaded.tokenizer->decode(sequence), g.loaded.tokenizer->piece(choice.id));
     previous.push_back(choice.id);
     ++position;
     result.text += token.text;

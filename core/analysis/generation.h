@@ -75,6 +75,14 @@ struct GenerationResult {
 
 using TokenCallback = std::function<void(const GeneratedToken&)>;
 
+// The text a new token adds to a streamed story. `stable` is the story's text so far (updated);
+// `decoded_now` decodes the whole sequence with the new token. A byte-fallback token can end the
+// sequence inside a multi-byte character, which the tokenizer renders as U+FFFD: that tail is held
+// back (the token adds "") until a later token completes the character (issue #30 D8: a "?" glyph
+// showed in the Generate tab). `fallback` (the token's piece) is returned when the new text does not
+// extend the old.
+std::string streamedTextDelta(std::string& stable, const std::string& decoded_now, const std::string& fallback);
+
 // A checkpoint loaded for generation (CPU). Thread-compatible: one generate() at a time per object;
 // separate objects may run on separate threads.
 class Generator {

@@ -167,6 +167,21 @@ class TestGeneration : public QObject {
       QTest::newRow(name) << QString(name);
     }
   }
+  // Issue #30 D8: a character split over byte-fallback tokens streams once, whole, with the token that
+  // completes it; the tokens before add nothing (they used to add U+FFFD, a "?" glyph on screen).
+  void streamedTextHoldsBackUnfinishedCharacters() {
+    const std::string replacement = "\xEF\xBF\xBD";
+    std::string stable = "Once";
+    QCOMPARE(streamedTextDelta(stable, "Once a", "\u2581a"), std::string(" a"));
+    QCOMPARE(streamedTextDelta(stable, "Once a" + replacement, "<0xE2>"), std::string());
+    QCOMPARE(stable, std::string("Once a"));
+    QCOMPARE(streamedTextDelta(stable, "Once a" + replacement + replacement, "<0x82>"), std::string());
+    QCOMPARE(streamedTextDelta(stable, "Once a\u20ac", "<0xAC>"), std::string("\u20ac"));
+    QCOMPARE(stable, std::string("Once a\u20ac"));
+    QCOMPARE(streamedTextDelta(stable, "Twice", "\u2581x"), std::string("\u2581x"));  // no extension: the piece
+    QCOMPARE(stable, std::string("Twice"));
+  }
+
   void cachedMixerEqualsFixedWindow() {
     QFETCH(QString, run);
     checkAgainstReference(run.toStdString(), 20, kContext - 20, 1e-4);
