@@ -77,7 +77,7 @@ step retrieval 90 "for d in cuda cpu; do $ml retrieval build --checkpoint $C --s
 
 # --- NCCL: one GPU rank through launch; NCCL against Gloo on the same data -----------------------
 for be in nccl gloo; do
-  step "launch-$be" 90 "$ml launch --nproc 1 --backend $be -- train $P --run mixer --device cuda --precision fp32 --max-steps 100 --out $W/runs --run-id dp-$be 2>&1 | grep -iE 'rank|nccl|gloo|error' | head -5"
+  step "launch-$be" 90 "$ml launch --nproc 1 --backend $be -- train $P --run mixer --device cuda --precision fp32 --max-steps 100 --out $W/runs --run-id dp-$be 2>&1 | grep -iE 'error' | head -5; grep -h 'data parallel' $W/runs/dp-$be/log.txt"
 done
 step nccl-vs-gloo 20 "python3 /work/main/tools/gpu/compare_runs.py $W/runs/dp-nccl $W/runs/dp-gloo"
 
@@ -94,5 +94,6 @@ step bench-train-ref 120 "python3 /work/main/bench/pytorch_reference/bench_train
 step bench-train-llama 90 "$ml bench train --grid --archs llama --d-models 512 --layers 8 --context 512 --tokens-per-step 16384 --steps 20 --warmup 5 --device cuda --precision bf16 --json $out/mixerlab-llama.json 2>&1 | tee -a $bench; python3 /work/main/bench/pytorch_reference/bench_train.py --archs llama --d-models 512 --layers 8 --context 512 --tokens-per-step 16384 --steps 20 --warmup 5 --device cuda --precision bf16 2>&1 | tee -a $bench"
 step bench-generate 60 "$ml bench generate --device cuda --d-model 512 --layers 8 --prompts 64,480 2>&1 | tee -a $bench"
 step bench-memory 90 "$ml bench memory --device cuda --archs mixer llama --d-model 512 --layers 8 --contexts 512 1024 2048 4096 --tokens-per-step 16384 --steps 2 --warmup 1 --precision bf16 2>&1 | tee -a $bench"
+step ncu-token-mix 90 "ncu --kernel-name regex:mixTile --launch-count 3 --section SpeedOfLight --clock-control none $ml bench kernels --device cuda --lengths 512 --repeats 1 --batch 32 --width 1024 2>&1 | grep -E 'mixTile|Throughput|Duration|Elapsed' | head -30"
 step bench-train-ref-compile 150 "python3 /work/main/bench/pytorch_reference/bench_train.py --archs mixer --d-models 1024 --layers 8 --context 512 --tokens-per-step 16384 --steps 20 --warmup 5 --device cuda --precision bf16 --compile 2>&1 | tee -a $bench"
 echo "total $((SECONDS - start_s)) s" | tee -a "$log"
