@@ -11,6 +11,7 @@
 
 #include "core/analysis/analysis_model.h"
 #include "core/analysis/inversion.h"
+#include "core/analysis/inversion_convergence.h"
 #include "tests/test_support.h"
 #include "tests/training_fixture.h"
 
@@ -55,6 +56,21 @@ class TestInversion : public QObject {
   ModelSource untrained(const std::string& run) const { return ModelSource::projectRun(project_, run); }
 
  private Q_SLOTS:
+  // Issue #30 D10: a descent is still improving when the last fifth of its steps lowered the loss
+  // by more than 1 % of its value there; a curve that has flattened is settled.
+  void stillImprovingReadsTheLastFifth() {
+    std::vector<double> falling;
+    for (int i = 0; i < 100; ++i) falling.push_back(100.0 - 0.5 * i);  // 100 .. 50.5
+    QVERIFY(inversionStillImproving(falling, 50.0));                   // from 60 at step 80: 17 %
+    std::vector<double> settled(70, 100.0);
+    settled.insert(settled.end(), 30, 10.0);  // flat over the last 30 steps
+    QVERIFY(!inversionStillImproving(settled, 10.0));
+    QVERIFY(!inversionStillImproving(settled, 9.95));  // 0.5 %: below the tolerance
+    QVERIFY(inversionStillImproving(settled, 9.8));    // 2 %
+    QVERIFY(!inversionStillImproving({}, 1.0));
+    QVERIFY(inversionStillImproving({4.0, 3.0}, 2.0));  // two steps: the window is the last one
+  }
+
   void initTestCase() {
     at::set_num_threads(2);
     project_ = writeProject(testing::makeScratchDir("inversion"));

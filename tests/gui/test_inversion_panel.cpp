@@ -147,6 +147,17 @@ class TestInversionPanel : public QObject {
     box->hidePopup();
   }
 
+  // Issue #30 D10: an inversion stopped while its loss still fell says so in the status line.
+  void underConvergedInversionSaysSo() {
+    gui::InversionPanel panel;
+    QCOMPARE(panel.addModel(q(mixer_.string())), QString());
+    panel.setText(kText);
+    setIterations(panel, 3);
+    QVERIFY(runInspection(panel));
+    QVERIFY2(panel.statusText().contains("still improving") && panel.statusText().contains("raise Iterations"),
+             qPrintable(panel.statusText()));
+  }
+
   // The chart shows, per model and layer, the Hamming distances invertTexts gives in-process.
   void chartMatchesInProcessInversion() {
     panel_ = std::make_unique<gui::InversionPanel>();

@@ -21,6 +21,7 @@
 #include "app/gui/inversion/inversion_worker.h"
 #include "app/gui/inversion/over_training_view.h"
 #include "app/gui/inversion/over_training_worker.h"
+#include "core/analysis/inversion_convergence.h"
 #include "widgets/inversion_diff_view.h"
 #include "widgets/inversion_layer_chart.h"
 #include "widgets/inversion_loss_plot.h"
@@ -514,6 +515,20 @@ void InversionPanel::onJobFinished() {
     QString summary = tr("done: %1 of %2 models").arg(done).arg(modelCount());
     if (cancelled > 0) summary += tr(", %1 cancelled").arg(cancelled);
     if (failed > 0) summary += tr(", %1 failed").arg(failed);
+    int results = 0, improving = 0;
+    for (const Model& m : models_) {
+      if (m.state != ModelState::kDone) continue;
+      for (const InversionResult& r : m.results) {
+        ++results;
+        improving += !r.cancelled && inversionStillImproving(r.loss_curve, r.final_loss) ? 1 : 0;
+      }
+    }
+    if (improving > 0) {
+      summary += tr(" \u00b7 %1 of %2 inversions were still improving at the last step: raise Iterations "
+                    "before reading their distances")
+                     .arg(improving)
+                     .arg(results);
+    }
     showStatus(summary);
     Q_EMIT runFinished();
   } else if (finished == Job::kOverTraining) {
