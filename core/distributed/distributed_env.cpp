@@ -3,7 +3,6 @@
 
 #include <cstdlib>
 
-#include "core/distributed/rank_launcher.h"
 #include "core/util/error.h"
 
 namespace mixerlab {

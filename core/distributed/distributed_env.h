@@ -14,6 +14,9 @@ struct DistributedEnv {
   bool isWriter() const { return rank == 0; }  // the rank that writes metrics, logs and checkpoints
 };
 
+// The process-group backend a rank must use (auto, gloo or nccl), set by `launch --backend`.
+inline constexpr const char* kBackendVariable = "MIXERLAB_PROCESS_GROUP_BACKEND";
+
 // nullopt when WORLD_SIZE is unset or 1, unless MIXERLAB_PROCESS_GROUP_BACKEND names a backend
 // (gloo or nccl, from `launch --backend`): then a one-rank job joins a group too, so the NCCL path
 // can be run on one GPU. Throws MixerLabError naming the variable when one is malformed or out of

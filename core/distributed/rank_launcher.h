@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "core/distributed/distributed_env.h"
+
 namespace mixerlab {
 
 inline constexpr double kDefaultStallTimeoutS = 240;
@@ -34,8 +36,6 @@ struct LaunchPlan {
   // gloo or nccl; passed to each rank as MIXERLAB_PROCESS_GROUP_BACKEND (kBackendVariable).
   std::string backend = "auto";
 };
-
-inline constexpr const char* kBackendVariable = "MIXERLAB_PROCESS_GROUP_BACKEND";
 
 struct LaunchResult {
   int exit_code = 0;       // 0 when every rank finished cleanly

@@ -56,6 +56,7 @@ DocumentationDock::DocumentationDock(const QStringList& files, QWidget* parent)
   for (const QString& file : files_) {
     auto* item = new QListWidgetItem(QFileInfo(file).fileName(), list_);
     item->setData(Qt::UserRole, file);
+    texts_ << readText(file);
   }
   if (files_.isEmpty()) {
     note_->setText(
@@ -81,7 +82,7 @@ void DocumentationDock::showFile(int index) {
   const QString path = files_[index];
   browser_->setSearchPaths({QFileInfo(path).absolutePath()});  // the figures next to the text
   browser_->document()->setBaseUrl(QUrl::fromLocalFile(path));
-  browser_->setMarkdown(readText(path));
+  browser_->setMarkdown(texts_[index]);
   setWindowTitle(tr("Documentation: %1").arg(QFileInfo(path).fileName()));
 }
 
@@ -116,8 +117,8 @@ void DocumentationDock::search(const QString& words) {
   const QString needle = words.trimmed();
   int first_shown = -1;
   for (int i = 0; i < list_->count(); ++i) {
-    const bool match = needle.isEmpty() ||
-                       readText(list_->item(i)->data(Qt::UserRole).toString()).contains(needle, Qt::CaseInsensitive);
+    const int file = files_.indexOf(list_->item(i)->data(Qt::UserRole).toString());
+    const bool match = needle.isEmpty() || texts_.value(file).contains(needle, Qt::CaseInsensitive);
     list_->item(i)->setHidden(!match);
     if (match && first_shown < 0) first_shown = i;
   }

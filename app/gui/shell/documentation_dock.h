@@ -33,6 +33,7 @@ class DocumentationDock : public QDockWidget {
   void showFile(int index);
 
   QStringList files_;
+  QStringList texts_;  // each file's Markdown, read once (the search scans them on every keystroke)
   QLineEdit* search_ = nullptr;
   QListWidget* list_ = nullptr;
   QTextBrowser* browser_ = nullptr;
