@@ -8,21 +8,13 @@
 
 #include "core/train/data_parallel_start.h"
 #include "core/train/gradients.h"
+#include "core/train/multi_tensor_optimizer.h"
 
 namespace mixerlab {
 namespace {
 
 void setLearningRate(torch::optim::Optimizer& optimizer, double lr) {
   for (auto& group : optimizer.param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
-}
-
-// L2 norm over every parameter's gradient, as clip_grad_norm_ measures it.
-double gradientNorm(const std::vector<torch::Tensor>& parameters) {
-  std::vector<torch::Tensor> norms;
-  for (const auto& p : parameters) {
-    if (p.grad().defined()) norms.push_back(p.grad().detach().norm(2));
-  }
-  return norms.empty() ? 0.0 : torch::stack(norms).norm(2).item<double>();
 }
 
 bool anyRankNonFinite(ProcessGroup& group, bool non_finite) { return anyRank(group, non_finite); }
@@ -83,9 +75,14 @@ StepOutcome runTrainStep(LanguageModel& model, torch::optim::Optimizer& optimize
   }
   // The norm is logged either way (measured without touching the gradients when clipping is off).
   outcome.grad_norm = train.grad_clip_norm > 0
-                          ? torch::nn::utils::clip_grad_norm_(model.parameters(), train.grad_clip_norm)
+                          ? clipGradientNorm(model.parameters(), train.grad_clip_norm)
                           : gradientNorm(model.parameters());
-  optimizer.step();
+  // Multi-tensor AdamW on a GPU (one pass for every parameter), LibTorch's loop elsewhere.
+  if (auto* adamw = dynamic_cast<torch::optim::AdamW*>(&optimizer)) {
+    adamwStep(*adamw);
+  } else {
+    optimizer.step();
+  }
   return outcome;
 }
 

@@ -5,15 +5,18 @@
 #include <torch/torch.h>
 #include <QtTest/QtTest>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <sstream>
 
 #include "core/config/train_config.h"
 #include "core/data/batching.h"
 #include "core/data/token_cache.h"
 #include "core/models/model_registry.h"
 #include "core/train/evaluator.h"
+#include "core/train/multi_tensor_optimizer.h"
 #include "core/train/train_step.h"
 #include "tests/test_support.h"
 #include "tests/tiny_model_config.h"
@@ -161,6 +164,36 @@ std::vector<Batch> evalBatches() {
   return batches;
 }
 
+// Copies of one set of parameters (shapes of a mixer block and a head) with the same gradients.
+std::vector<at::Tensor> parametersWithGradients(uint64_t seed) {
+  torch::manual_seed(seed);
+  std::vector<at::Tensor> out;
+  for (const auto& shape :
+       std::vector<std::vector<int64_t>>{{16}, {16}, {8, 8}, {8}, {64, 16}, {64}, {16, 64}, {61, 16}}) {
+    auto p = torch::randn(shape).set_requires_grad(true);
+    p.mutable_grad() = torch::randn(shape) * 3.0;
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<at::Tensor> cloneWithGradients(const std::vector<at::Tensor>& parameters) {
+  std::vector<at::Tensor> out;
+  for (const auto& p : parameters) {
+    auto copy = p.detach().clone().set_requires_grad(true);
+    copy.mutable_grad() = p.grad().clone();
+    out.push_back(copy);
+  }
+  return out;
+}
+
+// The largest absolute difference between two lists of tensors.
+double largestDifference(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b) {
+  double worst = 0;
+  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, (a[i] - b[i]).abs().max().item<double>());
+  return worst;
+}
+
 }  // namespace
 
 class TestTrainStep : public QObject {
@@ -174,6 +207,74 @@ class TestTrainStep : public QObject {
     dir_ = testing::makeScratchDir("train-step");
     writeRandomTokenCache(dir_ / "tokens.bin", 40, 5);
     cache_ = TokenCache::open(dir_ / "tokens.bin");
+  }
+
+  // The multi-tensor AdamW (the GPU path) takes the library's steps bit for bit, with non-default
+  // betas, epsilon and weight decay, and shares its state: steps alternating between the two paths
+  // equal three library steps, moments and step counts included (so a checkpoint written by one
+  // path resumes under the other).
+  void multiTensorAdamWMatchesTheLibrary() {
+    const auto options = torch::optim::AdamWOptions(2e-2).betas({0.8, 0.95}).eps(1e-4).weight_decay(0.3);
+    auto library_params = parametersWithGradients(11);
+    auto mixed_params = cloneWithGradients(library_params);
+    torch::optim::AdamW library(library_params, options);
+    torch::optim::AdamW mixed(mixed_params, options);
+    for (int step = 0; step < 3; ++step) {
+      library.step();
+      if (step == 1) {
+        mixed.step();
+      } else {
+        adamwStepForeach(mixed);
+      }
+      QCOMPARE(largestDifference(library_params, mixed_params), 0.0);
+      torch::NoGradGuard no_grad;
+      for (size_t i = 0; i < library_params.size(); ++i) {  // new gradients for the next step
+        library_params[i].grad().mul_(-0.7).add_(0.01 * static_cast<double>(i));
+        mixed_params[i].grad().mul_(-0.7).add_(0.01 * static_cast<double>(i));
+      }
+    }
+    for (size_t i = 0; i < library_params.size(); ++i) {
+      const auto* expected = adamwStateOf(library, library_params[i]);
+      const auto* actual = adamwStateOf(mixed, mixed_params[i]);
+      QVERIFY(expected != nullptr && actual != nullptr);
+      QCOMPARE(actual->step(), int64_t{3});
+      QCOMPARE(actual->step(), expected->step());
+      QCOMPARE(
+          largestDifference({actual->exp_avg(), actual->exp_avg_sq()}, {expected->exp_avg(), expected->exp_avg_sq()}),
+          0.0);
+    }
+  }
+
+  // Multi-tensor clipping: the same norm and the same scaled gradients as clip_grad_norm_ when the
+  // limit binds, untouched gradients when it does not, and the norm alone without clipping.
+  void multiTensorClippingMatchesTheLibrary() {
+    auto library = parametersWithGradients(12);
+    auto multi = cloneWithGradients(library);
+    const double library_norm = clipGradientNormLibrary(library, 1.5);
+    const double multi_norm = clipGradientNormForeach(multi, 1.5);
+    QVERIFY2(library_norm > 10, qPrintable(QString("norm %1 should bind at 1.5").arg(library_norm)));
+    QVERIFY2(std::abs(library_norm - multi_norm) <= 1e-6 * library_norm,
+             qPrintable(QString("norm %1 against the library's %2").arg(multi_norm).arg(library_norm)));
+    std::vector<at::Tensor> library_grads, multi_grads;
+    for (size_t i = 0; i < library.size(); ++i) {
+      library_grads.push_back(library[i].grad());
+      multi_grads.push_back(multi[i].grad());
+    }
+    QVERIFY2(largestDifference(library_grads, multi_grads) <= 1e-6, "clipped gradients differ");
+    QVERIFY2(std::abs(gradientNormForeach(multi) - 1.5) < 1e-5, "the clipped gradients' norm is not the limit");
+
+    auto loose = parametersWithGradients(12);
+    const auto before = cloneWithGradients(loose);
+    const double loose_norm = clipGradientNormForeach(loose, 1e6);
+    QVERIFY(std::abs(loose_norm - library_norm) <= 1e-6 * library_norm);
+    std::vector<at::Tensor> loose_grads, before_grads;
+    for (size_t i = 0; i < loose.size(); ++i) {
+      loose_grads.push_back(loose[i].grad());
+      before_grads.push_back(before[i].grad());
+    }
+    QCOMPARE(largestDifference(loose_grads, before_grads), 0.0);
+    QVERIFY(std::abs(gradientNormForeach(before) - gradientNormLibrary(before)) <= 1e-6 * library_norm);
+    QVERIFY(!multiTensorOptimizerPreferred(before.front()));  // the CPU keeps the library's loops
   }
 
   // A binding clip norm leaves the gradient on the parameters scaled down to that norm (same
