@@ -48,6 +48,12 @@ nlohmann::json specJson(const CellSpec& c) {
           {"device", c.device}};
 }
 
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
 // Trains the cell and fills in the measurements; throws on any failure.
 void measureCell(const CellSpec& c, nlohmann::json& out) {
   const int threads = configureCpuThreads(c.threads);
@@ -82,9 +88,9 @@ void measureCell(const CellSpec& c, nlohmann::json& out) {
   }
   double total_ms = 0;
   for (double ms : step_ms) total_ms += ms;
-  std::sort(step_ms.begin(), step_ms.end());
   const size_t n = step_ms.size();
-  const double median_ms = n % 2 ? step_ms[n / 2] : 0.5 * (step_ms[n / 2 - 1] + step_ms[n / 2]);
+  const double median_ms = median(step_ms);
+  std::sort(step_ms.begin(), step_ms.end());
   const double tokens_per_step = static_cast<double>(c.batch * c.context);
   out["steps"] = c.steps;
   out["warmup"] = c.warmup;
@@ -94,6 +100,18 @@ void measureCell(const CellSpec& c, nlohmann::json& out) {
   out["step_ms_max"] = step_ms.back();
   out["tokens_per_s"] = tokens_per_step / (median_ms / 1000.0);
   out["final_loss"] = loss;
+  if (c.phases) {
+    std::vector<double> forward_ms, backward_ms, optimizer_ms;
+    for (int64_t i = 0; i < c.steps; ++i) {
+      StepPhaseTimes t;
+      trainer.step(&t);
+      forward_ms.push_back(t.forward_ms);
+      backward_ms.push_back(t.backward_ms);
+      optimizer_ms.push_back(t.optimizer_ms);
+    }
+    out["phase_ms_median"] = {
+        {"forward", median(forward_ms)}, {"backward", median(backward_ms)}, {"optimizer", median(optimizer_ms)}};
+  }
   out["skipped_steps"] = trainer.skippedSteps();
   if (const auto cuda_peak = cudaPeakAllocatedBytes(device)) {
     out["peak_memory_bytes"] = *cuda_peak;
@@ -162,34 +180,36 @@ std::vector<std::string> CellSpec::cellArguments() const {
     o << v;
     return o.str();
   };
-  return {"bench",
-          "cell",
-          "--arch",
-          benchArchName(arch),
-          "--d-model",
-          s(d_model),
-          "--layers",
-          s(layers),
-          "--context",
-          s(context),
-          "--vocab",
-          s(vocab),
-          "--heads",
-          s(heads),
-          "--batch",
-          s(batch),
-          "--steps",
-          s(steps),
-          "--warmup",
-          s(warmup),
-          "--threads",
-          s(threads),
-          "--device",
-          device,
-          "--precision",
-          precision,
-          "--memory-limit-gib",
-          s(memory_limit_gib)};
+  std::vector<std::string> args{"bench",
+                                "cell",
+                                "--arch",
+                                benchArchName(arch),
+                                "--d-model",
+                                s(d_model),
+                                "--layers",
+                                s(layers),
+                                "--context",
+                                s(context),
+                                "--vocab",
+                                s(vocab),
+                                "--heads",
+                                s(heads),
+                                "--batch",
+                                s(batch),
+                                "--steps",
+                                s(steps),
+                                "--warmup",
+                                s(warmup),
+                                "--threads",
+                                s(threads),
+                                "--device",
+                                device,
+                                "--precision",
+                                precision,
+                                "--memory-limit-gib",
+                                s(memory_limit_gib)};
+  if (phases) args.push_back("--phases");
+  return args;
 }
 
 nlohmann::json runCellInChild(const CellSpec& cell, double timeout_s) {
@@ -247,6 +267,7 @@ void addBenchCellCommand(CLI::App& bench, Action& action) {
   cell->add_option("--device", c->device);
   cell->add_option("--precision", c->precision)->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
   cell->add_option("--memory-limit-gib", c->memory_limit_gib)->check(CLI::NonNegativeNumber);
+  cell->add_flag("--phases", c->phases, "Then time forward, backward and optimizer apart (device synced between)");
   cell->callback([c, &action]() { action = [c]() { return benchCell(*c); }; });
 }
 

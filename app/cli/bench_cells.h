@@ -21,6 +21,7 @@ struct CellSpec {
   int64_t steps = 100, warmup = 10, threads = 0;
   std::string device = "cpu", precision = "fp32";
   double memory_limit_gib = 0;  // CPU: RLIMIT_AS of the cell, on top of what it had mapped at start; 0: none
+  bool phases = false;          // after the timed steps, as many again split into phases (StepPhaseTimes)
 
   // The `bench cell` arguments that run this cell.
   std::vector<std::string> cellArguments() const;

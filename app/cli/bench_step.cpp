@@ -2,14 +2,17 @@
 // the same as runTrainStep's, so a measured speed is the trainer's speed.
 #include "app/cli/bench_step.h"
 
+#include <chrono>
 #include <optional>
 
+#include <torch/cuda.h>
 #include <torch/torch.h>
 
 #include "core/distributed/gradient_sync.h"
 #include "core/models/model_registry.h"
 #include "core/train/gradients.h"
 #include "core/train/loss_scaler.h"
+#include "core/train/multi_tensor_optimizer.h"
 
 namespace mixerlab::cli {
 
@@ -41,8 +44,23 @@ RandomTokenTrainer::RandomTokenTrainer(const ModelConfig& model, int64_t local_b
 
 RandomTokenTrainer::~RandomTokenTrainer() = default;
 
-double RandomTokenTrainer::step() {
+namespace {
+
+// Milliseconds since `since` once the device has finished its queued work; restarts `since`.
+double phaseMs(const c10::Device& device, std::chrono::steady_clock::time_point& since) {
+  if (device.is_cuda()) torch::cuda::synchronize(device.index());
+  const auto now = std::chrono::steady_clock::now();
+  const double ms = std::chrono::duration<double, std::milli>(now - since).count();
+  since = now;
+  return ms;
+}
+
+}  // namespace
+
+double RandomTokenTrainer::step(StepPhaseTimes* phases) {
   State& s = *state_;
+  auto since = std::chrono::steady_clock::now();
+  if (phases) phaseMs(s.device, since);
   const auto parameters = s.model->parameters();
   clearGradients(parameters);
   at::Tensor logits;
@@ -51,16 +69,19 @@ double RandomTokenTrainer::step() {
     logits = s.model->forward(s.ids);
   }
   auto loss = s.model->loss(atLeastFp32(logits), s.ids);  // the loss is always taken in fp32
+  if (phases) phases->forward_ms = phaseMs(s.device, since);
   if (s.sync) s.sync->armForNextBackward();
   (s.scaler ? s.scaler->scaled(loss) : loss).backward();
   if (s.sync) s.sync->finish();
+  if (phases) phases->backward_ms = phaseMs(s.device, since);
   if (s.scaler) {
     const bool finite = s.scaler->unscaleAndCheck(parameters);
     s.scaler->update(finite);
     if (!finite) return loss.item<double>();  // skipped, as the trainer skips it
   }
-  torch::nn::utils::clip_grad_norm_(parameters, 1.0);
-  s.optimizer->step();
+  clipGradientNorm(parameters, 1.0);
+  adamwStep(*s.optimizer);
+  if (phases) phases->optimizer_ms = phaseMs(s.device, since);
   return loss.item<double>();
 }
 

@@ -17,6 +17,14 @@ class ProcessGroup;
 
 namespace mixerlab::cli {
 
+// Where one step's time goes: each phase ends with a device synchronisation, so the three add up
+// to the step (plus the syncs) and a phase's figure holds its GPU work, not just its launches.
+struct StepPhaseTimes {
+  double forward_ms = 0;    // forward under autocast and the fp32 loss
+  double backward_ms = 0;   // backward (and the data-parallel gradient averaging)
+  double optimizer_ms = 0;  // unscaling, clipping and the AdamW update
+};
+
 class RandomTokenTrainer {
  public:
   // Builds the model (seed 0) on `device` and a [local_batch, context] batch of random token ids.
@@ -27,8 +35,9 @@ class RandomTokenTrainer {
   RandomTokenTrainer(const RandomTokenTrainer&) = delete;
   RandomTokenTrainer& operator=(const RandomTokenTrainer&) = delete;
 
-  // One optimizer step; returns the loss (reading it waits for the device).
-  double step();
+  // One optimizer step; returns the loss (reading it waits for the device). With `phases`, the
+  // device is synchronised between the phases and their times written there.
+  double step(StepPhaseTimes* phases = nullptr);
   int64_t parameterCount() const;
   int64_t skippedSteps() const;  // fp16 steps skipped for inf/NaN gradients
 

@@ -97,21 +97,36 @@ def run_cell(spec):
     if device.type == "cuda":
         torch.cuda.reset_peak_memory_stats(device)
 
-    def step():
+    def phase_end(phases, name, since):
+        """With phases: waits for the device and records the phase's milliseconds; returns the new start."""
+        if phases is None:
+            return since
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+        now = time.perf_counter()
+        phases[name] = 1000.0 * (now - since)
+        return now
+
+    def step(phases=None):
+        since = phase_end(phases, "start", time.perf_counter())
         optimizer.zero_grad(set_to_none=True)
         with torch.autocast(device.type, dtype=autocast_dtype, enabled=autocast_dtype is not None):
             logits = forward(ids)
         loss = shifted_cross_entropy(logits, ids)  # fp32: the logits are upcast first
+        since = phase_end(phases, "forward", since)
         if scaler is not None:
             scaler.scale(loss).backward()
+            since = phase_end(phases, "backward", since)
             scaler.unscale_(optimizer)
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             scaler.step(optimizer)  # skips the update when the gradients hold inf/NaN
             scaler.update()
         else:
             loss.backward()
+            since = phase_end(phases, "backward", since)
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
+        phase_end(phases, "optimizer", since)
         return loss.item()  # waits for the device
 
     loss = 0.0
@@ -123,6 +138,12 @@ def run_cell(spec):
         loss = step()
         step_ms.append(1000.0 * (time.perf_counter() - start))
     median_ms = statistics.median(step_ms)
+    if spec.get("phases"):  # as many steps again, the device synchronised between the phases
+        split = [dict() for _ in range(spec["steps"])]
+        for phases in split:
+            step(phases)
+        record["phase_ms_median"] = {name: statistics.median(p[name] for p in split)
+                                     for name in ("forward", "backward", "optimizer")}
     tokens = spec["batch"] * spec["context"]
     record.update(
         status="ok",
@@ -198,6 +219,8 @@ def main():
     p.add_argument("--precision", choices=["fp32", "bf16", "fp16"], default="fp32")
     p.add_argument("--compile", action="store_true", help="torch.compile the model (tuned variant)")
     p.add_argument("--fused-adamw", action="store_true", help="AdamW(fused=True) on CUDA (tuned variant)")
+    p.add_argument("--phases", action="store_true",
+                   help="then time forward, backward and optimizer apart (device synchronised between)")
     p.add_argument("--peak-tflops", type=float, default=0.0)
     p.add_argument("--cell-timeout-s", type=float, default=0.0)
     p.add_argument("--json", help="write every cell to this file")
@@ -229,7 +252,8 @@ def main():
                 spec = dict(arch="masked_mixer" if arch == "mixer" else arch, d_model=d_model, layers=layers,
                             context=a.context, vocab=a.vocab, heads=a.heads, batch=batch,
                             tokens_per_step=batch * a.context, steps=a.steps, warmup=a.warmup, threads=a.threads,
-                            device=a.device, precision=a.precision, compile=a.compile, fused_adamw=a.fused_adamw)
+                            device=a.device, precision=a.precision, compile=a.compile, fused_adamw=a.fused_adamw,
+                            phases=a.phases)
                 if spec["arch"] == "mamba":
                     record = dict(spec, status="skipped", error="no Mamba in the PyTorch reference")
                 else:
@@ -243,6 +267,9 @@ def main():
                     print(f"{record['arch']:<13} {d_model:>7} {layers:>6} {record['params'] / 1e6:>9.2f}M "
                           f"{record['step_ms_median']:>10.1f} {record['tokens_per_s']:>12.0f} {mfu:>7} "
                           f"{record['peak_memory_bytes'] / 2**30:>6.2f} GiB  ok", flush=True)
+                    if "phase_ms_median" in record:
+                        print("    phases (ms, medians): " + ", ".join(
+                            f"{k} {v:.2f}" for k, v in record["phase_ms_median"].items()), flush=True)
                 else:
                     print(f"{record['arch']:<13} {d_model:>7} {layers:>6}  {record['status']}: {record.get('error', '')}",
                           flush=True)

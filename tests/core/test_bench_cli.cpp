@@ -161,6 +161,32 @@ class TestBenchCli : public QObject {
              qPrintable(r.out));
   }
 
+  // `bench cell --phases` splits the step into forward, backward and optimizer (each a positive time);
+  // without the flag the record has no split.
+  void cellSplitsStepsIntoPhasesOnRequest() {
+    const QStringList cell = {"bench",     "cell", "--arch",   "llama", "--d-model", "16", "--layers", "1",
+                              "--context", "8",    "--vocab",  "32",    "--heads",   "2",  "--batch",  "2",
+                              "--steps",   "3",    "--warmup", "1",     "--threads", "1"};
+    auto record = [](const Result& r) {
+      nlohmann::json found;
+      for (const QString& line : r.out.split('\n')) {
+        if (line.startsWith('{')) found = nlohmann::json::parse(line.toStdString());
+      }
+      return found;
+    };
+    const auto split = runCli(cell + QStringList{"--phases"});
+    QVERIFY2(split.exit_code == 0, qPrintable(split.err + split.out));
+    const auto phases = record(split)["phase_ms_median"];
+    for (const char* name : {"forward", "backward", "optimizer"}) {
+      QVERIFY2(phases.contains(name) && phases[name].get<double>() > 0,
+               qPrintable(QString::fromStdString(phases.dump())));
+    }
+    const auto whole = runCli(cell);
+    QVERIFY2(whole.exit_code == 0, qPrintable(whole.err + whole.out));
+    QVERIFY(record(whole).value("status", "") == "ok");
+    QVERIFY(!record(whole).contains("phase_ms_median"));
+  }
+
   // The single-model mode (what `bench train` did before --grid) still runs, here in bf16.
   void singleModelModeStillRuns() {
     auto r =

@@ -50,7 +50,7 @@ step backtraces 60 "ldconfig -p | grep -i sentencepiece; for t in test_mamba tes
 step kernel-tests 90 "cd $B && ctest -R 'test_kernel_references|test_mixed_precision|test_rank_device' --output-on-failure -V 2>&1 | grep -E 'PASS|FAIL|SKIP|QWARN|Totals|tests passed|relative error' | head -150"
 
 ctest_started_s=$((SECONDS - start_s))
-( cd $B && timeout -k 5 $((budget_s / 2)) ctest -j10 --timeout 200 -E 'test_kernel_references' >$out/ctest.log 2>&1 ) &
+( cd $B && timeout -k 5 $((budget_s / 2)) ctest -j8 --timeout 200 -E 'test_kernel_references' >$out/ctest.log 2>&1 ) &
 ctest_pid=$!
 
 # --- training on cuda: fp32, bf16, fp16; two fp32 runs (determinism); a kill and resume -----------
@@ -88,10 +88,18 @@ tail -30 $out/ctest.log >>"$log"
 
 # --- speed (#33) ---------------------------------------------------------------------------------
 step bench-kernels 60 "$ml bench kernels --device cuda 2>&1 | tee -a $bench"
-step bench-train-mixer 90 "$ml bench train --grid --archs mixer --d-models 1024 --layers 8 --context 512 --tokens-per-step 16384 --steps 20 --warmup 5 --device cuda --precision bf16 --json $out/mixerlab-train.json 2>&1 | tee -a $bench"
-step bench-train-mixer-gemm 90 "MIXERLAB_TOKEN_MIX=gemm $ml bench train --grid --archs mixer --d-models 1024 --layers 8 --context 512 --tokens-per-step 16384 --steps 20 --warmup 5 --device cuda --precision bf16 2>&1 | tee -a $bench"
-step bench-train-ref 120 "python3 /work/main/bench/pytorch_reference/bench_train.py --archs mixer --d-models 1024 --layers 8 --context 512 --tokens-per-step 16384 --steps 20 --warmup 5 --device cuda --precision bf16 --json $out/pytorch-train.json 2>&1 | tee -a $bench"
-step bench-train-llama 90 "$ml bench train --grid --archs llama --d-models 512 --layers 8 --context 512 --tokens-per-step 16384 --steps 20 --warmup 5 --device cuda --precision bf16 --json $out/mixerlab-llama.json 2>&1 | tee -a $bench; python3 /work/main/bench/pytorch_reference/bench_train.py --archs llama --d-models 512 --layers 8 --context 512 --tokens-per-step 16384 --steps 20 --warmup 5 --device cuda --precision bf16 2>&1 | tee -a $bench"
+# Mixer D=1024 N=8 and Llama D=512 N=8 at T=512, 16,384 tokens per step, bf16: the multi-tensor
+# optimizer (the default on a GPU) against LibTorch's loop (MIXERLAB_OPTIMIZER=library), then each
+# step split into forward / backward / optimizer, beside the PyTorch reference's split.
+grid="--grid --d-models 1024 --layers 8 --context 512 --tokens-per-step 16384 --steps 20 --warmup 5 --device cuda --precision bf16"
+cellargs="--d-model 1024 --layers 8 --context 512 --batch 32 --vocab 4096 --heads 4 --steps 20 --warmup 5 --device cuda --precision bf16 --phases"
+step bench-train-mixer 90 "$ml bench train $grid --archs mixer --json $out/mixerlab-train.json 2>&1 | tee -a $bench | tail -3"
+step bench-train-mixer-library 90 "MIXERLAB_OPTIMIZER=library $ml bench train $grid --archs mixer 2>&1 | tee -a $bench | tail -2"
+step phases-mixer 60 "$ml bench cell --arch masked_mixer $cellargs | tail -1 | tee -a $bench; MIXERLAB_OPTIMIZER=library $ml bench cell --arch masked_mixer $cellargs | tail -1 | tee -a $bench"
+step bench-train-ref 120 "python3 /work/main/bench/pytorch_reference/bench_train.py --archs mixer --d-models 1024 --layers 8 --context 512 --tokens-per-step 16384 --steps 20 --warmup 5 --device cuda --precision bf16 --phases --json $out/pytorch-train.json 2>&1 | tee -a $bench | tail -3"
+llama="--d-models 512 --layers 8 --context 512 --tokens-per-step 16384 --steps 20 --warmup 5 --device cuda --precision bf16"
+step bench-train-llama 150 "$ml bench train --grid --archs llama $llama --json $out/mixerlab-llama.json 2>&1 | tee -a $bench | tail -2; MIXERLAB_OPTIMIZER=library $ml bench train --grid --archs llama $llama 2>&1 | tee -a $bench | tail -2; $ml bench cell --arch llama ${cellargs/--d-model 1024/--d-model 512} | tail -1 | tee -a $bench; python3 /work/main/bench/pytorch_reference/bench_train.py --archs llama $llama --phases 2>&1 | tee -a $bench | tail -3"
+step profilers 10 "command -v nsys ncu nvcc; ls /usr/local/cuda*/bin 2>/dev/null | grep -iE 'nsys|ncu' ; ls -d /opt/nvidia/* 2>/dev/null"
 step bench-generate 60 "$ml bench generate --device cuda --d-model 512 --layers 8 --prompts 64,480 2>&1 | tee -a $bench"
 step bench-memory 90 "$ml bench memory --device cuda --archs mixer llama --d-model 512 --layers 8 --contexts 512 1024 2048 4096 --tokens-per-step 16384 --steps 2 --warmup 1 --precision bf16 2>&1 | tee -a $bench"
 step ncu-token-mix 90 "ncu --kernel-name regex:mixTile --launch-count 3 --section SpeedOfLight --clock-control none $ml bench kernels --device cuda --lengths 512 --repeats 1 --batch 32 --width 1024 2>&1 | grep -E 'mixTile|Throughput|Duration|Elapsed' | head -30"
