@@ -1,6 +1,7 @@
 // Byte-preserving edits of a project file's runs array (see project_text_edit.h).
 #include "core/config/project_text_edit.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "core/util/json_document.h"
@@ -120,6 +121,139 @@ std::string runText(const nlohmann::ordered_json& run, int step, const std::stri
   }
   return out;
 }
+// One member of an object's text: its key (decoded) and the spans of the key and the value.
+struct Member {
+  std::string key;
+  size_t key_begin = 0;
+  Span value;
+};
+
+// The members of the object whose '{' is at `open`, and the position of its '}'; nullopt when the
+// text is not an object of string keys.
+std::optional<std::vector<Member>> objectMembers(const std::string& text, size_t open, size_t& close) {
+  std::vector<Member> members;
+  size_t i = skipSpace(text, open + 1);
+  if (i < text.size() && text[i] == '}') {
+    close = i;
+    return members;
+  }
+  while (i < text.size() && text[i] == '"') {
+    Member m;
+    m.key_begin = i;
+    const size_t key_end = skipString(text, i);
+    try {
+      m.key = nlohmann::json::parse(text.substr(i, key_end - i)).get<std::string>();
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+    i = skipSpace(text, key_end);
+    if (i >= text.size() || text[i] != ':') return std::nullopt;
+    m.value.begin = skipSpace(text, i + 1);
+    m.value.end = skipValue(text, m.value.begin);
+    members.push_back(m);
+    i = skipSpace(text, m.value.end);
+    if (i < text.size() && text[i] == ',') {
+      i = skipSpace(text, i + 1);
+    } else if (i < text.size() && text[i] == '}') {
+      close = i;
+      return members;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+// `value` on one line in the text's own spacing (": " and ", " when it uses them).
+std::string inlineText(const nlohmann::ordered_json& value, bool spaced) {
+  const std::string colon = spaced ? ": " : ":", comma = spaced ? ", " : ",";
+  if (value.is_object() && !value.empty()) {
+    std::string out = "{";
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      if (it != value.begin()) out += comma;
+      out += nlohmann::json(it.key()).dump() + colon + inlineText(it.value(), spaced);
+    }
+    return out + "}";
+  }
+  if (value.is_array() && !value.empty()) {
+    std::string out = "[";
+    for (size_t k = 0; k < value.size(); ++k) out += (k ? comma : "") + inlineText(value[k], spaced);
+    return out + "]";
+  }
+  return value.dump();
+}
+
+// Rewrites only what changed between two versions of a value, member by member: an unchanged
+// value keeps its bytes, a changed scalar or array is written where it stood in the layout it had
+// (one line or spread over lines), a removed member goes with its comma and a new one follows the
+// last member in its siblings' layout. The edits are collected, then applied back to front.
+struct ValueSplicer {
+  const std::string& text;
+  int step;
+  struct Edit {
+    size_t begin, end;
+    std::string replacement;
+  };
+  std::vector<Edit> edits;
+
+  // Whether the span writes ": " and ", " (a span without separators, a number say: the file's habit).
+  bool spaced(const Span& span) const {
+    const std::string part = text.substr(span.begin, span.end - span.begin);
+    if (part.find(": ") != std::string::npos || part.find(", ") != std::string::npos) return true;
+    if (part.find_first_of(":,") != std::string::npos) return false;
+    return text.find("\": ") != std::string::npos;
+  }
+  bool multiLine(const Span& span) const { return text.find('\n', span.begin) < span.end; }
+
+  std::string valueText(const nlohmann::ordered_json& value, const Span& was, const std::string& indent) const {
+    return multiLine(was) ? runText(value, step, indent) : inlineText(value, spaced(was));
+  }
+
+  void splice(const Span& span, const nlohmann::ordered_json& old, const nlohmann::ordered_json& updated) {
+    if (old == updated) return;
+    size_t close = 0;
+    std::optional<std::vector<Member>> members;
+    if (old.is_object() && updated.is_object() && text[span.begin] == '{')
+      members = objectMembers(text, span.begin, close);
+    const auto survives = [&](const Member& m) { return updated.contains(m.key); };
+    if (!members || std::none_of(members->begin(), members->end(), survives)) {
+      edits.push_back(
+          {span.begin, span.end, valueText(keepKeyOrder(old, updated), span, lineIndent(text, span.begin))});
+      return;
+    }
+    const std::vector<Member>& m = *members;
+    const size_t first_kept = static_cast<size_t>(std::find_if(m.begin(), m.end(), survives) - m.begin());
+    // Members removed before the first kept one go up to its key; later ones with the comma before them.
+    if (first_kept > 0) edits.push_back({m[0].key_begin, m[first_kept].key_begin, ""});
+    size_t last_kept = first_kept;
+    for (size_t k = first_kept; k < m.size(); ++k) {
+      if (!survives(m[k])) {
+        edits.push_back({m[k - 1].value.end, m[k].value.end, ""});
+        continue;
+      }
+      last_kept = k;
+      splice(m[k].value, old.at(m[k].key), updated.at(m[k].key));
+    }
+    std::string added;
+    const std::string indent = lineIndent(text, m[last_kept].key_begin);
+    const bool spread = multiLine(span);
+    for (const auto& [key, value] : updated.items()) {
+      if (old.contains(key)) continue;
+      const std::string name = nlohmann::json(key).dump() + (spaced(span) ? ": " : ":");
+      added += spread ? ",\n" + indent + name + runText(value, step, indent)
+                      : (spaced(span) ? ", " : ",") + name + inlineText(value, spaced(span));
+    }
+    if (!added.empty()) edits.push_back({m[last_kept].value.end, m[last_kept].value.end, added});
+  }
+
+  std::string apply() {
+    std::sort(edits.begin(), edits.end(),
+              [](const Edit& a, const Edit& b) { return a.begin != b.begin ? a.begin > b.begin : a.end > b.end; });
+    std::string out = text;
+    for (const Edit& e : edits) out.replace(e.begin, e.end - e.begin, e.replacement);
+    return out;
+  }
+};
 }  // namespace
 
 nlohmann::ordered_json keepKeyOrder(const nlohmann::ordered_json& original, const nlohmann::ordered_json& updated) {
@@ -163,10 +297,9 @@ std::optional<std::string> spliceReplaceRun(const std::string& text, size_t inde
   } catch (const std::exception&) {
     return std::nullopt;
   }
-  const bool one_line = text.find('\n', span.begin) > span.end;
-  const std::string indent = lineIndent(text, span.begin);
-  return text.substr(0, span.begin) + runText(keepKeyOrder(old, run), one_line ? -1 : indentStep(text), indent) +
-         text.substr(span.end);
+  ValueSplicer splicer{text, indentStep(text)};
+  splicer.splice(span, old, run);
+  return splicer.apply();
 }
 
 std::optional<std::string> spliceRemoveRun(const std::string& text, size_t index) {

@@ -44,7 +44,7 @@ class TestProjectTextEdit : public QObject {
         spliceReplaceRun(kProject, 0, {{"name", "a"}, {"model", {{"arch", "llama"}, {"n_heads", 8}}}});
     QVERIFY(one_line.has_value());
     QCOMPARE(q(*one_line),
-             q("{\n  \"name\": \"p\",\n  \"runs\": [\n    {\"name\":\"a\",\"model\":{\"n_heads\":8,\"arch\":"
+             q("{\n  \"name\": \"p\",\n  \"runs\": [\n    {\"name\": \"a\", \"model\": {\"n_heads\": 8, \"arch\": "
                "\"llama\"}},\n    {\n      \"name\": \"b\"\n    }\n  ]\n}\n"));
     // A run spread over lines is written over lines in the file's indentation; new keys come after.
     const auto spread = spliceReplaceRun(kProject, 1, {{"model", {{"arch", "gpt"}}}, {"name", "b"}});
@@ -55,6 +55,42 @@ class TestProjectTextEdit : public QObject {
                "      }\n    }\n  ]\n}\n"));
     QVERIFY(!spliceReplaceRun(kProject, 2, nlohmann::ordered_json::object()).has_value());  // no third run
     QVERIFY(!spliceRemoveRun(kProject, 2).has_value());
+  }
+
+  // Only the changed values' text changes (issue #30 D3): a one-line "model" object inside a run
+  // spread over lines stays on one line, numbers keep their spelling ("5e-4", "1.0"), the spacing of
+  // `"name":   "m"` survives; a removed key goes with its comma, first or last; a new
+  // key follows its siblings' layout; a value that changes type is rewritten where it stood.
+  void replacedRunChangesOnlyTheEditedValues() {
+    const std::string project =
+        "{\n  \"runs\": [\n    {\n      \"name\":   \"m\",\n      \"model\": {\"arch\": \"masked_mixer\", \"d_model\": "
+        "64, "
+        "\"n_layers\": 2},\n      \"train\": {\"learning_rate\": 5e-4, \"max_steps\": 300, \"grad_clip_norm\": 1.0}\n  "
+        "  }\n  ]\n}\n";
+    auto run = nlohmann::ordered_json::parse(
+        R"({"name": "m", "model": {"arch": "masked_mixer", "d_model": 128, "n_layers": 2},)"
+        R"( "train": {"learning_rate": 0.0005, "max_steps": 300, "grad_clip_norm": 1.0}})");
+    QCOMPARE(
+        q(*spliceReplaceRun(project, 0, run)),
+        q("{\n  \"runs\": [\n    {\n      \"name\":   \"m\",\n      \"model\": {\"arch\": \"masked_mixer\", "
+          "\"d_model\": "
+          "128, \"n_layers\": 2},\n      \"train\": {\"learning_rate\": 5e-4, \"max_steps\": 300, \"grad_clip_norm\": "
+          "1.0}\n    }\n  ]\n}\n"));
+    // Remove the first and the last key of "model", add one to "train" and one to the run.
+    run["model"] = {{"d_model", 128}};
+    run["train"]["seed"] = 7;
+    run["tags"] = {"a", "b"};
+    QCOMPARE(q(*spliceReplaceRun(project, 0, run)),
+             q("{\n  \"runs\": [\n    {\n      \"name\":   \"m\",\n      \"model\": {\"d_model\": 128},\n"
+               "      \"train\": {\"learning_rate\": 5e-4, \"max_steps\": 300, \"grad_clip_norm\": 1.0, \"seed\": 7},\n"
+               "      \"tags\": [\n        \"a\",\n        \"b\"\n      ]\n    }\n  ]\n}\n"));
+    // A value of another type, and an object whose every key changes, are rewritten in place.
+    run["model"] = "llama";
+    run["train"] = {{"epochs", 2}};
+    QCOMPARE(q(*spliceReplaceRun(project, 0, run)),
+             q("{\n  \"runs\": [\n    {\n      \"name\":   \"m\",\n      \"model\": \"llama\",\n"
+               "      \"train\": {\"epochs\": 2},\n"
+               "      \"tags\": [\n        \"a\",\n        \"b\"\n      ]\n    }\n  ]\n}\n"));
   }
 
   void keyOrderFollowsTheOriginalThenNewKeys() {

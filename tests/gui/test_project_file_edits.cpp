@@ -182,7 +182,7 @@ class TestProjectFileEdits : public QObject {
     QVERIFY2(inserted.startsWith(",\n        {\n            \"name\": \"gpt\",\n            \"model\": {\n             "
                                  "   \"arch\": \"gpt\""),
              inserted.constData());
-    // Replace: only the llama run's text changes, and it keeps its key order.
+    // Replace: only the llama run's edited value changes; its layout and key order stay.
     QJsonObject llama = document.run("llama");
     QJsonObject train = llama.value("train").toObject();
     train["learning_rate"] = 1e-4;
@@ -194,7 +194,9 @@ class TestProjectFileEdits : public QObject {
     QVERIFY(p >= llama_at && p + q >= added.indexOf("\"gpt\"") - 200);
     const QByteArray changed = replaced.mid(p, replaced.size() - p - q);
     QVERIFY2(!changed.contains("mixer") && !changed.contains("defaults"), changed.constData());
-    QVERIFY(replaced.indexOf("\"n_heads\": 4,\n                \"arch\": \"llama\"") > 0);  // the user's order
+    // Only the edited value's text changed (#30 D3): the one-line "model" stays one line, in the user's order.
+    QCOMPARE(QString(changed), QString("0.0001"));
+    QVERIFY(replaced.contains("\"model\": {\"n_heads\": 4, \"arch\": \"llama\"},\n"));
     QVERIFY(replaced.contains("\"learning_rate\": 5e-4"));  // the defaults keep their spelling
     // Remove, then undo everything: the file is the user's again, byte for byte.
     QCOMPARE(document.removeRun("mixer"), QString());
