@@ -6,6 +6,9 @@
 #include <QtTest/QtTest>
 
 #include "core/config/project_config.h"
+#include "core/models/bias_fused_linear.h"
+#include "core/models/mixers/masked_mixer.h"
+#include "core/models/model_registry.h"
 #include "core/runs/metrics_log.h"
 #include "core/runs/run_directory.h"
 #include "core/train/checkpoint.h"
@@ -73,6 +76,65 @@ class TestMixedPrecision : public QObject {
     QCOMPARE(atLeastFp32(torch::ones({2}, torch::kDouble)).scalar_type(), torch::kDouble);
     QCOMPARE(parsePrecision("bf16"), Precision::Bf16);
     QVERIFY_THROWS_EXCEPTION(MixerLabError, parsePrecision("fp8"));
+  }
+
+  // BiasFusedLinear (the mixers' feed-forward): x W^T + b with its gradients, in fp32 and under bf16
+  // autocast (output bf16 like the product), on the CPU (the library's forward, bit for bit) and on
+  // a GPU (at::linear, the bias in the GEMM); the flat mixer's feed-forward is built from it.
+  void biasFusedLinearIsLinear_data() {
+    QTest::addColumn<QString>("device");
+    QTest::addColumn<bool>("bf16");
+    for (const char* device : {"cpu", "cuda"}) {
+      QTest::addRow("%s fp32", device) << QString(device) << false;
+      QTest::addRow("%s bf16", device) << QString(device) << true;
+    }
+  }
+  void biasFusedLinearIsLinear() {
+    QFETCH(QString, device);
+    QFETCH(bool, bf16);
+    if (device == "cuda" && !torch::cuda::is_available()) QSKIP("no CUDA device");
+    const c10::Device where(device.toStdString());
+    torch::manual_seed(3);
+    BiasFusedLinear fused(24, 40);
+    torch::nn::Linear plain(24, 40);
+    {
+      torch::NoGradGuard no_grad;
+      plain->weight.copy_(fused->weight);
+      plain->bias.copy_(fused->bias);
+    }
+    fused->to(where);
+    plain->to(where);
+    const auto x = torch::randn({3, 5, 24}).to(where);
+    at::Tensor fused_out, plain_out;
+    {
+      AutocastScope autocast(where, bf16 ? Precision::Bf16 : Precision::Fp32);
+      fused_out = fused->forward(x);
+      plain_out = plain->forward(x);
+    }
+    QCOMPARE(fused_out.scalar_type(), bf16 ? torch::kBFloat16 : torch::kFloat);
+    const auto expected =
+        torch::matmul(x.to(torch::kDouble), fused->weight.to(torch::kDouble).t()) + fused->bias.to(torch::kDouble);
+    const double tolerance = bf16 ? 0.05 : 1e-5;
+    const double error = (fused_out.to(torch::kDouble) - expected).abs().max().item<double>();
+    QVERIFY2(error < tolerance, qPrintable(QString("largest error %1").arg(error)));
+    if (where.is_cpu()) QVERIFY(torch::equal(fused_out, plain_out));
+    fused_out.to(torch::kFloat).pow(2).sum().backward();
+    plain_out.to(torch::kFloat).pow(2).sum().backward();
+    for (const auto& [a, b] :
+         {std::pair{fused->weight.grad(), plain->weight.grad()}, std::pair{fused->bias.grad(), plain->bias.grad()}}) {
+      const double scale = b.abs().max().item<double>();
+      QVERIFY2((a - b).abs().max().item<double>() <= (bf16 ? 0.05 : 1e-5) * scale, "gradients differ");
+    }
+    ModelConfig mixer;
+    mixer.arch = "masked_mixer";
+    mixer.vocab_size = 32;
+    mixer.d_model = 16;
+    mixer.n_layers = 1;
+    mixer.context_length = 8;
+    auto model = std::dynamic_pointer_cast<MaskedMixer>(buildModel(mixer));
+    QVERIFY(model);
+    auto* block = model->mixerblocks[0]->as<MixerBlockImpl>();
+    QVERIFY(block->patch_ff[0]->as<BiasFusedLinearImpl>() && block->patch_ff[2]->as<BiasFusedLinearImpl>());
   }
 
   // The scaler's arithmetic: unscaling divides the gradients; an inf gradient reports non-finite;

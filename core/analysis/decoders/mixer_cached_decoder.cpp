@@ -127,7 +127,7 @@ class CachedBlock {
       parts.assign(head.convs->size(), caches_[0].mix(normed, first));
     } else {
       for (size_t h = 0; h < head.convs->size(); ++h) {
-        parts.push_back(caches_[h].mix(head.proj_head[h]->as<torch::nn::Linear>()->forward(normed), first));
+        parts.push_back(caches_[h].mix(head.proj_head[h]->as<BiasFusedLinearImpl>()->forward(normed), first));
       }
     }
     return head.out_proj->forward(torch::cat(parts, -1));

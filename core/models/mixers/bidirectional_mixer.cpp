@@ -5,6 +5,8 @@
 
 #include <torch/torch.h>
 
+#include "core/models/bias_fused_linear.h"
+
 namespace mixerlab {
 
 const FieldSet<BidirectionalMixerOptions>& bidirectionalMixerOptionFields() {
@@ -25,8 +27,8 @@ DoubleMixerBlockImpl::DoubleMixerBlockImpl(const ModelConfig& c) {
   seq_layernormf = register_module("seq_layernormf", layerNorm());
   seq_layernormr = register_module("seq_layernormr", layerNorm());
   const int64_t inner = c.ff_mult * c.d_model;
-  patch_ff = register_module("patch_ff", torch::nn::Sequential(torch::nn::Linear(c.d_model, inner), torch::nn::GELU(),
-                                                               torch::nn::Linear(inner, c.d_model)));
+  patch_ff = register_module("patch_ff", torch::nn::Sequential(BiasFusedLinear(c.d_model, inner), torch::nn::GELU(),
+                                                               BiasFusedLinear(inner, c.d_model)));
   const bool inplace = bidirectionalMixerOptionFields().read(c.options, "", "options").mask_mode == "inplace_compat";
   TokenConvSettings forward;
   forward.inplace_mask = inplace;

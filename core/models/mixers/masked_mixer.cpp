@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include "core/models/bias_fused_linear.h"
 #include "core/models/mixers/mixer_expanded.h"
 #include "core/models/mixers/mixer_head.h"
 #include "kernels/masked_token_mix.h"
@@ -109,13 +110,13 @@ MixerBlockImpl::MixerBlockImpl(const ModelConfig& c) {
   }
   const int64_t inner = c.ff_mult * c.d_model;
   if (o.feed_forward == "gelu") {
-    patch_ff = register_module("patch_ff", torch::nn::Sequential(torch::nn::Linear(c.d_model, inner), torch::nn::GELU(),
-                                                                 torch::nn::Linear(inner, c.d_model)));
+    patch_ff = register_module("patch_ff", torch::nn::Sequential(BiasFusedLinear(c.d_model, inner), torch::nn::GELU(),
+                                                                 BiasFusedLinear(inner, c.d_model)));
   } else if (o.feed_forward == "linear") {
     // Identity in the GELU's slot keeps the tensor names patch_ff.0.* / patch_ff.2.*.
     patch_ff =
-        register_module("patch_ff", torch::nn::Sequential(torch::nn::Linear(c.d_model, inner), torch::nn::Identity(),
-                                                          torch::nn::Linear(inner, c.d_model)));
+        register_module("patch_ff", torch::nn::Sequential(BiasFusedLinear(c.d_model, inner), torch::nn::Identity(),
+                                                          BiasFusedLinear(inner, c.d_model)));
   }
 }
 
@@ -141,10 +142,10 @@ at::Tensor MixerBlockImpl::feedForward(const at::Tensor& x) {
   if (ff_dropout_ <= 0.0) return patch_ff->forward(x);
   // Linear -> Dropout -> GELU -> Linear, as the paper-era autoencoder blocks; applied here rather
   // than as a module so the tensor names stay patch_ff.0 / patch_ff.2.
-  auto h = patch_ff[0]->as<torch::nn::LinearImpl>()->forward(x);
+  auto h = patch_ff[0]->as<BiasFusedLinearImpl>()->forward(x);
   h = torch::dropout(h, ff_dropout_, is_training());
   if (ff_gelu_) h = torch::gelu(h);
-  return patch_ff[2]->as<torch::nn::LinearImpl>()->forward(h);
+  return patch_ff[2]->as<BiasFusedLinearImpl>()->forward(h);
 }
 
 torch::nn::Linear registerMixerHead(torch::nn::Module& owner, const ModelConfig& c, torch::nn::Embedding& wte) {

@@ -12,10 +12,10 @@ MixerHeadImpl::MixerHeadImpl(const ModelConfig& c, int64_t heads, const TokenCon
   proj_head = register_module("proj_head", torch::nn::ModuleList());
   convs = register_module("convs", torch::nn::ModuleList());
   for (int64_t h = 0; h < heads; ++h) {
-    proj_head->push_back(torch::nn::Linear(c.d_model, c.d_model / heads));
+    proj_head->push_back(BiasFusedLinear(c.d_model, c.d_model / heads));
     convs->push_back(MaskedTokenConv(c.context_length, c.kernel_size, settings));
   }
-  out_proj = register_module("out_proj", torch::nn::Linear(compat ? heads * c.d_model : c.d_model, c.d_model));
+  out_proj = register_module("out_proj", BiasFusedLinear(compat ? heads * c.d_model : c.d_model, c.d_model));
 }
 
 at::Tensor MixerHeadImpl::forward(const at::Tensor& x) {
@@ -27,7 +27,7 @@ at::Tensor MixerHeadImpl::forward(const at::Tensor& x) {
     return out_proj->forward(torch::cat(parts, -1));
   }
   for (size_t h = 0; h < convs->size(); ++h) {
-    parts.push_back(convs[h]->as<MaskedTokenConv>()->forward(proj_head[h]->as<torch::nn::Linear>()->forward(x)));
+    parts.push_back(convs[h]->as<MaskedTokenConv>()->forward(proj_head[h]->as<BiasFusedLinearImpl>()->forward(x)));
   }
   return out_proj->forward(torch::cat(parts, -1));
 }

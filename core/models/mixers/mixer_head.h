@@ -9,6 +9,7 @@
 #include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/modules/linear.h>
 
+#include "core/models/bias_fused_linear.h"
 #include "core/models/mixers/masked_mixer.h"
 
 namespace mixerlab {
@@ -19,7 +20,7 @@ class MixerHeadImpl : public torch::nn::Module {
   at::Tensor forward(const at::Tensor& x);  // [B, L, D] -> [B, L, D]
   bool compat() const { return compat_; }
   torch::nn::ModuleList proj_head{nullptr}, convs{nullptr};
-  torch::nn::Linear out_proj{nullptr};
+  BiasFusedLinear out_proj{nullptr};
 
  private:
   bool compat_;
