@@ -17,6 +17,12 @@
 namespace mixerlab {
 namespace {
 
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 1)
+constexpr bool kFusedAdamWBuilt = true;  // ATen's _fused_adamw_ (one kernel for the whole update)
+#else
+constexpr bool kFusedAdamWBuilt = false;
+#endif
+
 enum class OptimizerPath { kAuto, kForeach, kLibrary };
 
 // MIXERLAB_OPTIMIZER=foreach|library, read once per process.
@@ -79,6 +85,25 @@ void updateChunk(UpdateChunk& c, const torch::optim::AdamWOptions& o, int64_t st
   at::_foreach_div_(denominators, std::sqrt(bias_correction2));
   at::_foreach_add_(denominators, o.eps());
   at::_foreach_addcdiv_(c.params, c.exp_avgs, denominators, -(o.lr() / bias_correction1));
+}
+
+// The same update in ATen's fused AdamW kernel (LibTorch 2.1 and later, CUDA): one pass reading
+// parameter, gradient and moments once. Its step count is a device tensor, shared by the chunk.
+void updateChunkFused(UpdateChunk& c, const torch::optim::AdamWOptions& o, int64_t step) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 1)
+  const at::Tensor step_count =
+      at::full({}, static_cast<double>(step), c.params.front().options().dtype(at::kFloat).requires_grad(false));
+  const std::vector<at::Tensor> steps(c.params.size(), step_count);
+  at::_fused_adamw_(c.params, c.grads, c.exp_avgs, c.exp_avg_sqs, /*max_exp_avg_sqs=*/{}, steps, o.lr(),
+                    std::get<0>(o.betas()), std::get<1>(o.betas()), o.weight_decay(), o.eps(), /*amsgrad=*/false,
+                    /*maximize=*/false);
+#else
+  (void)c, (void)o, (void)step;
+#endif
+}
+
+bool fusedUpdateFor(const UpdateChunk& c) {
+  return kFusedAdamWBuilt && optimizerPath() != OptimizerPath::kForeach && c.params.front().is_cuda();
 }
 
 }  // namespace
@@ -159,7 +184,13 @@ void adamwStepForeach(torch::optim::AdamW& optimizer) {
       chunk.elements += p.numel();
     }
     for (auto& [step, chunks] : by_step) {
-      for (auto& chunk : chunks) updateChunk(chunk, options, step);
+      for (auto& chunk : chunks) {
+        if (fusedUpdateFor(chunk)) {
+          updateChunkFused(chunk, options, step);
+        } else {
+          updateChunk(chunk, options, step);
+        }
+      }
     }
   }
 }

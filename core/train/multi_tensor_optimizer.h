@@ -5,9 +5,13 @@
 // `_foreach_*` ops (a handful of launches for every tensor together) and keep their state in the
 // library AdamW's own state map, so checkpoints and resume are unchanged.
 //
+// On CUDA with LibTorch 2.1 or later the AdamW update is ATen's fused kernel (_fused_adamw_, what
+// PyTorch's AdamW(fused=True) runs): one pass over parameters, gradients and moments.
+//
 // The trainer and the benchmarks call clipGradientNorm / gradientNorm / adamwStep. They take the
 // multi-tensor path for CUDA parameters and LibTorch's loops on the CPU (whose numbers they keep
-// bit for bit). MIXERLAB_OPTIMIZER=foreach|library forces one path for A/B timings (docs/benchmarks.md).
+// bit for bit). MIXERLAB_OPTIMIZER=foreach (foreach ops, never the fused kernel) or =library forces
+// one path for A/B timings (docs/benchmarks.md).
 #pragma once
 #include <vector>
 

@@ -245,6 +245,36 @@ class TestTrainStep : public QObject {
     }
   }
 
+  // On a GPU the multi-tensor update (the fused kernel with LibTorch 2.1+, else the foreach ops) stays
+  // within rounding of the library's loop over three steps, weight decay included.
+  void multiTensorAdamWOnTheGpuTracksTheLibrary() {
+    if (!torch::cuda::is_available()) QSKIP("no CUDA device");
+    const auto options = torch::optim::AdamWOptions(2e-2).betas({0.8, 0.95}).eps(1e-4).weight_decay(0.3);
+    std::vector<at::Tensor> library_params, gpu_params;
+    for (const auto& p : parametersWithGradients(13)) {
+      auto on_gpu = p.detach().to(torch::kCUDA).set_requires_grad(true);
+      on_gpu.mutable_grad() = p.grad().to(torch::kCUDA);
+      gpu_params.push_back(on_gpu);
+      auto other = on_gpu.detach().clone().set_requires_grad(true);
+      other.mutable_grad() = on_gpu.grad().clone();
+      library_params.push_back(other);
+    }
+    torch::optim::AdamW library(library_params, options);
+    torch::optim::AdamW multi(gpu_params, options);
+    for (int step = 0; step < 3; ++step) {
+      library.step();
+      adamwStep(multi);
+    }
+    const double difference = largestDifference(library_params, gpu_params);
+    QVERIFY2(difference < 1e-5, qPrintable(QString("largest difference %1").arg(difference)));
+    double moved = 0;
+    const auto start = parametersWithGradients(13);
+    for (size_t i = 0; i < start.size(); ++i)
+      moved = std::max(moved, (gpu_params[i].cpu() - start[i]).abs().max().item<double>());
+    QVERIFY2(moved > 0.01, "the update did not move the weights");
+    QCOMPARE(adamwStateOf(multi, gpu_params.front())->step(), int64_t{3});
+  }
+
   // Multi-tensor clipping: the same norm and the same scaled gradients as clip_grad_norm_ when the
   // limit binds, untouched gradients when it does not, and the norm alone without clipping.
   void multiTensorClippingMatchesTheLibrary() {
