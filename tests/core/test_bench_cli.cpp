@@ -5,6 +5,7 @@
 // OOM (the frontier) while a small one fits; the single-model mode still runs, with --precision.
 // Speeds themselves are not checked (they are measurements, see docs/benchmarks.md). About 20 s.
 #include <torch/torch.h>
+#include <torch/version.h>
 #include <QtTest/QtTest>
 
 #include <fstream>
@@ -132,8 +133,10 @@ class TestBenchCli : public QObject {
   }
 
   // Under a 128 MiB address-space cap, context 32 (batch 128) fits and context 4096 (batch 1) does
-  // not: Llama's 4096 x 4096 attention scores are 256 MiB per head set, the mixer's [T,T] token
-  // mixing weights with their gradient and AdamW moments 256 MiB. The frontier is 4096 for both.
+  // not for the mixer: its [T,T] token-mixing weights with their gradient and AdamW moments are
+  // 256 MiB. Llama's 4096 x 4096 attention scores (256 MiB per head set) are materialised with
+  // LibTorch 1.x; from 2.0 its fused attention never holds them (the H200 run found Llama fitting),
+  // so there the frontier reports "none" for Llama, and the no-OOM report is checked too.
   void memoryLimitMarksTheOomFrontier() {
     const fs::path json = dir_ / "memory.json";
     auto r = runCli({"bench", "memory", "--archs", "mixer,llama", "--contexts", "32,4096", "--d-model", "32",
@@ -145,10 +148,16 @@ class TestBenchCli : public QObject {
     QVERIFY2(r.exit_code == 0, qPrintable(r.err + r.out));
     const auto doc = readJson(json);
     QCOMPARE(doc["cells"].size(), size_t{4});
+#if TORCH_VERSION_MAJOR >= 2
+    const bool llama_fits = true;
+#else
+    const bool llama_fits = false;
+#endif
     for (const auto& c : doc["cells"]) {
       const int64_t context = c["context"].get<int64_t>();
       const std::string status = c["status"].get<std::string>();
-      QVERIFY2(status == (context == 32 ? "ok" : "OOM"), qPrintable(QString::fromStdString(c.dump())));
+      const bool fits = context == 32 || (llama_fits && c["arch"].get<std::string>() == "llama");
+      QVERIFY2(status == (fits ? "ok" : "OOM"), qPrintable(QString::fromStdString(c.dump())));
       if (context == 32) {
         QVERIFY(c["peak_memory_bytes"].get<int64_t>() > 0);
         QCOMPARE(c["batch"].get<int64_t>(), int64_t{128});
@@ -156,9 +165,15 @@ class TestBenchCli : public QObject {
       QVERIFY(c["child_max_rss_bytes"].get<int64_t>() > 0);
     }
     QCOMPARE(doc["oom_frontier"]["masked_mixer"].get<int64_t>(), int64_t{4096});
-    QCOMPARE(doc["oom_frontier"]["llama"].get<int64_t>(), int64_t{4096});
-    QVERIFY2(r.out.contains("OOM frontier (first context that ran out of memory):  masked_mixer 4096  llama 4096"),
-             qPrintable(r.out));
+    if (llama_fits) {
+      QVERIFY(doc["oom_frontier"]["llama"].is_null());
+    } else {
+      QCOMPARE(doc["oom_frontier"]["llama"].get<int64_t>(), int64_t{4096});
+    }
+    const QString llama_frontier = llama_fits ? "llama none up to 4096" : "llama 4096";
+    QVERIFY2(
+        r.out.contains("OOM frontier (first context that ran out of memory):  masked_mixer 4096  " + llama_frontier),
+        qPrintable(r.out));
   }
 
   // `bench cell --phases` splits the step into forward, backward and optimizer (each a positive time);
