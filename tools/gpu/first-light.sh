@@ -47,7 +47,7 @@ fi
 step probe 30 "$ml probe; nvidia-smi --query-gpu=name,memory.total,clocks.max.sm --format=csv"
 # where a test program crashes: a backtrace (cuda-gdb also debugs host code; gdb is not installed)
 step backtraces 60 "ldconfig -p | grep -i sentencepiece; for t in test_mamba test_tokenizer test_transformer_variants; do echo \"--- \$t\"; cd /tmp && timeout 18 cuda-gdb -batch -ex run -ex bt --args $B/tests/\$t 2>&1 | grep -vE '^\[(New|Thread|Detaching)|^PASS' | tail -25; done"
-step kernel-tests 90 "cd $B && ctest -R 'test_kernel_references|test_mixed_precision|test_rank_device' --output-on-failure -V 2>&1 | grep -E 'PASS|FAIL|SKIP|QWARN|Totals|tests passed|relative error' | head -150"
+step kernel-tests 90 "cd $B && ctest -R 'test_kernel_references|test_mixed_precision|test_rank_device|test_train_step' --output-on-failure -V 2>&1 | grep -E 'PASS|FAIL|SKIP|QWARN|Totals|tests passed|relative error' | head -150"
 
 ctest_started_s=$((SECONDS - start_s))
 ( cd $B && timeout -k 5 $((budget_s / 2)) ctest -j8 --timeout 200 -E 'test_kernel_references' >$out/ctest.log 2>&1 ) &
@@ -88,13 +88,14 @@ tail -30 $out/ctest.log >>"$log"
 
 # --- speed (#33) ---------------------------------------------------------------------------------
 step bench-kernels 60 "$ml bench kernels --device cuda 2>&1 | tee -a $bench"
-# Mixer D=1024 N=8 and Llama D=512 N=8 at T=512, 16,384 tokens per step, bf16: the multi-tensor
-# optimizer (the default on a GPU) against LibTorch's loop (MIXERLAB_OPTIMIZER=library), then each
+# Mixer D=1024 N=8 and Llama D=512 N=8 at T=512, 16,384 tokens per step, bf16: the fused AdamW
+# (the default on a GPU) against the foreach ops and LibTorch's loop (MIXERLAB_OPTIMIZER), then each
 # step split into forward / backward / optimizer, beside the PyTorch reference's split.
 grid="--grid --d-models 1024 --layers 8 --context 512 --tokens-per-step 16384 --steps 20 --warmup 5 --device cuda --precision bf16"
 cellargs="--d-model 1024 --layers 8 --context 512 --batch 32 --vocab 4096 --heads 4 --steps 20 --warmup 5 --device cuda --precision bf16 --phases"
 step bench-train-mixer 90 "$ml bench train $grid --archs mixer --json $out/mixerlab-train.json 2>&1 | tee -a $bench | tail -3"
 step bench-train-mixer-library 90 "MIXERLAB_OPTIMIZER=library $ml bench train $grid --archs mixer 2>&1 | tee -a $bench | tail -2"
+step bench-train-mixer-foreach 90 "MIXERLAB_OPTIMIZER=foreach $ml bench train $grid --archs mixer 2>&1 | tee -a $bench | tail -2"
 step phases-mixer 60 "$ml bench cell --arch masked_mixer $cellargs | tail -1 | tee -a $bench; MIXERLAB_OPTIMIZER=library $ml bench cell --arch masked_mixer $cellargs | tail -1 | tee -a $bench"
 step bench-train-ref 120 "python3 /work/main/bench/pytorch_reference/bench_train.py --archs mixer --d-models 1024 --layers 8 --context 512 --tokens-per-step 16384 --steps 20 --warmup 5 --device cuda --precision bf16 --phases --json $out/pytorch-train.json 2>&1 | tee -a $bench | tail -3"
 llama="--d-models 512 --layers 8 --context 512 --tokens-per-step 16384 --steps 20 --warmup 5 --device cuda --precision bf16"
