@@ -2,6 +2,7 @@
 #include "widgets/sweep_dialog.h"
 
 #include <QCheckBox>
+#include <QColor>
 #include <QComboBox>
 #include <QCompleter>
 #include <QDialogButtonBox>
@@ -47,7 +48,7 @@ SweepDialog::SweepDialog(const QJsonObject& base_run, const QStringList& known_k
   connect(mode_box_, &QComboBox::currentIndexChanged, this, [this] { replan(); });
   buttons_ = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
   buttons_->button(QDialogButtonBox::Ok)->setText("Create runs");
-  connect(buttons_, &QDialogButtonBox::accepted, this, &QDialog::accept);
+  connect(buttons_, &QDialogButtonBox::accepted, this, &SweepDialog::create);
   connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
 
   auto* row = new QHBoxLayout;
@@ -100,6 +101,45 @@ void SweepDialog::setAxes(const QVector<QPair<QString, QString>>& axes) {
 
 void SweepDialog::setMode(SweepMode mode) { mode_box_->setCurrentIndex(mode == SweepMode::Grid ? 0 : 1); }
 
+void SweepDialog::setRunCheck(SweepRunCheck check) {
+  run_check_ = std::move(check);
+  replan();
+}
+
+void SweepDialog::setCreate(SweepCreate create) { create_ = std::move(create); }
+
+SweepDraft SweepDialog::draft() const {
+  SweepDraft d;
+  for (int r = 0; r < axes_table_->rowCount(); ++r) {
+    const QString key = axes_table_->item(r, 0) ? axes_table_->item(r, 0)->text() : QString();
+    const QString values = axes_table_->item(r, 1) ? axes_table_->item(r, 1)->text() : QString();
+    d.axes.append({key, values});
+  }
+  d.mode = static_cast<SweepMode>(mode_box_->currentData().toInt());
+  d.queue = queue_box_->isChecked();
+  return d;
+}
+
+void SweepDialog::setDraft(const SweepDraft& draft) {
+  setMode(draft.mode);
+  queue_box_->setChecked(draft.queue);
+  setAxes(draft.axes);
+}
+
+void SweepDialog::create() {
+  if (!create_) {
+    accept();
+    return;
+  }
+  const QString error = create_(planned_, queueRuns());
+  if (error.isEmpty()) {
+    accept();
+    return;
+  }
+  error_ = error;
+  error_label_->setText("Not created: " + error);
+}
+
 bool SweepDialog::queueRuns() const { return queue_box_->isChecked(); }
 
 void SweepDialog::replan() {
@@ -118,9 +158,22 @@ void SweepDialog::replan() {
       note = "note: " + axis.key + " is not among this run's current settings (the completion list has them)";
   }
   preview_->clear();
-  for (const QJsonObject& run : planned_) preview_->addItem(run.value("name").toString());
+  bool all_valid = true;
+  for (const QJsonObject& run : planned_) {
+    const QString name = run.value("name").toString();
+    const QString problem = run_check_ ? run_check_(run) : QString();
+    auto* item = new QListWidgetItem(problem.isEmpty() ? name : name + "  \u2014 " + problem, preview_);
+    if (problem.isEmpty()) continue;
+    item->setForeground(QColor(0xb0, 0x00, 0x20));
+    item->setToolTip(problem);
+    if (all_valid) {  // the first problem, in full, under the preview
+      error_ = name + ": " + problem;
+      note = error_;
+    }
+    all_valid = false;
+  }
   error_label_->setText(note);
-  buttons_->button(QDialogButtonBox::Ok)->setEnabled(!planned_.isEmpty());
+  buttons_->button(QDialogButtonBox::Ok)->setEnabled(!planned_.isEmpty() && all_valid);
   buttons_->button(QDialogButtonBox::Ok)->setText(QString("Create %1 runs").arg(planned_.size()));
 }
 

@@ -2,7 +2,14 @@
 // picks fields of the base run (any dotted config key, offered with completion) and types each
 // one's values; Grid or List mode; the preview lists every run it will create with its name. OK
 // gives the planned runs (sweep_plan.h) and whether to queue them. Plain Qt: no core types.
+//
+// With a run check (the caller's project validation) each planned run is checked as it is
+// previewed: a bad value ("64, abc" for model.d_model) marks its run in the preview, says why under
+// it, and keeps Create off. With a create callback, Create runs it and the dialog stays open with
+// the error when it fails. draft()/setDraft() let the caller keep what was typed for next time.
 #pragma once
+#include <functional>
+
 #include <QDialog>
 #include <QJsonObject>
 #include <QStringList>
@@ -19,6 +26,18 @@ class QDialogButtonBox;
 
 namespace mixerlab::widgets {
 
+// What the editor holds: the fields and their values text, the mode and the queue box.
+struct SweepDraft {
+  QVector<QPair<QString, QString>> axes;
+  SweepMode mode = SweepMode::Grid;
+  bool queue = true;
+};
+
+// The error for one planned run, or empty when it is valid.
+using SweepRunCheck = std::function<QString(const QJsonObject& run)>;
+// Creates the runs (and queues them when asked): the error, or empty once they exist.
+using SweepCreate = std::function<QString(const QVector<QJsonObject>& runs, bool queue)>;
+
 class SweepDialog : public QDialog {
   Q_OBJECT
  public:
@@ -33,9 +52,17 @@ class SweepDialog : public QDialog {
   QString error() const { return error_; }
   bool queueRuns() const;  // "Queue them" is ticked
 
+  void setRunCheck(SweepRunCheck check);
+  void setCreate(SweepCreate create);
+  SweepDraft draft() const;
+  void setDraft(const SweepDraft& draft);
+
  private:
   void replan();
+  void create();
   QJsonObject base_;
+  SweepRunCheck run_check_;
+  SweepCreate create_;
   QStringList known_keys_;
   QTableWidget* axes_table_;
   QComboBox* mode_box_;

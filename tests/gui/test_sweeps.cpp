@@ -3,8 +3,13 @@
 // or none, with the core's message for a bad value) and queueing them.
 #include <QtTest/QtTest>
 
+#include <QApplication>
+#include <QCheckBox>
+#include <QDialogButtonBox>
+#include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
+#include <QTimer>
 #include <QUndoStack>
 
 #include <fstream>
@@ -86,6 +91,80 @@ class TestSweeps : public QObject {
     gui::RunSetupDialog broken(
         demo, QJsonObject{{"name", "base"}, {"model", QJsonObject{{"arch", "masked_mixer"}, {"d_model", -3}}}});
     QVERIFY(!broken.sweepButton()->isEnabled());
+  }
+
+  // #30 D4: a value the project refuses ("64, abc" for model.d_model) is caught in the preview
+  // with the project's own message, and Create stays off; a Create that fails keeps the dialog
+  // open with the error in it; a cancelled editor comes back with what was typed.
+  void editorChecksEachRunAndKeepsTheDraft() {
+    const fs::path dir = testing::makeScratchDir("sweep-check");
+    gui::MainWindow window;
+    QCOMPARE(window.openProject(QString::fromStdString(testing::writeDemoProjectCopy(dir).string())), QString());
+    SweepDialog dialog(window.project()->run("mixer"), {"model.d_model"});
+    dialog.setRunCheck([&](const QJsonObject& run) { return window.project()->checkNewRuns({run}); });
+    dialog.setAxes({{"model.d_model", "64, abc"}});
+    auto* preview = dialog.findChild<QListWidget*>("sweep-preview");
+    auto* create = dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
+    QCOMPARE(preview->count(), 2);
+    QCOMPARE(preview->item(0)->text(), QString("mixer-d_model64"));  // the valid run, plain
+    // The project's message, about the field (not about a runs[N] the file does not have).
+    QVERIFY2(preview->item(1)->text().startsWith("mixer-d_modelabc  \u2014 model.d_model: ") &&
+                 preview->item(1)->text().contains("\"abc\""),
+             qPrintable(preview->item(1)->text()));
+    QVERIFY(!create->isEnabled());
+    QVERIFY2(dialog.error().startsWith("mixer-d_modelabc: model.d_model: "), qPrintable(dialog.error()));
+    dialog.setAxes({{"model.d_model", "64, 96"}});
+    QVERIFY(create->isEnabled());
+
+    int calls = 0;
+    dialog.setCreate([&](const QVector<QJsonObject>& runs, bool) {
+      ++calls;
+      return runs.size() == 2 ? QString("the disk is full") : QString();
+    });
+    dialog.show();
+    create->click();
+    QCOMPARE(calls, 1);
+    QVERIFY(dialog.isVisible() && dialog.result() != QDialog::Accepted);
+    QCOMPARE(dialog.error(), QString("the disk is full"));
+    bool shown = false;
+    for (auto* label : dialog.findChildren<QLabel*>())
+      shown = shown || label->text() == "Not created: the disk is full";
+    QVERIFY(shown);
+
+    // The window keeps a cancelled editor's fields for the next sweep from the same run.
+    QTimer::singleShot(0, [] {
+      auto* open = qobject_cast<SweepDialog*>(QApplication::activeModalWidget());
+      QVERIFY(open);
+      open->setMode(SweepMode::List);
+      open->findChild<QCheckBox*>()->setChecked(false);  // no training started by the test
+      open->setAxes({{"model.d_model", "80, 112"}, {"train.learning_rate", "1e-3, 2e-3"}});
+      open->reject();
+    });
+    QCOMPARE(window.sweepFrom(window.project()->run("mixer"), {}), QString("cancelled"));
+    SweepDraft reopened;
+    QTimer::singleShot(0, [&] {
+      auto* open = qobject_cast<SweepDialog*>(QApplication::activeModalWidget());
+      QVERIFY(open);
+      reopened = open->draft();
+      open->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->click();  // creates the two runs
+    });
+    QCOMPARE(window.sweepFrom(window.project()->run("mixer"), {}), QString());
+    QCOMPARE(reopened.axes.size(), 2);
+    QCOMPARE(reopened.axes[0].second, QString("80, 112"));
+    QCOMPARE(reopened.axes[1].first, QString("train.learning_rate"));
+    QCOMPARE(reopened.mode, SweepMode::List);
+    QVERIFY(!reopened.queue);
+    QVERIFY(window.project()->runNames().contains("mixer-d_model112-learning_rate0.002"));
+    QTimer::singleShot(0, [&] {  // created: the next editor starts from the defaults again
+      auto* open = qobject_cast<SweepDialog*>(QApplication::activeModalWidget());
+      QVERIFY(open);
+      reopened = open->draft();
+      open->reject();
+    });
+    window.sweepFrom(window.project()->run("mixer"), {});
+    QCOMPARE(reopened.axes.value(0).second, QString());
+    QCOMPARE(reopened.mode, SweepMode::Grid);
+    for (const QString& run : window.queue()->pending()) window.queue()->remove(run);
   }
 
   void windowAddsAndQueuesASweep() {

@@ -3,6 +3,7 @@
 
 #include <QFileInfo>
 #include <QJsonArray>
+#include <QRegularExpression>
 #include <QUndoStack>
 
 #include "app/gui/common/json_bridge.h"
@@ -166,6 +167,24 @@ QString ProjectDocument::addRun(const QJsonObject& run, const QString& undo_text
   json["runs"] = runs;
   return edit(json, undo_text.isEmpty() ? "add run " + run.value("name").toString() : undo_text,
               fileTextOrEmpty(spliceAddRun(current_.file_text.toStdString(), orderedRun(run))));
+}
+
+QString ProjectDocument::checkNewRuns(const QVector<QJsonObject>& runs) const {
+  if (!isOpen()) return "open a project first";
+  QJsonObject json = current_.json;
+  QJsonArray all = json.value("runs").toArray();
+  for (const QJsonObject& run : runs) all.append(run);
+  json["runs"] = all;
+  ProjectSnapshot unused;
+  QString error = prepare(json, &unused);
+  // "<file>: runs[7].model.d_model: ..." names a run the file does not have yet: name it instead.
+  const int first_new = static_cast<int>(all.size() - runs.size());
+  const QRegularExpression where("^.*?runs\\[(\\d+)\\]\\.");
+  if (const auto match = where.match(error); match.hasMatch() && match.captured(1).toInt() >= first_new) {
+    const int k = match.captured(1).toInt() - first_new;
+    error = (runs.size() == 1 ? QString() : runs[k].value("name").toString() + ": ") + error.mid(match.capturedEnd());
+  }
+  return error;
 }
 
 QString ProjectDocument::replaceRun(const QString& run_name, const QJsonObject& run) {

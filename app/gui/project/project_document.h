@@ -63,6 +63,8 @@ class ProjectDocument : public QObject {
   QString replaceRun(const QString& run_name, const QJsonObject& run);
   QString duplicateRun(const QString& run_name, const QString& new_name);
   QString removeRun(const QString& run_name);
+  // The error adding `runs` would give (the core's message), without adding them; empty when valid.
+  QString checkNewRuns(const QVector<QJsonObject>& runs) const;
   QUndoStack* undoStack() const { return undo_stack_; }
 
   // Writes `snapshot` (a state this document held before) and adopts it: used by undo and redo.

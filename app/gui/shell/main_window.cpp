@@ -262,6 +262,7 @@ QString MainWindow::openProject(const QString& project_file) {
     // Another project starts on this machine, not on the previous project's ranks or remote host
     // (issue #30 D12); reopening the same project keeps the target.
     target_selector_->setCurrentTarget(target_selector_->targets().value(0));
+    sweep_drafts_.clear();  // drafts name the other project's runs
   }
   panels_->forgetRuns();  // the previous project's curves and their colours
   generation_->setRunsDirectory(document_->runsDirectory());
@@ -413,10 +414,7 @@ QString MainWindow::editRunInDialog(const QJsonObject& initial, const QString& r
   dialog.setMachineSpeed(speed.training_flops_per_s, speed.runs_measured);
   if (dialog.exec() != QDialog::Accepted) return "cancelled";
   if (dialog.sweepRequested()) {  // the form's run is the base of a sweep, not a run of its own
-    widgets::SweepDialog sweep(dialog.run(), widgets::flattenConfig(dialog.fullRun()).keys(), this);
-    sweep.setAxes({{"model.d_model", ""}, {"train.learning_rate", ""}});
-    if (sweep.exec() != QDialog::Accepted) return "cancelled";
-    return createSweep(sweep.plannedRuns(), sweep.queueRuns());
+    return sweepFrom(dialog.run(), widgets::flattenConfig(dialog.fullRun()).keys());
   }
   const QString error =
       replace_name.isEmpty() ? document_->addRun(dialog.run()) : document_->replaceRun(replace_name, dialog.run());

@@ -8,12 +8,14 @@
 // with run; these three are also in the run list's context menu) and Scaling (loss vs compute:
 // Pareto frontiers and power-law fits). Run > Reproduce the paper runs `mixerlab reproduce`.
 #pragma once
+#include <QHash>
 #include <QJsonObject>
 #include <QMainWindow>
 #include <memory>
 
 #include "app/gui/common/column_request.h"
 #include "app/gui/runs/run_snapshot.h"
+#include "widgets/sweep_dialog.h"
 
 class QTableView;
 class QLineEdit;
@@ -77,6 +79,10 @@ class MainWindow : public QMainWindow {
   // Adds the sweep's runs to the project as one undoable edit (all or none) and queues them when
   // `queue` is set. Returns the error, empty on success.
   QString createSweep(const QVector<QJsonObject>& runs, bool queue);
+  // The sweep editor over `base_run` (a project run or the run form's): each planned run checked
+  // against the project as it is previewed, Create adding and queueing them, what was typed kept
+  // for the next sweep from the same run when it is cancelled. Empty once created, else why not.
+  QString sweepFrom(const QJsonObject& base_run, const QStringList& known_keys);
   QString deleteRun(const QString& run);
   RunTableFilter* runTableFilter() const { return table_filter_; }
   QLineEdit* runFilterEdit() const { return filter_edit_; }
@@ -187,6 +193,7 @@ class MainWindow : public QMainWindow {
   widgets::RunComparisonWidget* comparison_ = nullptr;
   BackgroundJob* monitor_job_ = nullptr;  // runs a RunMonitor of the open project
   std::unique_ptr<LaunchTarget> target_;
+  QHash<QString, widgets::SweepDraft> sweep_drafts_;  // base run name -> the cancelled editor's fields
 };
 
 }  // namespace mixerlab::gui

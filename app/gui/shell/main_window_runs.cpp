@@ -179,10 +179,25 @@ void MainWindow::onNewSweep() {
     statusBar()->showMessage(why, 15000);
     return;
   }
-  const QStringList keys = widgets::flattenConfig(document_->resolvedRun(run)).keys();
-  widgets::SweepDialog dialog(document_->run(run), keys, this);
-  dialog.setAxes({{"model.d_model", ""}, {"train.learning_rate", ""}});
-  if (dialog.exec() == QDialog::Accepted) createSweep(dialog.plannedRuns(), dialog.queueRuns());
+  sweepFrom(document_->run(run), widgets::flattenConfig(document_->resolvedRun(run)).keys());
+}
+
+QString MainWindow::sweepFrom(const QJsonObject& base_run, const QStringList& known_keys) {
+  const QString base_name = base_run.value("name").toString();
+  widgets::SweepDialog dialog(base_run, known_keys, this);
+  if (const auto draft = sweep_drafts_.find(base_name); draft != sweep_drafts_.end()) {
+    dialog.setDraft(*draft);
+  } else {
+    dialog.setAxes({{"model.d_model", ""}, {"train.learning_rate", ""}});
+  }
+  dialog.setRunCheck([this](const QJsonObject& run) { return document_->checkNewRuns({run}); });
+  dialog.setCreate([this](const QVector<QJsonObject>& runs, bool queue) { return createSweep(runs, queue); });
+  if (dialog.exec() == QDialog::Accepted) {
+    sweep_drafts_.remove(base_name);
+    return {};
+  }
+  sweep_drafts_[base_name] = dialog.draft();
+  return "cancelled";
 }
 
 QString MainWindow::createSweep(const QVector<QJsonObject>& runs, bool queue) {

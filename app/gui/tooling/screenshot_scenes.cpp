@@ -56,11 +56,17 @@ QWidget* prepareScreenshotScene(MainWindow& window, const QString& scene, QStrin
     }
     return &window;
   }
-  if (scene == "sweep") {
+  if (scene == "sweep" || scene == "sweep-check") {  // sweep-check: a value the project refuses
     const QString run = window.project()->runNames().value(0);
     auto* dialog = new widgets::SweepDialog(window.project()->run(run),
                                             widgets::flattenConfig(window.project()->resolvedRun(run)).keys(), &window);
-    dialog->setAxes({{"model.d_model", "128, 256, 384"}, {"train.learning_rate", "1e-3, 5e-4"}});
+    ProjectDocument* project = window.project();
+    dialog->setRunCheck([project](const QJsonObject& r) { return project->checkNewRuns({r}); });
+    if (scene == "sweep") {
+      dialog->setAxes({{"model.d_model", "128, 256, 384"}, {"train.learning_rate", "1e-3, 5e-4"}});
+    } else {
+      dialog->setAxes({{"model.d_model", "64, abc"}, {"train.learning_rate", "1e-3"}});
+    }
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->show();
     return dialog;
@@ -84,7 +90,7 @@ QWidget* prepareScreenshotScene(MainWindow& window, const QString& scene, QStrin
     dock->search("exact resume");
     return dock;
   }
-  *error = "unknown scene " + scene + " (panels, run-table, queue, sweep, scaling, reproduce, docs)";
+  *error = "unknown scene " + scene + " (panels, run-table, queue, sweep, sweep-check, scaling, reproduce, docs)";
   return nullptr;
 }
 
