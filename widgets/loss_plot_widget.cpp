@@ -289,7 +289,8 @@ void LossPlotWidget::redraw() {
   downsampled_ = false;
   const bool log_x = logX(), log_y = logY();
   for (auto it = series_.cbegin(); it != series_.cend(); ++it) {
-    const QColor colour = runColour(it.key());
+    const QColor colour = runColour(it.key());  // hidden runs keep their colours too
+    if (hidden_runs_.contains(it.key())) continue;
     auto add = [&](const QVector<LossPoint>& points, bool eval) {
       QVector<double> raw, steps;
       for (const auto& p : points) raw.push_back(p.loss), steps.push_back(p.step);
@@ -318,6 +319,7 @@ void LossPlotWidget::redraw() {
   if (!user_view_) {
     plot_->rescaleAxes();
     if (!curves_.isEmpty()) plot_->yAxis->scaleRange(1.06);  // a little air above and below the curves
+    if (shared_x_) plot_->xAxis->setRange(shared_x_->first, shared_x_->second);
   }
   // The hovered point may be gone or elsewhere now: show the readout again for the pointer, if any.
   if (plot_->underMouse() && last_hover_.x() >= 0) {
@@ -333,7 +335,7 @@ void LossPlotWidget::placeLegend() {
   // An empty legend in the layout grid caps its column at the legend's own (tiny) maximum width, so
   // a project whose runs have not started showed its axes as a sliver in the corner.
   QCPLayoutGrid* grid = plot_->plotLayout();
-  const bool listed = plot_->legend->itemCount() > 0;
+  const bool listed = legend_shown_ && plot_->legend->itemCount() > 0;
   const bool in_grid = grid->rowCount() > 1 && grid->element(1, 0) == plot_->legend;
   if (listed && !in_grid) {
     grid->addElement(1, 0, plot_->legend);
@@ -343,6 +345,46 @@ void LossPlotWidget::placeLegend() {
     grid->simplify();
   }
   plot_->legend->setVisible(listed);
+}
+
+void LossPlotWidget::setLegendShown(bool shown) {
+  legend_shown_ = shown;
+  placeLegend();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void LossPlotWidget::setHiddenRuns(const QSet<QString>& runs) {
+  if (runs == hidden_runs_) return;
+  hidden_runs_ = runs;
+  redraw();
+}
+
+void LossPlotWidget::setSharedXRange(double lower, double upper) {
+  shared_x_ = std::make_pair(lower, upper);
+  if (user_view_) return;
+  plot_->xAxis->setRange(lower, upper);
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void LossPlotWidget::setAxisLeftMargin(int pixels) {
+  plot_->axisRect()->setMinimumMargins(QMargins(pixels, 0, 0, 0));
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+std::optional<std::pair<double, double>> LossPlotWidget::dataXRange() const {
+  std::optional<std::pair<double, double>> range;
+  for (const Curve& c : curves_) {
+    if (c.xs.isEmpty()) continue;
+    const auto [lo, hi] = std::minmax_element(c.xs.begin(), c.xs.end());
+    if (!range) range = std::make_pair(*lo, *hi);
+    range->first = std::min(range->first, *lo);
+    range->second = std::max(range->second, *hi);
+  }
+  return range;
+}
+
+std::pair<double, double> LossPlotWidget::xRange() const {
+  return {plot_->xAxis->range().lower, plot_->xAxis->range().upper};
 }
 
 LossPlotWidget::~LossPlotWidget() {

@@ -10,10 +10,13 @@
 #include <QMap>
 #include <QPointF>
 #include <QRect>
+#include <QSet>
 #include <QStringList>
 #include <QVector>
 #include <QWidget>
 #include <array>
+#include <optional>
+#include <utility>
 
 #include "widgets/curve_processing.h"
 #include "widgets/loss_series.h"
@@ -55,6 +58,18 @@ class LossPlotWidget : public QWidget {
   void setSmoothing(const Smoothing& smoothing);
   Smoothing smoothing() const { return smoothing_; }
   void resetView();  // forget zoom/pan; fit all data (live updates keep a user's zoom until then)
+
+  // For a panel of PlotPanels: no legend inside the plot (the area lists the runs beside the
+  // panels), these runs not drawn (they keep their colours), the x range the area chose for all
+  // panels (applied unless the user zoomed or panned), and a left margin wide enough that every
+  // panel's axes start at the same pixel.
+  void setLegendShown(bool shown);
+  void setHiddenRuns(const QSet<QString>& runs);
+  void setSharedXRange(double lower, double upper);
+  void setAxisLeftMargin(int pixels);
+  // The x extent of what is drawn (every curve's first to last point), none when nothing is.
+  std::optional<std::pair<double, double>> dataXRange() const;
+  std::pair<double, double> xRange() const;  // the x axis's range as shown
 
   int graphCount() const;
   int pointCount(const QString& run, bool eval) const;       // points in the series
@@ -130,6 +145,9 @@ class LossPlotWidget : public QWidget {
   QPointF last_hover_{-1, -1};           // last pointer position over the plot, plot pixels
   bool user_view_ = false;               // the user zoomed or panned: keep their range on live updates
   bool downsampled_ = false;             // some curve was downsampled: redraw on resize / zoom
+  bool legend_shown_ = true;
+  QSet<QString> hidden_runs_;
+  std::optional<std::pair<double, double>> shared_x_;
 };
 
 }  // namespace mixerlab::widgets

@@ -2,6 +2,7 @@
 #include "widgets/plot_panels.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <QHBoxLayout>
 #include <QPushButton>
@@ -10,10 +11,16 @@
 #include <QVBoxLayout>
 
 #include "widgets/loss_plot_widget.h"
+#include "widgets/run_legend_list.h"
 
 namespace mixerlab::widgets {
 
-PlotPanels::PlotPanels(QWidget* parent) : QWidget(parent), splitter_(new QSplitter(Qt::Vertical, this)) {
+namespace {
+constexpr int kAxisLeftMarginPx = 72;  // room for the widest usual tick labels ("0.0001", "25,000")
+}
+
+PlotPanels::PlotPanels(QWidget* parent)
+    : QWidget(parent), splitter_(new QSplitter(Qt::Vertical)), legend_(new RunLegendList) {
   auto* add = new QPushButton("Add panel", this);
   add->setObjectName("add-panel");
   add->setToolTip("Plot another metric (learning rate, tokens/s, gradient norm, ...) below");
@@ -33,10 +40,22 @@ PlotPanels::PlotPanels(QWidget* parent) : QWidget(parent), splitter_(new QSplitt
   bar->setContentsMargins(6, 0, 6, 0);
   bar->addStretch();
   bar->addWidget(add);
+  auto* beside = new QSplitter(Qt::Horizontal, this);
+  beside->setObjectName("plots-and-legend");
+  beside->addWidget(splitter_);
+  beside->addWidget(legend_);
+  beside->setStretchFactor(0, 1);
+  beside->setStretchFactor(1, 0);
+  beside->setCollapsible(0, false);
+  beside->setSizes({800, 180});
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(splitter_, 1);
+  layout->addWidget(beside, 1);
   layout->addLayout(bar);
+  connect(legend_, &RunLegendList::hiddenRunsChanged, this, [this](const QSet<QString>& hidden) {
+    for (LossPlotWidget* p : panels_) p->setHiddenRuns(hidden);
+    alignXRanges();
+  });
   auto* first = new LossPlotWidget(splitter_);
   panels_.push_back(first);
   splitter_->addWidget(first);
@@ -45,6 +64,9 @@ PlotPanels::PlotPanels(QWidget* parent) : QWidget(parent), splitter_(new QSplitt
 
 // The runs and x axis of the others, and the connections every panel has.
 void PlotPanels::adopt(LossPlotWidget* panel) {
+  panel->setLegendShown(false);
+  panel->setAxisLeftMargin(kAxisLeftMarginPx);
+  panel->setHiddenRuns(legend_->hiddenRuns());
   for (const LossSeries& s : series_) panel->setSeries(s);
   if (panel != panels_.front()) panel->setAxis(panels_.front()->axis());
   connect(panel, &LossPlotWidget::forkRequested, this, &PlotPanels::forkRequested);
@@ -52,8 +74,24 @@ void PlotPanels::adopt(LossPlotWidget* panel) {
     for (LossPlotWidget* other : panels_) {  // one x axis for all panels
       if (other != panel && other->axis() != panel->axis()) other->setAxis(panel->axis());
     }
+    alignXRanges();
     Q_EMIT panelsChanged();
   });
+  alignXRanges();
+}
+
+void PlotPanels::alignXRanges() {
+  std::optional<std::pair<double, double>> all;
+  for (const LossPlotWidget* p : panels_) {
+    const auto range = p->dataXRange();
+    if (!range) continue;
+    if (!all) all = range;
+    all->first = std::min(all->first, range->first);
+    all->second = std::max(all->second, range->second);
+  }
+  if (!all) return;
+  if (all->second <= all->first) all->second = all->first + 1;  // one point: a range around it
+  for (LossPlotWidget* p : panels_) p->setSharedXRange(all->first, all->second);
 }
 
 LossPlotWidget* PlotPanels::addPanel(const QString& metric) {
@@ -109,16 +147,21 @@ void PlotPanels::setSeries(const LossSeries& series) {
   }
   if (!known) series_ << series;
   for (LossPlotWidget* p : panels_) p->setSeries(series);
+  legend_->setRun(series.run, panels_.front()->runColour(series.run));
+  alignXRanges();
 }
 
 void PlotPanels::removeRun(const QString& run) {
   series_.erase(std::remove_if(series_.begin(), series_.end(), [&](const LossSeries& s) { return s.run == run; }),
                 series_.end());
   for (LossPlotWidget* p : panels_) p->removeRun(run);
+  legend_->removeRun(run);
+  alignXRanges();
 }
 
 void PlotPanels::forgetRuns() {
   series_.clear();
+  legend_->clear();
   for (LossPlotWidget* p : panels_) p->forgetRuns();
 }
 

@@ -2,7 +2,10 @@
 // the same runs. The first panel is the loss; "Add panel" adds one for any logged metric (learning
 // rate, tokens/s, gradient norm, ...), each panel has its own metric, log scales and smoothing and
 // can be closed (all but the first). The x axis is shared: choosing it in one panel sets it in all,
-// so panels line up. Runs given to the area reach every panel, as do "fork from here" requests.
+// every panel shows the same x range (the union of what they draw) and their axes start at the
+// same pixel, so panels line up (issue #30 D7). The runs are listed once, beside the panels
+// (RunLegendList, with search and hide/show), not in legends that would take the plots' height
+// (D5). Runs given to the area reach every panel, as do "fork from here" requests.
 #pragma once
 #include <QStringList>
 #include <QVector>
@@ -15,6 +18,7 @@ class QSplitter;
 namespace mixerlab::widgets {
 
 class LossPlotWidget;
+class RunLegendList;
 
 class PlotPanels : public QWidget {
   Q_OBJECT
@@ -32,6 +36,7 @@ class PlotPanels : public QWidget {
   void setSeries(const LossSeries& series);
   void removeRun(const QString& run);
   void forgetRuns();
+  RunLegendList* legend() const { return legend_; }
 
  Q_SIGNALS:
   void panelsChanged();  // a panel was added or closed, or a panel's view settings changed
@@ -39,7 +44,9 @@ class PlotPanels : public QWidget {
 
  private:
   void adopt(LossPlotWidget* panel);
+  void alignXRanges();  // every panel to the union of their drawn x extents
   QSplitter* splitter_;
+  RunLegendList* legend_;
   QVector<LossPlotWidget*> panels_;
   QList<LossSeries> series_;  // what a new panel starts with
 };

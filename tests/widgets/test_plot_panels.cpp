@@ -4,12 +4,14 @@
 #include <QtTest/QtTest>
 
 #include <QComboBox>
+#include <QListWidget>
 #include <QRegularExpression>
 #include <QSignalSpy>
 
 #include "tests/loss_plot_fixture.h"
 #include "widgets/loss_plot_widget.h"
 #include "widgets/plot_panels.h"
+#include "widgets/run_legend_list.h"
 
 using namespace mixerlab::widgets;
 using mixerlab::widgets::testing::makeRun;
@@ -110,6 +112,81 @@ class TestPlotPanels : public QObject {
     QVERIFY(w.pointAt(pixel.x(), pixel.y(), &run, &step));
     QCOMPARE(run, QString("mixer"));
     QCOMPARE(step, 150.0);
+  }
+
+  // #30 D5: the runs are listed beside the panels, so adding runs never takes height from the
+  // axes (inside-plot legends shrank the loss plot to about 50 px with five runs and two panels);
+  // the list has each run in its drawn colour, finds runs by name, and unticking hides a run in
+  // every panel.
+  void legendBesideThePanelsKeepsTheirHeight() {
+    PlotPanels panels;
+    panels.resize(1000, 640);
+    panels.addPanel("lr");
+    panels.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panels));
+    panels.setSeries(runWithMetrics("seed1-mixer", 1e-5, 1));
+    for (LossPlotWidget* p : panels.panels()) p->replotNow();
+    const int loss_height_one = panels.firstPanel()->axisRect().height();
+    const int lr_height_one = panels.panels()[1]->axisRect().height();
+    QVERIFY2(loss_height_one > 150, qPrintable(QString("loss axes %1 px high").arg(loss_height_one)));
+    for (int i = 2; i <= 8; ++i) {
+      panels.setSeries(runWithMetrics(
+          QString("seed%1-%2").arg(i % 2 + 1).arg(i % 2 ? "llama" : "mixer") + QString::number(i), 1e-5 * i, i));
+    }
+    for (LossPlotWidget* p : panels.panels()) p->replotNow();
+    QCOMPARE(panels.firstPanel()->axisRect().height(), loss_height_one);
+    QCOMPARE(panels.panels()[1]->axisRect().height(), lr_height_one);
+    QVERIFY(panels.firstPanel()->legendRect().height() <= 0 || !panels.firstPanel()->legendRect().isValid());
+
+    RunLegendList* legend = panels.legend();
+    QCOMPARE(legend->runs().size(), 8);
+    QCOMPARE(legend->runs().front(), QString("seed1-mixer"));
+    auto* list = legend->findChild<QListWidget*>("legend-list");
+    for (int i = 0; i < list->count(); ++i) {  // the swatch is the colour the panels draw
+      const QString run = list->item(i)->data(Qt::UserRole).toString();
+      QCOMPARE(list->item(i)->data(Qt::DecorationPropertyRole).value<QColor>(), panels.firstPanel()->drawnColour(run));
+      QCOMPARE(panels.panels()[1]->drawnColour(run), panels.firstPanel()->drawnColour(run));
+    }
+    legend->setSearch("LLAMA");
+    QCOMPARE(legend->listedRuns().size(), 3);  // runs 3, 5 and 7
+    legend->setSearch("");
+    QCOMPARE(legend->listedRuns().size(), 8);
+    const QColor kept = panels.firstPanel()->drawnColour("seed1-mixer");
+    legend->setRunHidden("seed1-mixer", true);
+    QCOMPARE(panels.firstPanel()->graphCount(), 7 * 2);  // train and eval of the seven others
+    QCOMPARE(panels.panels()[1]->graphCount(), 7);
+    QVERIFY(!panels.firstPanel()->drawnColour("seed1-mixer").isValid());
+    LossPlotWidget* later = panels.addPanel("router_entropy");  // a new panel hides it too
+    QCOMPARE(later->graphCount(), 7);
+    legend->setRunHidden("seed1-mixer", false);
+    QCOMPARE(panels.firstPanel()->drawnColour("seed1-mixer"), kept);
+    QCOMPARE(later->graphCount(), 8);
+  }
+
+  // #30 D7: panels line up: the same x range (the union of what each draws: the losses end at step
+  // 200, one run's lr goes on to step 400) and axes that start at the same pixel, whatever the
+  // width of each panel's tick labels (0.0001 against 4.5).
+  void panelsAlignTheirXAxes() {
+    PlotPanels panels;
+    panels.resize(1000, 700);
+    panels.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panels));
+    LossSeries late = runWithMetrics("late", 1e-5, 3);
+    for (int step = 210; step <= 400; step += 10)
+      late.appendMetric("lr", {double(step), step * 2048.0, step * 0.25, 1e-5, 0});
+    panels.setSeries(late);
+    panels.setSeries(runWithMetrics("mixer", 2e-5, 4));
+    LossPlotWidget* lr = panels.addPanel("lr");
+    for (LossPlotWidget* p : panels.panels()) p->replotNow();
+    const auto loss_x = panels.firstPanel()->xRange();
+    QCOMPARE(lr->xRange(), loss_x);
+    QVERIFY2(loss_x.second >= 400 && loss_x.first <= 10,
+             qPrintable(QString("shared x range %1..%2").arg(loss_x.first).arg(loss_x.second)));
+    QCOMPARE(lr->axisRect().left(), panels.firstPanel()->axisRect().left());
+    lr->setAxis(LossAxis::Tokens);  // another x axis: both panels again share one range
+    for (LossPlotWidget* p : panels.panels()) p->replotNow();
+    QCOMPARE(panels.firstPanel()->xRange(), lr->xRange());
+    QVERIFY(lr->xRange().second >= 400 * 2048.0);
   }
 
   void panelsShareRunsAndTheXAxis() {

@@ -1,0 +1,43 @@
+// RunLegendList: the plot area's one legend, a list beside the panels instead of a legend inside
+// each plot. A legend inside a plot takes rows from its axes as runs are added (with five runs and
+// two panels the loss plot shrank to about 50 pixels, issue #30 D5); a side list scrolls instead,
+// and its search field finds a run among dozens. Each row is a run's colour and name with a check
+// box: unticking hides the run in every panel (its colour is kept), ticking shows it again.
+// Plain Qt, no plot types.
+#pragma once
+#include <QColor>
+#include <QSet>
+#include <QString>
+#include <QWidget>
+
+class QLineEdit;
+class QListWidget;
+class QListWidgetItem;
+
+namespace mixerlab::widgets {
+
+class RunLegendList : public QWidget {
+  Q_OBJECT
+ public:
+  explicit RunLegendList(QWidget* parent = nullptr);
+
+  void setRun(const QString& run, const QColor& colour);  // adds the row, or updates its colour
+  void removeRun(const QString& run);
+  void clear();
+  QStringList runs() const;          // every row, in the order added
+  QStringList listedRuns() const;    // the rows the search leaves visible
+  QSet<QString> hiddenRuns() const;  // the unticked rows
+  void setRunHidden(const QString& run, bool hidden);
+  void setSearch(const QString& text);
+
+ Q_SIGNALS:
+  void hiddenRunsChanged(const QSet<QString>& hidden);
+
+ private:
+  QListWidgetItem* item(const QString& run) const;
+  void applySearch();
+  QLineEdit* search_;
+  QListWidget* list_;
+};
+
+}  // namespace mixerlab::widgets
