@@ -5,6 +5,7 @@
 #include <QtTest/QtTest>
 
 #include <QLineEdit>
+#include <QScrollBar>
 #include <QTableView>
 
 #include <fstream>
@@ -19,6 +20,7 @@
 #include "core/runs/run_lock.h"
 #include "tests/test_support.h"
 #include "tests/training_fixture.h"
+#include "widgets/frozen_column_table_view.h"
 #include "widgets/loss_plot_widget.h"
 
 using namespace mixerlab;
@@ -127,6 +129,64 @@ class TestRunTable : public QObject {
     QCOMPARE(runs.index(0, RunListModel::ColumnCount).data().toString(), QString("384"));
     QCOMPARE(runs.index(0, RunListModel::Progress).data().toString(), QString("100%"));
     QCOMPARE(runs.index(0, RunListModel::Eta).data().toString(), QString());
+  }
+
+  // #30 D7: a hyperparameter column is written in one format: learning rates 5e-04 and 2e-03
+  // (not 5e-04 beside 0.002), dropouts 0.10 and 0.05, widths as integers, text as text.
+  void numberColumnsUseOneFormat() {
+    RunListModel runs;
+    runs.setProjectRuns({{"a", "masked_mixer"}, {"b", "masked_mixer"}, {"c", "llama"}});
+    runs.setProjectSettings("a", {{"train.learning_rate", 5e-4}, {"model.d_model", 256}, {"model.dropout", 0.1}});
+    runs.setProjectSettings("b", {{"train.learning_rate", 0.002}, {"model.d_model", 512}, {"model.dropout", 0.05}});
+    runs.setProjectSettings("c", {{"train.learning_rate", 2.5e-4}, {"model.d_model", 64}, {"model.dropout", 0}});
+    runs.setHyperparameterColumns({"train.learning_rate", "model.d_model", "model.dropout", "model.arch"});
+    auto cell = [&](int row, int column) {
+      return runs.index(row, RunListModel::ColumnCount + column).data().toString();
+    };
+    QCOMPARE(QStringList({cell(0, 0), cell(1, 0), cell(2, 0)}), QStringList({"5.0e-04", "2.0e-03", "2.5e-04"}));
+    QCOMPARE(QStringList({cell(0, 1), cell(1, 1), cell(2, 1)}), QStringList({"256", "512", "64"}));
+    QCOMPARE(QStringList({cell(0, 2), cell(1, 2), cell(2, 2)}), QStringList({"0.10", "0.05", "0"}));
+    runs.setProjectSettings("c", {{"train.learning_rate", 1e-3}, {"model.d_model", 64}, {"model.dropout", 0}});
+    QCOMPARE(QStringList({cell(0, 0), cell(1, 0), cell(2, 0)}), QStringList({"5e-04", "2e-03", "1e-03"}));
+    runs.setProjectSettings("a", {{"train.learning_rate", 0.25}});
+    runs.setProjectSettings("b", {{"train.learning_rate", 0.5}});
+    QCOMPARE(QStringList({cell(0, 0), cell(1, 0), cell(2, 0)}), QStringList({"0.250", "0.500", "0.001"}));
+  }
+
+  // #30 D7: the run column stays in view while many hyperparameter columns scroll sideways; it is
+  // the same model and selection, and its check box still overlays the run.
+  void runColumnStaysWhileColumnsScroll() {
+    RunListModel runs;
+    runs.setProjectRuns({{"mixer", "masked_mixer"}, {"llama", "llama"}});
+    QStringList keys;
+    QVariantMap settings;
+    for (int i = 0; i < 12; ++i) {
+      keys << QString("model.option_%1").arg(i);
+      settings[keys.back()] = 1000 + i;
+    }
+    runs.setProjectSettings("mixer", settings);
+    runs.setHyperparameterColumns(keys);
+    widgets::FrozenColumnTableView view;
+    view.setModel(&runs);
+    view.verticalHeader()->setVisible(false);  // as the main window's table
+    view.resize(420, 200);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.horizontalScrollBar()->setValue(view.horizontalScrollBar()->maximum());
+    QVERIFY(view.horizontalScrollBar()->maximum() > 0);
+    QVERIFY2(view.visualRect(runs.index(0, RunListModel::Run)).right() < 0, "the table did not scroll");
+    QTableView* frozen = view.frozenView();
+    QVERIFY(frozen->isVisible());
+    QCOMPARE(frozen->geometry().left(), view.frameWidth());
+    QCOMPARE(frozen->columnWidth(0), view.columnWidth(0));
+    QCOMPARE(frozen->visualRect(runs.index(1, RunListModel::Run)).top(), view.visualRect(runs.index(1, 0)).top());
+    QVERIFY(frozen->isColumnHidden(RunListModel::ColumnCount) && !frozen->isColumnHidden(RunListModel::Run));
+    QCOMPARE(frozen->selectionModel(), view.selectionModel());
+    QCOMPARE(frozen->indexAt(frozen->visualRect(runs.index(1, 0)).center()).data().toString(), QString("llama"));
+    view.selectRow(1);
+    QVERIFY(frozen->selectionModel()->isRowSelected(1, {}));
+    runs.setHyperparameterColumns(keys + QStringList{"train.learning_rate"});  // a new column stays out of it
+    QVERIFY(frozen->isColumnHidden(RunListModel::ColumnCount + 12));
   }
 
   void tagsAndNotesAreEditedAndKept() {

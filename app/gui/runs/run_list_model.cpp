@@ -1,6 +1,7 @@
 // Per-run state behind the runs table, the plot and the comparison (see run_list_model.h).
 #include "app/gui/runs/run_list_model.h"
 
+#include "app/gui/runs/column_number_format.h"
 #include "core/analysis/format.h"
 
 #include <QJsonDocument>
@@ -147,8 +148,19 @@ QVariant RunListModel::displayText(const RunRow& row, int column) const {
       return row.notes;
   }
   if (column >= ColumnCount) {
-    const QVariant value = settingsOf(row).value(hyper_columns_.value(column - ColumnCount));
-    return value.isValid() ? value.toString() : QString();
+    const QString key = hyper_columns_.value(column - ColumnCount);
+    const QVariant value = settingsOf(row).value(key);
+    if (!value.isValid()) return QString();
+    bool numeric = false;
+    const double number = value.toDouble(&numeric);
+    if (!numeric || value.typeId() == QMetaType::QString || value.typeId() == QMetaType::Bool) return value.toString();
+    QVector<double> column_values;  // the column's other numbers decide the format
+    for (const RunRow& other : rows_) {
+      const QVariant v = settingsOf(other).value(key);
+      if (v.isValid() && v.typeId() != QMetaType::QString && v.typeId() != QMetaType::Bool)
+        column_values << v.toDouble();
+    }
+    return columnNumberFormat(column_values).format(number);
   }
   return {};
 }

@@ -23,6 +23,7 @@
 #include "app/gui/runs/run_table_filter.h"
 #include "app/gui/shell/app_settings.h"
 #include "app/gui/shell/main_window.h"
+#include "widgets/frozen_column_table_view.h"
 #include "widgets/plot_panels.h"
 #include "widgets/run_comparison.h"
 #include "widgets/sweep_dialog.h"
@@ -32,7 +33,7 @@ namespace mixerlab::gui {
 void MainWindow::buildRunsDock() {
   table_filter_ = new RunTableFilter(runs_, this);
   runs_->setHyperparameterColumns(AppSettings().runTableColumns());
-  table_ = new QTableView(this);
+  table_ = new widgets::FrozenColumnTableView(this);  // the run names stay while the columns scroll
   table_->setModel(table_filter_);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
