@@ -19,9 +19,14 @@ QColor InversionLayerChart::modelColour(int index) {
 InversionLayerChart::InversionLayerChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
   fillWithPlot(this, plot_, "inversion_layer_plot", 280, 200);
   plot_->setMouseTracking(true);
-  plot_->legend->setVisible(true);
   plot_->legend->setFont(font());
-  plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+  // The legend is a row under the axes, never over the curves (issue #30 D10); it joins the
+  // layout only while it lists a model (an empty one would cap the axes' width).
+  plot_->axisRect()->insetLayout()->take(plot_->legend);
+  plot_->legend->setVisible(false);
+  plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  plot_->legend->setWrap(3);
+  plot_->legend->setMargins(QMargins(4, 2, 4, 2));
   QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
   ticker->setTickStep(1.0);
   ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
@@ -80,12 +85,29 @@ void InversionLayerChart::setSeries(const QVector<InversionLayerSeries>& series,
       any = true;
     }
   }
-  plot_->yAxis->setLabel(tr("Hamming distance: top-%1 solid, exact dashed").arg(top_k_));
+  plot_->yAxis->setLabel(tr("Hamming: top-%1 solid, exact dashed").arg(top_k_));
   plot_->xAxis->setRange(min_layer - 0.3, std::max(max_layer, min_layer + 1) + 0.3);
+  QCPLayoutGrid* grid = plot_->plotLayout();
+  const bool in_grid = grid->rowCount() > 1 && grid->element(1, 0) == plot_->legend;
+  if (!series_.isEmpty() && !in_grid) {
+    grid->addElement(1, 0, plot_->legend);
+    grid->setRowStretchFactor(1, 0.001);
+  } else if (series_.isEmpty() && in_grid) {
+    grid->take(plot_->legend);
+    grid->simplify();
+  }
   plot_->legend->setVisible(!series_.isEmpty());
   readout_->setVisible(false);
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
+
+InversionLayerChart::~InversionLayerChart() {
+  // A legend out of the layout is only a QObject child of the plot: delete it while the plot is whole.
+  if (plot_->legend->layout() == nullptr) delete plot_->legend;
+}
+
+QRect InversionLayerChart::legendRect() const { return plot_->legend->outerRect(); }
+QRect InversionLayerChart::axisRect() const { return plot_->axisRect()->rect(); }
 
 void InversionLayerChart::setSelectedLayer(int layer) {
   selected_layer_ = layer;

@@ -5,6 +5,7 @@
 #pragma once
 #include <QColor>
 #include <QPointF>
+#include <QRect>
 #include <QString>
 #include <QVector>
 #include <QWidget>
@@ -26,6 +27,7 @@ class InversionLayerChart : public QWidget {
   Q_OBJECT
  public:
   explicit InversionLayerChart(QWidget* parent = nullptr);
+  ~InversionLayerChart() override;
 
   void setSeries(const QVector<InversionLayerSeries>& series, int top_k);
   void setSelectedLayer(int layer);  // -1: none
@@ -39,6 +41,8 @@ class InversionLayerChart : public QWidget {
   QString readoutAt(const QPointF& pixel) const;        // "model · layer k: top-5 h, exact h"
   QWidget* plotArea() const;                            // the QCustomPlot, as a widget to click on (tests, screenshots)
   void replotNow();
+  QRect legendRect() const;              // where the legend is drawn, plot pixels (for tests)
+  QRect axisRect() const;                // where the curves are drawn, plot pixels
   static QColor modelColour(int index);  // the same colour for a model in every inversion view
 
  Q_SIGNALS:

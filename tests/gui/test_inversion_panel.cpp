@@ -198,6 +198,9 @@ class TestInversionPanel : public QObject {
       QVERIFY2(panel_->modelRow(i)->status().startsWith("done"), qPrintable(panel_->modelRow(i)->status()));
     }
     QVERIFY2(models_differ, "every model scored alike: the comparison would not tell a swapped series");
+    chart->replotNow();  // #30 D10: the chart's legend is a row of its own, off the curves
+    QVERIFY(chart->legendRect().height() > 0);
+    QVERIFY2(!chart->legendRect().intersects(chart->axisRect()), "the layer chart's legend covers the curves");
     // The deepest layer is shown first, with every model's scores above the diff.
     QCOMPARE(panel_->shownLayer(), 2);
     const InversionResult& llama_last = expected_[2][2];
