@@ -4,14 +4,21 @@
 // archive and delete refused while the run's lock is held, and the checkpoint "fork from here" picks.
 #include <QtTest/QtTest>
 
+#include <QApplication>
+#include <QComboBox>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QScrollBar>
 #include <QTableView>
+#include <QTimer>
 
 #include <fstream>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
+#include "app/gui/project/project_document.h"
+#include "app/gui/project/run_setup_dialog.h"
 #include "app/gui/runs/fork_point.h"
 #include "app/gui/runs/run_annotations.h"
 #include "app/gui/runs/run_list_model.h"
@@ -20,6 +27,7 @@
 #include "core/runs/run_lock.h"
 #include "tests/test_support.h"
 #include "tests/training_fixture.h"
+#include "widgets/config_form.h"
 #include "widgets/frozen_column_table_view.h"
 #include "widgets/loss_plot_widget.h"
 
@@ -238,6 +246,67 @@ class TestRunTable : public QObject {
     QCOMPARE(window.deleteRun("mixer"), QString());
     QVERIFY(!fs::exists(run_dir));
     QVERIFY(window.deleteRun("mixer").contains("no run folder"));
+  }
+
+  // #30 D2: a fork is the run form prefilled from the parent under a new name, with the checkpoint
+  // to start from; training settings may change, the model may not; the fork joins the project
+  // under its own name (so its run.json, log and table row carry that name).
+  void forkIsTheRunFormPrefilledFromTheParent() {
+    const QString project = demoProjectCopy("fork-form");
+    gui::MainWindow window;
+    QCOMPARE(window.openProject(project), QString());
+    const fs::path mixer_dir = fs::path(window.runsDirectory().toStdString()) / "mixer";
+    for (const char* step : {"step-00000020", "step-00000040"}) {
+      fs::create_directories(mixer_dir / "checkpoints" / step);
+      testing::writeText(mixer_dir / "checkpoints" / step / "trainer_state.json", "{}");
+    }
+    const double parent_lr =
+        window.project()->resolvedRun("mixer").value("train").toObject().value("learning_rate").toDouble();
+    QString seen;
+    QTimer::singleShot(0, [&] {
+      auto* dialog = qobject_cast<gui::RunSetupDialog*>(QApplication::activeModalWidget());
+      QVERIFY(dialog);
+      QCOMPARE(dialog->windowTitle(), QString("Fork mixer"));
+      auto* checkpoints = dialog->findChild<QComboBox*>("fork-checkpoint");
+      QCOMPARE(checkpoints->count(), 2);
+      QVERIFY(dialog->forkCheckpoint().endsWith("step-00000040"));  // the one the plot point asked for
+      QCOMPARE(dialog->run().value("name").toString(), QString("mixer-from-40"));
+      QVERIFY(!dialog->sweepButton()->isVisible());
+      auto type = [&](const char* key, const QString& text) {  // as a user edits a field
+        auto* field = dialog->findChild<QLineEdit*>(key);
+        QVERIFY2(field, key);
+        field->selectAll();
+        QTest::keyClicks(field, text);
+        QTest::keyClick(field, Qt::Key_Tab);
+      };
+      const QString parent_width = dialog->findChild<QLineEdit*>("model.d_model")->text();
+      type("model.d_model", "96");  // the model: refused, on that field
+      const QString why = dialog->errors().value("model.d_model");
+      type("model.d_model", parent_width);
+      type("train.learning_rate", QString::number(parent_lr / 2));  // training: free
+      type("name", "mixer-half-lr");
+      if (!why.contains("a fork keeps mixer's model") || !dialog->isValid()) {
+        dialog->reject();
+        QFAIL(qPrintable("model change: \"" + why + "\"; now: " + QStringList(dialog->errors().values()).join("; ")));
+      }
+      checkpoints->setCurrentIndex(0);
+      seen = dialog->forkCheckpoint();
+      dialog->okButton()->click();
+    });
+    const QString checkpoint = QString::fromStdString((mixer_dir / "checkpoints" / "step-00000040").string());
+    const QString started = window.forkInForm("mixer", checkpoint, "mixer-from-40");
+    QVERIFY2(started != "cancelled", qPrintable(started));  // it may not start: the checkpoint is a stand-in
+    QVERIFY(seen.endsWith("step-00000020"));
+    QVERIFY(window.project()->runNames().contains("mixer-half-lr"));
+    const QJsonObject fork = window.project()->resolvedRun("mixer-half-lr");
+    QCOMPARE(fork.value("train").toObject().value("learning_rate").toDouble(), parent_lr / 2);
+    QCOMPARE(fork.value("model").toObject().value("d_model"),
+             window.project()->resolvedRun("mixer").value("model").toObject().value("d_model"));
+    QVERIFY(window.runModel()->runNames().contains("mixer-half-lr"));
+    QString error;  // Run > Fork names no checkpoint: the latest is offered first
+    std::unique_ptr<gui::RunSetupDialog> latest(window.makeForkForm("mixer", {}, "mixer-fork", &error));
+    QVERIFY2(latest, qPrintable(error));
+    QVERIFY(latest->forkCheckpoint().endsWith("step-00000040"));
   }
 
   void forkFromHerePicksTheCheckpointAtOrBefore() {

@@ -2,15 +2,19 @@
 // and arithmetic (no model is built), so they run synchronously on every edit.
 #include "app/gui/project/run_setup_dialog.h"
 
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QVBoxLayout>
 
 #include "app/gui/project/run_config_schema.h"
+#include "app/gui/runs/fork_point.h"
 #include "widgets/config_form.h"
+#include "widgets/run_comparison.h"
 
 namespace mixerlab::gui {
 
@@ -106,9 +110,47 @@ void RunSetupDialog::setReservedNames(const QStringList& names) {
   revalidate();
 }
 
+void RunSetupDialog::setFork(const QString& parent, const QStringList& checkpoint_folders, const QString& selected) {
+  fork_parent_ = parent;
+  fork_parent_run_ = form_->values();
+  setWindowTitle(tr("Fork %1").arg(parent));
+  fork_checkpoint_ = new QComboBox(this);
+  fork_checkpoint_->setObjectName("fork-checkpoint");
+  for (const QString& folder : checkpoint_folders) {
+    fork_checkpoint_->addItem(tr("step %1").arg(checkpointStep(folder)), folder);
+  }
+  const int at = fork_checkpoint_->findData(selected);
+  fork_checkpoint_->setCurrentIndex(at >= 0 ? at : fork_checkpoint_->count() - 1);  // else the latest
+  auto* row = new QHBoxLayout;
+  row->addWidget(new QLabel(tr("Start from %1's checkpoint:").arg(parent), this));
+  row->addWidget(fork_checkpoint_);
+  row->addWidget(new QLabel(tr("(the weights come from it; the training settings below may change)"), this));
+  row->addStretch();
+  qobject_cast<QVBoxLayout*>(layout())->insertLayout(1, row);
+  if (sweep_button_) sweep_button_->hide();
+  okButton()->setText(tr("Fork and train"));
+  revalidate();
+}
+
+QString RunSetupDialog::forkCheckpoint() const {
+  return fork_checkpoint_ ? fork_checkpoint_->currentData().toString() : QString();
+}
+
 void RunSetupDialog::revalidate() {
   const QJsonObject current = run();
   errors_ = validateRun(current, project_);
+  if (fork_checkpoint_) {
+    if (fork_checkpoint_->count() == 0) {
+      errors_.insert("name", tr("%1 has no complete checkpoint to fork from yet").arg(fork_parent_));
+    }
+    const auto parent = widgets::flattenConfig(fork_parent_run_);
+    const auto now = widgets::flattenConfig(form_->values());
+    for (auto it = now.cbegin(); it != now.cend(); ++it) {
+      if (!it.key().startsWith("model.") || parent.value(it.key()) == it.value()) continue;
+      errors_.insert(it.key(), tr("a fork keeps %1's model (its weights come from the checkpoint): set it back to %2")
+                                   .arg(fork_parent_, parent.value(it.key()).toVariant().toString()));
+    }
+  }
   const QString name = current.value("name").toString();
   if (errors_.isEmpty() && reserved_names_.contains(name)) {
     errors_.insert("name", tr("the project already has a run named \"%1\"").arg(name));

@@ -10,6 +10,7 @@
 
 #include "app/gui/project/run_config_schema.h"
 
+class QComboBox;
 class QDialogButtonBox;
 class QPushButton;
 
@@ -44,6 +45,12 @@ class RunSetupDialog : public QDialog {
   void setMachineSpeed(double training_flops_per_s, int runs_measured);
   // Names the run may not take (the project's other runs, for new and duplicated runs).
   void setReservedNames(const QStringList& names);
+  // Fork mode (issue #30 D2): the form (opened on the parent's settings under the new name) is the
+  // new run, started from one of `checkpoint_folders` (`selected` first shown, else the latest).
+  // Any training setting may change; the model may not (its weights come from the checkpoint): a
+  // model field that differs from what the form showed at this call is an error on that field.
+  void setFork(const QString& parent, const QStringList& checkpoint_folders, const QString& selected);
+  QString forkCheckpoint() const;  // the chosen checkpoint folder; empty when not forking
 
   bool isValid() const { return errors_.isEmpty(); }
   QMap<QString, QString> errors() const { return errors_; }
@@ -63,6 +70,9 @@ class RunSetupDialog : public QDialog {
   QMap<QString, QString> errors_;
   widgets::ConfigForm* form_ = nullptr;
   QDialogButtonBox* buttons_ = nullptr;
+  QString fork_parent_;
+  QJsonObject fork_parent_run_;
+  QComboBox* fork_checkpoint_ = nullptr;
 };
 
 }  // namespace mixerlab::gui

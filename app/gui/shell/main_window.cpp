@@ -501,22 +501,6 @@ void MainWindow::onQueueSelected() {
                            5000);
 }
 
-void MainWindow::onForkSelected() {
-  if (selectedRun().isEmpty() || !document_->isOpen()) return;
-  const RunPaths run{(runsDirectory() + "/" + selectedRun()).toStdString()};
-  const QString checkpoint = QFileDialog::getExistingDirectory(this, "Fork from which checkpoint?",
-                                                               QString::fromStdString(run.checkpoints().string()));
-  if (checkpoint.isEmpty()) return;
-  bool ok = false;
-  const QString run_id = QInputDialog::getText(this, "Fork run", "Name of the new run directory:", QLineEdit::Normal,
-                                               selectedRun() + "-fork", &ok);
-  if (!ok || run_id.isEmpty()) return;
-  const QString project_file = document_->filePath();
-  const QString error = target_->start(trainArguments(project_file, selectedRun(), false, run_id, checkpoint),
-                                       QFileInfo(project_file).absolutePath());
-  statusBar()->showMessage(error.isEmpty() ? "forked " + run_id + " from " + checkpoint : error, 8000);
-}
-
 void MainWindow::refreshComparison() {
   QVector<widgets::RunCurve> curves = runs_->overlaidCurves();
   curves.erase(

@@ -49,6 +49,7 @@ class RetrievalPanel;
 class ReproduceDialog;
 class LaunchWatcher;
 class CheckpointPicker;
+class RunSetupDialog;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -61,10 +62,13 @@ class MainWindow : public QMainWindow {
   QString runsDirectory() const;
   widgets::LossPlotWidget* lossPlot() const { return plot_; }  // the first panel (the loss)
   widgets::PlotPanels* plotPanels() const { return panels_; }
-  // Forks `run` from its newest checkpoint at or before `step` into run directory `run_id`
-  // (what "Fork … from step N" on a point of the plot does after asking for the name). Returns
-  // the error, empty when the fork started.
-  QString forkFromStep(const QString& run, double step, const QString& run_id);
+  // The fork form (issue #30 D2): the run form prefilled from `run` (a project run, or a fork's
+  // settings as it ran) under `new_name`, with the checkpoint to start from (`checkpoint` first
+  // shown; empty: the latest). On OK the new run joins the project under its own name and trains
+  // from that checkpoint on the launch target. Returns the error, "cancelled", or empty once started.
+  QString forkInForm(const QString& run, const QString& checkpoint, const QString& new_name);
+  // That form, not yet shown (the caller owns it); null and *error when `run` has no settings.
+  RunSetupDialog* makeForkForm(const QString& run, const QString& checkpoint, const QString& new_name, QString* error);
   QTableView* runTable() const { return table_; }
   RunListModel* runModel() const { return runs_; }
   ProjectDocument* project() const { return document_; }

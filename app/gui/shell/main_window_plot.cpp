@@ -1,20 +1,11 @@
 // The main window's plot area: the panels' view kept across sessions (x axis, log scales,
-// smoothing, which metric each panel shows) and "fork from here" on a point of a curve.
+// smoothing, which metric each panel shows). "Fork from here" is in main_window_fork.cpp.
 #include <algorithm>
 
-#include <QFileInfo>
-#include <QInputDialog>
-#include <QLineEdit>
-#include <QStatusBar>
-
-#include "app/gui/launch/launch_watcher.h"
-#include "app/gui/launch/run_launcher.h"
 #include "app/gui/project/project_document.h"
-#include "app/gui/runs/fork_point.h"
 #include "app/gui/runs/run_list_model.h"
 #include "app/gui/shell/app_settings.h"
 #include "app/gui/shell/main_window.h"
-#include "core/runs/run_info.h"
 #include "widgets/loss_plot_widget.h"
 #include "widgets/plot_panels.h"
 
@@ -46,41 +37,6 @@ void MainWindow::savePlotView() {
                              {"ema_weight", s.ema_weight},
                              {"window_points", s.window_points},
                              {"centred", s.centred}});
-}
-
-void MainWindow::onForkFromPlot(const QString& run, double step) {
-  bool ok = false;
-  const QString run_id = QInputDialog::getText(
-      this, "Fork run", QString("Fork %1 from step %2 into run directory:").arg(run).arg(qint64(step)),
-      QLineEdit::Normal, run + "-from-" + QString::number(qint64(step)), &ok);
-  if (ok && !run_id.isEmpty()) forkFromStep(run, step, run_id);
-}
-
-QString MainWindow::forkFromStep(const QString& run, double step, const QString& run_id) {
-  QString error;
-  const QString checkpoint = checkpointAtOrBefore(runsDirectory() + "/" + run, step, &error);
-  if (checkpoint.isEmpty()) {
-    statusBar()->showMessage(error, 10000);
-    return error;
-  }
-  // A fork of a fork trains as the project run it came from.
-  QString project_run = run;
-  if (!document_->runNames().contains(run)) {
-    if (const auto info = tryReadRunInfo((runsDirectory() + "/" + run).toStdString())) {
-      project_run = QString::fromStdString(info->run.name);
-    }
-  }
-  const QString project_file = document_->filePath();
-  LaunchedProcess launched;
-  error = target_->start(trainArguments(project_file, project_run, false, run_id, checkpoint),
-                         QFileInfo(project_file).absolutePath(), &launched);
-  if (error.isEmpty()) {
-    launch_watcher_->watch(run_id, runsDirectory() + "/" + run_id, launched);
-    statusBar()->showMessage("forking " + run_id + " from " + checkpoint, 8000);
-  } else {
-    onLaunchFailed(run_id, error);
-  }
-  return error;
 }
 
 }  // namespace mixerlab::gui

@@ -49,7 +49,9 @@ void addStartupOptionList(QCommandLineParser& parser) {
       {"query", "Query for --retrieve (default: a held-out summary, see --held-out).", "text"},
       {"held-out", "Held-out summary (1-based) --retrieve searches for (default 1).", "n"},
       {"stories", "Synthetic corpus size for --retrieve (default 400).", "n"},
-      {"scene", "Set up a documented state before --screenshot: panels, run-table, queue, sweep, sweep-check, scaling, reproduce, docs.",
+      {"scene",
+       "Set up a documented state before --screenshot: panels, run-table, queue, sweep, sweep-check, fork, scaling, "
+       "reproduce, docs.",
        "name"},
   });
 }
@@ -219,7 +221,8 @@ StartupParse parseStartupOptions(const QStringList& arguments) {
   StartupOptions& options = result.options;
   options.project = positional.value(0);
   options.screenshot = values.nonEmpty("screenshot", "give the PNG file to write");
-  options.scene = values.nonEmpty("scene", "give a scene name: panels, run-table, queue, sweep, sweep-check, scaling, reproduce, docs");
+  options.scene = values.nonEmpty(
+      "scene", "give a scene name: panels, run-table, queue, sweep, sweep-check, fork, scaling, reproduce, docs");
   options.window_size = values.windowSize("size");
   options.report_latency_s = values.seconds("report-latency");
   if (values.isSet("generate")) {

@@ -9,6 +9,7 @@
 #include "app/gui/launch/reproduce_dialog.h"
 #include "app/gui/launch/run_queue.h"
 #include "app/gui/project/project_document.h"
+#include "app/gui/project/run_setup_dialog.h"
 #include "app/gui/runs/run_list_model.h"
 #include "app/gui/shell/documentation_dock.h"
 #include "app/gui/shell/help_menu.h"
@@ -71,6 +72,15 @@ QWidget* prepareScreenshotScene(MainWindow& window, const QString& scene, QStrin
     dialog->show();
     return dialog;
   }
+  if (scene == "fork") {  // the fork form of the first run, from its latest checkpoint
+    const QString run = window.project()->runNames().value(0);
+    auto* form = window.makeForkForm(run, {}, run + "-fork", error);
+    if (form) {
+      form->setAttribute(Qt::WA_DeleteOnClose);
+      form->show();
+    }
+    return form;
+  }
   if (scene == "scaling") {  // the Scaling tab once the monitor has reported the runs
     auto* tabs = window.findChild<QTabWidget*>("central-tabs");
     QTimer::singleShot(1500, &window, [tabs] {
@@ -90,7 +100,7 @@ QWidget* prepareScreenshotScene(MainWindow& window, const QString& scene, QStrin
     dock->search("exact resume");
     return dock;
   }
-  *error = "unknown scene " + scene + " (panels, run-table, queue, sweep, sweep-check, scaling, reproduce, docs)";
+  *error = "unknown scene " + scene + " (panels, run-table, queue, sweep, sweep-check, fork, scaling, reproduce, docs)";
   return nullptr;
 }
 
