@@ -4,10 +4,12 @@
 // reopening the window mid-run reattaches to the run.
 #include <QtTest/QtTest>
 
+#include <QAbstractButton>
 #include <QAction>
 #include <QApplication>
 #include <QMenuBar>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTextBrowser>
 #include <QTimer>
@@ -206,6 +208,39 @@ class TestGui : public QObject {
 
   // Issue #30 D12: opening another project resets the launch target to this machine; reopening the
   // same project keeps the one chosen.
+  // #30: every tab is usable on a 1280x800 laptop screen: the window can be that small, showing a
+  // tab does not make it grow, and no button of the tab is squeezed below its text ("Add ru").
+  void everyTabFitsALaptopScreen() {
+    gui::MainWindow window;
+    QCOMPARE(window.openProject(
+                 QString::fromStdString(testing::writeDemoProjectCopy(testing::makeScratchDir("gui-laptop")).string())),
+             QString());
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const QSize least = window.minimumSizeHint();
+    QVERIFY2(least.width() <= 1280 && least.height() <= 800,
+             qPrintable(QString("the window needs at least %1x%2").arg(least.width()).arg(least.height())));
+    auto* tabs = window.findChild<QTabWidget*>("central-tabs");
+    QVERIFY(tabs);
+    QStringList squeezed;
+    for (int i = 0; i < tabs->count(); ++i) {
+      tabs->setCurrentIndex(i);
+      QTest::qWait(50);
+      QCOMPARE(window.size(), QSize(1280, 800));
+      for (QAbstractButton* button : tabs->currentWidget()->findChildren<QAbstractButton*>()) {
+        if (!button->isVisible() || button->text().isEmpty()) continue;
+        if (button->width() + 1 < button->sizeHint().width()) {
+          squeezed << QString("%1: \"%2\" %3 px of %4")
+                          .arg(tabs->tabText(i), button->text())
+                          .arg(button->width())
+                          .arg(button->sizeHint().width());
+        }
+      }
+    }
+    QVERIFY2(squeezed.isEmpty(), qPrintable(squeezed.join("; ")));
+  }
+
   void anotherProjectResetsTheLaunchTarget() {
     const fs::path first = testing::writeTinyProject(testing::makeScratchDir("gui-target-a"));
     const fs::path second = testing::writeTinyProject(testing::makeScratchDir("gui-target-b"));
