@@ -74,9 +74,8 @@ StepOutcome runTrainStep(LanguageModel& model, torch::optim::Optimizer& optimize
     }
   }
   // The norm is logged either way (measured without touching the gradients when clipping is off).
-  outcome.grad_norm = train.grad_clip_norm > 0
-                          ? clipGradientNorm(model.parameters(), train.grad_clip_norm)
-                          : gradientNorm(model.parameters());
+  outcome.grad_norm = train.grad_clip_norm > 0 ? clipGradientNorm(model.parameters(), train.grad_clip_norm)
+                                               : gradientNorm(model.parameters());
   // Multi-tensor AdamW on a GPU (one pass for every parameter), LibTorch's loop elsewhere.
   if (auto* adamw = dynamic_cast<torch::optim::AdamW*>(&optimizer)) {
     adamwStep(*adamw);
