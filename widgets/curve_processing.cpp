@@ -114,4 +114,41 @@ QVector<int> minMaxDownsample(const QVector<double>& keys, const QVector<double>
   return minMaxDownsample(keys, values, buckets, keys.front(), keys.back());
 }
 
+namespace {
+// ys interpolated at x on a curve (xs ascending, x inside [xs.front(), xs.back()]).
+double valueAt(const QVector<double>& xs, const QVector<double>& ys, double x) {
+  const auto upper = std::lower_bound(xs.begin(), xs.end(), x);
+  const int i = static_cast<int>(upper - xs.begin());
+  if (i < xs.size() && xs[i] == x) return ys[i];
+  if (i == 0) return ys.front();
+  if (i >= xs.size()) return ys.back();
+  const double t = (x - xs[i - 1]) / (xs[i] - xs[i - 1]);
+  return ys[i - 1] + t * (ys[i] - ys[i - 1]);
+}
+}  // namespace
+
+CurveBand curveBand(const QVector<QVector<double>>& xs, const QVector<QVector<double>>& ys) {
+  CurveBand band;
+  if (xs.isEmpty()) return band;
+  double from = -std::numeric_limits<double>::infinity(), to = std::numeric_limits<double>::infinity();
+  for (const QVector<double>& x : xs) {
+    if (x.isEmpty()) return band;
+    from = std::max(from, x.front());
+    to = std::min(to, x.back());
+  }
+  for (double x : xs.front()) {
+    if (x < from || x > to) continue;
+    double sum = 0, low = std::numeric_limits<double>::infinity(), high = -low;
+    for (int k = 0; k < xs.size(); ++k) {
+      const double v = valueAt(xs[k], ys[k], x);
+      sum += v, low = std::min(low, v), high = std::max(high, v);
+    }
+    band.x << x;
+    band.mean << sum / static_cast<double>(xs.size());
+    band.low << low;
+    band.high << high;
+  }
+  return band;
+}
+
 }  // namespace mixerlab::widgets

@@ -46,4 +46,13 @@ QVector<int> minMaxDownsample(const QVector<double>& keys, const QVector<double>
 // Same over the full key range.
 QVector<int> minMaxDownsample(const QVector<double>& keys, const QVector<double>& values, int buckets);
 
+// A group's curves (each x ascending) summarised for drawing: on the first curve's x values inside
+// the range every curve covers, the mean, minimum and maximum of the curves' values (linear
+// interpolation between a curve's points). The same rule as core/runs/seed_groups.h's report
+// bands, for the plots (widgets do not link the core). Empty when the curves share no range.
+struct CurveBand {
+  QVector<double> x, mean, low, high;
+};
+CurveBand curveBand(const QVector<QVector<double>>& xs, const QVector<QVector<double>>& ys);
+
 }  // namespace mixerlab::widgets

@@ -288,9 +288,24 @@ void LossPlotWidget::redraw() {
 
   downsampled_ = false;
   const bool log_x = logX(), log_y = logY();
+  // The points a run draws on this axis and scale (log axes skip points <= 0).
+  const auto drawable = [&](const QVector<LossPoint>& points, QVector<double>* xs, QVector<double>* ys) {
+    for (const auto& p : points) {
+      const double x = p.x(axis_);
+      if ((log_x && !(x > 0)) || (log_y && !(p.loss > 0))) continue;
+      xs->push_back(x), ys->push_back(p.loss);
+    }
+  };
+  QMap<QString, QStringList> groups;  // label -> shown runs, for the groups drawn as a band
+  for (auto it = series_.cbegin(); it != series_.cend(); ++it) {
+    if (!hidden_runs_.contains(it.key()) && run_groups_.contains(it.key())) groups[run_groups_[it.key()]] << it.key();
+  }
+  for (auto g = groups.begin(); g != groups.end();) g = g->size() < 2 ? groups.erase(g) : std::next(g);
+  QSet<QString> in_bands;
+  for (const QStringList& runs : groups) in_bands.unite(QSet<QString>(runs.begin(), runs.end()));
   for (auto it = series_.cbegin(); it != series_.cend(); ++it) {
     const QColor colour = runColour(it.key());  // hidden runs keep their colours too
-    if (hidden_runs_.contains(it.key())) continue;
+    if (hidden_runs_.contains(it.key()) || in_bands.contains(it.key())) continue;
     auto add = [&](const QVector<LossPoint>& points, bool eval) {
       QVector<double> raw, steps;
       for (const auto& p : points) raw.push_back(p.loss), steps.push_back(p.step);
@@ -311,6 +326,35 @@ void LossPlotWidget::redraw() {
       add(it->eval, true);
     } else {
       add(it->metrics.value(metric_), false);
+    }
+  }
+  for (auto g = groups.cbegin(); g != groups.cend(); ++g) {
+    const QColor colour = runColour(g.key());
+    const QString name = tr("%1 (mean of %2)").arg(g.key()).arg(g->size());
+    for (const bool eval : {false, true}) {
+      if (eval && metric_ != kLossMetric) break;
+      QVector<QVector<double>> xs, ys;
+      for (const QString& run : *g) {
+        const LossSeries& s = series_[run];
+        const QVector<LossPoint>& points = metric_ != kLossMetric ? s.metrics.value(metric_) : eval ? s.eval : s.train;
+        xs.push_back({}), ys.push_back({});
+        drawable(points, &xs.back(), &ys.back());
+      }
+      const CurveBand band = curveBand(xs, ys);
+      if (band.x.isEmpty()) continue;
+      QCPGraph* low = plot_->addGraph();
+      low->setPen(Qt::NoPen);
+      low->setData(band.x, band.low, true);
+      low->removeFromLegend();
+      QCPGraph* high = plot_->addGraph();
+      high->setPen(Qt::NoPen);
+      QColor fill = colour;
+      fill.setAlpha(eval ? 35 : 55);
+      high->setBrush(fill);
+      high->setChannelFillGraph(low);
+      high->setData(band.x, band.high, true);
+      high->removeFromLegend();
+      addCurve(name, eval, false, colour, band.x, band.mean);
     }
   }
   placeLegend();
@@ -351,6 +395,12 @@ void LossPlotWidget::setLegendShown(bool shown) {
   legend_shown_ = shown;
   placeLegend();
   plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void LossPlotWidget::setRunGroups(const QHash<QString, QString>& groups) {
+  if (groups == run_groups_) return;
+  run_groups_ = groups;
+  redraw();
 }
 
 void LossPlotWidget::setHiddenRuns(const QSet<QString>& runs) {

@@ -67,6 +67,10 @@ class LossPlotWidget : public QWidget {
   void setHiddenRuns(const QSet<QString>& runs);
   void setSharedXRange(double lower, double upper);
   void setAxisLeftMargin(int pixels);
+  // Runs drawn as groups: run -> group label. A group with two or more shown runs is drawn as
+  // its mean ("<label> (mean of n)") in the label's colour over a band from the lowest to the
+  // highest run (curveBand); its runs are not drawn one by one. Empty: every run by itself.
+  void setRunGroups(const QHash<QString, QString>& groups);
   // The x extent of what is drawn (every curve's first to last point), none when nothing is.
   std::optional<std::pair<double, double>> dataXRange() const;
   std::pair<double, double> xRange() const;  // the x axis's range as shown
@@ -147,6 +151,7 @@ class LossPlotWidget : public QWidget {
   bool downsampled_ = false;             // some curve was downsampled: redraw on resize / zoom
   bool legend_shown_ = true;
   QSet<QString> hidden_runs_;
+  QHash<QString, QString> run_groups_;
   std::optional<std::pair<double, double>> shared_x_;
 };
 

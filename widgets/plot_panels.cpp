@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <optional>
 
+#include <QCheckBox>
 #include <QHBoxLayout>
 #include <QPushButton>
 #include <QSplitter>
@@ -36,8 +37,17 @@ PlotPanels::PlotPanels(QWidget* parent)
     }
     addPanel(metric);
   });
+  group_box_ = new QCheckBox("Mean of seeds", this);
+  group_box_->setObjectName("group-seeds");
+  group_box_->setToolTip("Draw runs that differ only in their seed as their mean over a min-max band");
+  group_box_->setEnabled(false);  // until the app says how runs group
+  connect(group_box_, &QCheckBox::toggled, this, [this] {
+    applyGroups();
+    Q_EMIT panelsChanged();
+  });
   auto* bar = new QHBoxLayout;
   bar->setContentsMargins(6, 0, 6, 0);
+  bar->addWidget(group_box_);
   bar->addStretch();
   bar->addWidget(add);
   auto* beside = new QSplitter(Qt::Horizontal, this);
@@ -54,7 +64,7 @@ PlotPanels::PlotPanels(QWidget* parent)
   layout->addLayout(bar);
   connect(legend_, &RunLegendList::hiddenRunsChanged, this, [this](const QSet<QString>& hidden) {
     for (LossPlotWidget* p : panels_) p->setHiddenRuns(hidden);
-    alignXRanges();
+    applyGroups();
   });
   auto* first = new LossPlotWidget(splitter_);
   panels_.push_back(first);
@@ -67,6 +77,12 @@ void PlotPanels::adopt(LossPlotWidget* panel) {
   panel->setLegendShown(false);
   panel->setAxisLeftMargin(kAxisLeftMarginPx);
   panel->setHiddenRuns(legend_->hiddenRuns());
+  if (!panels_.isEmpty() && panel != panels_.front()) {
+    QHash<QString, QString> groups;  // a new panel starts grouped as the others
+    if (group_of_ && group_box_->isChecked())
+      for (const LossSeries& s : series_) groups[s.run] = group_of_(s.run);
+    panel->setRunGroups(groups);
+  }
   for (const LossSeries& s : series_) panel->setSeries(s);
   if (panel != panels_.front()) panel->setAxis(panels_.front()->axis());
   connect(panel, &LossPlotWidget::forkRequested, this, &PlotPanels::forkRequested);
@@ -77,6 +93,33 @@ void PlotPanels::adopt(LossPlotWidget* panel) {
     alignXRanges();
     Q_EMIT panelsChanged();
   });
+  alignXRanges();
+}
+
+void PlotPanels::setGroupOf(std::function<QString(const QString& run)> group_of) {
+  group_of_ = std::move(group_of);
+  group_box_->setEnabled(static_cast<bool>(group_of_));
+  applyGroups();
+}
+
+void PlotPanels::setGroupSeeds(bool on) { group_box_->setChecked(on); }
+bool PlotPanels::groupSeeds() const { return group_box_->isChecked(); }
+
+void PlotPanels::applyGroups() {
+  QHash<QString, QString> groups;
+  QHash<QString, int> shown;
+  if (group_of_ && group_box_->isChecked()) {
+    const QSet<QString> hidden = legend_->hiddenRuns();
+    for (const LossSeries& s : series_) {
+      groups[s.run] = group_of_(s.run);
+      if (!hidden.contains(s.run)) ++shown[groups[s.run]];
+    }
+  }
+  for (LossPlotWidget* p : panels_) p->setRunGroups(groups);
+  for (const LossSeries& s : series_) {  // a swatch is the colour the run is drawn in
+    const bool banded = shown.value(groups.value(s.run)) >= 2;
+    legend_->setRun(s.run, panels_.front()->runColour(banded ? groups.value(s.run) : s.run));
+  }
   alignXRanges();
 }
 
@@ -148,7 +191,11 @@ void PlotPanels::setSeries(const LossSeries& series) {
   if (!known) series_ << series;
   for (LossPlotWidget* p : panels_) p->setSeries(series);
   legend_->setRun(series.run, panels_.front()->runColour(series.run));
-  alignXRanges();
+  if (group_of_ && group_box_->isChecked()) {
+    applyGroups();  // the new run may join a group
+  } else {
+    alignXRanges();
+  }
 }
 
 void PlotPanels::removeRun(const QString& run) {

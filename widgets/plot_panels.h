@@ -7,12 +7,16 @@
 // (RunLegendList, with search and hide/show), not in legends that would take the plots' height
 // (D5). Runs given to the area reach every panel, as do "fork from here" requests.
 #pragma once
+#include <functional>
+
+#include <QHash>
 #include <QStringList>
 #include <QVector>
 #include <QWidget>
 
 #include "widgets/loss_series.h"
 
+class QCheckBox;
 class QSplitter;
 
 namespace mixerlab::widgets {
@@ -37,6 +41,12 @@ class PlotPanels : public QWidget {
   void removeRun(const QString& run);
   void forgetRuns();
   RunLegendList* legend() const { return legend_; }
+  // "Mean of seeds": runs whose group (groupOf(run), the app's seed rule) has two or more shown
+  // runs are drawn as the group's mean over a min-max band, in the group's colour (the legend's
+  // swatches follow). Off: every run by itself.
+  void setGroupOf(std::function<QString(const QString& run)> group_of);
+  void setGroupSeeds(bool on);
+  bool groupSeeds() const;
 
  Q_SIGNALS:
   void panelsChanged();  // a panel was added or closed, or a panel's view settings changed
@@ -45,6 +55,9 @@ class PlotPanels : public QWidget {
  private:
   void adopt(LossPlotWidget* panel);
   void alignXRanges();  // every panel to the union of their drawn x extents
+  void applyGroups();   // the groups (or none) to every panel, and the legend's colours
+  std::function<QString(const QString&)> group_of_;
+  QCheckBox* group_box_ = nullptr;
   QSplitter* splitter_;
   RunLegendList* legend_;
   QVector<LossPlotWidget*> panels_;

@@ -9,6 +9,7 @@
 #include <QSignalSpy>
 
 #include "tests/loss_plot_fixture.h"
+#include "widgets/curve_processing.h"
 #include "widgets/loss_plot_widget.h"
 #include "widgets/plot_panels.h"
 #include "widgets/run_legend_list.h"
@@ -187,6 +188,55 @@ class TestPlotPanels : public QObject {
     for (LossPlotWidget* p : panels.panels()) p->replotNow();
     QCOMPARE(panels.firstPanel()->xRange(), lr->xRange());
     QVERIFY(lr->xRange().second >= 400 * 2048.0);
+  }
+
+  // #30 run groups: "Mean of seeds" draws a group's runs as their mean over a min-max band in the
+  // group's colour (interpolated where their steps differ), the legend's swatches follow, a run
+  // hidden in the legend leaves the mean, and off draws every run again.
+  void meanOfSeedsDrawsABand() {
+    const CurveBand band = curveBand({{0, 1, 2}, {0, 2}}, {{0, 0, 0}, {2, 4}});
+    QCOMPARE(band.x, (QVector<double>{0, 1, 2}));
+    QCOMPARE(band.mean, (QVector<double>{1, 1.5, 2}));  // the second curve is 3 at x = 1
+    QCOMPARE(band.low, (QVector<double>{0, 0, 0}));
+    QCOMPARE(band.high, (QVector<double>{2, 3, 4}));
+    QVERIFY(curveBand({{0, 1}, {2, 3}}, {{1, 1}, {1, 1}}).x.isEmpty());  // no common range
+
+    PlotPanels panels;
+    panels.resize(900, 600);
+    panels.setGroupOf([](const QString& run) { return run.section("-seed", 0, 0); });
+    for (int seed = 1; seed <= 3; ++seed) {
+      LossSeries s;
+      s.run = QString("mixer-seed%1").arg(seed);
+      for (int step = 1; step <= 10; ++step) s.appendTrain({double(step), step * 512.0, step * 0.5, double(seed), 0});
+      panels.setSeries(s);
+    }
+    LossSeries llama;
+    llama.run = "llama";
+    for (int step = 1; step <= 10; ++step) llama.appendTrain({double(step), step * 512.0, step * 0.5, 5.0, 0});
+    panels.setSeries(llama);
+    LossPlotWidget* plot = panels.firstPanel();
+    QCOMPARE(plot->graphCount(), 4);
+    panels.setGroupSeeds(true);
+    QCOMPARE(plot->graphCount(), 4);  // the group's low and high edges and its mean, and llama
+    const QString readout = plot->readoutAcrossRuns(5);
+    QVERIFY2(readout.split(QChar(10)).contains("mixer (mean of 3) train: 2") && readout.contains("llama train: 5"),
+             qPrintable(readout));
+    const QColor group_colour = plot->drawnColour("mixer (mean of 3)");
+    QVERIFY(group_colour.isValid());
+    auto* list = panels.legend()->findChild<QListWidget*>("legend-list");
+    for (int i = 0; i < list->count(); ++i) {
+      const QString run = list->item(i)->data(Qt::UserRole).toString();
+      const QColor expected = run == "llama" ? plot->drawnColour("llama") : group_colour;
+      QCOMPARE(list->item(i)->data(Qt::DecorationPropertyRole).value<QColor>(), expected);
+    }
+    panels.legend()->setRunHidden("mixer-seed3", true);
+    QVERIFY2(plot->readoutAcrossRuns(5).split(QChar(10)).contains("mixer (mean of 2) train: 1.5"),
+             qPrintable(plot->readoutAcrossRuns(5)));
+    LossPlotWidget* lr = panels.addPanel("lr");  // a new panel is grouped too (no lr logged: nothing drawn)
+    QCOMPARE(lr->graphCount(), 0);
+    panels.setGroupSeeds(false);
+    QCOMPARE(plot->graphCount(), 3);  // seed1, seed2 and llama (seed3 still hidden)
+    QVERIFY(!plot->drawnColour("mixer (mean of 2)").isValid());
   }
 
   void panelsShareRunsAndTheXAxis() {

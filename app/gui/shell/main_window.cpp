@@ -53,6 +53,7 @@
 #include "app/gui/tooling/event_loop_latency.h"
 #include "core/runs/run_directory.h"
 #include "core/runs/run_info.h"
+#include "core/runs/seed_groups.h"
 #include "widgets/compute_frontier_view.h"
 #include "widgets/config_diff_view.h"
 #include "widgets/loss_plot_widget.h"
@@ -90,6 +91,8 @@ void MainWindow::buildUi() {
   tabs_->setDocumentMode(true);
   panels_ = new widgets::PlotPanels(tabs_);
   plot_ = panels_->firstPanel();
+  // "Mean of seeds" groups runs named <name>-seed<N> / _seed<N> / -s<N> (core/runs/seed_groups.h).
+  panels_->setGroupOf([](const QString& run) { return QString::fromStdString(withoutSeedSuffix(run.toStdString())); });
   restorePlotView();
   connect(panels_, &widgets::PlotPanels::panelsChanged, this, &MainWindow::savePlotView);
   connect(panels_, &widgets::PlotPanels::forkRequested, this, &MainWindow::onForkFromPlot);

@@ -25,6 +25,7 @@ void MainWindow::restorePlotView() {
   smoothing.window_points = view.value("window_points", smoothing.window_points).toInt();
   smoothing.centred = view.value("centred", smoothing.centred).toBool();
   plot_->setSmoothing(smoothing);
+  panels_->setGroupSeeds(view.value("group_seeds").toBool());
 }
 
 void MainWindow::savePlotView() {
@@ -36,7 +37,8 @@ void MainWindow::savePlotView() {
                              {"smoothing", static_cast<int>(s.kind)},
                              {"ema_weight", s.ema_weight},
                              {"window_points", s.window_points},
-                             {"centred", s.centred}});
+                             {"centred", s.centred},
+                             {"group_seeds", panels_->groupSeeds()}});
 }
 
 }  // namespace mixerlab::gui

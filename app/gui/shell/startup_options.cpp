@@ -50,7 +50,8 @@ void addStartupOptionList(QCommandLineParser& parser) {
       {"held-out", "Held-out summary (1-based) --retrieve searches for (default 1).", "n"},
       {"stories", "Synthetic corpus size for --retrieve (default 400).", "n"},
       {"scene",
-       "Set up a documented state before --screenshot: panels, run-table, queue, sweep, sweep-check, fork, scaling, "
+       "Set up a documented state before --screenshot: panels, run-table, queue, sweep, sweep-check, fork, "
+       "seed-groups, scaling, "
        "reproduce, docs.",
        "name"},
   });
@@ -222,7 +223,8 @@ StartupParse parseStartupOptions(const QStringList& arguments) {
   options.project = positional.value(0);
   options.screenshot = values.nonEmpty("screenshot", "give the PNG file to write");
   options.scene = values.nonEmpty(
-      "scene", "give a scene name: panels, run-table, queue, sweep, sweep-check, fork, scaling, reproduce, docs");
+      "scene",
+      "give a scene name: panels, run-table, queue, sweep, sweep-check, fork, seed-groups, scaling, reproduce, docs");
   options.window_size = values.windowSize("size");
   options.report_latency_s = values.seconds("report-latency");
   if (values.isSet("generate")) {

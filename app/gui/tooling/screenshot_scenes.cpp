@@ -72,6 +72,10 @@ QWidget* prepareScreenshotScene(MainWindow& window, const QString& scene, QStrin
     dialog->show();
     return dialog;
   }
+  if (scene == "seed-groups") {  // the Curves tab with "Mean of seeds" ticked
+    window.plotPanels()->setGroupSeeds(true);
+    return &window;
+  }
   if (scene == "fork") {  // the fork form of the first run, from its latest checkpoint
     const QString run = window.project()->runNames().value(0);
     auto* form = window.makeForkForm(run, {}, run + "-fork", error);
@@ -100,7 +104,8 @@ QWidget* prepareScreenshotScene(MainWindow& window, const QString& scene, QStrin
     dock->search("exact resume");
     return dock;
   }
-  *error = "unknown scene " + scene + " (panels, run-table, queue, sweep, sweep-check, fork, scaling, reproduce, docs)";
+  *error = "unknown scene " + scene +
+           " (panels, run-table, queue, sweep, sweep-check, fork, seed-groups, scaling, reproduce, docs)";
   return nullptr;
 }
 
