@@ -297,7 +297,7 @@ std::optional<std::string> spliceReplaceRun(const std::string& text, size_t inde
   } catch (const std::exception&) {
     return std::nullopt;
   }
-  ValueSplicer splicer{text, indentStep(text)};
+  ValueSplicer splicer{text, indentStep(text), {}};
   splicer.splice(span, old, run);
   return splicer.apply();
 }
