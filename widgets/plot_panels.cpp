@@ -4,8 +4,9 @@
 #include <algorithm>
 #include <optional>
 
-#include <QCheckBox>
+#include <QComboBox>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QPushButton>
 #include <QSplitter>
 #include <QToolButton>
@@ -37,16 +38,22 @@ PlotPanels::PlotPanels(QWidget* parent)
     }
     addPanel(metric);
   });
-  group_box_ = new QCheckBox("Mean of seeds", this);
-  group_box_->setObjectName("group-seeds");
-  group_box_->setToolTip("Draw runs that differ only in their seed as their mean over a min-max band");
+  group_box_ = new QComboBox(this);
+  group_box_->setObjectName("group-runs");
+  group_box_->setToolTip(
+      "Draw each group of runs as its mean over a min-max band: runs that differ only in "
+      "their seed, or runs with the same value of a setting");
+  group_box_->addItem("Each run", QString());
+  group_box_->addItem("Mean of seeds", QString("seed"));
   group_box_->setEnabled(false);  // until the app says how runs group
-  connect(group_box_, &QCheckBox::toggled, this, [this] {
+  group_box_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  connect(group_box_, &QComboBox::currentIndexChanged, this, [this] {
     applyGroups();
     Q_EMIT panelsChanged();
   });
   auto* bar = new QHBoxLayout;
   bar->setContentsMargins(6, 0, 6, 0);
+  bar->addWidget(new QLabel("Runs:", this));
   bar->addWidget(group_box_);
   bar->addStretch();
   bar->addWidget(add);
@@ -79,8 +86,8 @@ void PlotPanels::adopt(LossPlotWidget* panel) {
   panel->setHiddenRuns(legend_->hiddenRuns());
   if (!panels_.isEmpty() && panel != panels_.front()) {
     QHash<QString, QString> groups;  // a new panel starts grouped as the others
-    if (group_of_ && group_box_->isChecked())
-      for (const LossSeries& s : series_) groups[s.run] = group_of_(s.run);
+    if (group_of_ && !grouping().isEmpty())
+      for (const LossSeries& s : series_) groups[s.run] = group_of_(s.run, grouping());
     panel->setRunGroups(groups);
   }
   for (const LossSeries& s : series_) panel->setSeries(s);
@@ -96,22 +103,39 @@ void PlotPanels::adopt(LossPlotWidget* panel) {
   alignXRanges();
 }
 
-void PlotPanels::setGroupOf(std::function<QString(const QString& run)> group_of) {
+void PlotPanels::setGroupOf(GroupOf group_of) {
   group_of_ = std::move(group_of);
   group_box_->setEnabled(static_cast<bool>(group_of_));
   applyGroups();
 }
 
-void PlotPanels::setGroupSeeds(bool on) { group_box_->setChecked(on); }
-bool PlotPanels::groupSeeds() const { return group_box_->isChecked(); }
+void PlotPanels::setGroupingFields(const QStringList& keys) {
+  QStringList now;
+  for (int i = 2; i < group_box_->count(); ++i) now << group_box_->itemData(i).toString().mid(6);
+  if (now == keys) return;
+  const QString chosen = grouping();
+  const QSignalBlocker quiet(group_box_);
+  while (group_box_->count() > 2) group_box_->removeItem(2);
+  for (const QString& key : keys) group_box_->addItem("Mean by " + key, "field:" + key);
+  const int at = group_box_->findData(chosen);
+  group_box_->setCurrentIndex(at >= 0 ? at : 0);
+  if (at < 0 && !chosen.isEmpty()) applyGroups();  // the chosen field is gone: each run again
+}
+
+void PlotPanels::setGrouping(const QString& grouping) {
+  const int at = group_box_->findData(grouping);
+  group_box_->setCurrentIndex(at >= 0 ? at : 0);
+}
+
+QString PlotPanels::grouping() const { return group_box_->currentData().toString(); }
 
 void PlotPanels::applyGroups() {
   QHash<QString, QString> groups;
   QHash<QString, int> shown;
-  if (group_of_ && group_box_->isChecked()) {
+  if (group_of_ && !grouping().isEmpty()) {
     const QSet<QString> hidden = legend_->hiddenRuns();
     for (const LossSeries& s : series_) {
-      groups[s.run] = group_of_(s.run);
+      groups[s.run] = group_of_(s.run, grouping());
       if (!hidden.contains(s.run)) ++shown[groups[s.run]];
     }
   }
@@ -191,7 +215,7 @@ void PlotPanels::setSeries(const LossSeries& series) {
   if (!known) series_ << series;
   for (LossPlotWidget* p : panels_) p->setSeries(series);
   legend_->setRun(series.run, panels_.front()->runColour(series.run));
-  if (group_of_ && group_box_->isChecked()) {
+  if (group_of_ && !grouping().isEmpty()) {
     applyGroups();  // the new run may join a group
   } else {
     alignXRanges();

@@ -16,7 +16,7 @@
 
 #include "widgets/loss_series.h"
 
-class QCheckBox;
+class QComboBox;
 class QSplitter;
 
 namespace mixerlab::widgets {
@@ -41,12 +41,17 @@ class PlotPanels : public QWidget {
   void removeRun(const QString& run);
   void forgetRuns();
   RunLegendList* legend() const { return legend_; }
-  // "Mean of seeds": runs whose group (groupOf(run), the app's seed rule) has two or more shown
-  // runs are drawn as the group's mean over a min-max band, in the group's colour (the legend's
-  // swatches follow). Off: every run by itself.
-  void setGroupOf(std::function<QString(const QString& run)> group_of);
-  void setGroupSeeds(bool on);
-  bool groupSeeds() const;
+  // Run groups, chosen under the plots: "Each run", "Mean of seeds" (grouping "seed") or "Mean by
+  // <field>" (grouping "field:<key>", one entry per key of setGroupingFields). groupOf(run,
+  // grouping) is the app's label of a run's group. A group with two or more shown runs is drawn
+  // as its mean over a min-max band, in the group's colour (the legend's swatches follow).
+  using GroupOf = std::function<QString(const QString& run, const QString& grouping)>;
+  void setGroupOf(GroupOf group_of);
+  void setGroupingFields(const QStringList& keys);  // the settings that differ between runs
+  void setGrouping(const QString& grouping);        // "", "seed" or "field:<key>"
+  QString grouping() const;
+  void setGroupSeeds(bool on) { setGrouping(on ? "seed" : QString()); }
+  bool groupSeeds() const { return grouping() == "seed"; }
 
  Q_SIGNALS:
   void panelsChanged();  // a panel was added or closed, or a panel's view settings changed
@@ -56,8 +61,8 @@ class PlotPanels : public QWidget {
   void adopt(LossPlotWidget* panel);
   void alignXRanges();  // every panel to the union of their drawn x extents
   void applyGroups();   // the groups (or none) to every panel, and the legend's colours
-  std::function<QString(const QString&)> group_of_;
-  QCheckBox* group_box_ = nullptr;
+  GroupOf group_of_;
+  QComboBox* group_box_ = nullptr;
   QSplitter* splitter_;
   RunLegendList* legend_;
   QVector<LossPlotWidget*> panels_;

@@ -203,7 +203,10 @@ class TestPlotPanels : public QObject {
 
     PlotPanels panels;
     panels.resize(900, 600);
-    panels.setGroupOf([](const QString& run) { return run.section("-seed", 0, 0); });
+    panels.setGroupOf([](const QString& run, const QString& grouping) {
+      if (grouping == "seed") return run.section("-seed", 0, 0);
+      return QString(run.startsWith("mixer-seed3") || run == "llama" ? "lr = 1e-3" : "lr = 3e-4");  // "field:..."
+    });
     for (int seed = 1; seed <= 3; ++seed) {
       LossSeries s;
       s.run = QString("mixer-seed%1").arg(seed);
@@ -237,6 +240,20 @@ class TestPlotPanels : public QObject {
     panels.setGroupSeeds(false);
     QCOMPARE(plot->graphCount(), 3);  // seed1, seed2 and llama (seed3 still hidden)
     QVERIFY(!plot->drawnColour("mixer (mean of 2)").isValid());
+
+    // "Mean by <field>": the settings the app lists; the app's label of each run's value.
+    panels.legend()->setRunHidden("mixer-seed3", false);
+    auto* box = panels.findChild<QComboBox*>("group-runs");
+    panels.setGroupingFields({"train.learning_rate"});
+    QCOMPARE(box->count(), 3);
+    QCOMPARE(box->itemText(2), QString("Mean by train.learning_rate"));
+    panels.setGrouping("field:train.learning_rate");
+    const QStringList lines = plot->readoutAcrossRuns(5).split(QChar(10));
+    QVERIFY2(lines.contains("lr = 3e-4 (mean of 2) train: 1.5") && lines.contains("lr = 1e-3 (mean of 2) train: 4"),
+             qPrintable(lines.join(" | ")));
+    panels.setGroupingFields({});  // the field no longer differs: every run by itself again
+    QCOMPARE(panels.grouping(), QString());
+    QCOMPARE(plot->graphCount(), 4);
   }
 
   void panelsShareRunsAndTheXAxis() {

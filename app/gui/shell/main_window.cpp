@@ -20,6 +20,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QSet>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
@@ -91,8 +92,13 @@ void MainWindow::buildUi() {
   tabs_->setDocumentMode(true);
   panels_ = new widgets::PlotPanels(tabs_);
   plot_ = panels_->firstPanel();
-  // "Mean of seeds" groups runs named <name>-seed<N> / _seed<N> / -s<N> (core/runs/seed_groups.h).
-  panels_->setGroupOf([](const QString& run) { return QString::fromStdString(withoutSeedSuffix(run.toStdString())); });
+  // "Mean of seeds" groups runs named <name>-seed<N> / _seed<N> / -s<N> (core/runs/seed_groups.h);
+  // "Mean by <field>" runs with the same value of that setting.
+  panels_->setGroupOf([this](const QString& run, const QString& grouping) {
+    if (grouping == "seed") return QString::fromStdString(withoutSeedSuffix(run.toStdString()));
+    const QString key = grouping.mid(QString("field:").size());
+    return key + " = " + runs_->settings(run).value(key).toString();
+  });
   restorePlotView();
   connect(panels_, &widgets::PlotPanels::panelsChanged, this, &MainWindow::savePlotView);
   connect(panels_, &widgets::PlotPanels::forkRequested, this, &MainWindow::onForkFromPlot);
@@ -320,6 +326,19 @@ void MainWindow::onRunUpdated(const RunSnapshot& s) {
 void MainWindow::onSeriesChanged(const QString& run) {
   const widgets::LossSeries* series = runs_->series(run);
   if (series && plotShows(run)) panels_->setSeries(*series);
+  panels_->setGroupingFields(varyingSettings());
+}
+
+QStringList MainWindow::varyingSettings() const {
+  QStringList keys;
+  const QStringList runs = runs_->runNames();
+  for (const QString& key : runs_->availableHyperparameters()) {
+    if (key == "name" || key == "train.seed") continue;  // seeds group by "Mean of seeds"
+    QSet<QString> values;
+    for (const QString& run : runs) values.insert(runs_->settings(run).value(key).toString());
+    if (values.size() > 1) keys << key;
+  }
+  return keys;
 }
 
 bool MainWindow::plotShows(const QString& run) const {

@@ -168,6 +168,7 @@ class MainWindow : public QMainWindow {
   QString selectedRun() const;
   // Empty for a run of the project; else why Edit/Remove do not apply (a fork's run folder).
   QString notAProjectRun(const QString& run) const;
+  QStringList varyingSettings() const;  // settings keys with two or more values among the runs
   // Shows `tab` and adds a column per entry through its picker; returns the first error (also
   // shown in the status bar), empty when every entry became a column.
   QString addColumnEntries(QWidget* tab, CheckpointPicker* picker, const QStringList& entries);

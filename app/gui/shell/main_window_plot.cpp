@@ -25,7 +25,7 @@ void MainWindow::restorePlotView() {
   smoothing.window_points = view.value("window_points", smoothing.window_points).toInt();
   smoothing.centred = view.value("centred", smoothing.centred).toBool();
   plot_->setSmoothing(smoothing);
-  panels_->setGroupSeeds(view.value("group_seeds").toBool());
+  panels_->setGrouping(view.value("grouping").toString());
 }
 
 void MainWindow::savePlotView() {
@@ -38,7 +38,7 @@ void MainWindow::savePlotView() {
                              {"ema_weight", s.ema_weight},
                              {"window_points", s.window_points},
                              {"centred", s.centred},
-                             {"group_seeds", panels_->groupSeeds()}});
+                             {"grouping", panels_->grouping()}});
 }
 
 }  // namespace mixerlab::gui
