@@ -256,6 +256,7 @@ void LossPlotWidget::addCurve(const QString& run, bool eval, bool smoothed, cons
     g->removeFromLegend();
   }
   if (smoothed) pen.setWidthF(2.0);
+  if (pinned_runs_.contains(run)) pen.setWidthF(pen.widthF() * 2);
   g->setPen(pen);
   curves_.push_back({run, eval, smoothed, g, std::move(xs), std::move(ys)});
 }
@@ -303,7 +304,15 @@ void LossPlotWidget::redraw() {
   for (auto g = groups.begin(); g != groups.end();) g = g->size() < 2 ? groups.erase(g) : std::next(g);
   QSet<QString> in_bands;
   for (const QStringList& runs : groups) in_bands.unite(QSet<QString>(runs.begin(), runs.end()));
+  QStringList order;  // pinned runs last, so they are drawn over the others
   for (auto it = series_.cbegin(); it != series_.cend(); ++it) {
+    if (!pinned_runs_.contains(it.key())) order << it.key();
+  }
+  for (auto it = series_.cbegin(); it != series_.cend(); ++it) {
+    if (pinned_runs_.contains(it.key())) order << it.key();
+  }
+  for (const QString& run : order) {
+    const auto it = series_.constFind(run);
     const QColor colour = runColour(it.key());  // hidden runs keep their colours too
     if (hidden_runs_.contains(it.key()) || in_bands.contains(it.key())) continue;
     auto add = [&](const QVector<LossPoint>& points, bool eval) {
@@ -401,6 +410,19 @@ void LossPlotWidget::setRunGroups(const QHash<QString, QString>& groups) {
   if (groups == run_groups_) return;
   run_groups_ = groups;
   redraw();
+}
+
+void LossPlotWidget::setPinnedRuns(const QSet<QString>& runs) {
+  if (runs == pinned_runs_) return;
+  pinned_runs_ = runs;
+  redraw();
+}
+
+double LossPlotWidget::drawnLineWidth(const QString& run) const {
+  for (const Curve& c : curves_) {
+    if (c.run == run && !c.eval && !c.smoothed) return c.graph->pen().widthF();
+  }
+  return 0;
 }
 
 void LossPlotWidget::setHiddenRuns(const QSet<QString>& runs) {

@@ -71,6 +71,9 @@ class LossPlotWidget : public QWidget {
   // its mean ("<label> (mean of n)") in the label's colour over a band from the lowest to the
   // highest run (curveBand); its runs are not drawn one by one. Empty: every run by itself.
   void setRunGroups(const QHash<QString, QString>& groups);
+  // Pinned runs are drawn last (over the others) with lines twice as thick.
+  void setPinnedRuns(const QSet<QString>& runs);
+  double drawnLineWidth(const QString& run) const;  // its drawn train curve's pen width; 0 when not drawn
   // The x extent of what is drawn (every curve's first to last point), none when nothing is.
   std::optional<std::pair<double, double>> dataXRange() const;
   std::pair<double, double> xRange() const;  // the x axis's range as shown
@@ -152,6 +155,7 @@ class LossPlotWidget : public QWidget {
   bool legend_shown_ = true;
   QSet<QString> hidden_runs_;
   QHash<QString, QString> run_groups_;
+  QSet<QString> pinned_runs_;
   std::optional<std::pair<double, double>> shared_x_;
 };
 

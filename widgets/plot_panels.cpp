@@ -69,6 +69,9 @@ PlotPanels::PlotPanels(QWidget* parent)
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(beside, 1);
   layout->addLayout(bar);
+  connect(legend_, &RunLegendList::pinnedRunsChanged, this, [this](const QSet<QString>& pinned) {
+    for (LossPlotWidget* p : panels_) p->setPinnedRuns(pinned);
+  });
   connect(legend_, &RunLegendList::hiddenRunsChanged, this, [this](const QSet<QString>& hidden) {
     for (LossPlotWidget* p : panels_) p->setHiddenRuns(hidden);
     applyGroups();
@@ -84,6 +87,7 @@ void PlotPanels::adopt(LossPlotWidget* panel) {
   panel->setLegendShown(false);
   panel->setAxisLeftMargin(kAxisLeftMarginPx);
   panel->setHiddenRuns(legend_->hiddenRuns());
+  panel->setPinnedRuns(legend_->pinnedRuns());
   if (!panels_.isEmpty() && panel != panels_.front()) {
     QHash<QString, QString> groups;  // a new panel starts grouped as the others
     if (group_of_ && !grouping().isEmpty())

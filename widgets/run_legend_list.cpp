@@ -3,6 +3,7 @@
 
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMenu>
 #include <QPainter>
 #include <QPixmap>
 #include <QVBoxLayout>
@@ -37,6 +38,21 @@ RunLegendList::RunLegendList(QWidget* parent)
   setMinimumWidth(140);
   connect(search_, &QLineEdit::textChanged, this, [this] { applySearch(); });
   connect(list_, &QListWidget::itemChanged, this, [this] { Q_EMIT hiddenRunsChanged(hiddenRuns()); });
+  connect(list_, &QListWidget::itemDoubleClicked, this, [this](QListWidgetItem* row) {
+    const QString run = row->data(Qt::UserRole).toString();
+    setRunPinned(run, !pinnedRuns().contains(run));
+  });
+  list_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(list_, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+    QListWidgetItem* row = list_->itemAt(pos);
+    if (row == nullptr) return;
+    const QString run = row->data(Qt::UserRole).toString();
+    const bool pinned = pinnedRuns().contains(run);
+    QMenu menu(this);
+    menu.addAction(pinned ? tr("Unpin %1").arg(run) : tr("Pin %1 to the top").arg(run), this,
+                   [this, run, pinned] { setRunPinned(run, !pinned); });
+    menu.exec(list_->viewport()->mapToGlobal(pos));
+  });
 }
 
 QListWidgetItem* RunLegendList::item(const QString& run) const {
@@ -52,6 +68,7 @@ void RunLegendList::setRun(const QString& run, const QColor& colour) {
   if (row == nullptr) {
     row = new QListWidgetItem(run, list_);
     row->setData(Qt::UserRole, run);
+    row->setData(Qt::UserRole + 1, list_->count());  // the order it was added in
     row->setToolTip(run);
     row->setFlags(row->flags() | Qt::ItemIsUserCheckable);
     row->setCheckState(Qt::Checked);
@@ -100,6 +117,33 @@ void RunLegendList::setRunHidden(const QString& run, bool hidden) {
 }
 
 void RunLegendList::setSearch(const QString& text) { search_->setText(text); }
+
+QSet<QString> RunLegendList::pinnedRuns() const {
+  QSet<QString> out;
+  for (int i = 0; i < list_->count(); ++i) {
+    if (list_->item(i)->font().bold()) out.insert(list_->item(i)->data(Qt::UserRole).toString());
+  }
+  return out;
+}
+
+void RunLegendList::setRunPinned(const QString& run, bool pinned) {
+  QListWidgetItem* row = item(run);
+  if (row == nullptr || row->font().bold() == pinned) return;
+  const QSignalBlocker quiet(list_);
+  QFont font = row->font();
+  font.setBold(pinned);
+  row->setFont(font);
+  // Pinned rows first, each group in the order the runs were added.
+  QListWidgetItem* taken = list_->takeItem(list_->row(row));
+  int at = 0;
+  while (at < list_->count() && list_->item(at)->font().bold()) ++at;
+  if (!pinned) {
+    const int added = taken->data(Qt::UserRole + 1).toInt();
+    while (at < list_->count() && list_->item(at)->data(Qt::UserRole + 1).toInt() < added) ++at;
+  }
+  list_->insertItem(at, taken);
+  Q_EMIT pinnedRunsChanged(pinnedRuns());
+}
 
 void RunLegendList::applySearch() {
   const QString text = search_->text().trimmed();

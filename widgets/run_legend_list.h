@@ -29,9 +29,14 @@ class RunLegendList : public QWidget {
   QSet<QString> hiddenRuns() const;  // the unticked rows
   void setRunHidden(const QString& run, bool hidden);
   void setSearch(const QString& text);
+  // Pinned runs (double-click a row, or its context menu) are listed first, in bold, and drawn over
+  // the others with thicker lines.
+  void setRunPinned(const QString& run, bool pinned);
+  QSet<QString> pinnedRuns() const;
 
  Q_SIGNALS:
   void hiddenRunsChanged(const QSet<QString>& hidden);
+  void pinnedRunsChanged(const QSet<QString>& pinned);
 
  private:
   QListWidgetItem* item(const QString& run) const;

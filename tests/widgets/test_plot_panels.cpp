@@ -256,6 +256,27 @@ class TestPlotPanels : public QObject {
     QCOMPARE(plot->graphCount(), 4);
   }
 
+  // #30 pin: a pinned run is listed first in bold and drawn over the others with lines twice as
+  // thick, in every panel (a later one too); unpinned, it goes back to its place.
+  void pinnedRunsComeFirstAndDrawThicker() {
+    PlotPanels panels;
+    panels.resize(900, 600);
+    for (const char* run : {"a", "b", "c"}) panels.setSeries(runWithMetrics(run, 1e-5, 7));
+    RunLegendList* legend = panels.legend();
+    const double normal = panels.firstPanel()->drawnLineWidth("c");
+    QVERIFY(normal > 0);
+    legend->setRunPinned("c", true);
+    QCOMPARE(legend->runs(), (QStringList{"c", "a", "b"}));
+    QCOMPARE(legend->pinnedRuns(), QSet<QString>{"c"});
+    QCOMPARE(panels.firstPanel()->drawnLineWidth("c"), 2 * normal);
+    QCOMPARE(panels.firstPanel()->drawnLineWidth("a"), normal);
+    LossPlotWidget* lr = panels.addPanel("lr");
+    QVERIFY(lr->drawnLineWidth("c") > lr->drawnLineWidth("b"));
+    legend->setRunPinned("c", false);
+    QCOMPARE(legend->runs(), (QStringList{"a", "b", "c"}));
+    QCOMPARE(panels.firstPanel()->drawnLineWidth("c"), normal);
+  }
+
   void panelsShareRunsAndTheXAxis() {
     PlotPanels panels;
     panels.resize(900, 900);
