@@ -73,6 +73,7 @@ void RunLegendList::setRun(const QString& run, const QColor& colour) {
     row->setFlags(row->flags() | Qt::ItemIsUserCheckable);
     row->setCheckState(Qt::Checked);
   }
+  if (row->data(Qt::DecorationPropertyRole).value<QColor>() == colour) return;  // every metrics update lands here
   row->setIcon(swatch(colour));
   row->setData(Qt::DecorationPropertyRole, colour);
   applySearch();

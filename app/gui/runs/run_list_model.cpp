@@ -1,7 +1,6 @@
 // Per-run state behind the runs table, the plot and the comparison (see run_list_model.h).
 #include "app/gui/runs/run_list_model.h"
 
-#include "app/gui/runs/column_number_format.h"
 #include "core/analysis/format.h"
 
 #include <QJsonDocument>
@@ -33,7 +32,29 @@ widgets::RunCurve curveOf(const widgets::LossSeries& series, const QByteArray& c
 }
 }  // namespace
 
-RunListModel::RunListModel(QObject* parent) : QAbstractTableModel(parent) {}
+RunListModel::RunListModel(QObject* parent) : QAbstractTableModel(parent) {
+  // A hyperparameter column's number format depends on every row's value: forget the formats
+  // whenever rows come or go (the settings changes clear them where they happen).
+  const auto forget = [this] { number_formats_.clear(); };
+  connect(this, &QAbstractItemModel::rowsInserted, this, forget);
+  connect(this, &QAbstractItemModel::rowsRemoved, this, forget);
+  connect(this, &QAbstractItemModel::modelReset, this, forget);
+}
+
+// The format of a hyperparameter column, from the numbers its rows hold (computed once per change,
+// not once per painted cell).
+const ColumnNumberFormat& RunListModel::numberFormat(const QString& key) const {
+  auto found = number_formats_.find(key);
+  if (found == number_formats_.end()) {
+    QVector<double> values;
+    for (const RunRow& row : rows_) {
+      const QVariant v = settingsOf(row).value(key);
+      if (v.isValid() && v.typeId() != QMetaType::QString && v.typeId() != QMetaType::Bool) values << v.toDouble();
+    }
+    found = number_formats_.insert(key, columnNumberFormat(values));
+  }
+  return found.value();
+}
 
 int RunListModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : rows_.size(); }
 
@@ -154,13 +175,7 @@ QVariant RunListModel::displayText(const RunRow& row, int column) const {
     bool numeric = false;
     const double number = value.toDouble(&numeric);
     if (!numeric || value.typeId() == QMetaType::QString || value.typeId() == QMetaType::Bool) return value.toString();
-    QVector<double> column_values;  // the column's other numbers decide the format
-    for (const RunRow& other : rows_) {
-      const QVariant v = settingsOf(other).value(key);
-      if (v.isValid() && v.typeId() != QMetaType::QString && v.typeId() != QMetaType::Bool)
-        column_values << v.toDouble();
-    }
-    return columnNumberFormat(column_values).format(number);
+    return numberFormat(key).format(number);  // the column's numbers decide the format
   }
   return {};
 }
@@ -293,6 +308,7 @@ void RunListModel::applySnapshot(const RunSnapshot& s) {
   if (!s.run_config_json.isEmpty() && s.run_config_json != row.config_json) {
     row.config_json = s.run_config_json;
     row.run_settings.clear();
+    number_formats_.clear();
     const auto flat = widgets::flattenConfig(QJsonDocument::fromJson(row.config_json).object());
     for (auto it = flat.cbegin(); it != flat.cend(); ++it) row.run_settings[it.key()] = it.value().toVariant();
   }
@@ -320,6 +336,7 @@ void RunListModel::setProjectSettings(const QString& run, const QVariantMap& fla
   const int r = rowOf(run);
   if (r < 0) return;
   rows_[r].project_settings = flattened;
+  number_formats_.clear();
   Q_EMIT dataChanged(index(r, 0), index(r, columnCount() - 1));
 }
 

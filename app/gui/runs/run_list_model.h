@@ -8,12 +8,14 @@
 #pragma once
 #include <QAbstractTableModel>
 #include <QByteArray>
+#include <QHash>
 #include <QString>
 #include <QStringList>
 #include <QVariantMap>
 #include <QVector>
 
 #include "app/gui/project/project_document.h"
+#include "app/gui/runs/column_number_format.h"
 #include "app/gui/runs/run_snapshot.h"
 #include "widgets/loss_series.h"
 #include "widgets/run_comparison.h"
@@ -120,9 +122,11 @@ class RunListModel : public QAbstractTableModel {
   int ensureRow(const QString& run, const QString& arch, bool in_project);
   void orderLikeProject(const QStringList& project_runs);
   QVariant displayText(const RunRow& row, int column) const;
+  const ColumnNumberFormat& numberFormat(const QString& key) const;
 
   QVector<RunRow> rows_;
   QStringList hyper_columns_;
+  mutable QHash<QString, ColumnNumberFormat> number_formats_;  // settings key -> its column's format
 };
 
 }  // namespace mixerlab::gui

@@ -326,7 +326,12 @@ void MainWindow::onRunUpdated(const RunSnapshot& s) {
 void MainWindow::onSeriesChanged(const QString& run) {
   const widgets::LossSeries* series = runs_->series(run);
   if (series && plotShows(run)) panels_->setSeries(*series);
-  panels_->setGroupingFields(varyingSettings());
+  // A run's settings are known once it is first reported (its run.json): the fields that differ
+  // are listed again then, not on every metrics update.
+  if (!grouped_runs_.contains(run)) {
+    grouped_runs_.insert(run);
+    panels_->setGroupingFields(varyingSettings());
+  }
 }
 
 QStringList MainWindow::varyingSettings() const {
@@ -458,16 +463,19 @@ QString MainWindow::notAProjectRun(const QString& run) const {
          ": edit the project run it came from, or Duplicate run to make a project run from its settings";
 }
 
+QJsonObject MainWindow::settingsToCopy(const QString& run) const {
+  if (document_->runNames().contains(run)) return document_->run(run);
+  // A fork: its settings as it ran (run.json), only what differs from its project run as that
+  // resolves now: the copy then inherits the project's defaults like any run (issue 14, bug 3),
+  // instead of freezing every value.
+  QJsonObject settings = QJsonDocument::fromJson(runs_->runConfigJson(run)).object();
+  const QJsonObject parent = document_->resolvedRun(settings.value("name").toString());
+  return parent.isEmpty() ? settings : settingsThatDiffer(settings, parent);
+}
+
 void MainWindow::onDuplicateRun() {
   if (selectedRun().isEmpty()) return;
-  QJsonObject run = document_->run(selectedRun());
-  if (!document_->runNames().contains(selectedRun())) {  // a fork: its settings as it ran (run.json)
-    run = QJsonDocument::fromJson(runs_->runConfigJson(selectedRun())).object();
-    // Only what differs from its project run as that resolves now: the copy then inherits the
-    // project's defaults like any run (issue 14, bug 3), instead of freezing every value.
-    const QJsonObject parent = document_->resolvedRun(run.value("name").toString());
-    if (!parent.isEmpty()) run = settingsThatDiffer(run, parent);
-  }
+  QJsonObject run = settingsToCopy(selectedRun());
   if (run.isEmpty()) {
     statusBar()->showMessage(selectedRun() + " has no recorded settings to duplicate", 10000);
     return;

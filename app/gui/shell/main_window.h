@@ -11,6 +11,7 @@
 #include <QHash>
 #include <QJsonObject>
 #include <QMainWindow>
+#include <QSet>
 #include <memory>
 
 #include "app/gui/common/column_request.h"
@@ -169,6 +170,9 @@ class MainWindow : public QMainWindow {
   // Empty for a run of the project; else why Edit/Remove do not apply (a fork's run folder).
   QString notAProjectRun(const QString& run) const;
   QStringList varyingSettings() const;  // settings keys with two or more values among the runs
+  // A run's settings for a new run made from it (duplicate, fork): a project run as written, a
+  // fork's run.json less what its project run gives; {} when neither is known.
+  QJsonObject settingsToCopy(const QString& run) const;
   // Shows `tab` and adds a column per entry through its picker; returns the first error (also
   // shown in the status bar), empty when every entry became a column.
   QString addColumnEntries(QWidget* tab, CheckpointPicker* picker, const QStringList& entries);
@@ -198,7 +202,9 @@ class MainWindow : public QMainWindow {
   widgets::RunComparisonWidget* comparison_ = nullptr;
   BackgroundJob* monitor_job_ = nullptr;  // runs a RunMonitor of the open project
   std::unique_ptr<LaunchTarget> target_;
-  QHash<QString, widgets::SweepDraft> sweep_drafts_;  // base run name -> the cancelled editor's fields
+  QHash<QString, widgets::SweepDraft> sweep_drafts_;
+  QSet<QString> grouped_runs_;  // runs whose settings the "Mean by" list has seen  // base run name -> the cancelled
+                                // editor's fields
 };
 
 }  // namespace mixerlab::gui

@@ -3,7 +3,6 @@
 // of the project with its own name (in project.json, its run.json, its log and every table and
 // plot), trained with `mixerlab train --run NAME --fork-from CHECKPOINT`.
 #include <QFileInfo>
-#include <QJsonDocument>
 #include <QStatusBar>
 #include <memory>
 
@@ -38,12 +37,7 @@ RunSetupDialog* MainWindow::makeForkForm(const QString& run, const QString& chec
     *error = "open a project first";
     return nullptr;
   }
-  QJsonObject initial = document_->run(run);
-  if (initial.isEmpty()) {  // a fork's folder: its settings as it ran, less what its project run gives
-    initial = QJsonDocument::fromJson(runs_->runConfigJson(run)).object();
-    const QJsonObject parent = document_->resolvedRun(initial.value("name").toString());
-    if (!parent.isEmpty()) initial = settingsThatDiffer(initial, parent);
-  }
+  QJsonObject initial = settingsToCopy(run);
   if (initial.isEmpty()) {
     *error = run + " has no recorded settings to fork from";
     return nullptr;

@@ -108,6 +108,8 @@ void MainWindow::refreshProjectSettings() {
     for (auto it = values.cbegin(); it != values.cend(); ++it) flat[it.key()] = it.value().toVariant();
     runs_->setProjectSettings(run, flat);
   }
+  grouped_runs_.clear();  // the settings changed: list the ones that differ again
+  panels_->setGroupingFields(varyingSettings());
 }
 
 void MainWindow::loadAnnotations() {
