@@ -187,6 +187,32 @@ class TestGeneration : public QObject {
     checkAgainstReference(run.toStdString(), 20, kContext - 20, 1e-4);
   }
 
+  // Issue #31: from the window's middle on, the kernel-1 mixers push each new row into running sums of
+  // the later positions instead of pulling every earlier row. A 20-token prompt switches during
+  // decoding (above); a prompt past the middle starts pushing from the prefill's rows.
+  void cachedMixerPushesFromALongPrompt_data() {
+    QTest::addColumn<QString>("run");
+    for (const char* name : {"flat", "softmax", "linear", "mtp"}) QTest::newRow(name) << QString(name);
+  }
+  void cachedMixerPushesFromALongPrompt() {
+    QFETCH(QString, run);
+    checkAgainstReference(run.toStdString(), kContext - 14, 14, 1e-4);
+  }
+
+  // A decoder step runs with one intra-op thread on the CPU (DecodeStepScope); the caller's thread
+  // count is back afterwards, for every family.
+  void decodingLeavesTheThreadCountAsItWas() {
+    QCOMPARE(at::get_num_threads(), 2);
+    for (const char* name : {"flat", "llama", "mamba"}) {
+      torch::NoGradGuard no_grad;
+      auto model = loadModelFromCheckpoint(resolveCheckpointDir(run(name)));
+      auto fast = makeTokenDecoder(*model, DecoderChoice::kFast, 0);
+      fast->prefill({1, 2, 3});
+      fast->append(4);
+      QCOMPARE(at::get_num_threads(), 2);
+    }
+  }
+
   // KV-cache decoding against full recompute; Llama and GPT also past the window (they slide).
   void kvCacheEqualsRecompute_data() {
     QTest::addColumn<QString>("run");

@@ -7,6 +7,7 @@
 
 #include <torch/torch.h>
 
+#include "core/analysis/decoders/decode_step_scope.h"
 #include "core/analysis/decoders/row_products.h"
 #include "core/analysis/decoders/token_decoder.h"
 #include "core/analysis/decoders/token_mix_rows.h"
@@ -58,6 +59,12 @@ at::Tensor llamaAttention(LlamaAttentionImpl& attn, KvCache& cache, RotaryTables
   return decodeLinear(*attn.o_proj, mergeHeads(cachedAttention(cache, q, k, v, first)));
 }
 
+// HF's Conv1D (x W + b, W [in, out]) for the decoder: a gemv over W^T for one row.
+at::Tensor gptConv1D(GptConv1DImpl& conv, const at::Tensor& x) {
+  if (x.numel() != conv.weight.size(0)) return conv.forward(x);
+  return decodeLinear(x, conv.weight.t(), conv.bias);
+}
+
 // The family-specific part: embedding, one layer at a time, head.
 class AttentionStack {
  public:
@@ -87,6 +94,7 @@ class LlamaStack : public AttentionStack {
   int64_t layers() const override { return static_cast<int64_t>(m_.model->layers->size()); }
   void reset(int64_t context, const at::TensorOptions& options) override {
     caches_ = emptyCaches(layers(), heads_, context, m_.config().d_model / heads_, options);
+    rotary_.prepare(context, options);
   }
   at::Tensor embed(const at::Tensor& ids, int64_t) override { return m_.model->embed_tokens->forward(ids); }
   at::Tensor layer(int64_t i, const at::Tensor& x, int64_t first) override {
@@ -98,7 +106,7 @@ class LlamaStack : public AttentionStack {
   }
   at::Tensor head(const at::Tensor& x) override {
     auto n = m_.model->norm ? m_.model->norm->forward(x) : x;
-    return m_.lm_head ? decodeLinear(*m_.lm_head, n) : F::linear(n, m_.model->embed_tokens->weight);
+    return m_.lm_head ? decodeLinear(*m_.lm_head, n) : decodeLinear(n, m_.model->embed_tokens->weight, {});
   }
 
  private:
@@ -118,6 +126,7 @@ class TransfixerStack : public AttentionStack {
   int64_t layers() const override { return static_cast<int64_t>(m_.model->layers->size()); }
   void reset(int64_t context, const at::TensorOptions& options) override {
     caches_ = emptyCaches(layers(), heads_, context, m_.config().d_model / heads_, options);
+    rotary_.prepare(context, options);
     conv_rows_.clear();
     conv_weights_.clear();
     for (const auto& item : *m_.model->layers) {
@@ -155,7 +164,7 @@ class TransfixerStack : public AttentionStack {
     }
     return h + l.mlp->forward(l.post_attention_layernorm->forward(h));
   }
-  at::Tensor head(const at::Tensor& x) override { return m_.lm_head->forward(m_.model->norm->forward(x)); }
+  at::Tensor head(const at::Tensor& x) override { return decodeLinear(*m_.lm_head, m_.model->norm->forward(x)); }
 
  private:
   Transfixer& m_;
@@ -179,13 +188,13 @@ class GptStack : public AttentionStack {
   }
   at::Tensor layer(int64_t i, const at::Tensor& x, int64_t first) override {
     auto& b = *m_.transformer->h[i]->as<GptBlock>();
-    auto qkv = b.attn->c_attn->forward(x).split(x.size(2), -1);
+    auto qkv = gptConv1D(*b.attn->c_attn, x).split(x.size(2), -1);
     auto attended = cachedAttention(caches_[i], splitHeads(qkv[0], heads_), splitHeads(qkv[1], heads_),
                                     splitHeads(qkv[2], heads_), first);
-    auto n = b.ln_1->forward(x + b.attn->c_proj->forward(mergeHeads(attended)));  // post-LN, as GptBlock
+    auto n = b.ln_1->forward(x + gptConv1D(*b.attn->c_proj, mergeHeads(attended)));  // post-LN, as GptBlock
     return b.ln_2->forward(n + b.mlp->forward(n));
   }
-  at::Tensor head(const at::Tensor& x) override { return F::linear(x, m_.transformer->tokens_embed->weight); }
+  at::Tensor head(const at::Tensor& x) override { return decodeLinear(x, m_.transformer->tokens_embed->weight, {}); }
 
  private:
   GptTransformer& m_;
@@ -214,7 +223,14 @@ class KvCacheDecoder : public TokenDecoder {
 
   at::Tensor append(int64_t id) override {
     tokens_.push_back(id);
-    if (length_ < context_) return run({id}, length_);
+    if (length_ < context_) {
+      at::Tensor logits;
+      {
+        DecodeStepScope scope(options_.device(), true);
+        logits = run({id}, length_);
+      }
+      return logits.to(torch::kCPU, torch::kFloat64);
+    }
     if (!slides_) throw MixerLabError("the window is full (" + std::to_string(context_) + " tokens)");
     return rebuild();  // the window slides: recompute the last T tokens at positions 0..T-1
   }
@@ -224,7 +240,12 @@ class KvCacheDecoder : public TokenDecoder {
     stack_->reset(context_, options_);
     const size_t keep = std::min<size_t>(tokens_.size(), static_cast<size_t>(context_));
     length_ = 0;
-    return run(std::vector<int64_t>(tokens_.end() - static_cast<std::ptrdiff_t>(keep), tokens_.end()), 0);
+    at::Tensor logits;
+    {
+      DecodeStepScope scope(options_.device(), keep == 1);
+      logits = run(std::vector<int64_t>(tokens_.end() - static_cast<std::ptrdiff_t>(keep), tokens_.end()), 0);
+    }
+    return logits.to(torch::kCPU, torch::kFloat64);
   }
 
   at::Tensor run(const std::vector<int64_t>& ids, int64_t first) {
@@ -232,7 +253,7 @@ class KvCacheDecoder : public TokenDecoder {
     auto x = stack_->embed(input, first);
     for (int64_t i = 0; i < stack_->layers(); ++i) x = stack_->layer(i, x, first);
     length_ = first + static_cast<int64_t>(ids.size());
-    return stack_->head(x.select(1, x.size(1) - 1))[0].to(torch::kCPU, torch::kFloat64);
+    return stack_->head(x.select(1, x.size(1) - 1))[0];  // [V], the model's dtype and device
   }
 
   at::TensorOptions options_;  // the model's parameters' device and dtype, looked up once

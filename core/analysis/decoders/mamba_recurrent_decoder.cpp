@@ -4,6 +4,7 @@
 // prefill and decode share one code path (the full forward's parallel scan is the reference).
 #include <torch/torch.h>
 
+#include "core/analysis/decoders/decode_step_scope.h"
 #include "core/analysis/decoders/row_products.h"
 #include "core/analysis/decoders/token_decoder.h"
 #include "core/models/state_space/mamba.h"
@@ -34,25 +35,43 @@ class MambaRecurrentDecoder : public TokenDecoder {
           {torch::zeros({1, inner_, options_.d_conv}, options), torch::zeros({1, inner_, options_.d_state}, options)});
     }
     at::Tensor logits;
-    for (int64_t id : ids) logits = append(id);
-    return logits;
+    {
+      DecodeStepScope scope(options.device(), true);  // the prompt too goes one token at a time
+      negative_a_.clear();
+      for (const auto& layer : *model_.backbone->layers)
+        negative_a_.push_back(-torch::exp(layer->as<MambaBlock>()->mixer->A_log));
+      for (int64_t id : ids) logits = step(id);
+    }
+    return logits.to(torch::kCPU, torch::kFloat64);
   }
 
   at::Tensor append(int64_t id) override {
+    at::Tensor logits;
+    {
+      DecodeStepScope scope(model_.backbone->embeddings->weight.device(), true);
+      logits = step(id);
+    }
+    return logits.to(torch::kCPU, torch::kFloat64);
+  }
+
+ private:
+  // One token through every layer: logits [V] (the model's dtype and device).
+  at::Tensor step(int64_t id) {
     auto input = torch::tensor({id}, torch::kLong).to(model_.backbone->embeddings->weight.device());
     auto x = model_.backbone->embeddings->forward(input);  // [1, D]
     for (size_t i = 0; i < states_.size(); ++i) {
       auto& block = *model_.backbone->layers[i]->as<MambaBlock>();
-      x = x + step(*block.mixer, states_[i], block.norm->forward(x));
+      x = x + layerStep(*block.mixer, states_[i], negative_a_[i], block.norm->forward(x));
     }
     x = model_.backbone->norm_f->forward(x);
-    auto logits = model_.lm_head ? decodeLinear(*model_.lm_head, x) : F::linear(x, model_.backbone->embeddings->weight);
-    return logits[0].to(torch::kCPU, torch::kFloat64);
+    auto logits =
+        model_.lm_head ? decodeLinear(*model_.lm_head, x) : decodeLinear(x, model_.backbone->embeddings->weight, {});
+    return logits[0];
   }
 
- private:
-  // One position of MambaMixer::forward: x [1, D] -> [1, D], advancing the layer's state.
-  at::Tensor step(MambaMixerImpl& m, LayerState& s, const at::Tensor& x) {
+  // One position of MambaMixer::forward: x [1, D] -> [1, D], advancing the layer's state. A = -exp(A_log)
+  // is the same for every position, so it is made once per sequence.
+  at::Tensor layerStep(MambaMixerImpl& m, LayerState& s, const at::Tensor& A, const at::Tensor& x) {
     const int64_t N = options_.d_state, R = options_.dt_rank;
     auto projected = decodeLinear(*m.in_proj, x);  // [1, 2E]
     auto u_in = projected.narrow(-1, 0, inner_), z = projected.narrow(-1, inner_, inner_);
@@ -63,7 +82,6 @@ class MambaRecurrentDecoder : public TokenDecoder {
     auto params = decodeLinear(*m.x_proj, u);
     auto dt_low = params.narrow(-1, 0, R), B = params.narrow(-1, R, N), C = params.narrow(-1, R + N, N);
     auto delta = F::softplus(decodeLinear(*m.dt_proj, dt_low));  // [1, E]
-    auto A = -torch::exp(m.A_log);                               // [E, N]
     s.ssm = torch::exp(delta.unsqueeze(-1) * A) * s.ssm + (delta * u).unsqueeze(-1) * B.unsqueeze(1);
     auto y = (s.ssm * C.unsqueeze(1)).sum(-1) + m.D * u;  // [1, E]
     return decodeLinear(*m.out_proj, y * F::silu(z));
@@ -73,6 +91,7 @@ class MambaRecurrentDecoder : public TokenDecoder {
   MambaOptions options_;
   int64_t inner_ = 0;
   std::vector<LayerState> states_;
+  std::vector<at::Tensor> negative_a_;  // per layer: A = -exp(A_log), [E, N]
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include <torch/torch.h>
 
+#include "core/analysis/decoders/decode_step_scope.h"
 #include "core/analysis/decoders/row_products.h"
 #include "core/analysis/decoders/token_decoder.h"
 #include "core/analysis/decoders/token_mix_rows.h"
@@ -37,11 +38,17 @@ at::Tensor rowFeedForward(torch::nn::Sequential& ff, at::Tensor x) {
 }
 
 // A conv's applied weight and bias with the cache of the rows it mixes ([1, T, width], filled 0..n-1).
+// Kernel-1 convs decode one row in one of two exact ways, whichever reads less: early in the window
+// the new output pulls from the rows so far (position p reads p rows); from the window's middle on,
+// every row is pushed into running sums of the positions still to come (position p touches T-1-p
+// sums), so a token near the end of a 512 window reads 32 rows instead of 480.
 struct MixCache {
   MixCache(at::Tensor applied_weight, const at::Tensor& conv_bias, at::Tensor cache)
       : weight(std::move(applied_weight)), bias(conv_bias), rows(std::move(cache)), rows_2d(rows.select(0, 0)) {
     if (weight.size(2) == 1) {  // one-row decoding: the [T, T] weight and the biases as numbers, made once
       weight_2d = weight.select(2, 0);
+      const at::Tensor diagonal = weight_2d.diagonal().detach().to(at::kCPU, at::kDouble).contiguous();
+      diagonal_values.assign(diagonal.data_ptr<double>(), diagonal.data_ptr<double>() + diagonal.numel());
       if (bias.defined()) {
         const at::Tensor values = bias.detach().to(at::kCPU, at::kDouble).contiguous();
         bias_values.assign(values.data_ptr<double>(), values.data_ptr<double>() + values.numel());
@@ -52,18 +59,38 @@ struct MixCache {
     rows.narrow(1, first, new_rows.size(1)).copy_(new_rows);
     return mixTokenRows(weight, bias, rows.narrow(1, 0, first + new_rows.size(1)), first);
   }
-  // One new row ([width]) of a kernel-1 mix as one gemv: rows[:first+1]^T W[first, :first+1] + bias[first].
+  // One new row ([width]) of a kernel-1 mix: W[first, :first+1] . rows[:first+1] + bias[first].
   at::Tensor mixRow(const at::Tensor& row, int64_t first) {
+    const int64_t context = rows_2d.size(0);
     rows_2d.select(0, first).copy_(row);
-    const int64_t n = first + 1;
-    at::Tensor out = at::mv(rows_2d.narrow(0, 0, n).t(), weight_2d.select(0, first).narrow(0, 0, n));
-    if (!bias_values.empty()) out.add_(bias_values[static_cast<size_t>(first)]);
+    if (2 * first < context - 1) {  // pull: one gemv over the rows so far
+      const int64_t n = first + 1;
+      at::Tensor out = at::mv(rows_2d.narrow(0, 0, n).t(), weight_2d.select(0, first).narrow(0, 0, n));
+      if (!bias_values.empty()) out.add_(bias_values[static_cast<size_t>(first)]);
+      return out;
+    }
+    if (!pushed_sums.defined()) {  // once per sequence: the sums of positions first.. over rows 0..first-1
+      pushed_sums = at::zeros({context, rows_2d.size(1)}, rows_2d.options());
+      if (first > 0) {
+        pushed_sums.narrow(0, first, context - first)
+            .copy_(
+                at::mm(weight_2d.narrow(0, first, context - first).narrow(1, 0, first), rows_2d.narrow(0, 0, first)));
+      }
+    }
+    const auto position = static_cast<size_t>(first);
+    at::Tensor out = pushed_sums.select(0, first).add(row, diagonal_values[position]);
+    if (!bias_values.empty()) out.add_(bias_values[position]);
+    if (first + 1 < context) {  // push: sums[i] += W[i, first] * row for every later position i
+      const int64_t later = context - first - 1;
+      pushed_sums.narrow(0, first + 1, later).addr_(weight_2d.select(1, first).narrow(0, first + 1, later), row);
+    }
     return out;
   }
   bool mixesRows() const { return weight_2d.defined(); }
   at::Tensor weight, bias, rows;
   at::Tensor rows_2d, weight_2d;
-  std::vector<double> bias_values;
+  at::Tensor pushed_sums;  // [T, width]: row i > the last written position holds sum_j W[i, j] rows[j]
+  std::vector<double> bias_values, diagonal_values;
 };
 
 class CachedBlock {
@@ -145,12 +172,12 @@ class CachedMixerDecoder : public TokenDecoder {
         relu_head_(mixerOptions(model.config()).head_activation == "relu") {}
   std::string name() const override { return "cached-mixer"; }
 
-  // Both run in inference mode (no autograd or version bookkeeping); the logits leave it as a plain
-  // float64 CPU tensor (converted outside it), so callers may modify them in place.
+  // Both run in a DecodeStepScope (inference mode; one row: one intra-op thread); the logits leave it
+  // as a plain float64 CPU tensor (converted outside it), so callers may modify them in place.
   at::Tensor prefill(const std::vector<int64_t>& ids) override {
     at::Tensor logits;
     {
-      c10::InferenceMode inference;
+      DecodeStepScope scope(model_.wte->weight.device(), ids.size() == 1);
       logits = prefillInference(ids);
     }
     return logits.to(torch::kCPU, torch::kFloat64);
@@ -159,7 +186,7 @@ class CachedMixerDecoder : public TokenDecoder {
   at::Tensor append(int64_t id) override {
     at::Tensor logits;
     {
-      c10::InferenceMode inference;
+      DecodeStepScope scope(model_.wte->weight.device(), true);
       logits = appendInference(id);
     }
     return logits.to(torch::kCPU, torch::kFloat64);

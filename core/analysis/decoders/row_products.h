@@ -11,8 +11,11 @@ namespace mixerlab {
 // y = W x + b for one row x ([in]): [out].
 at::Tensor rowLinear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias);
 
-// linear(x) for x [..., in]: through gemv when x holds one row (the result keeps x's leading shape),
-// else the module's forward.
+// x W^T + b for x [..., in] and W [out, in] (b may be undefined): through gemv when x holds one row
+// (the result keeps x's leading shape), else as a matrix product.
+at::Tensor decodeLinear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias);
+
+// linear(x) for x [..., in]: decodeLinear with the module's weight and bias.
 at::Tensor decodeLinear(torch::nn::LinearImpl& linear, const at::Tensor& x);
 
 }  // namespace mixerlab

@@ -35,17 +35,22 @@ at::Tensor RMSNormImpl::forward(const at::Tensor& x) {
   return weight * (x32 * torch::rsqrt(variance + eps_)).to(x.scalar_type());
 }
 
+void RotaryTables::prepare(int64_t positions, const at::TensorOptions& options) {
+  if (cos_.defined() && cos_.size(0) >= positions && cos_.device() == options.device() &&
+      cos_.scalar_type() == options.dtype()) {
+    return;
+  }
+  auto opts = torch::TensorOptions().dtype(torch::kFloat64);
+  auto inv_freq = torch::pow(theta_, -torch::arange(0, head_dim_, 2, opts) / static_cast<double>(head_dim_));
+  auto freqs = torch::outer(torch::arange(positions, opts), inv_freq);  // [L, hd/2]
+  auto angles = torch::cat({freqs, freqs}, -1);                         // rotate-half pairing: dim i with i + hd/2
+  cos_ = angles.cos().to(options);
+  sin_ = angles.sin().to(options);
+}
+
 at::Tensor RotaryTables::apply(const at::Tensor& x, int64_t start) {
   const int64_t length = x.size(2), end = start + length;
-  if (!cos_.defined() || cos_.size(0) < end || cos_.device() != x.device() || cos_.scalar_type() != x.scalar_type()) {
-    auto opts = torch::TensorOptions().dtype(torch::kFloat64);
-    auto inv_freq = torch::pow(theta_, -torch::arange(0, head_dim_, 2, opts) / static_cast<double>(head_dim_));
-    auto positions = torch::arange(end, opts);
-    auto freqs = torch::outer(positions, inv_freq);  // [L, hd/2]
-    auto angles = torch::cat({freqs, freqs}, -1);    // rotate-half pairing: dim i with i + hd/2
-    cos_ = angles.cos().to(x.options());
-    sin_ = angles.sin().to(x.options());
-  }
+  prepare(end, x.options());
   auto cos = cos_.narrow(0, start, length), sin = sin_.narrow(0, start, length);
   const int64_t half = head_dim_ / 2;
   auto rotated_half = torch::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);

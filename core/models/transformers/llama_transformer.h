@@ -38,6 +38,9 @@ class RotaryTables {
   RotaryTables(int64_t head_dim, double theta) : head_dim_(head_dim), theta_(theta) {}
   // q or k [B, H, L, hd] -> rotated, positions start..start+L-1 (start > 0: incremental decoding).
   at::Tensor apply(const at::Tensor& x, int64_t start = 0);
+  // Makes the tables cover positions 0..positions-1 in `options`' dtype and device at once, so an
+  // incremental decoder does not rebuild them for every new position.
+  void prepare(int64_t positions, const at::TensorOptions& options);
 
  private:
   int64_t head_dim_;
