@@ -41,8 +41,9 @@ at::Tensor selectiveScan(const at::Tensor& u, const at::Tensor& delta, const at:
                          const at::Tensor& C, const at::Tensor& D, ScanMode mode, int64_t chunk_size = 64);
 
 // Mean wall-clock milliseconds of one selectiveScan call on random fp32 CPU inputs of batch B,
-// length L, channels E, state size N, after one warm-up call: forward only (no autograd) or, with
-// backward = true, forward plus backward of sum(y * w) into all six inputs. For `mixerlab bench
+// length L, channels E, state size N: forward only (no autograd) or, with backward = true, forward
+// plus backward of sum(y * w) into all six inputs. Up to `repeats` calls after a warm-up call, fewer
+// once 3 s are spent; a first call over 1 s is the figure itself (so slow modes finish). For `mixerlab bench
 // scan` and the MIXERLAB_BENCH_SCAN=1 mode of tests/test_selective_scan.
 double timeSelectiveScanMs(ScanMode mode, int64_t batch, int64_t length, int64_t channels, int64_t state, int repeats,
                            int64_t chunk_size = 64, bool backward = false);

@@ -140,9 +140,11 @@ int benchScan(const ScanBenchOptions& o) {
   const int threads = configureCpuThreads(o.threads);
   std::vector<std::string> modes = {"fused", "chunked", "parallel", "sequential"};
   if (o.mode != "all") modes = {o.mode};
-  std::printf("bench scan: selective scan, B=%lld L=%lld E=%lld N=%lld, %d threads, %d repeats\n",
-              static_cast<long long>(o.batch), static_cast<long long>(o.length), static_cast<long long>(o.channels),
-              static_cast<long long>(o.state), threads, o.repeats);
+  std::printf(
+      "bench scan: selective scan, B=%lld L=%lld E=%lld N=%lld, %d threads, up to %d timed calls per figure "
+      "(3 s budget; one call when it takes over 1 s)\n",
+      static_cast<long long>(o.batch), static_cast<long long>(o.length), static_cast<long long>(o.channels),
+      static_cast<long long>(o.state), threads, o.repeats);
   const bool with_ratio = modes.front() == "fused" && modes.size() > 1;
   std::printf("%-10s %12s %16s%s\n", "mode", "forward ms", "fwd+bwd ms", with_ratio ? "  fwd+bwd vs fused" : "");
   std::fflush(stdout);
@@ -156,6 +158,7 @@ int benchScan(const ScanBenchOptions& o) {
     if (name == "fused") fused_ms = forward_backward_ms;
     std::printf("%-10s %12.2f %16.2f", name.c_str(), forward_ms, forward_backward_ms);
     if (with_ratio) std::printf("  %8.1fx", forward_backward_ms / fused_ms);
+    if (name == "sequential") std::printf("  (the op-by-op reference loop; its backward is linear in L)");
     std::printf("\n");
     std::fflush(stdout);  // a row per mode as it finishes: progress on a slow machine
   }
