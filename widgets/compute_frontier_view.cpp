@@ -76,13 +76,18 @@ QString ComputeFrontierView::fitText(int row) const {
   return cells.join(" | ");
 }
 
+QColor ComputeFrontierView::groupColour(int row) const { return group_colours_.value(row); }
+
 void ComputeFrontierView::setGroups(const QVector<FrontierGroup>& groups) {
   plot_->clearGraphs();
+  group_colours_.clear();
   fits_->setRowCount(static_cast<int>(groups.size()));
   double x_lo = INFINITY, x_hi = 0, y_lo = INFINITY, y_hi = -INFINITY;
   for (int i = 0; i < groups.size(); ++i) {
     const FrontierGroup& g = groups[i];
-    const QColor colour = InversionLayerChart::modelColour(i);
+    const QColor colour = colours_ ? colours_->colour(g.colour_key.isEmpty() ? g.label : g.colour_key)
+                                   : InversionLayerChart::modelColour(i);
+    group_colours_ << colour;
     QVector<double> xs, ys;
     for (const QPointF& p : g.points) {
       if (!(p.x() > 0)) continue;

@@ -4,10 +4,14 @@
 // frontiers and fits (core/runs) and hands them over; a table under the plot names every fit, so
 // no legend ever covers or shrinks the axes.
 #pragma once
+#include <QColor>
 #include <QPointF>
 #include <QString>
 #include <QVector>
 #include <QWidget>
+#include <memory>
+
+#include "widgets/series_colours.h"
 
 class QCustomPlot;
 class QComboBox;
@@ -18,6 +22,7 @@ namespace mixerlab::widgets {
 
 struct FrontierGroup {
   QString label;
+  QString colour_key;  // the series name its colour goes by (empty: the label)
   int runs = 0;
   QVector<QPointF> points;    // (FLOPs, eval loss) of every run in the group
   QVector<QPointF> frontier;  // the Pareto frontier, ascending FLOPs
@@ -37,6 +42,10 @@ class ComputeFrontierView : public QWidget {
   int drawnGraphCount() const;     // for tests
   QString fitText(int row) const;  // the fit table's row as text (for tests)
   QRect axisRect() const;
+  QColor groupColour(int row) const;  // the colour group `row` was drawn in (for tests)
+  // Colours by FrontierGroup::colour_key from this registry (the Curves panels'), so a group has the
+  // same colour on both tabs; without one, by position in the palette.
+  void setSeriesColours(std::shared_ptr<SeriesColours> colours) { colours_ = std::move(colours); }
 
  Q_SIGNALS:
   void groupingChanged();  // the user picked another grouping: recompute and setGroups again
@@ -47,6 +56,8 @@ class ComputeFrontierView : public QWidget {
   QComboBox* grouping_;
   QTableWidget* fits_;
   QLabel* note_;
+  std::shared_ptr<SeriesColours> colours_;
+  QVector<QColor> group_colours_;
 };
 
 }  // namespace mixerlab::widgets

@@ -16,12 +16,6 @@
 namespace mixerlab::widgets {
 
 namespace {
-QColor paletteColour(int slot) {
-  static const QColor palette[] = {
-      QColor(31, 119, 180), QColor(214, 39, 40), QColor(44, 160, 44),   QColor(148, 103, 189), QColor(255, 127, 14),
-      QColor(23, 190, 207), QColor(140, 86, 75), QColor(227, 119, 194), QColor(127, 127, 127), QColor(188, 189, 34)};
-  return palette[slot % 10];
-}
 constexpr int kFaintAlpha = 60;
 
 }  // namespace
@@ -263,9 +257,7 @@ void LossPlotWidget::addCurve(const QString& run, bool eval, bool smoothed, cons
 
 QColor LossPlotWidget::runColour(const QString& run) const {
   // A run keeps the colour it was first drawn with, whatever is shown or hidden later.
-  auto it = colour_slots_.find(run);
-  if (it == colour_slots_.end()) it = colour_slots_.insert(run, next_colour_slot_++);
-  return paletteColour(it.value());
+  return colours_->colour(run);
 }
 
 QColor LossPlotWidget::drawnColour(const QString& run) const {
@@ -277,8 +269,7 @@ QColor LossPlotWidget::drawnColour(const QString& run) const {
 
 void LossPlotWidget::forgetRuns() {
   series_.clear();
-  colour_slots_.clear();
-  next_colour_slot_ = 0;
+  colours_->forget();
   redraw();
   replotNow();
 }

@@ -15,11 +15,13 @@
 #include <QVector>
 #include <QWidget>
 #include <array>
+#include <memory>
 #include <optional>
 #include <utility>
 
 #include "widgets/curve_processing.h"
 #include "widgets/loss_series.h"
+#include "widgets/series_colours.h"
 
 class QCustomPlot;
 class QCPGraph;
@@ -42,6 +44,9 @@ class LossPlotWidget : public QWidget {
   // The colour a run is drawn with: given when the run is first seen and kept while the widget
   // lives, so showing or hiding other runs never recolours it.
   QColor runColour(const QString& run) const;
+  // The registry runColour asks (default: this panel's own); PlotPanels gives every panel one shared
+  // with the Scaling tab.
+  void setSeriesColours(std::shared_ptr<SeriesColours> colours) { colours_ = std::move(colours); }
   QColor drawnColour(const QString& run) const;  // its drawn train curve's pen colour; invalid when not drawn
   void forgetRuns();  // removes every run and frees their colours (another project was opened)
   // The metric shown: kLossMetric or a key of LossSeries::metrics. Runs without it draw nothing.
@@ -142,8 +147,7 @@ class LossPlotWidget : public QWidget {
   QCPItemText* readout_ = nullptr;
   QCPItemTracer* marker_ = nullptr;
   QMap<QString, LossSeries> series_;
-  mutable QHash<QString, int> colour_slots_;
-  mutable int next_colour_slot_ = 0;
+  std::shared_ptr<SeriesColours> colours_ = std::make_shared<SeriesColours>();
   QVector<Curve> curves_;
   LossAxis axis_ = LossAxis::Step;
   QString metric_ = kLossMetric;

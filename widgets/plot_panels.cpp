@@ -84,6 +84,7 @@ PlotPanels::PlotPanels(QWidget* parent)
 
 // The runs and x axis of the others, and the connections every panel has.
 void PlotPanels::adopt(LossPlotWidget* panel) {
+  panel->setSeriesColours(colours_);
   panel->setLegendShown(false);
   panel->setAxisLeftMargin(kAxisLeftMarginPx);
   panel->setHiddenRuns(legend_->hiddenRuns());

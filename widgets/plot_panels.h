@@ -8,6 +8,7 @@
 // (D5). Runs given to the area reach every panel, as do "fork from here" requests.
 #pragma once
 #include <functional>
+#include <memory>
 
 #include <QHash>
 #include <QStringList>
@@ -15,6 +16,7 @@
 #include <QWidget>
 
 #include "widgets/loss_series.h"
+#include "widgets/series_colours.h"
 
 class QComboBox;
 class QSplitter;
@@ -41,6 +43,9 @@ class PlotPanels : public QWidget {
   void removeRun(const QString& run);
   void forgetRuns();
   RunLegendList* legend() const { return legend_; }
+  // The colours of runs and groups, shared by every panel and the legend; hand it to other views
+  // (the Scaling tab) so a group keeps its colour there.
+  std::shared_ptr<SeriesColours> seriesColours() const { return colours_; }
   // Run groups, chosen under the plots: "Each run", "Mean of seeds" (grouping "seed") or "Mean by
   // <field>" (grouping "field:<key>", one entry per key of setGroupingFields). groupOf(run,
   // grouping) is the app's label of a run's group. A group with two or more shown runs is drawn
@@ -66,6 +71,7 @@ class PlotPanels : public QWidget {
   QSplitter* splitter_;
   RunLegendList* legend_;
   QVector<LossPlotWidget*> panels_;
+  std::shared_ptr<SeriesColours> colours_ = std::make_shared<SeriesColours>();
   QList<LossSeries> series_;  // what a new panel starts with
 };
 

@@ -9,6 +9,7 @@
 #include <QSignalSpy>
 
 #include "tests/loss_plot_fixture.h"
+#include "widgets/compute_frontier_view.h"
 #include "widgets/curve_processing.h"
 #include "widgets/loss_plot_widget.h"
 #include "widgets/plot_panels.h"
@@ -258,6 +259,40 @@ class TestPlotPanels : public QObject {
 
   // #30 pin: a pinned run is listed first in bold and drawn over the others with lines twice as
   // thick, in every panel (a later one too); unpinned, it goes back to its place.
+  // #30 colour by group: the panels, the legend and the Scaling tab ask one colour registry, so a seed
+  // group drawn in the Curves panels has the same colour in the Scaling tab (keyed by colour_key),
+  // and a second panel draws each run in the first panel's colour.
+  void groupsKeepTheirColourAcrossTabs() {
+    PlotPanels panels;
+    panels.resize(900, 600);
+    panels.setGroupOf([](const QString& run, const QString&) { return run.section("-seed", 0, 0); });
+    for (const QString run : {"llama-seed1", "llama-seed2", "mixer-seed1", "mixer-seed2"}) {
+      LossSeries s;
+      s.run = run;
+      for (int step = 1; step <= 5; ++step) s.appendTrain({double(step), step * 512.0, 3.0 - 0.1 * step, 0, 0});
+      panels.setSeries(s);
+    }
+    panels.setGroupSeeds(true);
+    LossPlotWidget* plot = panels.firstPanel();
+    const QColor llama = plot->drawnColour("llama (mean of 2)"), mixer = plot->drawnColour("mixer (mean of 2)");
+    QVERIFY(llama.isValid() && mixer.isValid() && llama != mixer);
+    LossPlotWidget* second = panels.addPanel("loss");
+    QCOMPARE(second->runColour("mixer-seed2"), plot->runColour("mixer-seed2"));
+
+    ComputeFrontierView scaling;
+    scaling.setSeriesColours(panels.seriesColours());
+    FrontierGroup first, other;  // the Scaling tab lists the groups in another order
+    first.label = "mixer D=256";
+    first.colour_key = "mixer";
+    first.points = {{1e12, 3.0}, {2e12, 2.8}};
+    other.label = "llama";
+    other.colour_key = "llama";
+    other.points = {{1e12, 3.1}};
+    scaling.setGroups({first, other});
+    QCOMPARE(scaling.groupColour(0), mixer);
+    QCOMPARE(scaling.groupColour(1), llama);
+  }
+
   void pinnedRunsComeFirstAndDrawThicker() {
     PlotPanels panels;
     panels.resize(900, 600);

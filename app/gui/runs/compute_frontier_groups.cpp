@@ -4,10 +4,10 @@
 #include <QMap>
 #include <QStringList>
 
+#include "app/gui/runs/run_group_names.h"
 #include "app/gui/runs/run_list_model.h"
 #include "core/runs/compute_points.h"
 #include "core/runs/power_law_fit.h"
-#include "core/runs/seed_groups.h"
 
 namespace mixerlab::gui {
 
@@ -34,7 +34,8 @@ QVector<widgets::FrontierGroup> computeFrontierGroups(const RunListModel& runs, 
                                                       const std::function<bool(const QString&)>& shown) {
   QMap<QString, std::vector<ComputePoint>> points;
   QMap<QString, int> run_counts;
-  QMap<QString, QString> labels;  // key -> what the table shows
+  QMap<QString, QString> labels;       // key -> what the table shows
+  QMap<QString, QString> colour_keys;  // key -> the name its colour goes by (as the Curves group of those runs)
   QStringList order;
   for (const QString& run : runs.runNames()) {
     const widgets::LossSeries* series = runs.series(run);
@@ -45,9 +46,11 @@ QVector<widgets::FrontierGroup> computeFrontierGroups(const RunListModel& runs, 
     const QString key = frontierGroupKey(settings, grouping);
     if (!points.contains(key)) {
       order << key;
-      labels[key] = grouping == widgets::FrontierGrouping::AllButSeed
-                        ? QString::fromStdString(withoutSeedSuffix(run.toStdString()))
-                        : key;
+      const bool by_seed = grouping == widgets::FrontierGrouping::AllButSeed;
+      labels[key] = by_seed ? seedGroupName(run) : key;
+      colour_keys[key] = by_seed                                               ? seedGroupName(run)
+                         : grouping == widgets::FrontierGrouping::Architecture ? settingGroupName("model.arch", key)
+                                                                               : key;
     }
     ++run_counts[key];
     for (const auto& p : series->eval) points[key].push_back({p.flops, p.loss, run.toStdString()});
@@ -56,6 +59,7 @@ QVector<widgets::FrontierGroup> computeFrontierGroups(const RunListModel& runs, 
   for (const QString& key : order) {
     widgets::FrontierGroup g;
     g.label = labels.value(key);
+    g.colour_key = colour_keys.value(key);
     g.runs = run_counts.value(key);
     for (const auto& p : points[key]) g.points << QPointF(p.flops, p.loss);
     const auto frontier = paretoFrontier(points[key]);

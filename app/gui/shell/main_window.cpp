@@ -46,6 +46,7 @@
 #include "app/gui/project/run_setup_dialog.h"
 #include "app/gui/retrieval/retrieval_panel.h"
 #include "app/gui/runs/compute_frontier_groups.h"
+#include "app/gui/runs/run_group_names.h"
 #include "app/gui/runs/run_list_model.h"
 #include "app/gui/runs/run_monitor.h"
 #include "app/gui/runs/run_table_filter.h"
@@ -54,7 +55,6 @@
 #include "app/gui/tooling/event_loop_latency.h"
 #include "core/runs/run_directory.h"
 #include "core/runs/run_info.h"
-#include "core/runs/seed_groups.h"
 #include "widgets/compute_frontier_view.h"
 #include "widgets/config_diff_view.h"
 #include "widgets/loss_plot_widget.h"
@@ -95,9 +95,9 @@ void MainWindow::buildUi() {
   // "Mean of seeds" groups runs named <name>-seed<N> / _seed<N> / -s<N> (core/runs/seed_groups.h);
   // "Mean by <field>" runs with the same value of that setting.
   panels_->setGroupOf([this](const QString& run, const QString& grouping) {
-    if (grouping == "seed") return QString::fromStdString(withoutSeedSuffix(run.toStdString()));
+    if (grouping == "seed") return seedGroupName(run);
     const QString key = grouping.mid(QString("field:").size());
-    return key + " = " + runs_->settings(run).value(key).toString();
+    return settingGroupName(key, runs_->settings(run).value(key));
   });
   restorePlotView();
   connect(panels_, &widgets::PlotPanels::panelsChanged, this, &MainWindow::savePlotView);
@@ -110,6 +110,7 @@ void MainWindow::buildUi() {
   retrieval_ = new RetrievalPanel(tabs_);
   tabs_->addTab(retrieval_, "Retrieve");
   frontier_ = new widgets::ComputeFrontierView(tabs_);
+  frontier_->setSeriesColours(panels_->seriesColours());  // a group keeps its colour from Curves to Scaling
   tabs_->addTab(frontier_, "Scaling");
   connect(frontier_, &widgets::ComputeFrontierView::groupingChanged, this, &MainWindow::refreshFrontier);
   connect(frontier_, &widgets::ComputeFrontierView::refreshRequested, this, &MainWindow::refreshFrontier);

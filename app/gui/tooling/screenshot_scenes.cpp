@@ -1,6 +1,7 @@
 // Screenshot scenes for the docs (see screenshot_scenes.h).
 #include "app/gui/tooling/screenshot_scenes.h"
 
+#include <QComboBox>
 #include <QDockWidget>
 #include <QLineEdit>
 #include <QTabWidget>
@@ -14,6 +15,7 @@
 #include "app/gui/shell/documentation_dock.h"
 #include "app/gui/shell/help_menu.h"
 #include "app/gui/shell/main_window.h"
+#include "widgets/compute_frontier_view.h"
 #include "widgets/plot_panels.h"
 #include "widgets/run_comparison.h"
 #include "widgets/sweep_dialog.h"
@@ -85,11 +87,18 @@ QWidget* prepareScreenshotScene(MainWindow& window, const QString& scene, QStrin
     }
     return form;
   }
-  if (scene == "scaling") {  // the Scaling tab once the monitor has reported the runs
+  // The Scaling tab once the monitor has reported the runs; "seed-groups-scaling" groups it by
+  // everything but the seed, with the Curves tab's "Mean of seeds" on (the same colour per group).
+  if (scene == "scaling" || scene == "seed-groups-scaling") {
+    const bool by_seed = scene == "seed-groups-scaling";
+    if (by_seed) window.plotPanels()->setGroupSeeds(true);
     auto* tabs = window.findChild<QTabWidget*>("central-tabs");
-    QTimer::singleShot(1500, &window, [tabs] {
+    QTimer::singleShot(1500, &window, [tabs, by_seed] {
       for (int i = 0; tabs && i < tabs->count(); ++i) {
-        if (tabs->tabText(i) == "Scaling") tabs->setCurrentIndex(i);
+        if (tabs->tabText(i) != "Scaling") continue;
+        tabs->setCurrentIndex(i);
+        auto* grouping = tabs->widget(i)->findChild<QComboBox*>();
+        if (by_seed && grouping) grouping->setCurrentIndex(static_cast<int>(widgets::FrontierGrouping::AllButSeed));
       }
     });
     return &window;
@@ -105,7 +114,8 @@ QWidget* prepareScreenshotScene(MainWindow& window, const QString& scene, QStrin
     return dock;
   }
   *error = "unknown scene " + scene +
-           " (panels, run-table, queue, sweep, sweep-check, fork, seed-groups, scaling, reproduce, docs)";
+           " (panels, run-table, queue, sweep, sweep-check, fork, seed-groups, scaling, seed-groups-scaling, "
+           "reproduce, docs)";
   return nullptr;
 }
 
