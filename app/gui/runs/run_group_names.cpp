@@ -7,8 +7,6 @@ namespace mixerlab::gui {
 
 QString seedGroupName(const QString& run) { return QString::fromStdString(withoutSeedSuffix(run.toStdString())); }
 
-QString settingGroupName(const QString& setting, const QVariant& value) {
-  return setting + " = " + value.toString();
-}
+QString settingGroupName(const QString& setting, const QVariant& value) { return setting + " = " + value.toString(); }
 
 }  // namespace mixerlab::gui
