@@ -12,8 +12,6 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "widgets/inversion_layer_chart.h"
-
 namespace mixerlab::widgets {
 
 namespace {
@@ -85,8 +83,7 @@ void ComputeFrontierView::setGroups(const QVector<FrontierGroup>& groups) {
   double x_lo = INFINITY, x_hi = 0, y_lo = INFINITY, y_hi = -INFINITY;
   for (int i = 0; i < groups.size(); ++i) {
     const FrontierGroup& g = groups[i];
-    const QColor colour = colours_ ? colours_->colour(g.colour_key.isEmpty() ? g.label : g.colour_key)
-                                   : InversionLayerChart::modelColour(i);
+    const QColor colour = colours_->colour(g.colour_key.isEmpty() ? g.label : g.colour_key);
     group_colours_ << colour;
     QVector<double> xs, ys;
     for (const QPointF& p : g.points) {

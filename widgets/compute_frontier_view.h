@@ -43,8 +43,8 @@ class ComputeFrontierView : public QWidget {
   QString fitText(int row) const;  // the fit table's row as text (for tests)
   QRect axisRect() const;
   QColor groupColour(int row) const;  // the colour group `row` was drawn in (for tests)
-  // Colours by FrontierGroup::colour_key from this registry (the Curves panels'), so a group has the
-  // same colour on both tabs; without one, by position in the palette.
+  // Colours by FrontierGroup::colour_key from this registry (default: the view's own; the app gives
+  // it the Curves panels'), so a group has the same colour on both tabs.
   void setSeriesColours(std::shared_ptr<SeriesColours> colours) { colours_ = std::move(colours); }
 
  Q_SIGNALS:
@@ -56,7 +56,7 @@ class ComputeFrontierView : public QWidget {
   QComboBox* grouping_;
   QTableWidget* fits_;
   QLabel* note_;
-  std::shared_ptr<SeriesColours> colours_;
+  std::shared_ptr<SeriesColours> colours_ = std::make_shared<SeriesColours>();
   QVector<QColor> group_colours_;
 };
 

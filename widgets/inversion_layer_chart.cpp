@@ -7,14 +7,11 @@
 #include <limits>
 
 #include "widgets/plot_setup.h"
+#include "widgets/series_colours.h"
 
 namespace mixerlab::widgets {
 
-QColor InversionLayerChart::modelColour(int index) {
-  static const QColor palette[] = {QColor(31, 119, 180),  QColor(214, 39, 40),  QColor(44, 160, 44),
-                                   QColor(148, 103, 189), QColor(255, 127, 14), QColor(23, 190, 207)};
-  return palette[index % 6];
-}
+QColor InversionLayerChart::modelColour(int index) { return SeriesColours::paletteColour(index); }
 
 InversionLayerChart::InversionLayerChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
   fillWithPlot(this, plot_, "inversion_layer_plot", 280, 200);

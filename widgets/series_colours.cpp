@@ -7,7 +7,7 @@ QColor SeriesColours::paletteColour(int slot) {
   static const QColor palette[] = {
       QColor(31, 119, 180), QColor(214, 39, 40), QColor(44, 160, 44),   QColor(148, 103, 189), QColor(255, 127, 14),
       QColor(23, 190, 207), QColor(140, 86, 75), QColor(227, 119, 194), QColor(127, 127, 127), QColor(188, 189, 34)};
-  return palette[((slot % 10) + 10) % 10];
+  return palette[slot % 10];
 }
 
 QColor SeriesColours::colour(const QString& name) {

@@ -6,6 +6,8 @@
 
 #include <dlfcn.h>
 
+#include <ATen/ATen.h>
+
 namespace mixerlab {
 namespace {
 
@@ -35,6 +37,15 @@ DecodeStepScope::DecodeStepScope(const c10::Device& device, bool one_row) {
 
 DecodeStepScope::~DecodeStepScope() {
   if (restore_threads_ > 0) openMp().set(restore_threads_);
+}
+
+at::Tensor runDecodeStep(const c10::Device& device, bool one_row, const std::function<at::Tensor()>& step) {
+  at::Tensor logits;
+  {
+    DecodeStepScope scope(device, one_row);
+    logits = step();
+  }
+  return logits.to(at::kCPU, at::kDouble);
 }
 
 }  // namespace mixerlab

@@ -4,6 +4,9 @@
 // ATen's OpenMP workers, woken by the small ops in between, would spin on the same cores (on 2
 // cores that made the cached mixer's step ~1.5x slower; see docs/benchmarks.md, decoding).
 #pragma once
+#include <functional>
+
+#include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
 #include <c10/core/InferenceMode.h>
 
@@ -20,5 +23,9 @@ class DecodeStepScope {
   c10::InferenceMode inference_;
   int restore_threads_ = 0;  // 0: the thread count was left alone
 };
+
+// Runs `step` (which returns next-token logits [V]) in a DecodeStepScope and returns the logits as a
+// float64 CPU tensor, converted after the scope ends: a plain tensor callers may modify in place.
+at::Tensor runDecodeStep(const c10::Device& device, bool one_row, const std::function<at::Tensor()>& step);
 
 }  // namespace mixerlab

@@ -223,14 +223,7 @@ class KvCacheDecoder : public TokenDecoder {
 
   at::Tensor append(int64_t id) override {
     tokens_.push_back(id);
-    if (length_ < context_) {
-      at::Tensor logits;
-      {
-        DecodeStepScope scope(options_.device(), true);
-        logits = run({id}, length_);
-      }
-      return logits.to(torch::kCPU, torch::kFloat64);
-    }
+    if (length_ < context_) return runDecodeStep(options_.device(), true, [&] { return run({id}, length_); });
     if (!slides_) throw MixerLabError("the window is full (" + std::to_string(context_) + " tokens)");
     return rebuild();  // the window slides: recompute the last T tokens at positions 0..T-1
   }
@@ -240,12 +233,9 @@ class KvCacheDecoder : public TokenDecoder {
     stack_->reset(context_, options_);
     const size_t keep = std::min<size_t>(tokens_.size(), static_cast<size_t>(context_));
     length_ = 0;
-    at::Tensor logits;
-    {
-      DecodeStepScope scope(options_.device(), keep == 1);
-      logits = run(std::vector<int64_t>(tokens_.end() - static_cast<std::ptrdiff_t>(keep), tokens_.end()), 0);
-    }
-    return logits.to(torch::kCPU, torch::kFloat64);
+    return runDecodeStep(options_.device(), keep == 1, [&] {
+      return run(std::vector<int64_t>(tokens_.end() - static_cast<std::ptrdiff_t>(keep), tokens_.end()), 0);
+    });
   }
 
   at::Tensor run(const std::vector<int64_t>& ids, int64_t first) {

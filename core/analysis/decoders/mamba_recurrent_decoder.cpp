@@ -34,24 +34,18 @@ class MambaRecurrentDecoder : public TokenDecoder {
       states_.push_back(
           {torch::zeros({1, inner_, options_.d_conv}, options), torch::zeros({1, inner_, options_.d_state}, options)});
     }
-    at::Tensor logits;
-    {
-      DecodeStepScope scope(options.device(), true);  // the prompt too goes one token at a time
+    return runDecodeStep(options.device(), true, [&] {  // the prompt too goes one token at a time
       negative_a_.clear();
       for (const auto& layer : *model_.backbone->layers)
         negative_a_.push_back(-torch::exp(layer->as<MambaBlock>()->mixer->A_log));
+      at::Tensor logits;
       for (int64_t id : ids) logits = step(id);
-    }
-    return logits.to(torch::kCPU, torch::kFloat64);
+      return logits;
+    });
   }
 
   at::Tensor append(int64_t id) override {
-    at::Tensor logits;
-    {
-      DecodeStepScope scope(model_.backbone->embeddings->weight.device(), true);
-      logits = step(id);
-    }
-    return logits.to(torch::kCPU, torch::kFloat64);
+    return runDecodeStep(model_.backbone->embeddings->weight.device(), true, [&] { return step(id); });
   }
 
  private:

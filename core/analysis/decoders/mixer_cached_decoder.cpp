@@ -47,12 +47,12 @@ struct MixCache {
       : weight(std::move(applied_weight)), bias(conv_bias), rows(std::move(cache)), rows_2d(rows.select(0, 0)) {
     if (weight.size(2) == 1) {  // one-row decoding: the [T, T] weight and the biases as numbers, made once
       weight_2d = weight.select(2, 0);
-      const at::Tensor diagonal = weight_2d.diagonal().detach().to(at::kCPU, at::kDouble).contiguous();
-      diagonal_values.assign(diagonal.data_ptr<double>(), diagonal.data_ptr<double>() + diagonal.numel());
-      if (bias.defined()) {
-        const at::Tensor values = bias.detach().to(at::kCPU, at::kDouble).contiguous();
-        bias_values.assign(values.data_ptr<double>(), values.data_ptr<double>() + values.numel());
-      }
+      auto numbers = [](const at::Tensor& t) {
+        const at::Tensor values = t.detach().to(at::kCPU, at::kDouble).contiguous();
+        return std::vector<double>(values.data_ptr<double>(), values.data_ptr<double>() + values.numel());
+      };
+      diagonal_values = numbers(weight_2d.diagonal());
+      if (bias.defined()) bias_values = numbers(bias);
     }
   }
   at::Tensor mix(const at::Tensor& new_rows, int64_t first) {  // writes rows first.., returns their outputs
@@ -175,21 +175,11 @@ class CachedMixerDecoder : public TokenDecoder {
   // Both run in a DecodeStepScope (inference mode; one row: one intra-op thread); the logits leave it
   // as a plain float64 CPU tensor (converted outside it), so callers may modify them in place.
   at::Tensor prefill(const std::vector<int64_t>& ids) override {
-    at::Tensor logits;
-    {
-      DecodeStepScope scope(model_.wte->weight.device(), ids.size() == 1);
-      logits = prefillInference(ids);
-    }
-    return logits.to(torch::kCPU, torch::kFloat64);
+    return runDecodeStep(model_.wte->weight.device(), ids.size() == 1, [&] { return prefillInference(ids); });
   }
 
   at::Tensor append(int64_t id) override {
-    at::Tensor logits;
-    {
-      DecodeStepScope scope(model_.wte->weight.device(), true);
-      logits = appendInference(id);
-    }
-    return logits.to(torch::kCPU, torch::kFloat64);
+    return runDecodeStep(model_.wte->weight.device(), true, [&] { return appendInference(id); });
   }
 
  private:
