@@ -13,6 +13,7 @@
 #include "kernels/causal_token_mix.h"
 #include "kernels/masked_token_mix.h"
 #include "kernels/residual_layer_norm.h"
+#include "kernels/selective_scan.h"
 
 namespace mixerlab::kernels {
 
@@ -90,10 +91,10 @@ KernelTimingMs timeTokenMixReferenceMs(int64_t block_rows, int64_t batch, int64_
 }
 
 KernelTimingMs timeResidualLayerNormMs(bool fused, int64_t batch, int64_t length, int64_t width,
-                                       const at::Device& device, int repeats) {
+                                       const at::Device& device, int repeats, at::ScalarType residual_dtype) {
   const auto opts = at::TensorOptions().dtype(at::kFloat).device(device);
   const at::Tensor x = at::randn({batch, length, width}, opts).requires_grad_(true);
-  const at::Tensor residual = at::randn({batch, length, width}, opts).requires_grad_(true);
+  const at::Tensor residual = at::randn({batch, length, width}, opts).to(residual_dtype).requires_grad_(true);
   const at::Tensor weight = (1 + 0.1 * at::randn({width}, opts)).requires_grad_(true);
   const at::Tensor bias = (0.1 * at::randn({width}, opts)).requires_grad_(true);
   const at::Tensor w = at::randn({batch, length, width}, opts);
@@ -105,6 +106,36 @@ KernelTimingMs timeResidualLayerNormMs(bool fused, int64_t batch, int64_t length
     return out + sum * w_sum;
   };
   return timeBoth(forward, {x, residual, weight, bias}, w, device, repeats);
+}
+
+KernelTimingMs timeSelectiveScanOnDeviceMs(ScanMode mode, int64_t batch, int64_t length, int64_t channels,
+                                           int64_t state, const at::Device& device, int repeats) {
+  const auto opts = at::TensorOptions().dtype(at::kFloat).device(device);
+  std::vector<at::Tensor> in = {at::randn({batch, length, channels}, opts),
+                                at::softplus(at::randn({batch, length, channels}, opts) - 3.0),
+                                -at::arange(1, state + 1, opts).repeat({channels, 1}),
+                                at::randn({batch, length, state}, opts),
+                                at::randn({batch, length, state}, opts),
+                                at::ones({channels}, opts)};
+  for (auto& t : in) t.requires_grad_(true);
+  const at::Tensor w = at::randn({batch, length, channels}, opts);
+  auto forward = [&] { return selectiveScan(in[0], in[1], in[2], in[3], in[4], in[5], mode); };
+  return timeBoth(forward, in, w, device, repeats);
+}
+
+double selectiveScanForwardBytes(int64_t batch, int64_t length, int64_t channels, int64_t state) {
+  const double rows = static_cast<double>(batch) * static_cast<double>(length);
+  return 4.0 * (3.0 * rows * static_cast<double>(channels) + 2.0 * rows * static_cast<double>(state) +
+                static_cast<double>(channels) * static_cast<double>(state + 1));
+}
+
+double measuredCopyBandwidthGBs(const at::Device& device, int64_t bytes, int repeats) {
+  at::NoGradGuard no_grad;
+  const auto opts = at::TensorOptions().dtype(at::kFloat).device(device);
+  const at::Tensor source = at::rand({std::max<int64_t>(1, bytes / 4)}, opts);
+  at::Tensor target = at::empty_like(source);
+  const double ms = medianMs([&] { target.copy_(source); }, device, repeats);
+  return 2.0 * static_cast<double>(source.numel()) * 4.0 / (ms * 1e-3) / 1e9;
 }
 
 }  // namespace mixerlab::kernels

@@ -5,6 +5,8 @@
 
 #include <ATen/ATen.h>
 
+#include "kernels/selective_scan.h"
+
 namespace mixerlab::kernels {
 
 struct KernelTimingMs {
@@ -22,8 +24,24 @@ KernelTimingMs timeTokenMixMs(bool custom, int64_t batch, int64_t length, int64_
 KernelTimingMs timeTokenMixReferenceMs(int64_t block_rows, int64_t batch, int64_t length, int64_t width, int repeats);
 
 // Residual add + LayerNorm over width on [batch, length, width]: fused = true is residualLayerNorm,
-// false the unfused add and at::layer_norm.
+// false the unfused add and at::layer_norm. x is fp32; the residual (and the output) fp32, or half /
+// bfloat16 as under autocast (residual_dtype).
 KernelTimingMs timeResidualLayerNormMs(bool fused, int64_t batch, int64_t length, int64_t width,
-                                       const at::Device& device, int repeats);
+                                       const at::Device& device, int repeats,
+                                       at::ScalarType residual_dtype = at::kFloat);
+
+// The selective scan (selective_scan.h) in fp32 on u, delta: [batch, length, channels] and B, C:
+// [batch, length, state]; mode is a ScanMode (fused: the CUDA kernel on a GPU, the fused loops on
+// the CPU; parallel: the ATen-op scan).
+KernelTimingMs timeSelectiveScanOnDeviceMs(ScanMode mode, int64_t batch, int64_t length, int64_t channels,
+                                           int64_t state, const at::Device& device, int repeats);
+
+// The fewest bytes any scan forward moves through device memory: u and delta read and y written
+// ([batch, length, channels]), B and C read ([batch, length, state]), A and D read once; fp32.
+double selectiveScanForwardBytes(int64_t batch, int64_t length, int64_t channels, int64_t state);
+
+// Device memory bandwidth in GB/s (1e9 bytes), measured: the median of `repeats` copies of one
+// fp32 buffer of `bytes` into another, counting the bytes read and written.
+double measuredCopyBandwidthGBs(const at::Device& device, int64_t bytes, int repeats);
 
 }  // namespace mixerlab::kernels

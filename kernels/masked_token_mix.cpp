@@ -90,4 +90,22 @@ at::Tensor maskedTokenMixAutograd(const at::Tensor& x, const at::Tensor& weight,
   return y;
 }
 
+at::Tensor tokenMajorMix(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, TokenMask mask) {
+  TORCH_CHECK(x.dim() == 3, "tokenMajorMix: x must be [L, B, D], got ", x.sizes());
+  TORCH_CHECK(weight.dim() == 2 && weight.size(0) == weight.size(1), "tokenMajorMix: weight must be [T, T], got ",
+              weight.sizes());
+  const int64_t length = x.size(0);
+  TORCH_CHECK(length <= weight.size(0), "tokenMajorMix: sequence length ", length, " exceeds the model's context ",
+              weight.size(0));
+  const bool full = length == weight.size(0);
+  at::Tensor w = full ? weight : weight.narrow(0, 0, length).narrow(1, 0, length);
+  // tril / triu: one kernel forward and one backward (the mask multiply takes a fill, a tril and a
+  // product); masked entries still get exactly zero gradient.
+  if (mask == TokenMask::kCausal) w = w.tril();
+  if (mask == TokenMask::kFutureSkipOne) w = w.triu(2);
+  at::Tensor y = at::mm(w, x.reshape({length, -1})).view(x.sizes());
+  if (bias.defined()) y = y + (full ? bias : bias.narrow(0, 0, length)).to(y.scalar_type()).view({length, 1, 1});
+  return y;
+}
+
 }  // namespace mixerlab::kernels

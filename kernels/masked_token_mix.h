@@ -31,6 +31,15 @@ bool customCausalOpPreferred(const at::Tensor& x);
 at::Tensor maskedTokenMixAutograd(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias,
                                   TokenMask mask);
 
+// The same product on a token-major tensor: x: [L, B, D] (contiguous), weight: [T, T], bias: [T] or
+// undefined; returns [L, B, D]. With tokens outermost, the mix of the whole batch is one plain GEMM
+// W[L, L] x X[L, B*D], and so are both halves of its backward (dX = W^T dY, dW = dY X^T with the
+// batch folded into the reduction): no transposed copies, which the batch-major matmul needs on a GPU
+// (docs/benchmarks.md, "GPU"). The bias is added in the product's dtype, as a half-precision
+// convolution adds it. Every mask kind; masked entries get zero gradient.
+at::Tensor tokenMajorMix(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias,
+                         TokenMask mask = TokenMask::kCausal);
+
 // Lower-triangular (j <= i) mask of shape [L, L] on the given options.
 at::Tensor causalMask(int64_t length, const at::TensorOptions& options);
 

@@ -106,16 +106,19 @@ class ResidualLayerNormFunction : public torch::autograd::Function<ResidualLayer
                                const at::Tensor& weight, const at::Tensor& bias, double eps) {
     ResidualLayerNormForward f = residualLayerNormForwardOnDevice(x, residual, weight, bias, eps);
     ctx->save_for_backward({f.sum, f.mean, f.rstd, weight});
+    ctx->saved_data["out_dtype"] = static_cast<int64_t>(f.out.scalar_type());
     return {f.out, f.sum};
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
     TORCH_CHECK(!at::GradMode::is_enabled(), "residual LayerNorm: double backward is not supported");
     const auto saved = ctx->get_saved_variables();
-    const at::Tensor g_out = grads[0].defined() ? grads[0] : at::zeros_like(saved[0]);
+    const auto out_dtype = static_cast<at::ScalarType>(ctx->saved_data["out_dtype"].toInt());
+    const at::Tensor g_out =
+        grads[0].defined() ? grads[0] : at::zeros_like(saved[0], saved[0].options().dtype(out_dtype));
     ResidualLayerNormGradients g =
         residualLayerNormBackwardOnDevice(g_out, grads[1], saved[0], saved[1], saved[2], saved[3]);
-    return {g.x, g.x, g.weight, g.bias, at::Tensor()};
+    return {g.x, g.residual.defined() ? g.residual : g.x, g.weight, g.bias, at::Tensor()};
   }
 };
 
@@ -169,11 +172,18 @@ bool residualLayerNormSupports(const at::Tensor& x, const at::Tensor& residual, 
   }
   const auto dtype = x.scalar_type();
   for (const at::Tensor* t : {&residual, &weight, &bias}) {
-    if (t->scalar_type() != dtype || t->device() != x.device()) return false;
+    if (t->device() != x.device()) return false;
   }
-  if (x.is_cpu()) return dtype == at::kFloat || dtype == at::kDouble;
+  if (weight.scalar_type() != dtype || bias.scalar_type() != dtype) return false;
+  const auto residual_dtype = residual.scalar_type();
+  if (x.is_cpu()) return residual_dtype == dtype && (dtype == at::kFloat || dtype == at::kDouble);
 #ifdef MIXERLAB_WITH_CUDA
-  if (x.is_cuda()) return dtype == at::kFloat || dtype == at::kDouble || dtype == at::kHalf || dtype == at::kBFloat16;
+  if (x.is_cuda()) {
+    if (residual_dtype != dtype) {
+      return dtype == at::kFloat && (residual_dtype == at::kHalf || residual_dtype == at::kBFloat16);
+    }
+    return dtype == at::kFloat || dtype == at::kDouble || dtype == at::kHalf || dtype == at::kBFloat16;
+  }
 #endif
   return false;
 }
@@ -182,7 +192,9 @@ std::pair<at::Tensor, at::Tensor> residualLayerNormUnfused(const at::Tensor& x, 
                                                            const at::Tensor& weight, const at::Tensor& bias,
                                                            double eps) {
   at::Tensor sum = x + residual;
-  return {at::layer_norm(sum, {sum.size(-1)}, weight, bias, eps), sum};
+  at::Tensor out = at::layer_norm(sum, {sum.size(-1)}, weight, bias, eps);
+  if (residual.scalar_type() != x.scalar_type()) out = out.to(residual.scalar_type());
+  return {out, sum};
 }
 
 std::pair<at::Tensor, at::Tensor> residualLayerNorm(const at::Tensor& x, const at::Tensor& residual,

@@ -9,6 +9,12 @@
 // (fp32 / fp64) take the loops of residual_layer_norm.cpp, CUDA tensors the kernels of
 // kernels/cuda/residual_layer_norm.cu when built with MIXERLAB_WITH_CUDA; anything else takes the
 // unfused ops. Not twice differentiable.
+//
+// Mixed precision: on a GPU, x (and so the sum, the weight and the bias) may be fp32 while the
+// residual is half or bfloat16, as in a pre-norm block under autocast, where the residual stream is
+// fp32 and each sublayer's product comes out in half precision. Then `out` comes out in the
+// residual's dtype, ready for the next product without a cast, and the residual's gradient too. The
+// unfused reference does the same with ATen ops: layer_norm(x + residual) cast to the residual's type.
 #pragma once
 
 #include <utility>
@@ -17,7 +23,8 @@
 
 namespace mixerlab::kernels {
 
-// {out, sum}. x, residual: [..., D] of one shape; weight, bias: [D].
+// {out, sum}. x, residual: [..., D] of one shape; weight, bias: [D] in x's dtype. out has the
+// residual's dtype, sum x's.
 std::pair<at::Tensor, at::Tensor> residualLayerNorm(const at::Tensor& x, const at::Tensor& residual,
                                                     const at::Tensor& weight, const at::Tensor& bias, double eps);
 
@@ -39,7 +46,8 @@ ResidualLayerNormForward residualLayerNormForwardCpu(const at::Tensor& x, const 
                                                      const at::Tensor& weight, const at::Tensor& bias, double eps);
 
 struct ResidualLayerNormGradients {
-  at::Tensor x, weight, bias;  // x's gradient is also the residual's
+  at::Tensor x, weight, bias;  // x's gradient is also the residual's...
+  at::Tensor residual;         // ...except in mixed precision: then this holds it in the residual's dtype
 };
 // grad_sum may be undefined (the sum not used downstream).
 ResidualLayerNormGradients residualLayerNormBackwardCpu(const at::Tensor& grad_out, const at::Tensor& grad_sum,

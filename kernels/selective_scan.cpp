@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <stdexcept>
 #include <vector>
 
@@ -120,6 +121,20 @@ at::Tensor chunkedScan(const at::Tensor& log_a, const at::Tensor& b, int64_t chu
 }
 
 }  // namespace
+
+namespace {
+ScanForwardKernel& scanForwardKernelSlot() {
+  static ScanForwardKernel kernel = [] {
+    const char* value = std::getenv("MIXERLAB_SCAN_FORWARD");
+    return value != nullptr && std::string(value) == "thread" ? ScanForwardKernel::kThreadPerChannel
+                                                              : ScanForwardKernel::kLanePerState;
+  }();
+  return kernel;
+}
+}  // namespace
+
+ScanForwardKernel scanForwardKernel() { return scanForwardKernelSlot(); }
+void setScanForwardKernel(ScanForwardKernel kernel) { scanForwardKernelSlot() = kernel; }
 
 ScanMode parseScanMode(const std::string& name) {
   if (name == "sequential") return ScanMode::Sequential;

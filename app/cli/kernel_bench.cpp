@@ -1,7 +1,8 @@
 // `mixerlab bench kernels`: ms per forward and per forward+backward call of the custom kernels
 // (kernels/kernel_timing.h) against the paths they replace, on the chosen device: the causal token
 // mix (custom op vs the autograd GEMM on the masked weight, and on the CPU the reference's GEMM
-// block sizes) and residual add + LayerNorm (fused vs add then at::layer_norm).
+// block sizes) and residual add + LayerNorm (fused vs add then at::layer_norm; on a GPU also with a
+// bf16 residual), and the selective scan against the memory bound of any scan.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "app/cli/cli_commands.h"
 #include "core/train/device.h"
 #include "kernels/kernel_timing.h"
+#include "kernels/selective_scan.h"
 
 namespace mixerlab::cli {
 namespace {
@@ -25,7 +27,50 @@ struct KernelBenchOptions {
   std::vector<int64_t> lengths = {128, 512};
   int repeats = 5;
   std::string device = "cpu";
+  bool scan = false;        // --scan: the selective-scan section on a CPU too (always on a GPU)
+  int64_t scan_state = 16;  // N of the scan section; its channels are 2 x width (Mamba's expansion)
 };
+
+// The selective scan against the memory bound of any scan: a forward must at least read u, delta, B
+// and C and write y once, so no scan is faster than those bytes over the device's copy bandwidth.
+void printScanSection(const KernelBenchOptions& o, const c10::Device& device) {
+  const int64_t channels = 2 * o.width;
+  const double copy_gbs =
+      kernels::measuredCopyBandwidthGBs(device, int64_t{1} << (device.is_cuda() ? 30 : 27), o.repeats);
+  std::printf("selective scan: B=%lld E=%lld N=%lld fp32; device copy bandwidth %.0f GB/s (measured)\n",
+              static_cast<long long>(o.batch), static_cast<long long>(channels), static_cast<long long>(o.scan_state),
+              copy_gbs);
+  std::printf("%-12s %6s  %-22s %10s %12s   %6s %7s  %10s %12s\n", "op", "L", "path", "fwd ms", "fwd+bwd ms", "fwd",
+              "fwd+bwd", "bound ms", "fwd / bound");
+  for (const int64_t length : o.lengths) {
+    const auto old_scan = kernels::timeSelectiveScanOnDeviceMs(kernels::ScanMode::Parallel, o.batch, length, channels,
+                                                               o.scan_state, device, o.repeats);
+    std::vector<std::pair<const char*, kernels::KernelTimingMs>> rows = {{"parallel ops (old)", old_scan}};
+    if (device.is_cuda()) {  // both CUDA forward kernels (the backward is the same kernel in both rows)
+      const auto kept = kernels::scanForwardKernel();
+      for (const auto& [name, kernel] : {std::pair<const char*, kernels::ScanForwardKernel>{
+                                             "fused, thread/channel", kernels::ScanForwardKernel::kThreadPerChannel},
+                                         {"fused, lane/state", kernels::ScanForwardKernel::kLanePerState}}) {
+        kernels::setScanForwardKernel(kernel);
+        rows.emplace_back(name, kernels::timeSelectiveScanOnDeviceMs(kernels::ScanMode::Fused, o.batch, length,
+                                                                     channels, o.scan_state, device, o.repeats));
+      }
+      kernels::setScanForwardKernel(kept);
+    } else {
+      rows.emplace_back("fused loops", kernels::timeSelectiveScanOnDeviceMs(kernels::ScanMode::Fused, o.batch, length,
+                                                                            channels, o.scan_state, device, o.repeats));
+    }
+    const double bound_ms =
+        kernels::selectiveScanForwardBytes(o.batch, length, channels, o.scan_state) / (copy_gbs * 1e9) * 1e3;
+    for (const auto& [path, t] : rows) {
+      std::printf("%-12s %6lld  %-22s %10.3f %12.3f   %5.2fx %6.2fx  %10.4f %11.1fx\n", "scan",
+                  static_cast<long long>(length), path, t.forward_ms, t.forward_backward_ms,
+                  old_scan.forward_ms / t.forward_ms, old_scan.forward_backward_ms / t.forward_backward_ms, bound_ms,
+                  t.forward_ms / bound_ms);
+    }
+    std::fflush(stdout);
+  }
+}
 
 void printTimingRow(const char* op, long long length, const char* path, const kernels::KernelTimingMs& t,
                     const kernels::KernelTimingMs& base) {
@@ -72,8 +117,17 @@ int benchKernels(const KernelBenchOptions& o) {
     const auto fused = kernels::timeResidualLayerNormMs(true, o.batch, length, o.width, device, o.repeats);
     printTimingRow("residual+LN", length, "add + layer_norm (old)", unfused, unfused);
     printTimingRow("residual+LN", length, "fused", fused, unfused);
+    if (device.is_cuda()) {  // fp32 stream + bf16 residual, bf16 out: the fused mixer stack under autocast
+      const auto unfused_mixed =
+          kernels::timeResidualLayerNormMs(false, o.batch, length, o.width, device, o.repeats, at::kBFloat16);
+      const auto fused_mixed =
+          kernels::timeResidualLayerNormMs(true, o.batch, length, o.width, device, o.repeats, at::kBFloat16);
+      printTimingRow("residual+LN", length, "bf16 residual: unfused", unfused_mixed, unfused_mixed);
+      printTimingRow("residual+LN", length, "bf16 residual: fused", fused_mixed, unfused_mixed);
+    }
     std::fflush(stdout);
   }
+  if (o.scan || device.is_cuda()) printScanSection(o, device);
   return 0;
 }
 
@@ -90,6 +144,9 @@ void addKernelBench(CLI::App& bench, Action& action) {
   cmd->add_option("--repeats", o->repeats, "Timed calls per row")->check(CLI::PositiveNumber);
   cmd->add_option("--threads", o->threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--device", o->device, "cpu, cuda or auto");
+  cmd->add_flag("--scan", o->scan,
+                "Also time the selective scan against its memory bound on a CPU (always on a GPU; E = 2 x width)");
+  cmd->add_option("--scan-state", o->scan_state, "State size N of the scan section")->check(CLI::PositiveNumber);
   cmd->callback([o, &action]() { action = [o]() { return benchKernels(*o); }; });
 }
 

@@ -81,6 +81,7 @@ class LanguageModel : public torch::nn::Module {
   using LayerHook = std::function<at::Tensor(int64_t layer, const at::Tensor& hidden)>;
   void setLayerHook(LayerHook hook) { layer_hook_ = std::move(hook); }
   bool supportsLayerHook() const { return supports_layer_hook_; }
+  bool hasLayerHook() const { return static_cast<bool>(layer_hook_); }
 
  protected:
   at::Tensor applyLayerHook(int64_t layer, const at::Tensor& hidden) const {

@@ -86,17 +86,19 @@ TokenMixGradients tokenMixBackwardCuda(const at::Tensor& grad_y_in, const at::Te
 
 ResidualLayerNormForward residualLayerNormForwardCuda(const at::Tensor& x_in, const at::Tensor& r_in,
                                                       const at::Tensor& w_in, const at::Tensor& b_in, double eps) {
-  checkCuda(x_in, {&r_in, &w_in, &b_in}, "residualLayerNormForwardCuda");
+  checkCuda(x_in, {&w_in, &b_in}, "residualLayerNormForwardCuda");
+  TORCH_CHECK(r_in.device() == x_in.device(), "residualLayerNormForwardCuda: tensors must share one device");
   const c10::cuda::CUDAGuard guard(x_in.device());
   const at::Tensor x = x_in.contiguous(), r = r_in.contiguous(), w = w_in.contiguous(), b = b_in.contiguous();
   const int64_t width = x.size(-1), rows = width > 0 ? x.numel() / width : 0;
   ResidualLayerNormForward f;
-  f.out = at::empty_like(x);
+  f.out = at::empty_like(r);
   f.sum = at::empty_like(x);
   f.mean = at::empty({rows}, accOptions(x));
   f.rstd = at::empty({rows}, accOptions(x));
-  checkCudaStatus(cuda::residualLayerNormForward(kernelDtype(x.scalar_type()), x.data_ptr(), r.data_ptr(), w.data_ptr(),
-                                                 b.data_ptr(), f.out.data_ptr(), f.sum.data_ptr(), f.mean.data_ptr(),
+  checkCudaStatus(cuda::residualLayerNormForward(kernelDtype(x.scalar_type()), kernelDtype(r.scalar_type()),
+                                                 x.data_ptr(), r.data_ptr(), w.data_ptr(), b.data_ptr(),
+                                                 f.out.data_ptr(), f.sum.data_ptr(), f.mean.data_ptr(),
                                                  f.rstd.data_ptr(), rows, width, eps, at::cuda::getCurrentCUDAStream()),
                   "residualLayerNormForward");
   return f;
@@ -105,22 +107,26 @@ ResidualLayerNormForward residualLayerNormForwardCuda(const at::Tensor& x_in, co
 ResidualLayerNormGradients residualLayerNormBackwardCuda(const at::Tensor& grad_out, const at::Tensor& grad_sum,
                                                          const at::Tensor& sum, const at::Tensor& mean,
                                                          const at::Tensor& rstd, const at::Tensor& weight) {
-  checkCuda(sum, {&grad_out, &grad_sum, &weight}, "residualLayerNormBackwardCuda");
+  checkCuda(sum, {&grad_sum, &weight}, "residualLayerNormBackwardCuda");
+  TORCH_CHECK(grad_out.device() == sum.device(), "residualLayerNormBackwardCuda: tensors must share one device");
   const c10::cuda::CUDAGuard guard(sum.device());
   const at::Tensor g_out = grad_out.contiguous(), w = weight.contiguous();
   const at::Tensor g_sum = grad_sum.defined() ? grad_sum.contiguous() : at::Tensor();
   const int64_t width = sum.size(-1), rows = width > 0 ? sum.numel() / width : 0;
-  const int64_t chunks = cuda::residualLayerNormChunks(rows);
+  const int64_t chunks = cuda::residualLayerNormChunks(rows, width);
   at::Tensor g_w_parts = at::empty({chunks, width}, accOptions(sum));
   at::Tensor g_b_parts = at::empty({chunks, width}, accOptions(sum));
+  const bool mixed = g_out.scalar_type() != sum.scalar_type();
   ResidualLayerNormGradients g;
   g.x = at::empty_like(sum);
-  checkCudaStatus(cuda::residualLayerNormBackward(kernelDtype(sum.scalar_type()), g_out.data_ptr(),
-                                                  g_sum.defined() ? g_sum.data_ptr() : nullptr, sum.data_ptr(),
-                                                  mean.contiguous().data_ptr(), rstd.contiguous().data_ptr(),
-                                                  w.data_ptr(), g.x.data_ptr(), g_w_parts.data_ptr(),
-                                                  g_b_parts.data_ptr(), rows, width, at::cuda::getCurrentCUDAStream()),
-                  "residualLayerNormBackward");
+  if (mixed) g.residual = at::empty_like(g_out);
+  checkCudaStatus(
+      cuda::residualLayerNormBackward(kernelDtype(sum.scalar_type()), kernelDtype(g_out.scalar_type()),
+                                      g_out.data_ptr(), g_sum.defined() ? g_sum.data_ptr() : nullptr, sum.data_ptr(),
+                                      mean.contiguous().data_ptr(), rstd.contiguous().data_ptr(), w.data_ptr(),
+                                      g.x.data_ptr(), mixed ? g.residual.data_ptr() : nullptr, g_w_parts.data_ptr(),
+                                      g_b_parts.data_ptr(), rows, width, at::cuda::getCurrentCUDAStream()),
+      "residualLayerNormBackward");
   g.weight = g_w_parts.sum(0).to(weight.scalar_type());
   g.bias = g_b_parts.sum(0).to(weight.scalar_type());
   return g;

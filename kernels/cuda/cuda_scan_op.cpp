@@ -10,6 +10,7 @@
 #include "kernels/cuda/cuda_ops.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/launch.h"
+#include "kernels/selective_scan.h"
 
 namespace mixerlab::kernels {
 
@@ -38,11 +39,12 @@ class CudaScanFunction : public torch::autograd::Function<CudaScanFunction> {
     ctx->save_for_backward({u, delta, A, B, C, D});
     ctx->saved_data["has_D"] = has_D;
     at::Tensor y = at::empty_like(u);
-    checkCudaStatus(
-        cuda::selectiveScanForward(scanDtype(u.scalar_type()), u.data_ptr(), delta.data_ptr(), A.data_ptr(),
-                                   B.data_ptr(), C.data_ptr(), has_D ? D.data_ptr() : nullptr, y.data_ptr(), u.size(0),
-                                   u.size(1), u.size(2), A.size(1), at::cuda::getCurrentCUDAStream()),
-        "selectiveScanForward");
+    checkCudaStatus(cuda::selectiveScanForward(scanDtype(u.scalar_type()), u.data_ptr(), delta.data_ptr(), A.data_ptr(),
+                                               B.data_ptr(), C.data_ptr(), has_D ? D.data_ptr() : nullptr, y.data_ptr(),
+                                               u.size(0), u.size(1), u.size(2), A.size(1),
+                                               scanForwardKernel() == ScanForwardKernel::kLanePerState,
+                                               at::cuda::getCurrentCUDAStream()),
+                    "selectiveScanForward");
     return y;
   }
 

@@ -33,10 +33,11 @@ cudaError_t tokenMixBackwardWeight(Dtype dtype, const void* grad_y, const void* 
 // --- selective scan (selective_scan.cu) -----------------------------------------------------------
 // Shapes as kernels/selective_scan.h: u, delta, y: [B, L, E]; A: [E, N]; Bm, Cm: [B, L, N];
 // D: [E] or null. One thread per (batch, channel), the N states in registers. N <= 64.
-constexpr int64_t kScanMaxState = 64;
+// lane_per_state (N <= kScanMaxLaneState): one lane per state instead, a shuffle sum per step.
+constexpr int64_t kScanMaxState = 64, kScanMaxLaneState = 32;
 cudaError_t selectiveScanForward(Dtype dtype, const void* u, const void* delta, const void* A, const void* Bm,
                                  const void* Cm, const void* D, void* y, int64_t batch, int64_t length,
-                                 int64_t channels, int64_t state, cudaStream_t stream);
+                                 int64_t channels, int64_t state, bool lane_per_state, cudaStream_t stream);
 // Float (double for kDouble) workspace elements selectiveScanBackward needs.
 int64_t selectiveScanBackwardWorkspace(int64_t batch, int64_t length, int64_t channels, int64_t state);
 // Gradients of sum(y * grad_y). The backward walks time in chunks from the end, recomputing each
@@ -52,17 +53,19 @@ cudaError_t selectiveScanBackward(Dtype dtype, const void* u, const void* delta,
 
 // --- residual add + LayerNorm (residual_layer_norm.cu) ------------------------------------------
 // x, residual, out, sum: [rows, D]; weight, bias: [D]; mean, rstd: [rows] in the accumulator type
-// (float, or double for kDouble).
-cudaError_t residualLayerNormForward(Dtype dtype, const void* x, const void* residual, const void* weight,
-                                     const void* bias, void* out, void* sum, void* mean, void* rstd, int64_t rows,
-                                     int64_t width, double eps, cudaStream_t stream);
+// (float, or double for kDouble). x, sum, weight and bias are `dtype`; residual and out are
+// `residual_dtype`: the same, or kHalf / kBFloat16 with dtype kFloat (anything else: an error).
+cudaError_t residualLayerNormForward(Dtype dtype, Dtype residual_dtype, const void* x, const void* residual,
+                                     const void* weight, const void* bias, void* out, void* sum, void* mean, void* rstd,
+                                     int64_t rows, int64_t width, double eps, cudaStream_t stream);
 // Row chunks the weight/bias gradient is split over: grad_w_parts, grad_b_parts are
-// [residualLayerNormChunks(rows), D] in the accumulator type, summed over chunks by the caller.
-int64_t residualLayerNormChunks(int64_t rows);
-// grad_x = grad_sum + LayerNorm backward (grad_sum may be null).
-cudaError_t residualLayerNormBackward(Dtype dtype, const void* grad_out, const void* grad_sum, const void* sum,
-                                      const void* mean, const void* rstd, const void* weight, void* grad_x,
-                                      void* grad_w_parts, void* grad_b_parts, int64_t rows, int64_t width,
-                                      cudaStream_t stream);
+// [residualLayerNormChunks(rows, D), D] in the accumulator type, summed over chunks by the caller.
+int64_t residualLayerNormChunks(int64_t rows, int64_t width);
+// grad_x = grad_sum + LayerNorm backward (grad_sum may be null), in dtype; grad_out in residual_dtype.
+// grad_residual (the same values in residual_dtype) is written when not null.
+cudaError_t residualLayerNormBackward(Dtype dtype, Dtype residual_dtype, const void* grad_out, const void* grad_sum,
+                                      const void* sum, const void* mean, const void* rstd, const void* weight,
+                                      void* grad_x, void* grad_residual, void* grad_w_parts, void* grad_b_parts,
+                                      int64_t rows, int64_t width, cudaStream_t stream);
 
 }  // namespace mixerlab::kernels::cuda

@@ -1,8 +1,15 @@
 // CUDA kernels of the fused residual add + LayerNorm (kernels/residual_layer_norm.h). Forward: one
 // block per row writes s = x + residual, reduces its mean and (two-pass) variance in shared
-// memory, writes out, mean and rstd. Backward: one block per row for ds (grad_sum plus the
-// LayerNorm backward, two row sums), then a column kernel over row chunks for the weight and bias
-// gradients (partial sums per chunk, summed by the caller in a fixed order).
+// memory, writes out, mean and rstd. Backward: ds (grad_sum plus the LayerNorm backward, two row
+// sums) and the weight and bias gradients as partial sums per chunk of rows, summed by the caller
+// in a fixed order. Rows of up to kRowThreads * kItems elements (D <= 2048) keep their values in
+// registers: the forward reads x and the residual once, and one backward kernel walks a chunk of
+// kRegisterChunkRows rows, accumulating the weight and bias gradients of its columns in registers,
+// so every input is read once (measured on an H200: docs/kernels.md). Wider rows take the loop
+// kernels: the forward re-reads the sum it wrote, the backward runs a row kernel and then a column
+// kernel over chunks of kRowsPerChunk rows. T is the type of x, the
+// sum, the weight and the bias; R that of the residual, the output and their gradients: T = R, or
+// T = float with R half or bfloat16 (an fp32 residual stream under autocast).
 #include "kernels/cuda/common.cuh"
 
 namespace mixerlab::kernels::cuda {
@@ -11,10 +18,136 @@ namespace {
 
 constexpr int kRowThreads = 256;
 constexpr int64_t kRowsPerChunk = 64;
+constexpr int kItems = 8;                   // register slots per thread: rows up to 2048 wide
+constexpr int64_t kRegisterChunkRows = 16;  // rows per block of the register backward
 
-template <typename T>
+bool fitsRegisters(int64_t width) { return width <= int64_t{kRowThreads} * kItems; }
+
+// Sums of two values per thread over the whole block (see blockSum); scratch holds 64 values.
+template <typename A>
+__device__ void blockSum2(A& a, A& b, A* scratch) {
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    a += __shfl_xor_sync(0xffffffffu, a, offset);
+    b += __shfl_xor_sync(0xffffffffu, b, offset);
+  }
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  if (lane == 0) {
+    scratch[warp] = a;
+    scratch[32 + warp] = b;
+  }
+  __syncthreads();
+  a = 0;
+  b = 0;
+  for (int i = 0; i < warps; ++i) {
+    a += scratch[i];
+    b += scratch[32 + i];
+  }
+  __syncthreads();
+}
+
+template <typename T, typename R>
 __global__ void __launch_bounds__(kRowThreads)
-    forwardKernel(const T* x, const T* r, const T* w, const T* bias, T* out, T* sum, acc_t<T>* mean, acc_t<T>* rstd,
+    forwardRegisterKernel(const T* x, const R* r, const T* w, const T* bias, R* out, T* sum, acc_t<T>* mean,
+                          acc_t<T>* rstd, int64_t width, double eps) {
+  using A = acc_t<T>;
+  __shared__ A scratch[32];
+  const int64_t o = static_cast<int64_t>(blockIdx.x) * width;
+  A v[kItems];
+  A total = 0;
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const int64_t d = threadIdx.x + i * kRowThreads;
+    v[i] = 0;
+    if (d < width) {
+      const T s = fromAcc<T>(toAcc(x[o + d]) + toAcc(r[o + d]));  // rounded as the unfused add would
+      sum[o + d] = s;
+      v[i] = toAcc(s);
+      total += v[i];
+    }
+  }
+  const A mu = blockSum(total, scratch) / static_cast<A>(width);
+  A squares = 0;
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    if (threadIdx.x + i * kRowThreads < width) squares += (v[i] - mu) * (v[i] - mu);
+  }
+  const A inv = A(1) / sqrt(blockSum(squares, scratch) / static_cast<A>(width) + static_cast<A>(eps));
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const int64_t d = threadIdx.x + i * kRowThreads;
+    if (d < width) out[o + d] = fromAcc<R>((v[i] - mu) * inv * toAcc(w[d]) + toAcc(bias[d]));
+  }
+  if (threadIdx.x == 0) {
+    mean[blockIdx.x] = mu;
+    rstd[blockIdx.x] = inv;
+  }
+}
+
+// One block per chunk of kRegisterChunkRows rows: ds for each row, and the chunk's partial weight
+// and bias gradients of every column (a thread's columns stay in its registers across the rows).
+template <typename T, typename R>
+__global__ void __launch_bounds__(kRowThreads)
+    backwardRegisterKernel(const R* g_out, const T* g_sum, const T* sum, const acc_t<T>* mean, const acc_t<T>* rstd,
+                           const T* w, T* g_x, R* g_r, acc_t<T>* g_w_parts, acc_t<T>* g_b_parts, int64_t rows,
+                           int64_t width) {
+  using A = acc_t<T>;
+  __shared__ A scratch[64];
+  A wv[kItems], gw[kItems], gb[kItems];
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const int64_t d = threadIdx.x + i * kRowThreads;
+    wv[i] = d < width ? toAcc(w[d]) : A(0);
+    gw[i] = 0;
+    gb[i] = 0;
+  }
+  const int64_t r0 = static_cast<int64_t>(blockIdx.x) * kRegisterChunkRows;
+  const int64_t r1 = min(rows, r0 + kRegisterChunkRows);
+  for (int64_t row = r0; row < r1; ++row) {
+    const int64_t o = row * width;
+    const A mu = mean[row], inv = rstd[row];
+    A go[kItems], xhat[kItems];
+    A sum_g = 0, sum_g_xhat = 0;
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      const int64_t d = threadIdx.x + i * kRowThreads;
+      go[i] = 0;
+      xhat[i] = 0;
+      if (d < width) {
+        go[i] = toAcc(g_out[o + d]);
+        xhat[i] = (toAcc(sum[o + d]) - mu) * inv;
+        const A g = go[i] * wv[i];
+        sum_g += g;
+        sum_g_xhat += g * xhat[i];
+        gw[i] += go[i] * xhat[i];
+        gb[i] += go[i];
+      }
+    }
+    blockSum2(sum_g, sum_g_xhat, scratch);
+    const A mean_g = sum_g / static_cast<A>(width), mean_g_xhat = sum_g_xhat / static_cast<A>(width);
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      const int64_t d = threadIdx.x + i * kRowThreads;
+      if (d < width) {
+        const A carried = g_sum ? toAcc(g_sum[o + d]) : A(0);
+        const A ds = carried + inv * (go[i] * wv[i] - mean_g - xhat[i] * mean_g_xhat);
+        g_x[o + d] = fromAcc<T>(ds);
+        if (g_r) g_r[o + d] = fromAcc<R>(ds);
+      }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const int64_t d = threadIdx.x + i * kRowThreads;
+    if (d < width) {
+      g_w_parts[blockIdx.x * width + d] = gw[i];
+      g_b_parts[blockIdx.x * width + d] = gb[i];
+    }
+  }
+}
+
+template <typename T, typename R>
+__global__ void __launch_bounds__(kRowThreads)
+    forwardKernel(const T* x, const R* r, const T* w, const T* bias, R* out, T* sum, acc_t<T>* mean, acc_t<T>* rstd,
                   int64_t width, double eps) {
   using A = acc_t<T>;
   __shared__ A scratch[32];
@@ -33,7 +166,7 @@ __global__ void __launch_bounds__(kRowThreads)
   }
   const A inv = A(1) / sqrt(blockSum(squares, scratch) / static_cast<A>(width) + static_cast<A>(eps));
   for (int64_t d = threadIdx.x; d < width; d += blockDim.x) {
-    out[o + d] = fromAcc<T>((toAcc(sum[o + d]) - mu) * inv * toAcc(w[d]) + toAcc(bias[d]));
+    out[o + d] = fromAcc<R>((toAcc(sum[o + d]) - mu) * inv * toAcc(w[d]) + toAcc(bias[d]));
   }
   if (threadIdx.x == 0) {
     mean[blockIdx.x] = mu;
@@ -41,10 +174,11 @@ __global__ void __launch_bounds__(kRowThreads)
   }
 }
 
-template <typename T>
+// g_r (the residual's gradient in its own type) is written only when R differs from T.
+template <typename T, typename R>
 __global__ void __launch_bounds__(kRowThreads)
-    backwardRowKernel(const T* g_out, const T* g_sum, const T* sum, const acc_t<T>* mean, const acc_t<T>* rstd,
-                      const T* w, T* g_x, int64_t width) {
+    backwardRowKernel(const R* g_out, const T* g_sum, const T* sum, const acc_t<T>* mean, const acc_t<T>* rstd,
+                      const T* w, T* g_x, R* g_r, int64_t width) {
   using A = acc_t<T>;
   __shared__ A scratch[32];
   const int64_t o = static_cast<int64_t>(blockIdx.x) * width;
@@ -61,13 +195,15 @@ __global__ void __launch_bounds__(kRowThreads)
     const A g = toAcc(g_out[o + d]) * toAcc(w[d]);
     const A xhat = (toAcc(sum[o + d]) - mu) * inv;
     const A carried = g_sum ? toAcc(g_sum[o + d]) : A(0);
-    g_x[o + d] = fromAcc<T>(carried + inv * (g - mean_g - xhat * mean_g_xhat));
+    const A ds = carried + inv * (g - mean_g - xhat * mean_g_xhat);
+    g_x[o + d] = fromAcc<T>(ds);
+    if (g_r) g_r[o + d] = fromAcc<R>(ds);
   }
 }
 
 // Thread per column d, block row y per chunk of kRowsPerChunk rows.
-template <typename T>
-__global__ void paramGradKernel(const T* g_out, const T* sum, const acc_t<T>* mean, const acc_t<T>* rstd, int64_t rows,
+template <typename T, typename R>
+__global__ void paramGradKernel(const R* g_out, const T* sum, const acc_t<T>* mean, const acc_t<T>* rstd, int64_t rows,
                                 int64_t width, acc_t<T>* g_w_parts, acc_t<T>* g_b_parts) {
   using A = acc_t<T>;
   const int64_t d = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -84,45 +220,70 @@ __global__ void paramGradKernel(const T* g_out, const T* sum, const acc_t<T>* me
   g_b_parts[chunk * width + d] = gb;
 }
 
+// Runs f(T{}, R{}) for the supported pairs: R = T, or T = float with R = half or bfloat16.
+template <typename F>
+cudaError_t dispatchPair(Dtype dtype, Dtype residual_dtype, F&& f) {
+  if (residual_dtype == dtype) return dispatchDtype(dtype, [&](auto tag) { return f(tag, tag); });
+  if (dtype != Dtype::kFloat) return cudaErrorInvalidValue;
+  if (residual_dtype == Dtype::kBFloat16) return f(float{}, __nv_bfloat16{});
+  if (residual_dtype == Dtype::kHalf) return f(float{}, __half{});
+  return cudaErrorInvalidValue;
+}
+
 }  // namespace
 
-cudaError_t residualLayerNormForward(Dtype dtype, const void* x, const void* residual, const void* weight,
-                                     const void* bias, void* out, void* sum, void* mean, void* rstd, int64_t rows,
-                                     int64_t width, double eps, cudaStream_t stream) {
+cudaError_t residualLayerNormForward(Dtype dtype, Dtype residual_dtype, const void* x, const void* residual,
+                                     const void* weight, const void* bias, void* out, void* sum, void* mean, void* rstd,
+                                     int64_t rows, int64_t width, double eps, cudaStream_t stream) {
   if (rows == 0 || width == 0) return cudaSuccess;
-  return dispatchDtype(dtype, [&](auto tag) {
+  return dispatchPair(dtype, residual_dtype, [&](auto tag, auto residual_tag) {
     using T = decltype(tag);
-    forwardKernel<T><<<static_cast<unsigned int>(rows), kRowThreads, 0, stream>>>(
-        static_cast<const T*>(x), static_cast<const T*>(residual), static_cast<const T*>(weight),
-        static_cast<const T*>(bias), static_cast<T*>(out), static_cast<T*>(sum), static_cast<acc_t<T>*>(mean),
+    using R = decltype(residual_tag);
+    auto kernel = fitsRegisters(width) ? forwardRegisterKernel<T, R> : forwardKernel<T, R>;
+    kernel<<<static_cast<unsigned int>(rows), kRowThreads, 0, stream>>>(
+        static_cast<const T*>(x), static_cast<const R*>(residual), static_cast<const T*>(weight),
+        static_cast<const T*>(bias), static_cast<R*>(out), static_cast<T*>(sum), static_cast<acc_t<T>*>(mean),
         static_cast<acc_t<T>*>(rstd), width, eps);
     return cudaGetLastError();
   });
 }
 
-int64_t residualLayerNormChunks(int64_t rows) { return rows == 0 ? 1 : (rows + kRowsPerChunk - 1) / kRowsPerChunk; }
+int64_t residualLayerNormChunks(int64_t rows, int64_t width) {
+  const int64_t per_chunk = fitsRegisters(width) ? kRegisterChunkRows : kRowsPerChunk;
+  return rows == 0 ? 1 : (rows + per_chunk - 1) / per_chunk;
+}
 
-cudaError_t residualLayerNormBackward(Dtype dtype, const void* grad_out, const void* grad_sum, const void* sum,
-                                      const void* mean, const void* rstd, const void* weight, void* grad_x,
-                                      void* grad_w_parts, void* grad_b_parts, int64_t rows, int64_t width,
-                                      cudaStream_t stream) {
+cudaError_t residualLayerNormBackward(Dtype dtype, Dtype residual_dtype, const void* grad_out, const void* grad_sum,
+                                      const void* sum, const void* mean, const void* rstd, const void* weight,
+                                      void* grad_x, void* grad_residual, void* grad_w_parts, void* grad_b_parts,
+                                      int64_t rows, int64_t width, cudaStream_t stream) {
   if (width == 0) return cudaSuccess;
-  return dispatchDtype(dtype, [&](auto tag) {
+  return dispatchPair(dtype, residual_dtype, [&](auto tag, auto residual_tag) {
     using T = decltype(tag);
+    using R = decltype(residual_tag);
     using A = acc_t<T>;
     if (rows == 0) {  // one chunk of zeros
       cudaError_t err = cudaMemsetAsync(grad_w_parts, 0, sizeof(A) * width, stream);
       if (err == cudaSuccess) err = cudaMemsetAsync(grad_b_parts, 0, sizeof(A) * width, stream);
       return err;
     }
-    backwardRowKernel<T><<<static_cast<unsigned int>(rows), kRowThreads, 0, stream>>>(
-        static_cast<const T*>(grad_out), static_cast<const T*>(grad_sum), static_cast<const T*>(sum),
+    const auto chunks = static_cast<unsigned int>(residualLayerNormChunks(rows, width));
+    if (fitsRegisters(width)) {
+      backwardRegisterKernel<T, R><<<chunks, kRowThreads, 0, stream>>>(
+          static_cast<const R*>(grad_out), static_cast<const T*>(grad_sum), static_cast<const T*>(sum),
+          static_cast<const A*>(mean), static_cast<const A*>(rstd), static_cast<const T*>(weight),
+          static_cast<T*>(grad_x), static_cast<R*>(grad_residual), static_cast<A*>(grad_w_parts),
+          static_cast<A*>(grad_b_parts), rows, width);
+      return cudaGetLastError();
+    }
+    backwardRowKernel<T, R><<<static_cast<unsigned int>(rows), kRowThreads, 0, stream>>>(
+        static_cast<const R*>(grad_out), static_cast<const T*>(grad_sum), static_cast<const T*>(sum),
         static_cast<const A*>(mean), static_cast<const A*>(rstd), static_cast<const T*>(weight),
-        static_cast<T*>(grad_x), width);
-    const dim3 grid(ceilDiv(width, 128), static_cast<unsigned int>(residualLayerNormChunks(rows)));
-    paramGradKernel<T><<<grid, 128, 0, stream>>>(static_cast<const T*>(grad_out), static_cast<const T*>(sum),
-                                                 static_cast<const A*>(mean), static_cast<const A*>(rstd), rows, width,
-                                                 static_cast<A*>(grad_w_parts), static_cast<A*>(grad_b_parts));
+        static_cast<T*>(grad_x), static_cast<R*>(grad_residual), width);
+    const dim3 grid(ceilDiv(width, 128), chunks);
+    paramGradKernel<T, R><<<grid, 128, 0, stream>>>(
+        static_cast<const R*>(grad_out), static_cast<const T*>(sum), static_cast<const A*>(mean),
+        static_cast<const A*>(rstd), rows, width, static_cast<A*>(grad_w_parts), static_cast<A*>(grad_b_parts));
     return cudaGetLastError();
   });
 }

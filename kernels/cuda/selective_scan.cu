@@ -7,6 +7,12 @@
 // every kScanChunk steps, then walks the chunks from the last, recomputing each chunk's states from
 // its checkpoint into a small per-thread buffer and running the reverse-time recurrence. The B and
 // C gradients sum over channels: a warp sum, then one atomic add per warp.
+// A second forward kernel gives each state its own lane (N <= 32): a group of kLanes lanes (the
+// power of two >= N) per channel, one state each, summing C_t . h_t with shuffles every step. It
+// runs kLanes times as many threads, which the one-thread-per-channel kernel needs to hide memory
+// latency when B x E is small against the GPU (docs/kernels.md, "selective scan").
+#include <type_traits>
+
 #include "kernels/cuda/common.cuh"
 
 namespace mixerlab::kernels::cuda {
@@ -48,6 +54,54 @@ __global__ void scanForwardKernel(ScanArgs p) {
     }
     static_cast<T*>(p.y)[bte] = fromAcc<T>(out);
   }
+}
+
+template <typename T, int kLanes>
+__global__ void __launch_bounds__(256) scanForwardLanesKernel(ScanArgs p) {
+  using A = acc_t<T>;
+  const int lane = static_cast<int>(threadIdx.x % kLanes);
+  const int64_t channel = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kLanes;
+  const int64_t b = blockIdx.y, L = p.length, E = p.channels, N = p.state;
+  const bool active = channel < E;  // groups past the last channel shuffle zeros
+  const int64_t e = active ? channel : E - 1;
+  const bool has_state = lane < N;
+  const int64_t n = has_state ? lane : 0;
+  // Pointers walked one time step at a time (no per-step index products).
+  const T* __restrict__ u = static_cast<const T*>(p.u) + b * L * E + e;
+  const T* __restrict__ delta = static_cast<const T*>(p.delta) + b * L * E + e;
+  const T* __restrict__ Bm = static_cast<const T*>(p.B) + b * L * N + n;
+  const T* __restrict__ Cm = static_cast<const T*>(p.C) + b * L * N + n;
+  T* __restrict__ y = static_cast<T*>(p.y) + b * L * E + e;
+  const A a = has_state ? toAcc(static_cast<const T*>(p.A)[e * N + n]) : A(0);
+  const A d_skip = p.D ? toAcc(static_cast<const T*>(p.D)[e]) : A(0);
+  const bool writer = lane == 0 && active;
+  A h = 0;
+#pragma unroll 4
+  for (int64_t t = 0; t < L; ++t) {
+    const A dt = toAcc(*delta), uu = toAcc(*u);
+    const A bn = toAcc(*Bm), cn = toAcc(*Cm);
+    h = has_state ? expAcc(dt * a) * h + dt * uu * bn : A(0);
+    A out = cn * h;
+#pragma unroll
+    for (int offset = kLanes / 2; offset > 0; offset >>= 1) out += __shfl_xor_sync(0xffffffffu, out, offset);
+    if (writer) *y = fromAcc<T>(out + d_skip * uu);
+    u += E, delta += E, y += E, Bm += N, Cm += N;
+  }
+}
+
+template <typename T>
+cudaError_t launchForwardLanes(const ScanArgs& args, cudaStream_t stream) {
+  auto launch = [&](auto lanes_tag) {
+    constexpr int kLanes = decltype(lanes_tag)::value;
+    const dim3 grid(ceilDiv(args.channels * kLanes, 256), static_cast<unsigned int>(args.batch));
+    scanForwardLanesKernel<T, kLanes><<<grid, 256, 0, stream>>>(args);
+    return cudaGetLastError();
+  };
+  if (args.state <= 4) return launch(std::integral_constant<int, 4>{});
+  if (args.state <= 8) return launch(std::integral_constant<int, 8>{});
+  if (args.state <= 16) return launch(std::integral_constant<int, 16>{});
+  if (args.state <= 32) return launch(std::integral_constant<int, 32>{});
+  return cudaErrorInvalidValue;
 }
 
 template <typename A>
@@ -179,12 +233,16 @@ cudaError_t launchForState(bool backward, const ScanArgs& args, cudaStream_t str
 
 cudaError_t selectiveScanForward(Dtype dtype, const void* u, const void* delta, const void* A, const void* Bm,
                                  const void* Cm, const void* D, void* y, int64_t batch, int64_t length,
-                                 int64_t channels, int64_t state, cudaStream_t stream) {
+                                 int64_t channels, int64_t state, bool lane_per_state, cudaStream_t stream) {
   if (batch == 0 || length == 0 || channels == 0) return cudaSuccess;
   ScanArgs args{};
   args.u = u, args.delta = delta, args.A = A, args.B = Bm, args.C = Cm, args.D = D, args.y = y;
   args.batch = batch, args.length = length, args.channels = channels, args.state = state;
-  return dispatchDtype(dtype, [&](auto tag) { return launchForState<decltype(tag)>(false, args, stream); });
+  return dispatchDtype(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if (lane_per_state && state <= kScanMaxLaneState) return launchForwardLanes<T>(args, stream);
+    return launchForState<T>(false, args, stream);
+  });
 }
 
 int64_t selectiveScanBackwardWorkspace(int64_t batch, int64_t length, int64_t channels, int64_t state) {

@@ -295,6 +295,52 @@ class TestKernelReferences : public QObject {
     }
   }
 
+  // The token-major mix ([L, B, D]) equals the batch-major autograd path, for every mask kind and
+  // a sequence shorter than the context: forward and the gradients of x, W and the bias (fp64).
+  void tokenMajorMixMatchesBatchMajor() {
+    for (const TokenMask mask : {TokenMask::kCausal, TokenMask::kFutureSkipOne, TokenMask::kNone}) {
+      for (const int64_t length : {int64_t{9}, int64_t{12}}) {
+        torch::manual_seed(static_cast<uint64_t>(length) + 3 * static_cast<uint64_t>(mask));
+        const auto opts = at::TensorOptions().dtype(at::kDouble);
+        const at::Tensor x = at::randn({3, length, 5}, opts), target = at::randn({3, length, 5}, opts);
+        const at::Tensor w0 = at::randn({12, 12}, opts), b0 = at::randn({12}, opts);
+        auto run = [&](bool token_major) {
+          const at::Tensor xi = x.clone().requires_grad_(true), w = w0.clone().requires_grad_(true);
+          const at::Tensor b = b0.clone().requires_grad_(true);
+          const at::Tensor y = token_major ? tokenMajorMix(xi.transpose(0, 1).contiguous(), w, b, mask).transpose(0, 1)
+                                           : maskedTokenMixAutograd(xi, w, b, mask);
+          ((y - target).pow(2) * at::arange(1, 1 + y.numel(), opts).view(y.sizes())).sum().backward();
+          return std::vector<at::Tensor>{y.detach().contiguous(), xi.grad(), w.grad(), b.grad()};
+        };
+        const auto got = run(true), ref = run(false);
+        const char* names[] = {"y", "dx", "dW", "dbias"};
+        for (size_t i = 0; i < ref.size(); ++i) {
+          CHECK_CLOSE(got[i], ref[i], 1e-12, QString("%1 (L=%2 mask %3)").arg(names[i]).arg(length).arg(int(mask)));
+        }
+      }
+    }
+  }
+
+  // Mixed precision off the GPU: an fp32 x with a bf16 residual takes the unfused ops, and still
+  // gives the output and the residual's gradient in bf16, the sum in fp32.
+  void residualLayerNormMixedPrecisionOnCpu() {
+    torch::manual_seed(21);
+    const at::Tensor x = at::randn({2, 5, 16}).requires_grad_(true);
+    const at::Tensor r = at::randn({2, 5, 16}).to(at::kBFloat16).requires_grad_(true);
+    const at::Tensor w = (1 + 0.1 * at::randn({16})).requires_grad_(true),
+                     b = (0.1 * at::randn({16})).requires_grad_(true);
+    QVERIFY(!residualLayerNormSupports(x, r, w, b));
+    const auto [out, sum] = residualLayerNorm(x, r, w, b, 1e-5);
+    QCOMPARE(out.scalar_type(), at::kBFloat16);
+    QCOMPARE(sum.scalar_type(), at::kFloat);
+    const at::Tensor expected = at::layer_norm(x.detach() + r.detach().to(at::kFloat), {16}, w.detach(), b.detach());
+    CHECK_CLOSE(sum, x.detach() + r.detach().to(at::kFloat), 0.0, "sum");
+    CHECK_CLOSE(out, expected.to(at::kBFloat16), 0.0, "out");
+    (out.to(at::kFloat).sum() + sum.sum()).backward();
+    QCOMPARE(r.grad().scalar_type(), at::kBFloat16);
+    QCOMPARE(x.grad().scalar_type(), at::kFloat);
+  }
+
   // Central differences in fp64 for every input element of the fused op.
   void residualLayerNormFiniteDifferences() {
     torch::manual_seed(17);
@@ -369,7 +415,8 @@ class TestKernelReferences : public QObject {
     SKIP_WITHOUT_GPU();
     const at::ScalarType type = scalarType(dtype);
     const auto opts = at::TensorOptions().dtype(type).device(at::kCUDA);
-    for (const int64_t width : {int64_t{1}, int64_t{7}, int64_t{256}, int64_t{1000}}) {
+    // D = 2500: wider than the register kernels take (2048), so the loop kernels run.
+    for (const int64_t width : {int64_t{1}, int64_t{7}, int64_t{256}, int64_t{1000}, int64_t{2500}}) {
       torch::manual_seed(static_cast<uint64_t>(width));
       std::vector<at::Tensor> gpu = {2 * at::randn({4, 33, width}, opts) + 1, at::randn({4, 33, width}, opts),
                                      1 + 0.2 * at::randn({width}, opts), 0.2 * at::randn({width}, opts)};
@@ -389,6 +436,48 @@ class TestKernelReferences : public QObject {
       const char* names[] = {"out", "sum", "dx", "dweight", "dbias"};
       for (size_t i = 0; i < ref.size(); ++i) {
         CHECK_CLOSE(got[i], ref[i], tolerance, QString("%1 (D=%2 %3)").arg(names[i]).arg(width).arg(dtype));
+      }
+    }
+  }
+
+  // An fp32 x (and sum, weight, bias) with a half-precision residual, as the fused mixer stack
+  // runs under autocast: out and the residual's gradient come out in the residual's dtype.
+  void residualLayerNormMixedCudaMatchesCpu_data() {
+    QTest::addColumn<QString>("dtype");
+    QTest::newRow("bf16 residual") << "bf16";
+    QTest::newRow("fp16 residual") << "fp16";
+  }
+  void residualLayerNormMixedCudaMatchesCpu() {
+    QFETCH(QString, dtype);
+    SKIP_WITHOUT_GPU();
+    const at::ScalarType half = scalarType(dtype);
+    const auto f32 = at::TensorOptions().dtype(at::kFloat).device(at::kCUDA);
+    for (const int64_t width : {int64_t{7}, int64_t{256}, int64_t{1024}, int64_t{2500}}) {
+      torch::manual_seed(static_cast<uint64_t>(width) + 5);
+      std::vector<at::Tensor> gpu = {2 * at::randn({4, 33, width}, f32) + 1, at::randn({4, 33, width}, f32).to(half),
+                                     1 + 0.2 * at::randn({width}, f32), 0.2 * at::randn({width}, f32)};
+      QVERIFY(residualLayerNormSupports(gpu[0], gpu[1], gpu[2], gpu[3]));
+      std::vector<at::Tensor> cpu;
+      for (auto& t : gpu) {
+        t.requires_grad_(true);
+        cpu.push_back(t.detach().to(at::kCPU, at::kDouble).requires_grad_(true));
+      }
+      const at::Tensor w_out = at::randn({4, 33, width}, f32), w_sum = at::randn({4, 33, width}, f32);
+      auto run = [&](std::vector<at::Tensor>& in, const at::Tensor& wo, const at::Tensor& ws, bool device) {
+        const auto [out, sum] = residualLayerNorm(in[0], in[1], in[2], in[3], 1e-5);
+        if (device) {
+          if (out.scalar_type() != half || sum.scalar_type() != at::kFloat) return std::vector<at::Tensor>{};
+        }
+        const auto grads = torch::autograd::grad({(out.to(wo.scalar_type()) * wo).sum() + (sum * ws).sum()}, in);
+        if (device && grads[1].scalar_type() != half) return std::vector<at::Tensor>{};
+        return std::vector<at::Tensor>{out.detach(), sum.detach(), grads[0], grads[1], grads[2], grads[3]};
+      };
+      const auto got = run(gpu, w_out, w_sum, true);
+      QVERIFY2(!got.empty(), "out or the residual's gradient not in the residual's dtype, or the sum not fp32");
+      const auto ref = run(cpu, w_out.to(at::kCPU, at::kDouble), w_sum.to(at::kCPU, at::kDouble), false);
+      const char* names[] = {"out", "sum", "dx", "dresidual", "dweight", "dbias"};
+      for (size_t i = 0; i < ref.size(); ++i) {
+        CHECK_CLOSE(got[i], ref[i], 2e-2, QString("%1 (D=%2 %3)").arg(names[i]).arg(width).arg(dtype));
       }
     }
   }
@@ -420,14 +509,26 @@ class TestKernelReferences : public QObject {
         grads.insert(grads.begin(), y.detach());
         return grads;
       };
-      const auto got = run(gpu, w, ScanMode::Fused);
       const auto ref = run(cpu, w.to(at::kCPU, at::kDouble), ScanMode::Sequential);
-      const char* names[] = {"y", "du", "ddelta", "dA", "dB", "dC", "dD"};
-      for (size_t i = 0; i < ref.size(); ++i) {
-        // L = 1: nothing depends on A in the reference (no gradient); the kernel gives zeros.
-        if (!ref[i].defined()) continue;
-        CHECK_CLOSE(got[i], ref[i], tolerance,
-                    QString("%1 (L=%2 N=%3 %4)").arg(names[i]).arg(length).arg(state).arg(dtype));
+      // Both forward kernels: one thread per channel, one lane per state (N <= 32; else the first).
+      const ScanForwardKernel kept = scanForwardKernel();
+      for (const ScanForwardKernel kernel : {ScanForwardKernel::kThreadPerChannel, ScanForwardKernel::kLanePerState}) {
+        setScanForwardKernel(kernel);
+        const auto got = run(gpu, w, ScanMode::Fused);
+        setScanForwardKernel(kept);
+        const char* names[] = {"y", "du", "ddelta", "dA", "dB", "dC", "dD"};
+        const char* kernel_name = kernel == ScanForwardKernel::kLanePerState ? "lanes" : "thread";
+        for (size_t i = 0; i < ref.size(); ++i) {
+          // L = 1: nothing depends on A in the reference (no gradient); the kernel gives zeros.
+          if (!ref[i].defined()) continue;
+          CHECK_CLOSE(got[i], ref[i], tolerance,
+                      QString("%1 (L=%2 N=%3 %4, %5 forward)")
+                          .arg(names[i])
+                          .arg(length)
+                          .arg(state)
+                          .arg(dtype)
+                          .arg(kernel_name));
+        }
       }
     }
   }

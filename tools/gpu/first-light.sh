@@ -8,38 +8,10 @@
 set -u
 out=${1:?usage: first-light.sh OUT BUDGET_S}
 budget_s=${2:-540}
-start_s=$SECONDS
-repo=$(pwd)
-log=$out/first-light.log
 bench=$out/bench.log
-mkdir -p "$out"
-
-# --- the build and its libraries at the paths they were built with -------------------------------
-mkdir -p /work
-ln -sfn "$repo" /work/main
-tar -xJf .gpucarry/build.tar.xz -C /work
-tar -xJf .gpucarry/lib.tar.xz -C .gpucarry
-site=$(python3 -c 'import torch,os;print(os.path.dirname(os.path.dirname(torch.__file__)))')
-export LD_LIBRARY_PATH="$site/torch/lib:$site/nvidia/cu13/lib:$site/nvidia/nccl/lib:$site/nvidia/cudnn/lib:$repo/.gpucarry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export OMP_WAIT_POLICY=PASSIVE QT_QPA_PLATFORM=offscreen PYTHONUNBUFFERED=1
-B=/work/gpubuild
-ml=$B/app/cli/mixerlab
+source "$(dirname "$0")/device-env.sh"
 W=/tmp/fl
 mkdir -p $W
-
-left() { echo $((budget_s - (SECONDS - start_s))); }
-# step NAME MAX_S COMMAND...: runs when at least MAX_S/2 seconds are left, for at most MAX_S
-step() {
-  local name=$1 max=$2; shift 2
-  if [[ -n "${SKIP:-}" && "$name" =~ ^(${SKIP})$ ]]; then echo "=== $name: skipped (SKIP)" >>"$log"; return; fi
-  local l; l=$(left)
-  if (( l < max / 2 )); then echo "=== $name: SKIPPED ($l s left)" | tee -a "$log"; return; fi
-  (( max > l )) && max=$l
-  echo "=== $name (at $((SECONDS - start_s)) s, limit $max s)" >>"$log"
-  local t0=$SECONDS
-  timeout -k 5 "$max" bash -c "$*" >>"$log" 2>&1
-  echo "=== $name: rc $? in $((SECONDS - t0)) s" | tee -a "$log"
-}
 
 if ! $ml --version >>"$log" 2>&1; then  # nothing else can run: say why at once
   echo "mixerlab does not start:" | tee -a "$log"; ldd $ml | grep -i "not found" | tee -a "$log"; exit 1

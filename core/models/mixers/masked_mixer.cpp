@@ -9,6 +9,7 @@
 #include "core/models/mixers/mixer_expanded.h"
 #include "core/models/mixers/mixer_head.h"
 #include "kernels/masked_token_mix.h"
+#include "kernels/residual_layer_norm.h"
 
 namespace mixerlab {
 namespace F = torch::nn::functional;
@@ -53,28 +54,36 @@ at::Tensor MaskedTokenConvImpl::appliedWeight() const {
   return maskedWeight();
 }
 
-at::Tensor MaskedTokenConvImpl::forward(const at::Tensor& x) {
-  at::Tensor w;
-  kernels::TokenMask mask = settings_.mask;
+std::pair<at::Tensor, kernels::TokenMask> MaskedTokenConvImpl::forwardWeight() {
   if (settings_.weights == MixWeights::kSoftmaxCompat) {
     applySoftmaxCompat();
-    w = weight;  // plain product on the stored weights: every entry gets a gradient, as in the research run
-    mask = kernels::TokenMask::kNone;
-  } else if (settings_.weights == MixWeights::kSoftmax) {
+    // plain product on the stored weights: every entry gets a gradient, as in the research run
+    return {weight, kernels::TokenMask::kNone};
+  }
+  if (settings_.weights == MixWeights::kSoftmax) {
     // Row i: softmax over j <= i only; the -inf entries get exactly zero weight and zero gradient.
     auto keep = kernels::tokenMask(kernels::TokenMask::kCausal, context_length_, context_length_, weight.options());
-    w = torch::softmax(weight.select(2, 0).masked_fill(keep.eq(0), -INFINITY), 1).unsqueeze(-1);
-  } else if (settings_.inplace_mask) {
+    return {torch::softmax(weight.select(2, 0).masked_fill(keep.eq(0), -INFINITY), 1).unsqueeze(-1), settings_.mask};
+  }
+  if (settings_.inplace_mask) {
     // Research mechanics (spec section 0): overwrite the storage with the masked weight, then run
     // the plain product, so masked entries receive gradients. Only rewrites when something is
     // unmasked, so repeated forwards between optimizer steps leave the version counter alone.
     const auto unmasked = weight - maskedWeight();
     if (unmasked.abs().max().item<double>() > 0) zeroMaskedEntries();
-    w = weight;
-    mask = kernels::TokenMask::kNone;
-  } else {
-    w = weight;
+    return {weight, kernels::TokenMask::kNone};
   }
+  return {weight, settings_.mask};
+}
+
+at::Tensor MaskedTokenConvImpl::forwardTokenMajor(const at::Tensor& x) {
+  TORCH_CHECK(kernel_size_ == 1, "token-major mixing needs kernel size 1, this conv has ", kernel_size_);
+  const auto [w, mask] = forwardWeight();
+  return kernels::tokenMajorMix(x, w.select(2, 0), bias, mask);
+}
+
+at::Tensor MaskedTokenConvImpl::forward(const at::Tensor& x) {
+  const auto [w, mask] = forwardWeight();
   if (kernel_size_ == 1) return kernels::maskedTokenMix(x, w.select(2, 0), bias, mask);
   // k > 1: each tap t mixes hidden feature f + t - left of earlier tokens ('same' padding on D,
   // left = floor((k-1)/2), right = the rest, as PyTorch's padding='same').
@@ -129,9 +138,20 @@ std::vector<MaskedTokenConvImpl*> MixerBlockImpl::squareConvs() {
   return out;
 }
 
-at::Tensor MixerBlockImpl::forward(const at::Tensor& x) {
+at::Tensor MixerBlockImpl::mix(const at::Tensor& normed, bool token_major) {
+  if (token_major) return conv->forwardTokenMajor(normed);
+  return conv ? conv->forward(normed) : expanded ? expanded->forward(normed) : mixerhead->forward(normed);
+}
+
+bool MixerBlockImpl::tokenMajorCapable() const { return conv && conv->kernelSize() == 1; }
+
+bool MixerBlockImpl::fusableNorms() const {
+  return tokenMajorCapable() && residual_ && seq_layernorm && patch_layernorm && patch_ff;
+}
+
+at::Tensor MixerBlockImpl::forward(const at::Tensor& x, bool token_major) {
   auto normed = seq_layernorm ? seq_layernorm->forward(x) : x;
-  auto mixed = conv ? conv->forward(normed) : expanded ? expanded->forward(normed) : mixerhead->forward(normed);
+  auto mixed = mix(normed, token_major);
   auto h = residual_ ? x + mixed : mixed;
   if (!patch_ff) return h;
   auto ff = feedForward(patch_layernorm ? patch_layernorm->forward(h) : h);
@@ -173,13 +193,58 @@ MaskedMixer::MaskedMixer(const ModelConfig& c) : LanguageModel(c) {
 }
 
 at::Tensor MaskedMixer::hiddenStates(const at::Tensor& input_ids) {
-  return layerOutput(wte->forward(input_ids), representationLayers());
+  if (stackPath(wte->weight) == MixerStackPath::kModules) {
+    return layerOutput(wte->forward(input_ids), representationLayers());
+  }
+  // Token-major from the lookup on: only the [T, B] ids are transposed, not the embeddings.
+  const auto x = tokenMajorBlocks(wte->forward(input_ids.t()), representationLayers(),
+                                  stackPath(wte->weight) == MixerStackPath::kFused);
+  return x.transpose(0, 1).contiguous();
 }
 
 int64_t MaskedMixer::representationLayers() const { return static_cast<int64_t>(mixerblocks->size()); }
 at::Tensor MaskedMixer::tokenEmbeddingMatrix() { return wte->weight; }
 
+MixerStackPath MaskedMixer::stackPath(const at::Tensor& reference) const {
+  MixerStackPath path = preferredMixerStackPath(reference);
+  if (path == MixerStackPath::kModules || hasLayerHook()) return MixerStackPath::kModules;
+  for (const auto& item : *mixerblocks) {
+    const auto* block = item->as<MixerBlock>();
+    if (!block->tokenMajorCapable()) return MixerStackPath::kModules;
+    if (!block->fusableNorms()) path = MixerStackPath::kTokenMajor;
+  }
+  return path;
+}
+
+at::Tensor MaskedMixer::tokenMajorBlocks(at::Tensor x, int64_t layers, bool fused) {
+  if (!fused || layers == 0) {
+    for (int64_t i = 0; i < layers; ++i) x = mixerblocks[i]->as<MixerBlock>()->forward(x, true);
+    return x;
+  }
+  // Each block is x + mix(LN1(x)), then h + FF(LN2(h)); every add but the last is fused with the
+  // norm that reads its result (the next block's LN1 after the feed-forward).
+  auto* block = mixerblocks[0]->as<MixerBlock>();
+  at::Tensor normed = block->seq_layernorm->forward(x);
+  for (int64_t i = 0; i < layers; ++i) {
+    block = mixerblocks[i]->as<MixerBlock>();
+    const auto& norm2 = block->patch_layernorm;
+    auto [ff_in, h] =
+        kernels::residualLayerNorm(x, block->mix(normed, true), norm2->weight, norm2->bias, norm2->options.eps());
+    const at::Tensor ff = block->feedForward(ff_in);
+    if (i + 1 == layers) return h + ff;
+    const auto& next_norm = mixerblocks[i + 1]->as<MixerBlock>()->seq_layernorm;
+    std::tie(normed, x) =
+        kernels::residualLayerNorm(h, ff, next_norm->weight, next_norm->bias, next_norm->options.eps());
+  }
+  return x;
+}
+
 at::Tensor MaskedMixer::layerOutput(const at::Tensor& embeds, int64_t layer) {
+  const MixerStackPath path = stackPath(embeds);
+  if (path != MixerStackPath::kModules) {
+    const auto x = tokenMajorBlocks(embeds.transpose(0, 1).contiguous(), layer, path == MixerStackPath::kFused);
+    return x.transpose(0, 1).contiguous();
+  }
   auto x = embeds;
   for (int64_t i = 0; i < layer; ++i) x = applyLayerHook(i, mixerblocks[i]->as<MixerBlock>()->forward(x));
   return x;

@@ -16,6 +16,8 @@
 
 #include "core/models/language_model.h"
 #include "core/models/mixers/mixer_options.h"
+#include "core/models/mixers/mixer_stack_path.h"
+#include "kernels/masked_token_mix.h"
 
 namespace mixerlab {
 
@@ -28,6 +30,8 @@ class MaskedTokenConvImpl : public torch::nn::Module {
  public:
   MaskedTokenConvImpl(int64_t context_length, int64_t kernel_size, TokenConvSettings settings = {});
   at::Tensor forward(const at::Tensor& x);  // [B, L, D] -> [B, L, D]
+  // The same mix of a token-major x: [L, B, D] -> [L, B, D] (kernel size 1 only).
+  at::Tensor forwardTokenMajor(const at::Tensor& x);
   void zeroMaskedEntries();
   at::Tensor maskedWeight() const;  // [T, T, k] with the masked entries of every tap zeroed
   // softmax_compat: W <- tril(softmax over output tokens (dim 0) of tril(W)), written into the parameter.
@@ -40,6 +44,9 @@ class MaskedTokenConvImpl : public torch::nn::Module {
   at::Tensor weight, bias;
 
  private:
+  // The weight forward() multiplies by and the mask it still needs (softmax_compat and the in-place
+  // mask rewrite the parameter first, as the research code does).
+  std::pair<at::Tensor, kernels::TokenMask> forwardWeight();
   int64_t context_length_, kernel_size_;
   TokenConvSettings settings_;
 };
@@ -53,7 +60,14 @@ class MixerHeadImpl;
 class MixerBlockImpl : public torch::nn::Module {
  public:
   explicit MixerBlockImpl(const ModelConfig& config);
-  at::Tensor forward(const at::Tensor& x);
+  // token_major: x is [L, B, D] (MaskedMixer's token-major stack; flat mixing with kernel size 1).
+  at::Tensor forward(const at::Tensor& x, bool token_major = false);
+  at::Tensor mix(const at::Tensor& normed, bool token_major);  // the token-mixing sublayer alone
+  // Whether the stack may fuse this block's residual adds into the LayerNorms after them: pre-norm
+  // residual block with both norms, a feed-forward and flat mixing.
+  bool fusableNorms() const;
+  // Whether the block can run token-major: flat mixing with kernel size 1.
+  bool tokenMajorCapable() const;
   std::vector<MaskedTokenConvImpl*> squareConvs();  // the flat conv or every head's conv
   at::Tensor feedForward(const at::Tensor& x);      // the position-wise sublayer (patch_ff must be set)
   bool residual() const { return residual_; }
@@ -84,12 +98,17 @@ class MaskedMixer : public LanguageModel {
   at::Tensor layerOutput(const at::Tensor& embeds, int64_t layer) override;
   std::map<std::string, at::Tensor> moduleTensors() override;
   void afterLoad() override;
+  // The block-stack path forward() takes for tensors like `reference` (mixer_stack_path.h): the
+  // preferred one, or the nearest simpler one these blocks allow (a layer hook forces kModules).
+  MixerStackPath stackPath(const at::Tensor& reference) const;
 
   torch::nn::Embedding wte{nullptr};
   torch::nn::ModuleList mixerblocks{nullptr};
   torch::nn::Linear lm_head{nullptr};  // null when tie_weights (the head reuses wte.weight)
 
  private:
+  // `layers` blocks over a token-major x ([T, B, D]); fused: residual adds fused into the norms.
+  at::Tensor tokenMajorBlocks(at::Tensor x, int64_t layers, bool fused);
   bool relu_head_ = false;  // options.head_activation "relu" (LinearMixer)
 };
 
