@@ -113,7 +113,7 @@ ResidualLayerNormGradients residualLayerNormBackwardCuda(const at::Tensor& grad_
   const at::Tensor g_out = grad_out.contiguous(), w = weight.contiguous();
   const at::Tensor g_sum = grad_sum.defined() ? grad_sum.contiguous() : at::Tensor();
   const int64_t width = sum.size(-1), rows = width > 0 ? sum.numel() / width : 0;
-  const int64_t chunks = cuda::residualLayerNormChunks(rows, width);
+  const int64_t chunks = cuda::residualLayerNormChunks(rows);
   at::Tensor g_w_parts = at::empty({chunks, width}, accOptions(sum));
   at::Tensor g_b_parts = at::empty({chunks, width}, accOptions(sum));
   const bool mixed = g_out.scalar_type() != sum.scalar_type();

@@ -59,8 +59,8 @@ cudaError_t residualLayerNormForward(Dtype dtype, Dtype residual_dtype, const vo
                                      const void* weight, const void* bias, void* out, void* sum, void* mean, void* rstd,
                                      int64_t rows, int64_t width, double eps, cudaStream_t stream);
 // Row chunks the weight/bias gradient is split over: grad_w_parts, grad_b_parts are
-// [residualLayerNormChunks(rows, D), D] in the accumulator type, summed over chunks by the caller.
-int64_t residualLayerNormChunks(int64_t rows, int64_t width);
+// [residualLayerNormChunks(rows), D] in the accumulator type, summed over chunks by the caller.
+int64_t residualLayerNormChunks(int64_t rows);
 // grad_x = grad_sum + LayerNorm backward (grad_sum may be null), in dtype; grad_out in residual_dtype.
 // grad_residual (the same values in residual_dtype) is written when not null.
 cudaError_t residualLayerNormBackward(Dtype dtype, Dtype residual_dtype, const void* grad_out, const void* grad_sum,

@@ -1,15 +1,12 @@
 // CUDA kernels of the fused residual add + LayerNorm (kernels/residual_layer_norm.h). Forward: one
 // block per row writes s = x + residual, reduces its mean and (two-pass) variance in shared
-// memory, writes out, mean and rstd. Backward: ds (grad_sum plus the LayerNorm backward, two row
-// sums) and the weight and bias gradients as partial sums per chunk of rows, summed by the caller
-// in a fixed order. Rows of up to kRowThreads * kItems elements (D <= 2048) keep their values in
-// registers: the forward reads x and the residual once, and one backward kernel walks a chunk of
-// kRegisterChunkRows rows, accumulating the weight and bias gradients of its columns in registers,
-// so every input is read once (measured on an H200: docs/kernels.md). Wider rows take the loop
-// kernels: the forward re-reads the sum it wrote, the backward runs a row kernel and then a column
-// kernel over chunks of kRowsPerChunk rows. T is the type of x, the
+// memory, writes out, mean and rstd. Backward: one block per row for ds (grad_sum plus the
+// LayerNorm backward, two row sums), then a column kernel over row chunks for the weight and bias
+// gradients (partial sums per chunk, summed by the caller in a fixed order). T is the type of x, the
 // sum, the weight and the bias; R that of the residual, the output and their gradients: T = R, or
-// T = float with R half or bfloat16 (an fp32 residual stream under autocast).
+// T = float with R half or bfloat16 (an fp32 residual stream under autocast). Tried on an H200 and
+// slower, so not kept (docs/kernels.md): rows held in registers with the backward's weight/bias
+// sums fused in, and one warp per row.
 #include "kernels/cuda/common.cuh"
 
 namespace mixerlab::kernels::cuda {
@@ -18,133 +15,6 @@ namespace {
 
 constexpr int kRowThreads = 256;
 constexpr int64_t kRowsPerChunk = 64;
-constexpr int kItems = 8;                   // register slots per thread: rows up to 2048 wide
-constexpr int64_t kRegisterChunkRows = 16;  // rows per block of the register backward
-
-bool fitsRegisters(int64_t width) { return width <= int64_t{kRowThreads} * kItems; }
-
-// Sums of two values per thread over the whole block (see blockSum); scratch holds 64 values.
-template <typename A>
-__device__ void blockSum2(A& a, A& b, A* scratch) {
-  for (int offset = 16; offset > 0; offset >>= 1) {
-    a += __shfl_xor_sync(0xffffffffu, a, offset);
-    b += __shfl_xor_sync(0xffffffffu, b, offset);
-  }
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  if (lane == 0) {
-    scratch[warp] = a;
-    scratch[32 + warp] = b;
-  }
-  __syncthreads();
-  a = 0;
-  b = 0;
-  for (int i = 0; i < warps; ++i) {
-    a += scratch[i];
-    b += scratch[32 + i];
-  }
-  __syncthreads();
-}
-
-template <typename T, typename R>
-__global__ void __launch_bounds__(kRowThreads)
-    forwardRegisterKernel(const T* x, const R* r, const T* w, const T* bias, R* out, T* sum, acc_t<T>* mean,
-                          acc_t<T>* rstd, int64_t width, double eps) {
-  using A = acc_t<T>;
-  __shared__ A scratch[32];
-  const int64_t o = static_cast<int64_t>(blockIdx.x) * width;
-  A v[kItems];
-  A total = 0;
-#pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    const int64_t d = threadIdx.x + i * kRowThreads;
-    v[i] = 0;
-    if (d < width) {
-      const T s = fromAcc<T>(toAcc(x[o + d]) + toAcc(r[o + d]));  // rounded as the unfused add would
-      sum[o + d] = s;
-      v[i] = toAcc(s);
-      total += v[i];
-    }
-  }
-  const A mu = blockSum(total, scratch) / static_cast<A>(width);
-  A squares = 0;
-#pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    if (threadIdx.x + i * kRowThreads < width) squares += (v[i] - mu) * (v[i] - mu);
-  }
-  const A inv = A(1) / sqrt(blockSum(squares, scratch) / static_cast<A>(width) + static_cast<A>(eps));
-#pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    const int64_t d = threadIdx.x + i * kRowThreads;
-    if (d < width) out[o + d] = fromAcc<R>((v[i] - mu) * inv * toAcc(w[d]) + toAcc(bias[d]));
-  }
-  if (threadIdx.x == 0) {
-    mean[blockIdx.x] = mu;
-    rstd[blockIdx.x] = inv;
-  }
-}
-
-// One block per chunk of kRegisterChunkRows rows: ds for each row, and the chunk's partial weight
-// and bias gradients of every column (a thread's columns stay in its registers across the rows).
-template <typename T, typename R>
-__global__ void __launch_bounds__(kRowThreads)
-    backwardRegisterKernel(const R* g_out, const T* g_sum, const T* sum, const acc_t<T>* mean, const acc_t<T>* rstd,
-                           const T* w, T* g_x, R* g_r, acc_t<T>* g_w_parts, acc_t<T>* g_b_parts, int64_t rows,
-                           int64_t width) {
-  using A = acc_t<T>;
-  __shared__ A scratch[64];
-  A wv[kItems], gw[kItems], gb[kItems];
-#pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    const int64_t d = threadIdx.x + i * kRowThreads;
-    wv[i] = d < width ? toAcc(w[d]) : A(0);
-    gw[i] = 0;
-    gb[i] = 0;
-  }
-  const int64_t r0 = static_cast<int64_t>(blockIdx.x) * kRegisterChunkRows;
-  const int64_t r1 = min(rows, r0 + kRegisterChunkRows);
-  for (int64_t row = r0; row < r1; ++row) {
-    const int64_t o = row * width;
-    const A mu = mean[row], inv = rstd[row];
-    A go[kItems], xhat[kItems];
-    A sum_g = 0, sum_g_xhat = 0;
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      const int64_t d = threadIdx.x + i * kRowThreads;
-      go[i] = 0;
-      xhat[i] = 0;
-      if (d < width) {
-        go[i] = toAcc(g_out[o + d]);
-        xhat[i] = (toAcc(sum[o + d]) - mu) * inv;
-        const A g = go[i] * wv[i];
-        sum_g += g;
-        sum_g_xhat += g * xhat[i];
-        gw[i] += go[i] * xhat[i];
-        gb[i] += go[i];
-      }
-    }
-    blockSum2(sum_g, sum_g_xhat, scratch);
-    const A mean_g = sum_g / static_cast<A>(width), mean_g_xhat = sum_g_xhat / static_cast<A>(width);
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      const int64_t d = threadIdx.x + i * kRowThreads;
-      if (d < width) {
-        const A carried = g_sum ? toAcc(g_sum[o + d]) : A(0);
-        const A ds = carried + inv * (go[i] * wv[i] - mean_g - xhat[i] * mean_g_xhat);
-        g_x[o + d] = fromAcc<T>(ds);
-        if (g_r) g_r[o + d] = fromAcc<R>(ds);
-      }
-    }
-  }
-#pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    const int64_t d = threadIdx.x + i * kRowThreads;
-    if (d < width) {
-      g_w_parts[blockIdx.x * width + d] = gw[i];
-      g_b_parts[blockIdx.x * width + d] = gb[i];
-    }
-  }
-}
-
 template <typename T, typename R>
 __global__ void __launch_bounds__(kRowThreads)
     forwardKernel(const T* x, const R* r, const T* w, const T* bias, R* out, T* sum, acc_t<T>* mean, acc_t<T>* rstd,
@@ -239,8 +109,7 @@ cudaError_t residualLayerNormForward(Dtype dtype, Dtype residual_dtype, const vo
   return dispatchPair(dtype, residual_dtype, [&](auto tag, auto residual_tag) {
     using T = decltype(tag);
     using R = decltype(residual_tag);
-    auto kernel = fitsRegisters(width) ? forwardRegisterKernel<T, R> : forwardKernel<T, R>;
-    kernel<<<static_cast<unsigned int>(rows), kRowThreads, 0, stream>>>(
+    forwardKernel<T, R><<<static_cast<unsigned int>(rows), kRowThreads, 0, stream>>>(
         static_cast<const T*>(x), static_cast<const R*>(residual), static_cast<const T*>(weight),
         static_cast<const T*>(bias), static_cast<R*>(out), static_cast<T*>(sum), static_cast<acc_t<T>*>(mean),
         static_cast<acc_t<T>*>(rstd), width, eps);
@@ -248,10 +117,7 @@ cudaError_t residualLayerNormForward(Dtype dtype, Dtype residual_dtype, const vo
   });
 }
 
-int64_t residualLayerNormChunks(int64_t rows, int64_t width) {
-  const int64_t per_chunk = fitsRegisters(width) ? kRegisterChunkRows : kRowsPerChunk;
-  return rows == 0 ? 1 : (rows + per_chunk - 1) / per_chunk;
-}
+int64_t residualLayerNormChunks(int64_t rows) { return rows == 0 ? 1 : (rows + kRowsPerChunk - 1) / kRowsPerChunk; }
 
 cudaError_t residualLayerNormBackward(Dtype dtype, Dtype residual_dtype, const void* grad_out, const void* grad_sum,
                                       const void* sum, const void* mean, const void* rstd, const void* weight,
@@ -267,20 +133,11 @@ cudaError_t residualLayerNormBackward(Dtype dtype, Dtype residual_dtype, const v
       if (err == cudaSuccess) err = cudaMemsetAsync(grad_b_parts, 0, sizeof(A) * width, stream);
       return err;
     }
-    const auto chunks = static_cast<unsigned int>(residualLayerNormChunks(rows, width));
-    if (fitsRegisters(width)) {
-      backwardRegisterKernel<T, R><<<chunks, kRowThreads, 0, stream>>>(
-          static_cast<const R*>(grad_out), static_cast<const T*>(grad_sum), static_cast<const T*>(sum),
-          static_cast<const A*>(mean), static_cast<const A*>(rstd), static_cast<const T*>(weight),
-          static_cast<T*>(grad_x), static_cast<R*>(grad_residual), static_cast<A*>(grad_w_parts),
-          static_cast<A*>(grad_b_parts), rows, width);
-      return cudaGetLastError();
-    }
     backwardRowKernel<T, R><<<static_cast<unsigned int>(rows), kRowThreads, 0, stream>>>(
         static_cast<const R*>(grad_out), static_cast<const T*>(grad_sum), static_cast<const T*>(sum),
         static_cast<const A*>(mean), static_cast<const A*>(rstd), static_cast<const T*>(weight),
         static_cast<T*>(grad_x), static_cast<R*>(grad_residual), width);
-    const dim3 grid(ceilDiv(width, 128), chunks);
+    const dim3 grid(ceilDiv(width, 128), static_cast<unsigned int>(residualLayerNormChunks(rows)));
     paramGradKernel<T, R><<<grid, 128, 0, stream>>>(
         static_cast<const R*>(grad_out), static_cast<const T*>(sum), static_cast<const A*>(mean),
         static_cast<const A*>(rstd), rows, width, static_cast<A*>(grad_w_parts), static_cast<A*>(grad_b_parts));

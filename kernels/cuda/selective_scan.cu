@@ -66,26 +66,26 @@ __global__ void __launch_bounds__(256) scanForwardLanesKernel(ScanArgs p) {
   const int64_t e = active ? channel : E - 1;
   const bool has_state = lane < N;
   const int64_t n = has_state ? lane : 0;
-  // Pointers walked one time step at a time (no per-step index products).
-  const T* __restrict__ u = static_cast<const T*>(p.u) + b * L * E + e;
-  const T* __restrict__ delta = static_cast<const T*>(p.delta) + b * L * E + e;
-  const T* __restrict__ Bm = static_cast<const T*>(p.B) + b * L * N + n;
-  const T* __restrict__ Cm = static_cast<const T*>(p.C) + b * L * N + n;
-  T* __restrict__ y = static_cast<T*>(p.y) + b * L * E + e;
+  const T* __restrict__ u = static_cast<const T*>(p.u);
+  const T* __restrict__ delta = static_cast<const T*>(p.delta);
+  const T* __restrict__ Bm = static_cast<const T*>(p.B);
+  const T* __restrict__ Cm = static_cast<const T*>(p.C);
+  T* __restrict__ y = static_cast<T*>(p.y);
   const A a = has_state ? toAcc(static_cast<const T*>(p.A)[e * N + n]) : A(0);
   const A d_skip = p.D ? toAcc(static_cast<const T*>(p.D)[e]) : A(0);
-  const bool writer = lane == 0 && active;
   A h = 0;
+  // Index products each step: walking pointers instead measured slower on an H200 (0.649 against
+  // 0.479 ms at B=16 E=2048 N=16 L=512), presumably losing the loads hoisted across the unrolled steps.
 #pragma unroll 4
   for (int64_t t = 0; t < L; ++t) {
-    const A dt = toAcc(*delta), uu = toAcc(*u);
-    const A bn = toAcc(*Bm), cn = toAcc(*Cm);
+    const int64_t bte = (b * L + t) * E + e, btn = (b * L + t) * N + n;
+    const A dt = toAcc(delta[bte]), uu = toAcc(u[bte]);
+    const A bn = toAcc(Bm[btn]), cn = toAcc(Cm[btn]);
     h = has_state ? expAcc(dt * a) * h + dt * uu * bn : A(0);
     A out = cn * h;
 #pragma unroll
     for (int offset = kLanes / 2; offset > 0; offset >>= 1) out += __shfl_xor_sync(0xffffffffu, out, offset);
-    if (writer) *y = fromAcc<T>(out + d_skip * uu);
-    u += E, delta += E, y += E, Bm += N, Cm += N;
+    if (lane == 0 && active) y[bte] = fromAcc<T>(out + d_skip * uu);
   }
 }
 

@@ -202,6 +202,31 @@ class TestBenchCli : public QObject {
     QVERIFY(!record(whole).contains("phase_ms_median"));
   }
 
+  // `bench kernels --scan`: the selective scan's rows and its memory bound, which is the bytes any
+  // scan forward must move (u, delta, y over B x L x E; B, C over B x L x N; A and D) over the
+  // measured copy bandwidth. The expected bytes are written out here, apart from the code's formula.
+  void kernelsScanSectionPrintsTheMemoryBound() {
+    auto r = runCli({"bench", "kernels", "--lengths", "256", "--batch", "4", "--width", "64", "--repeats", "1",
+                     "--scan", "--threads", "1"});
+    QVERIFY2(r.exit_code == 0, qPrintable(r.err + r.out));
+    const QRegularExpression bandwidth_re("device copy bandwidth (\\d+) GB/s");
+    const auto bandwidth = bandwidth_re.match(r.out);
+    QVERIFY2(bandwidth.hasMatch(), qPrintable(r.out));
+    QVERIFY2(r.out.contains("parallel ops (old)") && r.out.contains("fused loops"), qPrintable(r.out));
+    const QRegularExpression row_re("scan +256 +fused loops +([0-9.]+) +([0-9.]+) .* ([0-9.]+) +([0-9.]+)x");
+    const auto row = row_re.match(r.out);
+    QVERIFY2(row.hasMatch(), qPrintable(r.out));
+    const double b = 4, l = 256, e = 2 * 64, n = 16;
+    const double bytes = 4 * (3 * b * l * e + 2 * b * l * n + e * (n + 1));  // 1,712,640
+    const double expected_ms = bytes / (bandwidth.captured(1).toDouble() * 1e9) * 1e3;
+    const double bound_ms = row.captured(3).toDouble();
+    // the bandwidth is printed rounded to 1 GB/s, the bound to 1e-4 ms
+    QVERIFY2(std::abs(bound_ms - expected_ms) <= 0.05 * expected_ms + 1e-4,
+             qPrintable(QString("bound %1 ms, expected %2 ms\n%3").arg(bound_ms).arg(expected_ms).arg(r.out)));
+    const double ratio = row.captured(4).toDouble(), forward_ms = row.captured(1).toDouble();
+    QVERIFY2(std::abs(ratio - forward_ms / bound_ms) <= 0.05 * ratio + 0.1, qPrintable(r.out));
+  }
+
   // The single-model mode (what `bench train` did before --grid) still runs, here in bf16.
   void singleModelModeStillRuns() {
     auto r =

@@ -193,12 +193,10 @@ MaskedMixer::MaskedMixer(const ModelConfig& c) : LanguageModel(c) {
 }
 
 at::Tensor MaskedMixer::hiddenStates(const at::Tensor& input_ids) {
-  if (stackPath(wte->weight) == MixerStackPath::kModules) {
-    return layerOutput(wte->forward(input_ids), representationLayers());
-  }
+  const MixerStackPath path = stackPath(wte->weight);
+  if (path == MixerStackPath::kModules) return layerOutput(wte->forward(input_ids), representationLayers());
   // Token-major from the lookup on: only the [T, B] ids are transposed, not the embeddings.
-  const auto x = tokenMajorBlocks(wte->forward(input_ids.t()), representationLayers(),
-                                  stackPath(wte->weight) == MixerStackPath::kFused);
+  const auto x = tokenMajorBlocks(wte->forward(input_ids.t()), representationLayers(), path == MixerStackPath::kFused);
   return x.transpose(0, 1).contiguous();
 }
 
