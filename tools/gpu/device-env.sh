@@ -1,6 +1,6 @@
 # Sourced by the GPU-machine scripts of tools/gpu/ (first-light.sh, speed-round.sh,
 # kernel-profile.sh): unpacks the build that tools/gpu/pack-build.sh carried over at the path it was
-# built at (once), points LD_LIBRARY_PATH at the wheel's torch and nvidia libraries, and defines
+# built at, points LD_LIBRARY_PATH at the wheel's torch and nvidia libraries, and defines
 # step NAME MAX_S COMMAND..., which runs a check with its own time limit inside the budget, so a
 # failing or slow step does not stop the rest. Expects $out (log folder) and $budget_s; sets $ml,
 # $B (the build), $log, $repo and $start_s.
@@ -9,8 +9,16 @@ start_s=$SECONDS
 log=$out/${log_name:-first-light.log}
 mkdir -p "$out" /work
 ln -sfn "$repo" /work/main
-[[ -x /work/gpubuild/app/cli/mixerlab ]] || tar -xJf .gpucarry/build.tar.xz -C /work
-[[ -d .gpucarry/lib ]] || tar -xJf .gpucarry/lib.tar.xz -C .gpucarry
+# A machine kept warm between calls still holds the previous call's build: unpack again whenever
+# the carried archive differs from the one unpacked there.
+stamp=$(md5sum .gpucarry/build.tar.xz | cut -c1-32)
+if [[ -f /work/gpubuild/build.ninja ]]; then  # the build tree itself (the CPU machine): never replaced
+  echo "device-env.sh: /work/gpubuild is a build tree, not an unpacked carry; run this on the GPU machine" >&2
+  exit 1
+elif [[ "$(cat /work/gpubuild/.carry-stamp 2>/dev/null)" != "$stamp" ]]; then
+  rm -rf /work/gpubuild && tar -xJf .gpucarry/build.tar.xz -C /work && echo "$stamp" >/work/gpubuild/.carry-stamp
+fi
+rm -rf .gpucarry/lib && tar -xJf .gpucarry/lib.tar.xz -C .gpucarry
 site=$(python3 -c 'import torch,os;print(os.path.dirname(os.path.dirname(torch.__file__)))')
 export LD_LIBRARY_PATH="$site/torch/lib:$site/nvidia/cu13/lib:$site/nvidia/nccl/lib:$site/nvidia/cudnn/lib:$repo/.gpucarry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export OMP_WAIT_POLICY=PASSIVE QT_QPA_PLATFORM=offscreen PYTHONUNBUFFERED=1
