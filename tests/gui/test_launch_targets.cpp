@@ -2,8 +2,19 @@
 // command ("local, GPU k": cuda:k; "local, N GPUs": N ranks asking for cuda), checked with a stand-in
 // CLI script that records its arguments; the selector probes this machine in the background and
 // shows its cores before any launch; an unreachable SSH host fails its probe with the reason,
-// and a saved host's probe passes a hostile folder as one argument.
+// and a saved host's probe passes a hostile folder as one argument. A start while another thread
+// is inside a BLAS product returns at once (it froze the workbench when it forked), and the child
+// runs in its own session, in the working directory, with its standard error in the error file,
+// and is reaped when it ends.
+#include <ATen/ATen.h>
 #include <QtTest/QtTest>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
 
 #include <QThread>
 
@@ -62,6 +73,63 @@ class TestLaunchTargets : public QObject {
     fs::remove(record);
     gui::LocalDataParallelTarget cpu_ranks(fake, 2);
     QCOMPARE(argumentsReceived(cpu_ranks, record), QString("launch --nproc 2 -- train p.json --run mixer"));
+  }
+
+  // The queue starts a run while an inversion or a generation is multiplying matrices on another
+  // thread. A fork() then ran OpenBLAS's at-fork handler, which waits for BLAS threads that are busy
+  // with that product: the GUI froze (found by driving the walkthrough under Xvfb, with gdb).
+  void startsWhileAnotherThreadMultipliesMatrices() {
+    const fs::path script = dir_ / "fake-busy.sh";
+    testing::writeText(
+        script,
+        "#!/bin/sh\necho \"$(pwd) $$ $(cut -d' ' -f6 /proc/$$/stat)\" > \"$1.tmp\" && mv \"$1.tmp\" \"$1\"\n"
+        "echo refused >&2\n");
+    fs::permissions(script, fs::perms::owner_all);
+    std::atomic<bool> stop{false};
+    std::thread products([&stop] {
+      const at::Tensor a = at::randn({384, 384});
+      while (!stop) at::mm(a, a);
+    });
+    // A fork() here either hangs in OpenBLAS's at-fork handler (the GUI's freeze) or shuts BLAS's
+    // workers down under the running product, which then never returns. Either way SIGALRM's default
+    // action ends the program within a minute.
+    ::alarm(60);
+    QThread::msleep(200);  // the products are running
+    gui::LocalLaunchTarget target(QString::fromStdString(script.string()));
+    std::vector<std::pair<fs::path, gui::LaunchedProcess>> started;
+    for (int i = 0; i < 40; ++i) {
+      const fs::path record = dir_ / ("busy-" + std::to_string(i) + ".txt");
+      gui::LaunchedProcess launched;
+      const QString error =
+          target.start({QString::fromStdString(record.string())}, QString::fromStdString(dir_.string()), &launched);
+      if (!error.isEmpty()) break;
+      started.emplace_back(record, launched);
+    }
+    stop = true;
+    products.join();
+    ::alarm(0);
+    QCOMPARE(started.size(), size_t{40});
+    for (const auto& [record, launched] : started) {
+      QElapsedTimer waited;
+      waited.start();
+      while (!fs::exists(record) && waited.elapsed() < 10000) QTest::qWait(20);
+      QFile file(QString::fromStdString(record.string()));
+      QVERIFY2(file.open(QIODevice::ReadOnly), record.c_str());
+      const QStringList fields = QString::fromUtf8(file.readAll()).trimmed().split(' ');
+      QCOMPARE(fields.size(), 3);
+      QCOMPARE(fields[0], QString::fromStdString(fs::canonical(dir_).string()));  // the working directory
+      QCOMPARE(fields[1].toLongLong(), launched.pid);
+      QCOMPARE(fields[2], fields[1]);  // a session leader: it outlives the GUI's terminal
+      // The child has ended and been reaped: no zombie left for kill(pid, 0) to report alive.
+      while (::kill(static_cast<pid_t>(launched.pid), 0) == 0 && waited.elapsed() < 10000) QTest::qWait(20);
+      QVERIFY2(::kill(static_cast<pid_t>(launched.pid), 0) != 0, "an ended child is still there (a zombie)");
+      QFile error_file(launched.error_file);
+      QVERIFY(error_file.open(QIODevice::ReadOnly));
+      QCOMPARE(QString::fromUtf8(error_file.readAll()).trimmed(), QString("refused"));
+    }
+    gui::LocalLaunchTarget missing(QString::fromStdString((dir_ / "no-such-mixerlab").string()));
+    const QString error = missing.start({"train"}, QString::fromStdString(dir_.string()));
+    QVERIFY2(error.contains("could not start") && error.contains("no-such-mixerlab"), qPrintable(error));
   }
 
   void savedHostProbeKeepsTheFolderOneArgument() {

@@ -9,6 +9,7 @@
 #include <QRegularExpression>
 #include <QThread>
 
+#include "app/gui/launch/detached_spawn.h"
 #include "app/gui/shell/app_settings.h"
 #include "core/train/device.h"
 
@@ -17,7 +18,6 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
-#include <QProcess>
 #include <QStandardPaths>
 #include <QUuid>
 
@@ -140,17 +140,15 @@ QString LocalLaunchTarget::start(const QStringList& arguments, const QString& wo
   if (cli_path_.isEmpty()) return "cannot find the mixerlab executable next to the GUI or on PATH";
   const QStringList device = gpu_ < 0 ? QStringList{} : QStringList{"--device", "cuda:" + QString::number(gpu_)};
   qint64 pid = 0;
-  QProcess process;
-  process.setProgram(cli_path_);
-  process.setArguments(arguments + device);
-  process.setWorkingDirectory(working_directory);
-  process.setStandardOutputFile(QProcess::nullDevice());  // progress; the run writes its own log.txt
-  // Standard error goes to a file the LaunchWatcher reads if the process ends without starting the
-  // run: the CLI's refusal ("already exists; pass --resume") must reach the user.
+  // Standard output is progress (the run writes its own log.txt). Standard error goes to a file the
+  // LaunchWatcher reads if the process ends without starting the run: the CLI's refusal ("already
+  // exists; pass --resume") must reach the user. Spawned, not forked (detached_spawn.h).
   const QString error_file =
       QDir(QDir::tempPath()).filePath("mixerlab-launch-" + QUuid::createUuid().toString(QUuid::WithoutBraces) + ".log");
-  process.setStandardErrorFile(launched != nullptr ? error_file : QProcess::nullDevice());
-  if (!process.startDetached(&pid)) return "could not start " + cli_path_ + ": " + process.errorString();
+  const QString error = spawnDetached(
+      {cli_path_, arguments + device, working_directory, QString(), launched != nullptr ? error_file : QString()},
+      &pid);
+  if (!error.isEmpty()) return error;
   if (launched != nullptr) *launched = {pid, error_file};
   return {};
 }
