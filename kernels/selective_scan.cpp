@@ -126,12 +126,23 @@ namespace {
 ScanForwardKernel& scanForwardKernelSlot() {
   static ScanForwardKernel kernel = [] {
     const char* value = std::getenv("MIXERLAB_SCAN_FORWARD");
-    return value != nullptr && std::string(value) == "thread" ? ScanForwardKernel::kThreadPerChannel
-                                                              : ScanForwardKernel::kLanePerState;
+    if (value == nullptr || *value == '\0') return ScanForwardKernel::kLanePerState;
+    const auto parsed = parseScanForwardKernel(value);
+    if (!parsed) {
+      throw std::invalid_argument(std::string("MIXERLAB_SCAN_FORWARD=\"") + value +
+                                  "\": expected thread or lanes (unset it for lanes, the default)");
+    }
+    return *parsed;
   }();
   return kernel;
 }
 }  // namespace
+
+std::optional<ScanForwardKernel> parseScanForwardKernel(const std::string& name) {
+  if (name == "thread") return ScanForwardKernel::kThreadPerChannel;
+  if (name == "lanes") return ScanForwardKernel::kLanePerState;
+  return std::nullopt;
+}
 
 ScanForwardKernel scanForwardKernel() { return scanForwardKernelSlot(); }
 void setScanForwardKernel(ScanForwardKernel kernel) { scanForwardKernelSlot() = kernel; }

@@ -11,6 +11,7 @@
 // (a1, b1) o (a2, b2) = (a1*a2, a2*b1 + b2), so besides the plain sequential loop (the reference)
 // it is computed by a log-depth parallel scan or a chunked scan.
 #pragma once
+#include <optional>
 #include <string>
 
 #include <ATen/ATen.h>
@@ -26,9 +27,10 @@ enum class ScanMode {
 
 // Which CUDA kernel runs the fused scan's forward: one thread per channel walking its N states, or
 // one lane per state (N <= 32; a shuffle sum over the states each step). The backward always takes
-// one thread per channel. MIXERLAB_SCAN_FORWARD=thread|lanes, read once per process; tests switch
-// with setScanForwardKernel. No effect off the GPU.
+// one thread per channel. MIXERLAB_SCAN_FORWARD=thread|lanes, read once per process (any other value
+// throws std::invalid_argument naming it); tests switch with setScanForwardKernel. No effect off the GPU.
 enum class ScanForwardKernel { kThreadPerChannel, kLanePerState };
+std::optional<ScanForwardKernel> parseScanForwardKernel(const std::string& name);  // "thread" | "lanes"
 ScanForwardKernel scanForwardKernel();
 void setScanForwardKernel(ScanForwardKernel kernel);
 

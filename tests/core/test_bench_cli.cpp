@@ -227,6 +227,24 @@ class TestBenchCli : public QObject {
     QVERIFY2(std::abs(ratio - forward_ms / bound_ms) <= 0.05 * ratio + 0.1, qPrintable(r.out));
   }
 
+  // The mixer's block-stack A/B switch: a path it names is taken (token_major, not the CPU's default),
+  // and a mistyped value stops the run with a message naming the variable and its values, instead of
+  // quietly measuring the automatic path.
+  void mixerStackSwitchIsObeyedOrRefusedByName() {
+    const QStringList cell{"bench",     "train", "--arch",  "masked_mixer", "--d-model", "16", "--layers", "2",
+                           "--context", "8",     "--vocab", "32",           "--batch",   "2",  "--steps",  "1",
+                           "--warmup",  "0"};
+    qputenv("MIXERLAB_MIXER_STACK", "fastest");
+    const auto refused = runCli(cell);
+    qputenv("MIXERLAB_MIXER_STACK", "token_major");
+    const auto forced = runCli(cell);
+    qunsetenv("MIXERLAB_MIXER_STACK");
+    QVERIFY2(refused.exit_code != 0, qPrintable(refused.out));
+    QVERIFY2(refused.err.contains("MIXERLAB_MIXER_STACK=\"fastest\"") && refused.err.contains("token_major"),
+             qPrintable(refused.err));
+    QVERIFY2(forced.exit_code == 0 && forced.out.contains("tokens_per_s"), qPrintable(forced.err + forced.out));
+  }
+
   // The single-model mode (what `bench train` did before --grid) still runs, here in bf16.
   void singleModelModeStillRuns() {
     auto r =

@@ -321,6 +321,14 @@ class TestKernelReferences : public QObject {
     }
   }
 
+  // MIXERLAB_SCAN_FORWARD's values (read on the GPU, where a mistyped one is refused by name).
+  void scanForwardKernelNames() {
+    QCOMPARE(parseScanForwardKernel("thread").value(), ScanForwardKernel::kThreadPerChannel);
+    QCOMPARE(parseScanForwardKernel("lanes").value(), ScanForwardKernel::kLanePerState);
+    QVERIFY(!parseScanForwardKernel("lane").has_value());
+    QVERIFY(!parseScanForwardKernel("").has_value());
+  }
+
   // Mixed precision off the GPU: an fp32 x with a bf16 residual takes the unfused ops, and still
   // gives the output and the residual's gradient in bf16, the sum in fp32.
   void residualLayerNormMixedPrecisionOnCpu() {

@@ -50,29 +50,26 @@ QString spawnDetached(const DetachedSpawn& spawn, qint64* pid) {
   const std::string out = pathOrNull(spawn.standard_output), err = pathOrNull(spawn.standard_error);
 
   SpawnSetup setup;
-  int failed = 0;
-  if (!directory.empty())
-    failed = failed ? failed : posix_spawn_file_actions_addchdir_np(&setup.actions, directory.c_str());
-  failed = failed ? failed : posix_spawn_file_actions_addopen(&setup.actions, 0, "/dev/null", O_RDONLY, 0);
-  failed = failed
-               ? failed
-               : posix_spawn_file_actions_addopen(&setup.actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  failed = failed
-               ? failed
-               : posix_spawn_file_actions_addopen(&setup.actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int failed = 0;  // the first setup call's error number; the calls are independent, so all are made
+  const auto note = [&failed](int result) {
+    if (failed == 0) failed = result;
+  };
+  if (!directory.empty()) note(posix_spawn_file_actions_addchdir_np(&setup.actions, directory.c_str()));
+  note(posix_spawn_file_actions_addopen(&setup.actions, 0, "/dev/null", O_RDONLY, 0));
+  note(posix_spawn_file_actions_addopen(&setup.actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644));
+  note(posix_spawn_file_actions_addopen(&setup.actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644));
   // A session of its own, an empty signal mask (GUI threads may block signals) and default actions
   // for the signals a run handles or is stopped with.
   sigset_t empty, defaults;
   sigemptyset(&empty);
   sigemptyset(&defaults);
   for (const int signal_number : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&defaults, signal_number);
-  failed = failed ? failed : posix_spawnattr_setsigmask(&setup.attr, &empty);
-  failed = failed ? failed : posix_spawnattr_setsigdefault(&setup.attr, &defaults);
-  failed = failed ? failed
-                  : posix_spawnattr_setflags(&setup.attr,
-                                             POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  if (failed != 0)
+  note(posix_spawnattr_setsigmask(&setup.attr, &empty));
+  note(posix_spawnattr_setsigdefault(&setup.attr, &defaults));
+  note(posix_spawnattr_setflags(&setup.attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF));
+  if (failed != 0) {
     return "could not prepare to start " + spawn.program + ": " + QString::fromLocal8Bit(std::strerror(failed));
+  }
 
   pid_t child = 0;
   failed = posix_spawn(&child, program.c_str(), &setup.actions, &setup.attr, argv.data(), environ);

@@ -2,6 +2,7 @@
 #include "core/models/mixers/mixer_stack_path.h"
 
 #include <cstdlib>
+#include <stdexcept>
 
 #include "kernels/masked_token_mix.h"
 
@@ -11,7 +12,14 @@ namespace {
 std::optional<MixerStackPath> environmentPath() {
   static const std::optional<MixerStackPath> path = [] {
     const char* value = std::getenv("MIXERLAB_MIXER_STACK");
-    return value != nullptr ? parseMixerStackPath(value) : std::nullopt;
+    if (value == nullptr || *value == '\0') return std::optional<MixerStackPath>();
+    const auto parsed = parseMixerStackPath(value);
+    // A mistyped A/B switch must not quietly benchmark the automatic path.
+    if (!parsed) {
+      throw std::invalid_argument(std::string("MIXERLAB_MIXER_STACK=\"") + value +
+                                  "\": expected modules, token_major or fused (unset it for the automatic choice)");
+    }
+    return parsed;
   }();
   return path;
 }

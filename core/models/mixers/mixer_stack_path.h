@@ -20,7 +20,8 @@ std::optional<MixerStackPath> parseMixerStackPath(const std::string& name);
 std::string mixerStackPathName(MixerStackPath path);
 
 // The path asked for: setMixerStackOverride's, else MIXERLAB_MIXER_STACK's (read once per process,
-// for A/B benchmarks of whole training steps), else none.
+// for A/B benchmarks of whole training steps; any other value throws std::invalid_argument naming
+// the variable and the values it takes), else none.
 std::optional<MixerStackPath> mixerStackOverride();
 void setMixerStackOverride(std::optional<MixerStackPath> path);  // for tests; nullopt: back to the environment
 
