@@ -1,5 +1,6 @@
 // Fused residual add + LayerNorm (see residual_layer_norm.h): row loops for the CPU (double
-// accumulation, parallel over rows), the device dispatch and the autograd function.
+// accumulation, split by at::parallel_for, which runs them on one thread in this library: it is
+// not compiled with OpenMP, see docs/kernels.md), the device dispatch and the autograd function.
 #include "kernels/residual_layer_norm.h"
 
 #include <algorithm>

@@ -16,6 +16,8 @@
 #include <c10/util/Exception.h>
 #include <torch/csrc/autograd/custom_function.h>
 
+#include "kernels/fast_exp.h"
+
 namespace mixerlab::kernels {
 
 namespace {
@@ -37,29 +39,8 @@ struct ScanData {
 // padded with zeros, which contribute nothing to any gradient.
 constexpr int64_t kLanes = 8;
 
-// exp for the decays. fp32: a Cephes-style exp (round to k = x/ln2, degree-6 polynomial of the
-// remainder, scale by 2^k through the exponent bits) written without calls or branches, so lane
-// loops vectorise; about 2 ulp, 0 below -87.3 (where expf is subnormal or 0), clamped at 88.3
-// (decays of a trained model are <= 1 anyway). fp64 (tests): std::exp.
-inline float decayExp(float x) {
-  const float lo = -87.3f, hi = 88.3f;
-  const float xc = std::min(std::max(x, lo), hi);
-  const float round_magic = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
-  const float k = (xc * 1.44269504088896341f + round_magic) - round_magic;
-  const float r = (xc - k * 0.693359375f) + k * 2.12194440e-4f;  // xc - k*ln2 in two parts
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  const float e_r = p * r * r + r + 1.0f;
-  const int32_t bits = (static_cast<int32_t>(k) + 127) << 23;
-  float scale;
-  std::memcpy(&scale, &bits, sizeof scale);
-  const float keep = x >= lo ? 1.0f : 0.0f;  // a select of constants: stays vectorisable
-  return e_r * scale * keep;
-}
+// exp for the decays: fastExp (kernels/fast_exp.h) in fp32, std::exp in fp64 (tests).
+inline float decayExp(float x) { return fastExp(x); }
 inline double decayExp(double x) { return std::exp(x); }
 
 // Sum of kLanes values in a fixed order.

@@ -4,8 +4,9 @@
 //   h_t = exp(dt_t*A) * h_{t-1} + dt_t * B_t * u_t,   y_t = C_t . h_t + D * u_t   (h_{-1} = 0)
 // The forward loops over time per (batch, block of 8 channels, in SIMD lanes) and keeps only y; the
 // backward recomputes h per block into a small [L, N, 8] scratch buffer and runs the reverse-time
-// loop, so nothing of size [B, L, E, N] is ever stored. Both are parallel over batch x channel
-// blocks (at::parallel_for). fp32 decays use a vectorisable exp (about 2 ulp).
+// loop, so nothing of size [B, L, E, N] is ever stored. Both split batch x channel blocks with
+// at::parallel_for, which runs them on one thread here (kernels/ is not compiled with OpenMP; see
+// docs/kernels.md). fp32 decays use a vectorisable exp (about 2 ulp).
 // fp32 and fp64 CPU tensors only; selectiveScan routes every other tensor to the parallel mode.
 // Not twice differentiable (the backward is not itself recorded).
 #pragma once
