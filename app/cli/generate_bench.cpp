@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <sstream>
+#include <thread>
 
 #include <torch/torch.h>
 #include <CLI/CLI.hpp>
@@ -49,9 +50,12 @@ DecodeTiming timeGreedyOnce(TokenDecoder& decoder, const std::vector<int64_t>& p
 }
 
 // The same greedy decode `repeats` times: the ids of the first, and the median prefill and decode
-// times (each taken apart), so one slow pass on a busy machine does not set the figure.
+// times (each taken apart), so one slow pass on a busy machine does not set the figure. It starts
+// after a short pause: threads left spinning by the previous decoder's large products (OpenMP's for
+// tens of milliseconds, OpenBLAS's for about 0.1 s) would otherwise share this decoder's cores.
 DecodeTiming timeGreedy(TokenDecoder& decoder, const std::vector<int64_t>& prompt, int64_t new_tokens,
                         int64_t repeats) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));
   std::vector<DecodeTiming> runs;
   for (int64_t r = 0; r < repeats; ++r) runs.push_back(timeGreedyOnce(decoder, prompt, new_tokens));
   auto median = [&](double DecodeTiming::*field) {
@@ -91,6 +95,7 @@ int benchGenerate(const GenerateBenchOptions& o) {
     auto model = buildModel(c);
     model->to(device);
     model->eval();
+    std::string described;  // the fast decoder's step description, printed once while it stays the same
     for (int64_t prompt_length : o.prompts) {
       if (prompt_length < 1 || prompt_length >= o.context) {
         throw MixerLabError(
@@ -114,6 +119,10 @@ int benchGenerate(const GenerateBenchOptions& o) {
                   static_cast<long long>(prompt_length), static_cast<long long>(new_tokens), reference->name().c_str(),
                   r_tps, decodeRate(r), fast->name().c_str(), f_tps, decodeRate(f), r_tps > 0 ? f_tps / r_tps : 0.0,
                   same ? "yes" : "NO");
+      if (const std::string how = fast->stepDescription(); !how.empty() && how != described) {
+        std::printf("%-13s %11s   %s steps: %s\n", "", "", fast->name().c_str(), how.c_str());
+        described = how;
+      }
       std::fflush(stdout);
     }
   }

@@ -245,6 +245,40 @@ class TestBenchCli : public QObject {
     QVERIFY2(forced.exit_code == 0 && forced.out.contains("tokens_per_s"), qPrintable(forced.err + forced.out));
   }
 
+  // `bench generate` names how the cached mixer's steps ran; MIXERLAB_DECODE_STEP=aten and
+  // MIXERLAB_ROW_SIMD=generic are obeyed (and greedy output stays identical), mistyped values are
+  // refused naming the variable.
+  void decodeStepSwitchesAreObeyedOrRefusedByName() {
+    const QStringList cell{
+        "bench",   "generate", "--arch",    "masked_mixer", "--d-model",    "32", "--layers",  "1", "--context", "32",
+        "--vocab", "64",       "--prompts", "20",           "--new-tokens", "4",  "--repeats", "1", "--threads", "2"};
+    const auto fused = runCli(cell);
+    QVERIFY2(fused.exit_code == 0 && fused.out.contains("cached-mixer steps: fused fp32 step (") &&
+                 fused.out.contains(" products, 3 threads)"),
+             qPrintable(fused.err + fused.out));
+    qputenv("MIXERLAB_DECODE_STEP", "aten");
+    const auto aten = runCli(cell);
+    qputenv("MIXERLAB_DECODE_STEP", "fastest");
+    const auto bad_step = runCli(cell);
+    qunsetenv("MIXERLAB_DECODE_STEP");
+    qputenv("MIXERLAB_ROW_SIMD", "generic");
+    const auto generic = runCli(cell);
+    qputenv("MIXERLAB_ROW_SIMD", "sse9");
+    const auto bad_simd = runCli(cell);
+    qunsetenv("MIXERLAB_ROW_SIMD");
+    QVERIFY2(aten.exit_code == 0 && aten.out.contains("cached-mixer steps: ATen ops") &&
+                 aten.out.contains("greedy output identical"),
+             qPrintable(aten.err + aten.out));
+    QVERIFY2(generic.exit_code == 0 && generic.out.contains("fused fp32 step (generic products"),
+             qPrintable(generic.err + generic.out));
+    QVERIFY2(bad_step.exit_code != 0 && bad_step.err.contains("MIXERLAB_DECODE_STEP=\"fastest\"") &&
+                 bad_step.err.contains("aten"),
+             qPrintable(bad_step.err));
+    QVERIFY2(
+        bad_simd.exit_code != 0 && bad_simd.err.contains("MIXERLAB_ROW_SIMD=\"sse9\"") && bad_simd.err.contains("avx2"),
+        qPrintable(bad_simd.err));
+  }
+
   // The single-model mode (what `bench train` did before --grid) still runs, here in bf16.
   void singleModelModeStillRuns() {
     auto r =

@@ -26,8 +26,8 @@ const OpenMpThreadCount& openMp() {
 
 }  // namespace
 
-DecodeStepScope::DecodeStepScope(const c10::Device& device, bool one_row) {
-  if (!device.is_cpu() || !one_row || !openMp().found()) return;
+DecodeStepScope::DecodeStepScope(const c10::Device& device, bool one_thread) {
+  if (!device.is_cpu() || !one_thread || !openMp().found()) return;
   const int threads = openMp().get();
   if (threads > 1) {
     restore_threads_ = threads;
@@ -39,10 +39,10 @@ DecodeStepScope::~DecodeStepScope() {
   if (restore_threads_ > 0) openMp().set(restore_threads_);
 }
 
-at::Tensor runDecodeStep(const c10::Device& device, bool one_row, const std::function<at::Tensor()>& step) {
+at::Tensor runDecodeStep(const c10::Device& device, bool one_thread, const std::function<at::Tensor()>& step) {
   at::Tensor logits;
   {
-    DecodeStepScope scope(device, one_row);
+    DecodeStepScope scope(device, one_thread);
     logits = step();
   }
   return logits.to(at::kCPU, at::kDouble);

@@ -1,8 +1,11 @@
 // How an incremental decoder runs one step: in inference mode (no autograd or version bookkeeping)
-// and, for a single new row on the CPU, with one intra-op thread on the calling thread. A one-row
-// step is a chain of matrix-vector products that the BLAS library spreads over its own threads;
-// ATen's OpenMP workers, woken by the small ops in between, would spin on the same cores (on 2
-// cores that made the cached mixer's step ~1.5x slower; see docs/benchmarks.md, decoding).
+// and, when asked (`one_thread`, on the CPU), with one intra-op thread on the calling thread. A
+// one-row step is a chain of matrix-vector products that the BLAS library (or the cached mixer's
+// own team) spreads over its threads; ATen's OpenMP workers, woken by the small ops in between,
+// would spin on the same cores (on 2 cores that made the cached mixer's step ~1.5x slower; see
+// docs/generation.md). The same holds for the cached mixer's prefill, whose time is in BLAS
+// products: one OpenMP thread took it from 31.6 to 17 ms at 480 tokens, and left no OpenMP worker
+// spinning into the first decode steps.
 #pragma once
 #include <functional>
 
@@ -14,7 +17,7 @@ namespace mixerlab {
 
 class DecodeStepScope {
  public:
-  DecodeStepScope(const c10::Device& device, bool one_row);
+  DecodeStepScope(const c10::Device& device, bool one_thread);
   ~DecodeStepScope();
   DecodeStepScope(const DecodeStepScope&) = delete;
   DecodeStepScope& operator=(const DecodeStepScope&) = delete;
@@ -26,6 +29,6 @@ class DecodeStepScope {
 
 // Runs `step` (which returns next-token logits [V]) in a DecodeStepScope and returns the logits as a
 // float64 CPU tensor, converted after the scope ends: a plain tensor callers may modify in place.
-at::Tensor runDecodeStep(const c10::Device& device, bool one_row, const std::function<at::Tensor()>& step);
+at::Tensor runDecodeStep(const c10::Device& device, bool one_thread, const std::function<at::Tensor()>& step);
 
 }  // namespace mixerlab

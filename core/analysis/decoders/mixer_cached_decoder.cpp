@@ -4,11 +4,15 @@
 // one product over them: O(t*D) per layer per token instead of a full forward. Flat, kernel-k,
 // softmax, softmax_compat (one application, as one forward does), expanded and multi-head mixing
 // (intended and the research's compat loop) are covered. Position i is absolute: the caller stops at T.
+// One-token steps of the flat kernel-1 mixer in fp32 on the CPU run as one fused routine
+// (mixer_row_step.h); MIXERLAB_DECODE_STEP=aten keeps them on the ATen ops, for comparison.
 #include <algorithm>
+#include <optional>
 
 #include <torch/torch.h>
 
 #include "core/analysis/decoders/decode_step_scope.h"
+#include "core/analysis/decoders/mixer_row_step.h"
 #include "core/analysis/decoders/row_products.h"
 #include "core/analysis/decoders/token_decoder.h"
 #include "core/analysis/decoders/token_mix_rows.h"
@@ -17,6 +21,7 @@
 #include "core/models/mixers/mixer_head.h"
 #include "core/models/mixers/mixer_options.h"
 #include "core/util/error.h"
+#include "kernels/phase_team.h"
 
 namespace mixerlab {
 namespace {
@@ -93,6 +98,24 @@ struct MixCache {
   std::vector<double> bias_values, diagonal_values;
 };
 
+// A tensor the fused step can read as raw fp32: defined, on the CPU, float32, contiguous.
+bool plainFloat(const at::Tensor& t) {
+  return t.defined() && t.device().is_cpu() && t.scalar_type() == at::kFloat && t.is_contiguous();
+}
+bool plainFloatOrAbsent(const at::Tensor& t) { return !t.defined() || plainFloat(t); }
+
+// Fills a LayerNorm's slot of a MixerRowLayer; false when the module is not a plain fp32 LayerNorm.
+bool describeNorm(const torch::nn::LayerNorm& norm, bool& has, at::Tensor& weight, at::Tensor& bias, double& eps) {
+  has = static_cast<bool>(norm);
+  if (!has) return true;
+  const auto& shape = norm->options.normalized_shape();
+  if (shape.size() != 1 || !plainFloatOrAbsent(norm->weight) || !plainFloatOrAbsent(norm->bias)) return false;
+  weight = norm->weight;
+  bias = norm->bias;
+  eps = norm->options.eps();
+  return true;
+}
+
 class CachedBlock {
  public:
   CachedBlock(MixerBlockImpl& block, int64_t context, int64_t d_model, const at::TensorOptions& options)
@@ -133,6 +156,42 @@ class CachedBlock {
   // Whether forwardRow applies: the flat, kernel-1 mixer.
   bool mixesRows() const { return block_.conv && caches_[0].mixesRows(); }
 
+  // This block as the fused step reads it, or nothing when it is not a plain fp32 CPU block of the
+  // kinds the step covers (flat kernel-1 mix; Linear, GELU or nothing, Linear feed-forward).
+  std::optional<MixerRowLayer> rowLayer() const {
+    if (!mixesRows()) return std::nullopt;
+    const MixCache& cache = caches_[0];
+    MixerRowLayer layer;
+    layer.mix_weight = cache.weight_2d.contiguous();
+    layer.rows = cache.rows_2d;
+    layer.mix_bias.assign(cache.bias_values.begin(), cache.bias_values.end());
+    layer.residual = block_.residual();
+    if (!plainFloat(layer.mix_weight) || !plainFloat(layer.rows) ||
+        !describeNorm(block_.seq_layernorm, layer.has_norm1, layer.norm1_weight, layer.norm1_bias, layer.norm1_eps) ||
+        !describeNorm(block_.patch_layernorm, layer.has_norm2, layer.norm2_weight, layer.norm2_bias, layer.norm2_eps)) {
+      return std::nullopt;
+    }
+    layer.feed_forward = static_cast<bool>(block_.patch_ff);
+    if (!layer.feed_forward) return layer;
+    auto& ff = *block_.patch_ff;
+    if (ff.size() != 3) return std::nullopt;
+    auto* first = dynamic_cast<torch::nn::LinearImpl*>(ff[0].get());
+    auto* second = dynamic_cast<torch::nn::LinearImpl*>(ff[2].get());
+    auto* gelu = dynamic_cast<torch::nn::GELUImpl*>(ff[1].get());
+    const bool identity = dynamic_cast<torch::nn::IdentityImpl*>(ff[1].get()) != nullptr;
+    if (first == nullptr || second == nullptr || (gelu == nullptr && !identity)) return std::nullopt;
+    if (gelu != nullptr && gelu->options.approximate() != "none") return std::nullopt;
+    layer.gelu = gelu != nullptr;
+    layer.ff1_weight = first->weight;
+    layer.ff1_bias = first->bias;
+    layer.ff2_weight = second->weight;
+    layer.ff2_bias = second->bias;
+    const bool plain = plainFloat(layer.ff1_weight) && plainFloatOrAbsent(layer.ff1_bias) &&
+                       plainFloat(layer.ff2_weight) && plainFloatOrAbsent(layer.ff2_bias);
+    if (!plain) return std::nullopt;
+    return layer;
+  }
+
   // One new row ([D]) through the flat kernel-1 block, with matrix-vector products only (about a
   // dozen small ops, against some thirty on the general path).
   at::Tensor forwardRow(const at::Tensor& x, int64_t first) {
@@ -169,13 +228,16 @@ class CachedMixerDecoder : public TokenDecoder {
   explicit CachedMixerDecoder(MaskedMixer& model)
       : model_(model),
         context_(model.config().context_length),
-        relu_head_(mixerOptions(model.config()).head_activation == "relu") {}
+        relu_head_(mixerOptions(model.config()).head_activation == "relu"),
+        step_threads_(rowStepTeamSize(at::get_num_threads())) {}
   std::string name() const override { return "cached-mixer"; }
+  std::string stepDescription() const override { return row_step_ ? row_step_->describe() : "ATen ops"; }
 
-  // Both run in a DecodeStepScope (inference mode; one row: one intra-op thread); the logits leave it
-  // as a plain float64 CPU tensor (converted outside it), so callers may modify them in place.
+  // Both run in a DecodeStepScope (inference mode, one intra-op thread: the prefill's time is in BLAS
+  // products, a step's in the fused team or BLAS); the logits leave it as a plain float64 CPU tensor
+  // (converted outside it), so callers may modify them in place.
   at::Tensor prefill(const std::vector<int64_t>& ids) override {
-    return runDecodeStep(model_.wte->weight.device(), ids.size() == 1, [&] { return prefillInference(ids); });
+    return runDecodeStep(model_.wte->weight.device(), true, [&] { return prefillInference(ids); });
   }
 
   at::Tensor append(int64_t id) override {
@@ -194,7 +256,30 @@ class CachedMixerDecoder : public TokenDecoder {
       blocks_.emplace_back(*item->as<MixerBlock>(), context_, model_.config().d_model, options);
     }
     length_ = 0;
+    row_step_ = makeRowStep();
     return run(ids);
+  }
+
+  // The fused one-token step when every block and the head are plain fp32 CPU tensors of the kinds
+  // it covers (and the fused path is requested, as by default); null otherwise.
+  std::unique_ptr<MixerRowStep> makeRowStep() {
+    if (requestedCachedMixerStepPath() != CachedMixerStepPath::kFused) return nullptr;
+    std::vector<MixerRowLayer> layers;
+    for (const auto& block : blocks_) {
+      auto layer = block.rowLayer();
+      if (!layer) return nullptr;
+      layers.push_back(std::move(*layer));
+    }
+    MixerRowHead head;
+    head.weight = model_.lm_head ? model_.lm_head->weight : model_.wte->weight;
+    head.bias = model_.lm_head ? model_.lm_head->bias : at::Tensor();
+    head.relu = relu_head_;
+    if (layers.empty() || !plainFloat(head.weight) || !plainFloatOrAbsent(head.bias) ||
+        !plainFloat(model_.wte->weight)) {
+      return nullptr;
+    }
+    if (!team_) team_ = std::make_shared<kernels::PhaseTeam>(step_threads_);
+    return std::make_unique<MixerRowStep>(std::move(layers), std::move(head), team_);
   }
 
   at::Tensor appendInference(int64_t id) {
@@ -208,6 +293,17 @@ class CachedMixerDecoder : public TokenDecoder {
     at::Tensor x;
     const bool one_row = ids.size() == 1 && std::all_of(blocks_.begin(), blocks_.end(),
                                                         [](const CachedBlock& b) { return b.mixesRows(); });
+    if (one_row && row_step_) {
+      const at::Tensor& table = model_.wte->weight;
+      const int64_t id = ids.front();
+      if (id < 0 || id >= table.size(0)) {
+        throw MixerLabError("token id " + std::to_string(id) + " is outside the vocabulary (0.." +
+                            std::to_string(table.size(0) - 1) + ")");
+      }
+      const at::Tensor& logits = row_step_->step(table.data_ptr<float>() + id * table.size(1), length_);
+      length_ += 1;
+      return logits;
+    }
     if (one_row) {  // the embedding row as a view (no id tensor, no gather), then the blocks row by row
       x = model_.wte->weight.select(0, ids.front());
       for (auto& block : blocks_) x = block.forwardRow(x, length_);
@@ -225,8 +321,11 @@ class CachedMixerDecoder : public TokenDecoder {
   MaskedMixer& model_;
   int64_t context_;
   bool relu_head_;
+  int step_threads_;  // the fused step's team, from the intra-op thread count when the decoder was made
   int64_t length_ = 0;
   std::vector<CachedBlock> blocks_;
+  std::shared_ptr<kernels::PhaseTeam> team_;
+  std::unique_ptr<MixerRowStep> row_step_;
 };
 
 }  // namespace

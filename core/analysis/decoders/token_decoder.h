@@ -25,6 +25,9 @@ class TokenDecoder {
  public:
   virtual ~TokenDecoder() = default;
   virtual std::string name() const = 0;
+  // How the current sequence's one-token steps run, where a decoder has more than one way (the
+  // cached mixer: "fused fp32 step (avx512 products, 3 threads)" or "ATen ops"); empty otherwise.
+  virtual std::string stepDescription() const { return {}; }
   // Starts a sequence at position 0; returns the logits [V] (float64, CPU) for the token after `ids`.
   virtual at::Tensor prefill(const std::vector<int64_t>& ids) = 0;
   // Appends one token; returns the logits for the token after it. With kStopAtWindowEnd the caller

@@ -1,0 +1,169 @@
+// The fused one-token step of the cached mixer (see mixer_row_step.h). Per block: LayerNorm into the
+// row cache, the token mix's new row (pulled from the rows so far in the first half of the window,
+// pushed into running sums of later positions from the middle on, as MixCache does), residual,
+// LayerNorm, then the two feed-forward products with GELU and residual fused into their loops. Each
+// product is one PhaseTeam phase, split by output rows; small mixes stay on the calling thread.
+#include "core/analysis/decoders/mixer_row_step.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include <ATen/ATen.h>
+
+#include "core/util/error.h"
+#include "kernels/phase_team.h"
+#include "kernels/row_kernels.h"
+
+namespace mixerlab {
+namespace {
+
+// A product is split only when each part multiplies at least this many weights (below, waking a
+// second thread costs more than it saves).
+constexpr int64_t kMinWeightsPerPart = 16384;
+
+const float* dataOrNull(const at::Tensor& t) { return t.defined() ? t.data_ptr<float>() : nullptr; }
+
+std::optional<CachedMixerStepPath>& stepOverride() {
+  static std::optional<CachedMixerStepPath> path;
+  return path;
+}
+
+CachedMixerStepPath stepPathFromEnvironment() {
+  static const CachedMixerStepPath path = [] {
+    const char* value = std::getenv("MIXERLAB_DECODE_STEP");
+    const std::string text = value == nullptr ? "" : value;
+    if (text.empty() || text == "fused") return CachedMixerStepPath::kFused;
+    if (text == "aten") return CachedMixerStepPath::kAten;
+    throw MixerLabError("MIXERLAB_DECODE_STEP=\"" + text + "\" is not a decode step path",
+                        "use fused (the default) or aten, or unset it");
+  }();
+  return path;
+}
+
+}  // namespace
+
+void setCachedMixerStepOverride(std::optional<CachedMixerStepPath> path) { stepOverride() = path; }
+
+CachedMixerStepPath requestedCachedMixerStepPath() {
+  return stepOverride() ? *stepOverride() : stepPathFromEnvironment();
+}
+
+int rowStepTeamSize(int intra_op_threads) { return intra_op_threads > 1 ? intra_op_threads + 1 : 1; }
+
+struct MixerRowStep::LayerState {
+  MixerRowLayer spec;
+  std::vector<float> sums;  // [T, D] once pushing: row i > the last position holds sum_j W[i, j] rows[j]
+  bool pushing = false;
+};
+
+MixerRowStep::MixerRowStep(std::vector<MixerRowLayer> layers, MixerRowHead head,
+                           std::shared_ptr<kernels::PhaseTeam> team)
+    : context_(layers.empty() ? 0 : layers.front().rows.size(0)),
+      width_(head.weight.size(1)),
+      head_(std::move(head)),
+      team_(std::move(team)),
+      simd_(kernels::activeRowSimd()) {
+  int64_t widest = width_;
+  for (auto& layer : layers) {
+    if (layer.feed_forward) widest = std::max(widest, layer.ff1_weight.size(0));
+    layers_.push_back(LayerState{std::move(layer), {}, false});
+  }
+  for (auto* buffer : {&x_, &normed_, &mixed_, &hidden_}) buffer->assign(static_cast<size_t>(width_), 0.0f);
+  inner_.assign(static_cast<size_t>(widest), 0.0f);
+  logits_ = at::empty({head_.weight.size(0)}, head_.weight.options());
+}
+
+MixerRowStep::~MixerRowStep() = default;
+
+std::string MixerRowStep::describe() const {
+  return "fused fp32 step (" + kernels::rowSimdName(simd_) + " products, " +
+         std::to_string(team_->size()) + (team_->size() == 1 ? " thread)" : " threads)");
+}
+
+void MixerRowStep::mixRow(LayerState& layer, const float* normed, float* out, int64_t position) {
+  const int64_t T = context_, D = width_;
+  const float* weight = layer.spec.mix_weight.data_ptr<float>();
+  const float* rows = layer.spec.rows.data_ptr<float>();
+  const float bias = layer.spec.mix_bias.empty() ? 0.0f : layer.spec.mix_bias[static_cast<size_t>(position)];
+  if (2 * position < T - 1) {  // pull: out = W[position, :position+1] . rows[:position+1]
+    const int64_t count = position + 1;
+    const int64_t min_columns = count * D < 2 * kMinWeightsPerPart ? D : 64;
+    team_->forRanges(D, min_columns, 16, [&](int64_t begin, int64_t end) {
+      kernels::weightedRowSum(weight + position * T, 1, rows, D, count, out, begin, end);
+    });
+    for (int64_t d = 0; d < D; ++d) out[d] += bias;
+    return;
+  }
+  if (!layer.pushing) {  // once per sequence: the sums of positions position.. over rows 0..position-1
+    layer.sums.assign(static_cast<size_t>(T * D), 0.0f);
+    if (position > 0) {
+      const at::Tensor& w = layer.spec.mix_weight;
+      const at::Tensor part =
+          at::mm(w.narrow(0, position, T - position).narrow(1, 0, position), layer.spec.rows.narrow(0, 0, position))
+              .contiguous();
+      std::memcpy(layer.sums.data() + position * D, part.data_ptr<float>(), sizeof(float) * part.numel());
+    }
+    layer.pushing = true;
+  }
+  float* sums = layer.sums.data();
+  const float diagonal = weight[position * T + position];
+  for (int64_t d = 0; d < D; ++d) out[d] = sums[position * D + d] + diagonal * normed[d] + bias;
+  const int64_t later = T - 1 - position;  // push: sums[i] += W[i, position] * row for i > position
+  team_->forRanges(later, std::max<int64_t>(1, kMinWeightsPerPart / D), 1, [&](int64_t begin, int64_t end) {
+    kernels::addScaledRow(weight + (position + 1) * T + position, T, normed, D, sums + (position + 1) * D, begin, end);
+  });
+}
+
+const at::Tensor& MixerRowStep::step(const float* embedding, int64_t position) {
+  const int64_t D = width_;
+  const kernels::RowSimd simd = simd_;
+  std::copy(embedding, embedding + D, x_.begin());
+  for (auto& layer : layers_) {
+    const MixerRowLayer& s = layer.spec;
+    float* row = s.rows.data_ptr<float>() + position * D;  // this position's mixing input, cached
+    if (s.has_norm1) {
+      kernels::layerNormRow(x_.data(), D, dataOrNull(s.norm1_weight), dataOrNull(s.norm1_bias), s.norm1_eps, row);
+    } else {
+      std::copy(x_.begin(), x_.end(), row);
+    }
+    mixRow(layer, row, mixed_.data(), position);
+    if (s.residual) {
+      for (int64_t d = 0; d < D; ++d) mixed_[d] += x_[d];
+    }
+    if (!s.feed_forward) {
+      x_.swap(mixed_);
+      continue;
+    }
+    const float* ff_input = mixed_.data();
+    if (s.has_norm2) {
+      kernels::layerNormRow(mixed_.data(), D, dataOrNull(s.norm2_weight), dataOrNull(s.norm2_bias), s.norm2_eps,
+                            normed_.data());
+      ff_input = normed_.data();
+    }
+    const int64_t F = s.ff1_weight.size(0);
+    const float* w1 = s.ff1_weight.data_ptr<float>();
+    team_->forRanges(F, kMinWeightsPerPart / D, 16, [&](int64_t begin, int64_t end) {
+      kernels::rowMatVec(w1, D, ff_input, dataOrNull(s.ff1_bias), nullptr, inner_.data(), begin, end, simd);
+      if (s.gelu) kernels::geluInPlace(inner_.data(), begin, end);
+    });
+    const float* w2 = s.ff2_weight.data_ptr<float>();
+    const float* skip = s.residual ? mixed_.data() : nullptr;
+    team_->forRanges(D, kMinWeightsPerPart / F, 16, [&](int64_t begin, int64_t end) {
+      kernels::rowMatVec(w2, F, inner_.data(), dataOrNull(s.ff2_bias), skip, hidden_.data(), begin, end, simd);
+    });
+    x_.swap(hidden_);
+  }
+  if (head_.relu) {
+    for (auto& v : x_) v = std::max(v, 0.0f);
+  }
+  const int64_t V = head_.weight.size(0);
+  const float* head = head_.weight.data_ptr<float>();
+  float* logits = logits_.data_ptr<float>();
+  team_->forRanges(V, kMinWeightsPerPart / D, 16, [&](int64_t begin, int64_t end) {
+    kernels::rowMatVec(head, D, x_.data(), dataOrNull(head_.bias), nullptr, logits, begin, end, simd);
+  });
+  return logits_;
+}
+
+}  // namespace mixerlab
