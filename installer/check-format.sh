@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks that every tracked C++/CUDA source is formatted as .clang-format says (clang-format 14,
+# Checks that every tracked C++/CUDA source (and every new one git does not ignore) is formatted as .clang-format says (clang-format 14,
 # which installer/install-deps.sh installs; another version may format differently). Prints the files
 # that are not, and the command that formats them; exits non-zero if any is not. Changes nothing.
 #
@@ -20,7 +20,8 @@ patterns=('*.cpp' '*.h' '*.cu' '*.cuh')
 files=()
 while IFS= read -r -d '' file; do
   [[ -f "$file" ]] && files+=("$file")  # a tracked file deleted in the work tree is not checked
-done < <(git ls-files -z "${patterns[@]}")
+  # (new files count too: a change is checked before it is committed, as in a fresh clone)
+done < <(git ls-files -z --cached --others --exclude-standard "${patterns[@]}")
 report=$(printf '%s\0' "${files[@]}" | xargs -0 "$format" --dry-run --Werror 2>&1) && status=0 || status=$?
 mapfile -t unformatted < <(sed -n 's/^\(.*\):[0-9]*:[0-9]*: error: code should be clang-formatted.*/\1/p' <<<"$report" | sort -u)
 

@@ -20,7 +20,7 @@ inline void cpuRelax() {
 }
 
 using Clock = std::chrono::steady_clock;
-constexpr int kPauseSpins = 256;                             // then yield between looks
+constexpr int kPauseSpins = 256;  // then yield between looks
 constexpr auto kYieldBeforeSleep = std::chrono::milliseconds(2);
 constexpr int64_t kChunksPerThread = 4;
 constexpr int64_t kMaxChunks = 0xFFFF;

@@ -58,7 +58,7 @@ __attribute__((target("avx2,fma"))) inline float sum8(__m256 v) {
 }
 
 __attribute__((target("avx2,fma"))) void matVecAvx2(const float* w, int64_t in, const float* x, const float* bias,
-                                                     const float* add, float* y, int64_t begin, int64_t end) {
+                                                    const float* add, float* y, int64_t begin, int64_t end) {
   const int64_t full = in / 8 * 8;
   int64_t o = begin;
   for (; o + 4 <= end; o += 4) {
@@ -100,7 +100,7 @@ __attribute__((target("avx512f"))) inline float sum16(__m512 v) {
 }
 
 __attribute__((target("avx512f"))) void matVecAvx512(const float* w, int64_t in, const float* x, const float* bias,
-                                                      const float* add, float* y, int64_t begin, int64_t end) {
+                                                     const float* add, float* y, int64_t begin, int64_t end) {
   const int64_t full = in / 16 * 16;
   const __mmask16 tail = static_cast<__mmask16>((1u << (in - full)) - 1u);  // the last in % 16 columns
   const __m512 x_tail = _mm512_maskz_loadu_ps(tail, x + full);

@@ -76,7 +76,7 @@ struct StepOverride {  // the path for one scope, then back to the default
 constexpr int64_t kContext = 64;
 
 std::shared_ptr<LanguageModel> randomMixer(const nlohmann::json& options, int64_t kernel = 1, bool tied = false,
-                                          double norm_eps = 0) {
+                                           double norm_eps = 0) {
   torch::manual_seed(7);
   // D=128: the feed-forward's 512 x 128 products and the 1024-token head split into several chunks.
   ModelConfig c = testing::tinyModelConfig("masked_mixer", 1024, 128, 2, kContext, options);
@@ -109,8 +109,8 @@ class TestRowDecoding : public QObject {
     QVERIFY(variants.front() == k::RowSimd::kGeneric);
     qInfo("row SIMD variants here: %zu (active: %s)", variants.size(), k::rowSimdName(k::activeRowSimd()).c_str());
     torch::manual_seed(1);
-    for (auto [out, in] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {3, 5}, {37, 50}, {64, 256}, {130, 1024},
-                                                                   {17, 16}, {4, 33}, {9, 8}}) {
+    for (auto [out, in] : std::vector<std::pair<int64_t, int64_t>>{
+             {1, 1}, {3, 5}, {37, 50}, {64, 256}, {130, 1024}, {17, 16}, {4, 33}, {9, 8}}) {
       const at::Tensor w = at::randn({out, in}) / std::sqrt(static_cast<double>(in));
       const at::Tensor x = at::randn({in}), bias = at::randn({out}), add = at::randn({out});
       for (auto simd : variants) {
@@ -160,8 +160,10 @@ class TestRowDecoding : public QObject {
         k::weightedRowSum(w.data_ptr<float>() + position * T, 1, rows.data_ptr<float>(), D, position + 1,
                           out.data_ptr<float>(), begin, end);
       }
-      const at::Tensor expected =
-          rows.narrow(0, 0, position + 1).to(at::kDouble).t().mv(w[position].narrow(0, 0, position + 1).to(at::kDouble));
+      const at::Tensor expected = rows.narrow(0, 0, position + 1)
+                                      .to(at::kDouble)
+                                      .t()
+                                      .mv(w[position].narrow(0, 0, position + 1).to(at::kDouble));
       QVERIFY2(maxAbsDiff(out, expected) < 1e-5, qPrintable(QString("pull at %1").arg(position)));
     }
     const int64_t position = 9;
@@ -173,7 +175,8 @@ class TestRowDecoding : public QObject {
     expected.narrow(0, position + 1, T - 1 - position)
         .add_(at::outer(w.select(1, position).narrow(0, position + 1, T - 1 - position), row).to(at::kDouble));
     QVERIFY(maxAbsDiff(sums, expected) < 1e-5);
-    QVERIFY(torch::equal(sums.narrow(0, 0, position + 1), before.narrow(0, 0, position + 1)));  // earlier rows untouched
+    QVERIFY(
+        torch::equal(sums.narrow(0, 0, position + 1), before.narrow(0, 0, position + 1)));  // earlier rows untouched
   }
 
   void layerNormRowMatchesAten() {

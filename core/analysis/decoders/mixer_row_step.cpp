@@ -77,8 +77,8 @@ MixerRowStep::MixerRowStep(std::vector<MixerRowLayer> layers, MixerRowHead head,
 MixerRowStep::~MixerRowStep() = default;
 
 std::string MixerRowStep::describe() const {
-  return "fused fp32 step (" + kernels::rowSimdName(simd_) + " products, " +
-         std::to_string(team_->size()) + (team_->size() == 1 ? " thread)" : " threads)");
+  return "fused fp32 step (" + kernels::rowSimdName(simd_) + " products, " + std::to_string(team_->size()) +
+         (team_->size() == 1 ? " thread)" : " threads)");
 }
 
 void MixerRowStep::mixRow(LayerState& layer, const float* normed, float* out, int64_t position) {

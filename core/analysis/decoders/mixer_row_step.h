@@ -25,9 +25,9 @@ class PhaseTeam;
 // One block, as tensors the step reads (fp32, contiguous, CPU). An undefined norm weight with
 // has_norm false skips that LayerNorm.
 struct MixerRowLayer {
-  at::Tensor mix_weight;       // [T, T]: the applied token-mixing weight (row i mixes positions 0..i)
-  std::vector<float> mix_bias; // [T] or empty
-  at::Tensor rows;             // [T, D]: the mixing inputs of positions so far (the decoder's row cache)
+  at::Tensor mix_weight;        // [T, T]: the applied token-mixing weight (row i mixes positions 0..i)
+  std::vector<float> mix_bias;  // [T] or empty
+  at::Tensor rows;              // [T, D]: the mixing inputs of positions so far (the decoder's row cache)
   bool has_norm1 = false, has_norm2 = false;
   at::Tensor norm1_weight, norm1_bias, norm2_weight, norm2_bias;  // [D] each, or undefined
   double norm1_eps = 1e-5, norm2_eps = 1e-5;
