@@ -249,23 +249,21 @@ class TestRowDecoding : public QObject {
     for (int64_t i = 0; i < 4096; i += 511) QCOMPARE(values[static_cast<size_t>(i)], phase_sum + phases * i);
   }
 
-  // Idle workers go to sleep after ~2 ms; the next phase wakes them: chunks that each take 2 ms run
-  // on more than one thread, in less time than one thread alone would take.
+  // Idle workers go to sleep after ~2 ms; the next phase wakes them: of twelve chunks that each
+  // take 4 ms, some run on a worker (the caller alone would need 48 ms for them all, time enough for
+  // a woken worker to claim one even on a busy machine). No time is asserted.
   void sleepingWorkersWakeForTheNextPhase() {
     k::PhaseTeam team(3);
     for (int round = 0; round < 3; ++round) {
       std::this_thread::sleep_for(std::chrono::milliseconds(30));
       std::mutex mutex;
       std::set<std::thread::id> threads;
-      const auto start = std::chrono::steady_clock::now();
       team.forRanges(12, 1, 1, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        for (int64_t i = begin; i < end; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(4));
         std::lock_guard<std::mutex> lock(mutex);
         threads.insert(std::this_thread::get_id());
       });
-      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       QVERIFY2(threads.size() >= 2, qPrintable(QString("round %1: one thread did every chunk").arg(round)));
-      QVERIFY2(ms < 24.0, qPrintable(QString("round %1: %2 ms").arg(round).arg(ms)));
     }
   }
 
