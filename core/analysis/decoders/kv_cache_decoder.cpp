@@ -233,7 +233,8 @@ class KvCacheDecoder : public TokenDecoder {
     stack_->reset(context_, options_);
     const size_t keep = std::min<size_t>(tokens_.size(), static_cast<size_t>(context_));
     length_ = 0;
-    return runDecodeStep(options_.device(), keep == 1, [&] {
+    // One OpenMP thread: the prefill's time is in BLAS products (decode_step_scope.h).
+    return runDecodeStep(options_.device(), true, [&] {
       return run(std::vector<int64_t>(tokens_.end() - static_cast<std::ptrdiff_t>(keep), tokens_.end()), 0);
     });
   }
