@@ -5,13 +5,12 @@
 #include "kernels/row_kernels.h"
 
 #include <cmath>
-#include <cstdlib>
-#include <stdexcept>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 
+#include "kernels/environment_choice.h"
 #include "kernels/fast_exp.h"
 
 namespace mixerlab::kernels {
@@ -172,17 +171,16 @@ bool rowSimdSupported(RowSimd simd) {
 }
 
 RowSimd activeRowSimd() {
-  static const RowSimd active = [] {
-    const char* value = std::getenv("MIXERLAB_ROW_SIMD");
-    if (value == nullptr || *value == '\0') return widestSupported();
-    const auto parsed = parseRowSimd(value);
-    if (!parsed || !rowSimdSupported(*parsed)) {
-      throw std::invalid_argument(std::string("MIXERLAB_ROW_SIMD=\"") + value +
-                                  "\": expected generic, avx2 or avx512, one this CPU supports (widest here: " +
-                                  rowSimdName(widestSupported()) + "; unset it for that)");
-    }
-    return *parsed;
-  }();
+  static const RowSimd active =
+      environmentChoice<RowSimd>(
+          "MIXERLAB_ROW_SIMD",
+          [](const std::string& name) {
+            const auto parsed = parseRowSimd(name);
+            return parsed && rowSimdSupported(*parsed) ? parsed : std::nullopt;
+          },
+          "generic, avx2 or avx512, one this CPU supports (widest here: " + rowSimdName(widestSupported()) +
+              "; unset it for that)")
+          .value_or(widestSupported());
   return active;
 }
 

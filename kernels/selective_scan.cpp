@@ -5,13 +5,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <stdexcept>
 #include <vector>
 
 #include <ATen/core/grad_mode.h>
 #include <c10/util/Exception.h>
 
+#include "kernels/environment_choice.h"
 #include "kernels/selective_scan_fused.h"
 
 #ifdef MIXERLAB_WITH_CUDA
@@ -124,16 +124,10 @@ at::Tensor chunkedScan(const at::Tensor& log_a, const at::Tensor& b, int64_t chu
 
 namespace {
 ScanForwardKernel& scanForwardKernelSlot() {
-  static ScanForwardKernel kernel = [] {
-    const char* value = std::getenv("MIXERLAB_SCAN_FORWARD");
-    if (value == nullptr || *value == '\0') return ScanForwardKernel::kLanePerState;
-    const auto parsed = parseScanForwardKernel(value);
-    if (!parsed) {
-      throw std::invalid_argument(std::string("MIXERLAB_SCAN_FORWARD=\"") + value +
-                                  "\": expected thread or lanes (unset it for lanes, the default)");
-    }
-    return *parsed;
-  }();
+  static ScanForwardKernel kernel =
+      environmentChoice<ScanForwardKernel>("MIXERLAB_SCAN_FORWARD", parseScanForwardKernel,
+                                           "thread or lanes (unset it for lanes, the default)")
+          .value_or(ScanForwardKernel::kLanePerState);
   return kernel;
 }
 }  // namespace

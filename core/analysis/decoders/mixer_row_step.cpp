@@ -6,12 +6,11 @@
 #include "core/analysis/decoders/mixer_row_step.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 
 #include <ATen/ATen.h>
 
-#include "core/util/error.h"
+#include "kernels/environment_choice.h"
 #include "kernels/phase_team.h"
 #include "kernels/row_kernels.h"
 
@@ -30,14 +29,15 @@ std::optional<CachedMixerStepPath>& stepOverride() {
 }
 
 CachedMixerStepPath stepPathFromEnvironment() {
-  static const CachedMixerStepPath path = [] {
-    const char* value = std::getenv("MIXERLAB_DECODE_STEP");
-    const std::string text = value == nullptr ? "" : value;
-    if (text.empty() || text == "fused") return CachedMixerStepPath::kFused;
-    if (text == "aten") return CachedMixerStepPath::kAten;
-    throw MixerLabError("MIXERLAB_DECODE_STEP=\"" + text + "\" is not a decode step path",
-                        "use fused (the default) or aten, or unset it");
-  }();
+  static const CachedMixerStepPath path = kernels::environmentChoice<CachedMixerStepPath>(
+                                              "MIXERLAB_DECODE_STEP",
+                                              [](const std::string& name) -> std::optional<CachedMixerStepPath> {
+                                                if (name == "fused") return CachedMixerStepPath::kFused;
+                                                if (name == "aten") return CachedMixerStepPath::kAten;
+                                                return std::nullopt;
+                                              },
+                                              "fused or aten (unset it for fused, the default)")
+                                              .value_or(CachedMixerStepPath::kFused);
   return path;
 }
 

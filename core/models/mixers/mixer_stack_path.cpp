@@ -1,26 +1,15 @@
 // The choice of the flat mixer's block-stack path (see mixer_stack_path.h).
 #include "core/models/mixers/mixer_stack_path.h"
 
-#include <cstdlib>
-#include <stdexcept>
-
+#include "kernels/environment_choice.h"
 #include "kernels/masked_token_mix.h"
 
 namespace mixerlab {
 
 namespace {
 std::optional<MixerStackPath> environmentPath() {
-  static const std::optional<MixerStackPath> path = [] {
-    const char* value = std::getenv("MIXERLAB_MIXER_STACK");
-    if (value == nullptr || *value == '\0') return std::optional<MixerStackPath>();
-    const auto parsed = parseMixerStackPath(value);
-    // A mistyped A/B switch must not quietly benchmark the automatic path.
-    if (!parsed) {
-      throw std::invalid_argument(std::string("MIXERLAB_MIXER_STACK=\"") + value +
-                                  "\": expected modules, token_major or fused (unset it for the automatic choice)");
-    }
-    return parsed;
-  }();
+  static const std::optional<MixerStackPath> path = kernels::environmentChoice<MixerStackPath>(
+      "MIXERLAB_MIXER_STACK", parseMixerStackPath, "modules, token_major or fused (unset it for the automatic choice)");
   return path;
 }
 
