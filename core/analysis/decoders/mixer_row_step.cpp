@@ -28,16 +28,17 @@ std::optional<CachedMixerStepPath>& stepOverride() {
   return path;
 }
 
+std::optional<CachedMixerStepPath> parseStepPath(const std::string& name) {
+  if (name == "fused") return CachedMixerStepPath::kFused;
+  if (name == "aten") return CachedMixerStepPath::kAten;
+  return std::nullopt;
+}
+
 CachedMixerStepPath stepPathFromEnvironment() {
-  static const CachedMixerStepPath path = kernels::environmentChoice<CachedMixerStepPath>(
-                                              "MIXERLAB_DECODE_STEP",
-                                              [](const std::string& name) -> std::optional<CachedMixerStepPath> {
-                                                if (name == "fused") return CachedMixerStepPath::kFused;
-                                                if (name == "aten") return CachedMixerStepPath::kAten;
-                                                return std::nullopt;
-                                              },
-                                              "fused or aten (unset it for fused, the default)")
-                                              .value_or(CachedMixerStepPath::kFused);
+  static const CachedMixerStepPath path =
+      kernels::environmentChoice<CachedMixerStepPath>("MIXERLAB_DECODE_STEP", parseStepPath,
+                                                      "fused or aten (unset it for fused, the default)")
+          .value_or(CachedMixerStepPath::kFused);
   return path;
 }
 
