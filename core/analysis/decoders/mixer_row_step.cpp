@@ -52,8 +52,27 @@ CachedMixerStepPath requestedCachedMixerStepPath() {
 
 int rowStepTeamSize(int intra_op_threads) { return intra_op_threads > 1 ? intra_op_threads + 1 : 1; }
 
+// A layer's tensors (kept alive) and their raw pointers, looked up once rather than in every step.
 struct MixerRowStep::LayerState {
+  explicit LayerState(MixerRowLayer layer)
+      : spec(std::move(layer)),
+        mix_weight(spec.mix_weight.data_ptr<float>()),
+        rows(spec.rows.data_ptr<float>()),
+        norm1_weight(dataOrNull(spec.norm1_weight)),
+        norm1_bias(dataOrNull(spec.norm1_bias)),
+        norm2_weight(dataOrNull(spec.norm2_weight)),
+        norm2_bias(dataOrNull(spec.norm2_bias)),
+        ff1_weight(spec.feed_forward ? spec.ff1_weight.data_ptr<float>() : nullptr),
+        ff1_bias(dataOrNull(spec.ff1_bias)),
+        ff2_weight(spec.feed_forward ? spec.ff2_weight.data_ptr<float>() : nullptr),
+        ff2_bias(dataOrNull(spec.ff2_bias)),
+        ff_width(spec.feed_forward ? spec.ff1_weight.size(0) : 0) {}
   MixerRowLayer spec;
+  const float* mix_weight;
+  float* rows;
+  const float *norm1_weight, *norm1_bias, *norm2_weight, *norm2_bias;
+  const float *ff1_weight, *ff1_bias, *ff2_weight, *ff2_bias;
+  int64_t ff_width;
   std::vector<float> sums;  // [T, D] once pushing: row i > the last position holds sum_j W[i, j] rows[j]
   bool pushing = false;
 };
@@ -68,11 +87,13 @@ MixerRowStep::MixerRowStep(std::vector<MixerRowLayer> layers, MixerRowHead head,
   int64_t widest = width_;
   for (auto& layer : layers) {
     if (layer.feed_forward) widest = std::max(widest, layer.ff1_weight.size(0));
-    layers_.push_back(LayerState{std::move(layer), {}, false});
+    layers_.emplace_back(std::move(layer));
   }
   for (auto* buffer : {&x_, &normed_, &mixed_, &hidden_}) buffer->assign(static_cast<size_t>(width_), 0.0f);
   inner_.assign(static_cast<size_t>(widest), 0.0f);
   logits_ = at::empty({head_.weight.size(0)}, head_.weight.options());
+  head_weight_ = head_.weight.data_ptr<float>();
+  head_bias_ = dataOrNull(head_.bias);
 }
 
 MixerRowStep::~MixerRowStep() = default;
@@ -84,8 +105,8 @@ std::string MixerRowStep::describe() const {
 
 void MixerRowStep::mixRow(LayerState& layer, const float* normed, float* out, int64_t position) {
   const int64_t T = context_, D = width_;
-  const float* weight = layer.spec.mix_weight.data_ptr<float>();
-  const float* rows = layer.spec.rows.data_ptr<float>();
+  const float* weight = layer.mix_weight;
+  const float* rows = layer.rows;
   const float bias = layer.spec.mix_bias.empty() ? 0.0f : layer.spec.mix_bias[static_cast<size_t>(position)];
   if (2 * position < T - 1) {  // pull: out = W[position, :position+1] . rows[:position+1]
     const int64_t count = position + 1;
@@ -122,9 +143,9 @@ const at::Tensor& MixerRowStep::step(const float* embedding, int64_t position) {
   std::copy(embedding, embedding + D, x_.begin());
   for (auto& layer : layers_) {
     const MixerRowLayer& s = layer.spec;
-    float* row = s.rows.data_ptr<float>() + position * D;  // this position's mixing input, cached
+    float* row = layer.rows + position * D;  // this position's mixing input, cached
     if (s.has_norm1) {
-      kernels::layerNormRow(x_.data(), D, dataOrNull(s.norm1_weight), dataOrNull(s.norm1_bias), s.norm1_eps, row);
+      kernels::layerNormRow(x_.data(), D, layer.norm1_weight, layer.norm1_bias, s.norm1_eps, row);
     } else {
       std::copy(x_.begin(), x_.end(), row);
     }
@@ -138,31 +159,26 @@ const at::Tensor& MixerRowStep::step(const float* embedding, int64_t position) {
     }
     const float* ff_input = mixed_.data();
     if (s.has_norm2) {
-      kernels::layerNormRow(mixed_.data(), D, dataOrNull(s.norm2_weight), dataOrNull(s.norm2_bias), s.norm2_eps,
-                            normed_.data());
+      kernels::layerNormRow(mixed_.data(), D, layer.norm2_weight, layer.norm2_bias, s.norm2_eps, normed_.data());
       ff_input = normed_.data();
     }
-    const int64_t F = s.ff1_weight.size(0);
-    const float* w1 = s.ff1_weight.data_ptr<float>();
+    const int64_t F = layer.ff_width;
     team_->forRanges(F, kMinWeightsPerPart / D, 16, [&](int64_t begin, int64_t end) {
-      kernels::rowMatVec(w1, D, ff_input, dataOrNull(s.ff1_bias), nullptr, inner_.data(), begin, end, simd);
+      kernels::rowMatVec(layer.ff1_weight, D, ff_input, layer.ff1_bias, nullptr, inner_.data(), begin, end, simd);
       if (s.gelu) kernels::geluInPlace(inner_.data(), begin, end);
     });
-    const float* w2 = s.ff2_weight.data_ptr<float>();
     const float* skip = s.residual ? mixed_.data() : nullptr;
     team_->forRanges(D, kMinWeightsPerPart / F, 16, [&](int64_t begin, int64_t end) {
-      kernels::rowMatVec(w2, F, inner_.data(), dataOrNull(s.ff2_bias), skip, hidden_.data(), begin, end, simd);
+      kernels::rowMatVec(layer.ff2_weight, F, inner_.data(), layer.ff2_bias, skip, hidden_.data(), begin, end, simd);
     });
     x_.swap(hidden_);
   }
   if (head_.relu) {
     for (auto& v : x_) v = std::max(v, 0.0f);
   }
-  const int64_t V = head_.weight.size(0);
-  const float* head = head_.weight.data_ptr<float>();
   float* logits = logits_.data_ptr<float>();
-  team_->forRanges(V, kMinWeightsPerPart / D, 16, [&](int64_t begin, int64_t end) {
-    kernels::rowMatVec(head, D, x_.data(), dataOrNull(head_.bias), nullptr, logits, begin, end, simd);
+  team_->forRanges(logits_.numel(), kMinWeightsPerPart / D, 16, [&](int64_t begin, int64_t end) {
+    kernels::rowMatVec(head_weight_, D, x_.data(), head_bias_, nullptr, logits, begin, end, simd);
   });
   return logits_;
 }

@@ -76,6 +76,7 @@ class MixerRowStep {
   std::vector<LayerState> layers_;
   MixerRowHead head_;
   std::shared_ptr<kernels::PhaseTeam> team_;
+  const float *head_weight_ = nullptr, *head_bias_ = nullptr;
   kernels::RowSimd simd_;  // read on the constructing thread (a bad MIXERLAB_ROW_SIMD throws there)
   std::vector<float> x_, normed_, mixed_, hidden_, inner_;
   at::Tensor logits_;
