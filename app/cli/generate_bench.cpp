@@ -1,8 +1,9 @@
 // `mixerlab bench generate`: greedy decoding speed of each family's reference decoder (a full
 // forward per token: the research's fixed-window method for the mixer, full recompute for the
 // transformer and Mamba) against its incremental decoder (cached mixer rows, KV cache, recurrent
-// state), at several prompt lengths in a T-token window, on randomly initialised models. It also
-// checks that both decoders chose the same tokens. Speed targets are checked here, not in tests.
+// state), at several prompt lengths in a T-token window and batch sizes (sequences decoded in
+// lockstep, as a GPU serves several samples at once), on randomly initialised models. It also checks
+// that both decoders chose the same tokens. Speed targets are checked here, not in tests.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -25,24 +26,28 @@ namespace {
 struct GenerateBenchOptions {
   int64_t d_model = 256, layers = 4, context = 512, vocab = 4096, heads = 4, new_tokens = 32, threads = 0, repeats = 3;
   std::vector<int64_t> prompts = {64, 256, 480};
+  std::vector<int64_t> batches = {1};
   std::vector<std::string> archs = {"masked_mixer", "llama", "mamba"};
   std::string device = "cpu";
 };
 
 struct DecodeTiming {
-  std::vector<int64_t> ids;
+  std::vector<int64_t> ids;  // every step's greedy token of every sequence, step after step
   double prefill_ms = 0, decode_ms = 0;
 };
 
-DecodeTiming timeGreedyOnce(TokenDecoder& decoder, const std::vector<int64_t>& prompt, int64_t new_tokens) {
+DecodeTiming timeGreedyOnce(TokenDecoder& decoder, const std::vector<std::vector<int64_t>>& prompts,
+                            int64_t new_tokens) {
   using Clock = std::chrono::steady_clock;
   DecodeTiming t;
   const auto start = Clock::now();
-  at::Tensor logits = decoder.prefill(prompt);
+  at::Tensor logits = decoder.prefillBatch(prompts);
   const auto prefilled = Clock::now();
   for (int64_t i = 0; i < new_tokens; ++i) {
-    t.ids.push_back(logits.argmax().item<int64_t>());
-    if (i + 1 < new_tokens) logits = decoder.append(t.ids.back());
+    const at::Tensor chosen = logits.argmax(1);  // [B] int64 on the CPU
+    const std::vector<int64_t> next(chosen.data_ptr<int64_t>(), chosen.data_ptr<int64_t>() + chosen.numel());
+    t.ids.insert(t.ids.end(), next.begin(), next.end());
+    if (i + 1 < new_tokens) logits = decoder.appendBatch(next);
   }
   t.prefill_ms = std::chrono::duration<double, std::milli>(prefilled - start).count();
   t.decode_ms = std::chrono::duration<double, std::milli>(Clock::now() - prefilled).count();
@@ -53,11 +58,11 @@ DecodeTiming timeGreedyOnce(TokenDecoder& decoder, const std::vector<int64_t>& p
 // times (each taken apart), so one slow pass on a busy machine does not set the figure. It starts
 // after a short pause: threads left spinning by the previous decoder's large products (OpenMP's for
 // tens of milliseconds, OpenBLAS's for about 0.1 s) would otherwise share this decoder's cores.
-DecodeTiming timeGreedy(TokenDecoder& decoder, const std::vector<int64_t>& prompt, int64_t new_tokens,
+DecodeTiming timeGreedy(TokenDecoder& decoder, const std::vector<std::vector<int64_t>>& prompts, int64_t new_tokens,
                         int64_t repeats) {
   std::this_thread::sleep_for(std::chrono::milliseconds(250));
   std::vector<DecodeTiming> runs;
-  for (int64_t r = 0; r < repeats; ++r) runs.push_back(timeGreedyOnce(decoder, prompt, new_tokens));
+  for (int64_t r = 0; r < repeats; ++r) runs.push_back(timeGreedyOnce(decoder, prompts, new_tokens));
   auto median = [&](double DecodeTiming::*field) {
     std::vector<double> values;
     for (const auto& run : runs) values.push_back(run.*field);
@@ -78,10 +83,11 @@ int benchGenerate(const GenerateBenchOptions& o) {
               static_cast<long long>(o.d_model), static_cast<long long>(o.layers), static_cast<long long>(o.context),
               static_cast<long long>(o.vocab), static_cast<long long>(o.new_tokens), describeDevice(device).c_str());
   std::printf(
-      "tokens/s = new tokens / (prefill + decode); decode tokens/s leaves the prefill out; medians of %lld passes\n",
+      "tokens/s = new tokens of every sequence / (prefill + decode); decode tokens/s leaves the prefill out; a batch "
+      "decodes its sequences in lockstep; medians of %lld passes\n",
       static_cast<long long>(o.repeats));
-  std::printf("%-13s %6s %4s | %-13s %9s %9s | %-13s %9s %9s | %7s %s\n", "arch", "prompt", "new", "reference",
-              "tokens/s", "decode/s", "fast", "tokens/s", "decode/s", "speedup", "same greedy tokens");
+  std::printf("%-13s %6s %5s %4s | %-13s %9s %9s | %-13s %9s %9s | %7s %s\n", "arch", "prompt", "batch", "new",
+              "reference", "tokens/s", "decode/s", "fast", "tokens/s", "decode/s", "speedup", "same greedy tokens");
   bool all_same = true;
   for (const auto& arch : o.archs) {
     ModelConfig c;
@@ -103,27 +109,34 @@ int benchGenerate(const GenerateBenchOptions& o) {
             "use --prompts with lengths below --context");
       }
       const int64_t new_tokens = std::min(o.new_tokens, o.context - prompt_length);
-      auto prompt_tensor = torch::randint(0, o.vocab, {prompt_length}, torch::kLong);
-      std::vector<int64_t> prompt(prompt_tensor.data_ptr<int64_t>(), prompt_tensor.data_ptr<int64_t>() + prompt_length);
-      auto reference = makeTokenDecoder(*model, DecoderChoice::kReference, 0);
-      auto fast = makeTokenDecoder(*model, DecoderChoice::kFast, 0);
-      const DecodeTiming r = timeGreedy(*reference, prompt, new_tokens, o.repeats);
-      const DecodeTiming f = timeGreedy(*fast, prompt, new_tokens, o.repeats);
-      const double n = static_cast<double>(new_tokens);
-      auto perS = [&](double ms) { return ms > 0 ? n / (ms / 1000.0) : 0.0; };
-      const double r_tps = perS(r.prefill_ms + r.decode_ms), f_tps = perS(f.prefill_ms + f.decode_ms);
-      auto decodeRate = [&](const DecodeTiming& t) { return t.decode_ms > 0 ? (n - 1) / (t.decode_ms / 1000.0) : 0.0; };
-      const bool same = r.ids == f.ids;
-      all_same = all_same && same;
-      std::printf("%-13s %6lld %4lld | %-13s %9.1f %9.1f | %-13s %9.1f %9.1f | %6.1fx %s\n", arch.c_str(),
-                  static_cast<long long>(prompt_length), static_cast<long long>(new_tokens), reference->name().c_str(),
-                  r_tps, decodeRate(r), fast->name().c_str(), f_tps, decodeRate(f), r_tps > 0 ? f_tps / r_tps : 0.0,
-                  same ? "yes" : "NO");
-      if (const std::string how = fast->stepDescription(); !how.empty() && how != described) {
-        std::printf("%-13s %11s   %s steps: %s\n", "", "", fast->name().c_str(), how.c_str());
-        described = how;
+      for (int64_t batch : o.batches) {
+        std::vector<std::vector<int64_t>> prompts;
+        for (int64_t i = 0; i < batch; ++i) {
+          auto prompt_tensor = torch::randint(0, o.vocab, {prompt_length}, torch::kLong);
+          prompts.emplace_back(prompt_tensor.data_ptr<int64_t>(), prompt_tensor.data_ptr<int64_t>() + prompt_length);
+        }
+        auto reference = makeTokenDecoder(*model, DecoderChoice::kReference, 0);
+        auto fast = makeTokenDecoder(*model, DecoderChoice::kFast, 0);
+        const DecodeTiming r = timeGreedy(*reference, prompts, new_tokens, o.repeats);
+        const DecodeTiming f = timeGreedy(*fast, prompts, new_tokens, o.repeats);
+        const double n = static_cast<double>(new_tokens * batch);
+        auto perS = [&](double ms) { return ms > 0 ? n / (ms / 1000.0) : 0.0; };
+        const double r_tps = perS(r.prefill_ms + r.decode_ms), f_tps = perS(f.prefill_ms + f.decode_ms);
+        auto decodeRate = [&](const DecodeTiming& t) {
+          return t.decode_ms > 0 ? static_cast<double>((new_tokens - 1) * batch) / (t.decode_ms / 1000.0) : 0.0;
+        };
+        const bool same = r.ids == f.ids;
+        all_same = all_same && same;
+        std::printf("%-13s %6lld %5lld %4lld | %-13s %9.1f %9.1f | %-13s %9.1f %9.1f | %6.1fx %s\n", arch.c_str(),
+                    static_cast<long long>(prompt_length), static_cast<long long>(batch),
+                    static_cast<long long>(new_tokens), reference->name().c_str(), r_tps, decodeRate(r),
+                    fast->name().c_str(), f_tps, decodeRate(f), r_tps > 0 ? f_tps / r_tps : 0.0, same ? "yes" : "NO");
+        if (const std::string how = fast->stepDescription(); !how.empty() && how != described) {
+          std::printf("%-13s %11s   %s steps: %s\n", "", "", fast->name().c_str(), how.c_str());
+          described = how;
+        }
+        std::fflush(stdout);
       }
-      std::fflush(stdout);
     }
   }
   std::printf(all_same ? "greedy output identical for every row\n" : "greedy output DIFFERS in some row\n");
@@ -143,6 +156,9 @@ void addGenerateBench(CLI::App& bench, Action& action) {
   cmd->add_option("--vocab", o->vocab, "Vocabulary size V")->check(CLI::PositiveNumber);
   cmd->add_option("--heads", o->heads, "Attention heads (transformers)")->check(CLI::PositiveNumber);
   cmd->add_option("--prompts", o->prompts, "Prompt lengths in tokens")->delimiter(',')->check(CLI::PositiveNumber);
+  cmd->add_option("--batch", o->batches, "Batch sizes: sequences decoded in lockstep (e.g. 1,16)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--new-tokens", o->new_tokens, "Tokens to generate (fewer when the window is shorter)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--threads", o->threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);

@@ -3,10 +3,12 @@
 // Transfixer's masked conv also keeps the rows it mixes (as the cached mixer does). Llama and GPT
 // slide: once T tokens exist, the cache is rebuilt from the last T tokens for every new one (the
 // same window the recompute reference sees); the Transfixer stops at T (position-specific conv).
+// A batch of B sequences (prompts of one length, stepped together) keeps [B, H, T, hd] caches.
 #include <cmath>
 
 #include <torch/torch.h>
 
+#include "core/analysis/decoders/decode_batch.h"
 #include "core/analysis/decoders/decode_step_scope.h"
 #include "core/analysis/decoders/row_products.h"
 #include "core/analysis/decoders/token_decoder.h"
@@ -20,20 +22,20 @@ namespace mixerlab {
 namespace {
 namespace F = torch::nn::functional;
 
-// Keys and values of one layer, [1, H, T, hd], filled for positions 0..length-1.
+// Keys and values of one layer, [B, H, T, hd], filled for positions 0..length-1.
 struct KvCache {
   at::Tensor keys, values;
 };
 
 // Attention of queries at positions first..first+L-1 over every cached position up to them.
-// q, k, v: [1, H, L, hd] (already rotated where the family rotates).
+// q, k, v: [B, H, L, hd] (already rotated where the family rotates).
 at::Tensor cachedAttention(KvCache& cache, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                            int64_t first) {
   const int64_t length = q.size(2), end = first + length, head_dim = q.size(3);
   cache.keys.narrow(2, first, length).copy_(k);
   cache.values.narrow(2, first, length).copy_(v);
   auto keys = cache.keys.narrow(2, 0, end), values = cache.values.narrow(2, 0, end);
-  auto scores = torch::matmul(q, keys.transpose(-2, -1)) / std::sqrt(static_cast<double>(head_dim));  // [1,H,L,end]
+  auto scores = torch::matmul(q, keys.transpose(-2, -1)) / std::sqrt(static_cast<double>(head_dim));  // [B,H,L,end]
   if (length > 1) {
     // Query row r (position first + r) sees keys 0..first+r.
     auto query_pos = torch::arange(first, end, torch::TensorOptions().dtype(torch::kLong).device(q.device()));
@@ -41,13 +43,13 @@ at::Tensor cachedAttention(KvCache& cache, const at::Tensor& q, const at::Tensor
     auto future = key_pos.unsqueeze(0) > query_pos.unsqueeze(1);
     scores = scores.masked_fill(future, -std::numeric_limits<double>::infinity());
   }
-  return torch::matmul(torch::softmax(scores, -1), values);  // [1, H, L, hd]
+  return torch::matmul(torch::softmax(scores, -1), values);  // [B, H, L, hd]
 }
 
-at::Tensor splitHeads(const at::Tensor& x, int64_t heads) {  // [1, L, D] -> [1, H, L, hd]
+at::Tensor splitHeads(const at::Tensor& x, int64_t heads) {  // [B, L, D] -> [B, H, L, hd]
   return x.view({x.size(0), x.size(1), heads, x.size(2) / heads}).transpose(1, 2);
 }
-at::Tensor mergeHeads(const at::Tensor& x) {  // [1, H, L, hd] -> [1, L, D]
+at::Tensor mergeHeads(const at::Tensor& x) {  // [B, H, L, hd] -> [B, L, D]
   return x.transpose(1, 2).reshape({x.size(0), x.size(2), x.size(1) * x.size(3)});
 }
 
@@ -72,16 +74,16 @@ class AttentionStack {
   virtual int64_t layers() const = 0;
   virtual at::Tensor embed(const at::Tensor& ids, int64_t first) = 0;
   virtual at::Tensor layer(int64_t index, const at::Tensor& x, int64_t first) = 0;
-  virtual at::Tensor head(const at::Tensor& x) = 0;  // [1, D] -> [1, V]
-  virtual void reset(int64_t context, const at::TensorOptions& options) = 0;
+  virtual at::Tensor head(const at::Tensor& x) = 0;  // [B, D] -> [B, V]
+  virtual void reset(int64_t batch, int64_t context, const at::TensorOptions& options) = 0;
 
  protected:
-  static std::vector<KvCache> emptyCaches(int64_t layers, int64_t heads, int64_t context, int64_t head_dim,
-                                          const at::TensorOptions& options) {
+  static std::vector<KvCache> emptyCaches(int64_t layers, int64_t batch, int64_t heads, int64_t context,
+                                          int64_t head_dim, const at::TensorOptions& options) {
     std::vector<KvCache> caches;
     for (int64_t i = 0; i < layers; ++i) {
-      caches.push_back(
-          {torch::zeros({1, heads, context, head_dim}, options), torch::zeros({1, heads, context, head_dim}, options)});
+      caches.push_back({torch::zeros({batch, heads, context, head_dim}, options),
+                        torch::zeros({batch, heads, context, head_dim}, options)});
     }
     return caches;
   }
@@ -92,8 +94,8 @@ class LlamaStack : public AttentionStack {
   explicit LlamaStack(LlamaTransformer& m)
       : m_(m), heads_(m.config().n_heads), rotary_(m.config().d_model / m.config().n_heads, m.config().rope_theta) {}
   int64_t layers() const override { return static_cast<int64_t>(m_.model->layers->size()); }
-  void reset(int64_t context, const at::TensorOptions& options) override {
-    caches_ = emptyCaches(layers(), heads_, context, m_.config().d_model / heads_, options);
+  void reset(int64_t batch, int64_t context, const at::TensorOptions& options) override {
+    caches_ = emptyCaches(layers(), batch, heads_, context, m_.config().d_model / heads_, options);
     rotary_.prepare(context, options);
   }
   at::Tensor embed(const at::Tensor& ids, int64_t) override { return m_.model->embed_tokens->forward(ids); }
@@ -124,13 +126,13 @@ class TransfixerStack : public AttentionStack {
         placement_(TransfixerOptions::fromConfig(m.config()).placement()),
         rotary_(m.config().d_model / m.config().n_heads, m.config().rope_theta) {}
   int64_t layers() const override { return static_cast<int64_t>(m_.model->layers->size()); }
-  void reset(int64_t context, const at::TensorOptions& options) override {
-    caches_ = emptyCaches(layers(), heads_, context, m_.config().d_model / heads_, options);
+  void reset(int64_t batch, int64_t context, const at::TensorOptions& options) override {
+    caches_ = emptyCaches(layers(), batch, heads_, context, m_.config().d_model / heads_, options);
     rotary_.prepare(context, options);
     conv_rows_.clear();
     conv_weights_.clear();
     for (const auto& item : *m_.model->layers) {
-      conv_rows_.push_back(torch::zeros({1, context, m_.config().d_model}, options));
+      conv_rows_.push_back(torch::zeros({batch, context, m_.config().d_model}, options));
       conv_weights_.push_back(item->as<TransfixerLayer>()->conv->appliedWeight());
     }
   }
@@ -179,8 +181,8 @@ class GptStack : public AttentionStack {
  public:
   explicit GptStack(GptTransformer& m) : m_(m), heads_(m.config().n_heads) {}
   int64_t layers() const override { return static_cast<int64_t>(m_.transformer->h->size()); }
-  void reset(int64_t context, const at::TensorOptions& options) override {
-    caches_ = emptyCaches(layers(), heads_, context, m_.config().d_model / heads_, options);
+  void reset(int64_t batch, int64_t context, const at::TensorOptions& options) override {
+    caches_ = emptyCaches(layers(), batch, heads_, context, m_.config().d_model / heads_, options);
   }
   at::Tensor embed(const at::Tensor& ids, int64_t first) override {
     auto positions = torch::arange(first, first + ids.size(1), ids.options());
@@ -208,51 +210,60 @@ class KvCacheDecoder : public TokenDecoder {
       : options_(model.parameters().front().options()),
         stack_(std::move(stack)),
         context_(model.config().context_length),
+        vocab_(model.config().vocab_size),
         slides_(contextPolicy(model) == ContextPolicy::kSlideWindow) {}
   std::string name() const override { return "kv-cache"; }
 
-  at::Tensor prefill(const std::vector<int64_t>& ids) override {
-    if (ids.empty()) throw MixerLabError("KV-cache decoding needs at least one prompt token");
-    tokens_ = ids;
-    if (static_cast<int64_t>(ids.size()) > context_ && !slides_) {
-      throw MixerLabError("the prompt has " + std::to_string(ids.size()) + " tokens but the window holds " +
+  at::Tensor prefillBatch(const std::vector<std::vector<int64_t>>& prompts) override {
+    const int64_t length = promptBatchLength(prompts, "KV-cache");
+    if (length > context_ && !slides_) {
+      throw MixerLabError("the prompt has " + std::to_string(length) + " tokens but the window holds " +
                           std::to_string(context_));
     }
+    for (const auto& prompt : prompts) checkTokenIds(prompt, vocab_);
+    sequences_ = prompts;
     return rebuild();
   }
 
-  at::Tensor append(int64_t id) override {
-    tokens_.push_back(id);
-    if (length_ < context_) return runDecodeStep(options_.device(), true, [&] { return run({id}, length_); });
+  at::Tensor appendBatch(const std::vector<int64_t>& ids) override {
+    checkAppendBatch(ids, static_cast<int64_t>(sequences_.size()), "KV-cache");
+    checkTokenIds(ids, vocab_);
+    for (size_t b = 0; b < ids.size(); ++b) sequences_[b].push_back(ids[b]);
+    if (length_ < context_) return runDecodeStep(options_.device(), true, [&] { return run(ids, length_); });
     if (!slides_) throw MixerLabError("the window is full (" + std::to_string(context_) + " tokens)");
     return rebuild();  // the window slides: recompute the last T tokens at positions 0..T-1
   }
 
  private:
   at::Tensor rebuild() {
-    stack_->reset(context_, options_);
-    const size_t keep = std::min<size_t>(tokens_.size(), static_cast<size_t>(context_));
+    const auto batch = static_cast<int64_t>(sequences_.size());
+    const auto keep =
+        static_cast<std::ptrdiff_t>(std::min<size_t>(sequences_[0].size(), static_cast<size_t>(context_)));
+    std::vector<int64_t> windows;  // each sequence's last `keep` tokens, row after row
+    for (const auto& tokens : sequences_) windows.insert(windows.end(), tokens.end() - keep, tokens.end());
     length_ = 0;
     // One OpenMP thread: the prefill's time is in BLAS products (decode_step_scope.h).
     return runDecodeStep(options_.device(), true, [&] {
-      return run(std::vector<int64_t>(tokens_.end() - static_cast<std::ptrdiff_t>(keep), tokens_.end()), 0);
+      stack_->reset(batch, context_, options_);
+      return run(windows, 0);
     });
   }
 
+  // ids: the batch's new tokens, row after row, at positions first..; logits [B, V].
   at::Tensor run(const std::vector<int64_t>& ids, int64_t first) {
-    auto input = torch::tensor(ids, torch::kLong).unsqueeze(0).to(options_.device());
-    auto x = stack_->embed(input, first);
+    const auto batch = static_cast<int64_t>(sequences_.size());
+    auto x = stack_->embed(tokenIdTensor(ids, batch, options_.device()), first);
     for (int64_t i = 0; i < stack_->layers(); ++i) x = stack_->layer(i, x, first);
-    length_ = first + static_cast<int64_t>(ids.size());
-    return stack_->head(x.select(1, x.size(1) - 1))[0];  // [V], the model's dtype and device
+    length_ = first + x.size(1);
+    return stack_->head(x.select(1, x.size(1) - 1));  // [B, V], the model's dtype and device
   }
 
   at::TensorOptions options_;  // the model's parameters' device and dtype, looked up once
   std::unique_ptr<AttentionStack> stack_;
-  int64_t context_;
+  int64_t context_, vocab_;
   bool slides_;
   int64_t length_ = 0;
-  std::vector<int64_t> tokens_;
+  std::vector<std::vector<int64_t>> sequences_;  // each sequence's tokens so far
 };
 
 }  // namespace

@@ -4,13 +4,15 @@
 // one product over them: O(t*D) per layer per token instead of a full forward. Flat, kernel-k,
 // softmax, softmax_compat (one application, as one forward does), expanded and multi-head mixing
 // (intended and the research's compat loop) are covered. Position i is absolute: the caller stops at T.
-// One-token steps of the flat kernel-1 mixer in fp32 on the CPU run as one fused routine
+// A batch of B sequences keeps B rows per position ([B, T, width] caches) and steps them together.
+// One-token steps of one flat kernel-1 sequence in fp32 on the CPU run as one fused routine
 // (mixer_row_step.h); MIXERLAB_DECODE_STEP=aten keeps them on the ATen ops, for comparison.
 #include <algorithm>
 #include <optional>
 
 #include <torch/torch.h>
 
+#include "core/analysis/decoders/decode_batch.h"
 #include "core/analysis/decoders/decode_step_scope.h"
 #include "core/analysis/decoders/mixer_row_step.h"
 #include "core/analysis/decoders/row_products.h"
@@ -27,12 +29,13 @@ namespace mixerlab {
 namespace {
 namespace F = torch::nn::functional;
 
-// The feed-forward sublayer on one row ([D]): its Linears as gemv, GELU and Identity as they are.
+// The feed-forward sublayer on one new row per sequence ([B, D]): its Linears as gemv for a batch
+// of one (gemm otherwise), GELU and Identity as they are.
 at::Tensor rowFeedForward(torch::nn::Sequential& ff, at::Tensor x) {
   for (auto& item : *ff) {
     const auto module = item.ptr();
     if (auto* linear = dynamic_cast<torch::nn::LinearImpl*>(module.get())) {
-      x = rowLinear(x, linear->weight, linear->bias);
+      x = decodeLinear(x, linear->weight, linear->bias);
     } else if (dynamic_cast<torch::nn::GELUImpl*>(module.get()) != nullptr) {
       x = torch::gelu(x);
     } else if (dynamic_cast<torch::nn::IdentityImpl*>(module.get()) == nullptr) {
@@ -42,7 +45,7 @@ at::Tensor rowFeedForward(torch::nn::Sequential& ff, at::Tensor x) {
   return x;
 }
 
-// A conv's applied weight and bias with the cache of the rows it mixes ([1, T, width], filled 0..n-1).
+// A conv's applied weight and bias with the cache of the rows it mixes ([B, T, width], filled 0..n-1).
 // Kernel-1 convs decode one row in one of two exact ways, whichever reads less: early in the window
 // the new output pulls from the rows so far (position p reads p rows); from the window's middle on,
 // every row is pushed into running sums of the positions still to come (position p touches T-1-p
@@ -64,37 +67,46 @@ struct MixCache {
     rows.narrow(1, first, new_rows.size(1)).copy_(new_rows);
     return mixTokenRows(weight, bias, rows.narrow(1, 0, first + new_rows.size(1)), first);
   }
-  // One new row ([width]) of a kernel-1 mix: W[first, :first+1] . rows[:first+1] + bias[first].
+  // One new row per sequence ([B, width]) of a kernel-1 mix: W[first, :first+1] . rows[b, :first+1] +
+  // bias[first]. A batch of one runs as matrix-vector products on [T, width] views.
   at::Tensor mixRow(const at::Tensor& row, int64_t first) {
-    const int64_t context = rows_2d.size(0);
-    rows_2d.select(0, first).copy_(row);
-    if (2 * first < context - 1) {  // pull: one gemv over the rows so far
+    const int64_t batch = rows.size(0), context = rows.size(1), width = rows.size(2);
+    rows.select(1, first).copy_(row);
+    if (2 * first < context - 1) {  // pull: one product over the rows so far
       const int64_t n = first + 1;
-      at::Tensor out = at::mv(rows_2d.narrow(0, 0, n).t(), weight_2d.select(0, first).narrow(0, 0, n));
+      const at::Tensor w = weight_2d.select(0, first).narrow(0, 0, n);
+      at::Tensor out = batch == 1 ? at::mv(rows_2d.narrow(0, 0, n).t(), w).unsqueeze(0)
+                                  : at::matmul(w.view({1, n}), rows.narrow(1, 0, n)).squeeze(1);
       if (!bias_values.empty()) out.add_(bias_values[static_cast<size_t>(first)]);
       return out;
     }
-    if (!pushed_sums.defined()) {  // once per sequence: the sums of positions first.. over rows 0..first-1
-      pushed_sums = at::zeros({context, rows_2d.size(1)}, rows_2d.options());
+    if (!pushed_sums.defined()) {  // once per batch: the sums of positions first.. over rows 0..first-1
+      pushed_sums = at::zeros({batch, context, width}, rows.options());
       if (first > 0) {
-        pushed_sums.narrow(0, first, context - first)
+        pushed_sums.narrow(1, first, context - first)
             .copy_(
-                at::mm(weight_2d.narrow(0, first, context - first).narrow(1, 0, first), rows_2d.narrow(0, 0, first)));
+                at::matmul(weight_2d.narrow(0, first, context - first).narrow(1, 0, first), rows.narrow(1, 0, first)));
       }
     }
     const auto position = static_cast<size_t>(first);
-    at::Tensor out = pushed_sums.select(0, first).add(row, diagonal_values[position]);
+    at::Tensor out = pushed_sums.select(1, first).add(row, diagonal_values[position]);
     if (!bias_values.empty()) out.add_(bias_values[position]);
-    if (first + 1 < context) {  // push: sums[i] += W[i, first] * row for every later position i
+    if (first + 1 < context) {  // push: sums[b, i] += W[i, first] * row[b] for every later position i
       const int64_t later = context - first - 1;
-      pushed_sums.narrow(0, first + 1, later).addr_(weight_2d.select(1, first).narrow(0, first + 1, later), row);
+      const at::Tensor column = weight_2d.select(1, first).narrow(0, first + 1, later);
+      if (batch == 1) {
+        pushed_sums.select(0, 0).narrow(0, first + 1, later).addr_(column, row.select(0, 0));
+      } else {
+        pushed_sums.narrow(1, first + 1, later)
+            .baddbmm_(column.view({1, later, 1}).expand({batch, later, 1}), row.view({batch, 1, width}));
+      }
     }
     return out;
   }
   bool mixesRows() const { return weight_2d.defined(); }
   at::Tensor weight, bias, rows;
-  at::Tensor rows_2d, weight_2d;
-  at::Tensor pushed_sums;  // [T, width]: row i > the last written position holds sum_j W[i, j] rows[j]
+  at::Tensor rows_2d, weight_2d;  // rows_2d: sequence 0's rows [T, width] (the fused step's, for a batch of one)
+  at::Tensor pushed_sums;         // [B, T, width]: row i > the last written position holds sum_j W[i, j] rows[b, j]
   std::vector<double> bias_values, diagonal_values;
 };
 
@@ -118,10 +130,10 @@ bool describeNorm(const torch::nn::LayerNorm& norm, bool& has, at::Tensor& weigh
 
 class CachedBlock {
  public:
-  CachedBlock(MixerBlockImpl& block, int64_t context, int64_t d_model, const at::TensorOptions& options)
+  CachedBlock(MixerBlockImpl& block, int64_t batch, int64_t context, int64_t d_model, const at::TensorOptions& options)
       : block_(block) {
     auto add = [&](const at::Tensor& weight, const at::Tensor& bias, int64_t width) {
-      caches_.emplace_back(weight, bias, torch::zeros({1, context, width}, options));
+      caches_.emplace_back(weight, bias, torch::zeros({batch, context, width}, options));
     };
     if (block.conv) {
       add(block.conv->appliedWeight(), block.conv->bias, d_model);
@@ -143,7 +155,7 @@ class CachedBlock {
     }
   }
 
-  // x: the block input at positions first..first+L-1 ([1, L, D]); returns the block output there.
+  // x: the block input at positions first..first+L-1 ([B, L, D]); returns the block output there.
   at::Tensor forward(const at::Tensor& x, int64_t first) {
     auto normed = block_.seq_layernorm ? block_.seq_layernorm->forward(x) : x;
     auto mixed = mix(normed, first);
@@ -192,8 +204,9 @@ class CachedBlock {
     return layer;
   }
 
-  // One new row ([D]) through the flat kernel-1 block, with matrix-vector products only (about a
-  // dozen small ops, against some thirty on the general path).
+  // One new row per sequence ([B, D]) through the flat kernel-1 block: about a dozen small ops
+  // (matrix-vector products for a batch of one), against some thirty on the general path, and the
+  // mix pushes rows from the window's middle on, as for one sequence.
   at::Tensor forwardRow(const at::Tensor& x, int64_t first) {
     auto h = caches_[0].mixRow(block_.seq_layernorm ? block_.seq_layernorm->forward(x) : x, first);
     if (block_.residual()) h.add_(x);
@@ -231,35 +244,45 @@ class CachedMixerDecoder : public TokenDecoder {
         relu_head_(mixerOptions(model.config()).head_activation == "relu"),
         step_threads_(rowStepTeamSize(at::get_num_threads())) {}
   std::string name() const override { return "cached-mixer"; }
-  std::string stepDescription() const override { return row_step_ ? row_step_->describe() : "ATen ops"; }
+  std::string stepDescription() const override {
+    if (row_step_) return row_step_->describe();
+    return batch_ > 1 ? "ATen ops (a batch of " + std::to_string(batch_) + "; the fused step takes one sequence)"
+                      : "ATen ops";
+  }
 
   // Both run in a DecodeStepScope (inference mode, one intra-op thread: the prefill's time is in BLAS
   // products, a step's in the fused team or BLAS); the logits leave it as a plain float64 CPU tensor
   // (converted outside it), so callers may modify them in place.
-  at::Tensor prefill(const std::vector<int64_t>& ids) override {
-    return runDecodeStep(model_.wte->weight.device(), true, [&] { return prefillInference(ids); });
+  at::Tensor prefillBatch(const std::vector<std::vector<int64_t>>& prompts) override {
+    const int64_t length = promptBatchLength(prompts, "cached mixer");
+    if (length > context_) {
+      throw MixerLabError("cached mixer decoding needs 1.." + std::to_string(context_) + " prompt tokens, got " +
+                          std::to_string(length));
+    }
+    std::vector<int64_t> ids = flattenPrompts(prompts);
+    checkTokenIds(ids, model_.wte->weight.size(0));
+    return runDecodeStep(model_.wte->weight.device(), true, [&] {
+      batch_ = static_cast<int64_t>(prompts.size());
+      blocks_.clear();
+      const auto options = model_.wte->weight.options();
+      for (const auto& item : *model_.mixerblocks) {
+        blocks_.emplace_back(*item->as<MixerBlock>(), batch_, context_, model_.config().d_model, options);
+      }
+      length_ = 0;
+      row_step_ = batch_ == 1 ? makeRowStep() : nullptr;
+      return run(ids);
+    });
   }
 
-  at::Tensor append(int64_t id) override {
-    return runDecodeStep(model_.wte->weight.device(), true, [&] { return appendInference(id); });
+  at::Tensor appendBatch(const std::vector<int64_t>& ids) override {
+    checkAppendBatch(ids, batch_, "cached mixer");
+    checkTokenIds(ids, model_.wte->weight.size(0));
+    if (length_ >= context_)
+      throw MixerLabError("the mixer's window is full (" + std::to_string(context_) + " tokens)");
+    return runDecodeStep(model_.wte->weight.device(), true, [&] { return run(ids); });
   }
 
  private:
-  at::Tensor prefillInference(const std::vector<int64_t>& ids) {
-    if (ids.empty() || static_cast<int64_t>(ids.size()) > context_) {
-      throw MixerLabError("cached mixer decoding needs 1.." + std::to_string(context_) + " prompt tokens, got " +
-                          std::to_string(ids.size()));
-    }
-    blocks_.clear();
-    const auto options = model_.wte->weight.options();
-    for (const auto& item : *model_.mixerblocks) {
-      blocks_.emplace_back(*item->as<MixerBlock>(), context_, model_.config().d_model, options);
-    }
-    length_ = 0;
-    row_step_ = makeRowStep();
-    return run(ids);
-  }
-
   // The fused one-token step when every block and the head are plain fp32 CPU tensors of the kinds
   // it covers (and the fused path is requested, as by default); null otherwise.
   std::unique_ptr<MixerRowStep> makeRowStep() {
@@ -282,47 +305,40 @@ class CachedMixerDecoder : public TokenDecoder {
     return std::make_unique<MixerRowStep>(std::move(layers), std::move(head), team_);
   }
 
-  at::Tensor appendInference(int64_t id) {
-    if (length_ >= context_)
-      throw MixerLabError("the mixer's window is full (" + std::to_string(context_) + " tokens)");
-    return run({id});
-  }
-
-  // Logits [V] (the model's dtype and device) for the token after `ids`, which extend the sequence.
+  // Logits [B, V] (the model's dtype and device) for the token after `ids` (batch_ rows of equal
+  // length, row after row, already checked against the vocabulary), which extend the sequences.
   at::Tensor run(const std::vector<int64_t>& ids) {
-    at::Tensor x;
-    const bool one_row = ids.size() == 1 && std::all_of(blocks_.begin(), blocks_.end(),
-                                                        [](const CachedBlock& b) { return b.mixesRows(); });
+    const int64_t length = static_cast<int64_t>(ids.size()) / batch_;
+    const bool one_row =
+        length == 1 && std::all_of(blocks_.begin(), blocks_.end(), [](const CachedBlock& b) { return b.mixesRows(); });
     if (one_row && row_step_) {
       const at::Tensor& table = model_.wte->weight;
-      const int64_t id = ids.front();
-      if (id < 0 || id >= table.size(0)) {
-        throw MixerLabError("token id " + std::to_string(id) + " is outside the vocabulary (0.." +
-                            std::to_string(table.size(0) - 1) + ")");
-      }
-      const at::Tensor& logits = row_step_->step(table.data_ptr<float>() + id * table.size(1), length_);
+      const at::Tensor& logits = row_step_->step(table.data_ptr<float>() + ids.front() * table.size(1), length_);
       length_ += 1;
-      return logits;
+      return logits.unsqueeze(0);
     }
-    if (one_row) {  // the embedding row as a view (no id tensor, no gather), then the blocks row by row
-      x = model_.wte->weight.select(0, ids.front());
+    at::Tensor x;
+    if (one_row) {  // one new row per sequence ([B, D]; for one sequence the embedding row as a view)
+      x = batch_ == 1
+              ? model_.wte->weight.narrow(0, ids.front(), 1)
+              : model_.wte->weight.index_select(0, torch::tensor(ids, torch::kLong).to(model_.wte->weight.device()));
       for (auto& block : blocks_) x = block.forwardRow(x, length_);
     } else {
-      x = model_.wte->forward(torch::tensor(ids, torch::kLong).unsqueeze(0).to(model_.wte->weight.device()));
+      x = model_.wte->forward(tokenIdTensor(ids, batch_, model_.wte->weight.device()));
       for (auto& block : blocks_) x = block.forward(x, length_);
-      x = x.select(0, 0).select(0, x.size(1) - 1);  // [D]
+      x = x.select(1, length - 1);  // [B, D]
     }
-    length_ += static_cast<int64_t>(ids.size());
+    length_ += length;
     if (relu_head_) x = torch::relu(x);
-    return rowLinear(x, model_.lm_head ? model_.lm_head->weight : model_.wte->weight,
-                     model_.lm_head ? model_.lm_head->bias : at::Tensor());
+    return decodeLinear(x, model_.lm_head ? model_.lm_head->weight : model_.wte->weight,
+                        model_.lm_head ? model_.lm_head->bias : at::Tensor());
   }
 
   MaskedMixer& model_;
   int64_t context_;
   bool relu_head_;
   int step_threads_;  // the fused step's team, from the intra-op thread count when the decoder was made
-  int64_t length_ = 0;
+  int64_t batch_ = 0, length_ = 0;
   std::vector<CachedBlock> blocks_;
   std::shared_ptr<kernels::PhaseTeam> team_;
   std::unique_ptr<MixerRowStep> row_step_;

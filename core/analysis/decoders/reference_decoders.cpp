@@ -4,6 +4,7 @@
 // far (the last T once the window slides). Incremental decoders are tested against these.
 #include <torch/torch.h>
 
+#include "core/analysis/decoders/decode_batch.h"
 #include "core/analysis/decoders/token_decoder.h"
 #include "core/models/mixers/masked_mixer.h"
 #include "core/util/error.h"
@@ -11,8 +12,9 @@
 namespace mixerlab {
 namespace {
 
-at::Tensor lastLogits(const at::Tensor& logits, int64_t position) {
-  return logits[0][position].to(torch::kCPU, torch::kFloat64);
+// Every sequence's logits at `position` ([B, T, V] -> [B, V], float64 on the CPU).
+at::Tensor logitsAt(const at::Tensor& logits, int64_t position) {
+  return logits.select(1, position).to(torch::kCPU, torch::kFloat64);
 }
 
 // softmax_compat convs rewrite their weight at every forward (the research's mechanics); a decoder
@@ -47,35 +49,42 @@ class FixedWindowDecoder : public TokenDecoder {
         filler_id_(filler_id) {}
   std::string name() const override { return "fixed-window"; }
 
-  at::Tensor prefill(const std::vector<int64_t>& ids) override {
-    if (ids.empty() || static_cast<int64_t>(ids.size()) > context_) {
+  // window_: batch_ rows of T ids, filler where nothing is written yet.
+  at::Tensor prefillBatch(const std::vector<std::vector<int64_t>>& prompts) override {
+    const int64_t length = promptBatchLength(prompts, "fixed-window");
+    if (length > context_) {
       throw MixerLabError("fixed-window decoding needs 1.." + std::to_string(context_) + " prompt tokens, got " +
-                          std::to_string(ids.size()));
+                          std::to_string(length));
     }
-    window_.assign(context_, filler_id_);
-    std::copy(ids.begin(), ids.end(), window_.begin());
-    length_ = static_cast<int64_t>(ids.size());
+    batch_ = static_cast<int64_t>(prompts.size());
+    window_.assign(static_cast<size_t>(batch_ * context_), filler_id_);
+    for (int64_t b = 0; b < batch_; ++b) std::copy(prompts[b].begin(), prompts[b].end(), slot(b, 0));
+    length_ = length;
     return run();
   }
 
-  at::Tensor append(int64_t id) override {
+  at::Tensor appendBatch(const std::vector<int64_t>& ids) override {
+    checkAppendBatch(ids, batch_, "fixed-window");
     if (length_ >= context_) throw MixerLabError("the fixed window is full (" + std::to_string(context_) + " tokens)");
-    window_[length_++] = id;
+    for (int64_t b = 0; b < batch_; ++b) *slot(b, length_) = ids[static_cast<size_t>(b)];
+    ++length_;
     return run();
   }
 
  private:
+  std::vector<int64_t>::iterator slot(int64_t sequence, int64_t position) {
+    return window_.begin() + static_cast<std::ptrdiff_t>(sequence * context_ + position);
+  }
   at::Tensor run() {
-    auto input = torch::tensor(window_, torch::kLong).unsqueeze(0).to(device_);
-    auto logits = model_.forward(input);
+    auto logits = model_.forward(tokenIdTensor(window_, batch_, device_));
     guard_.restore();
-    return lastLogits(logits, length_ - 1);  // the logits one position before the next write
+    return logitsAt(logits, length_ - 1);  // the logits one position before the next write
   }
 
   LanguageModel& model_;
   CompatWeightGuard guard_;
   c10::Device device_;
-  int64_t context_, filler_id_, length_ = 0;
+  int64_t context_, filler_id_, length_ = 0, batch_ = 0;
   std::vector<int64_t> window_;
 };
 
@@ -87,28 +96,31 @@ class RecomputeDecoder : public TokenDecoder {
         slides_(contextPolicy(model) == ContextPolicy::kSlideWindow) {}
   std::string name() const override { return "recompute"; }
 
-  at::Tensor prefill(const std::vector<int64_t>& ids) override {
-    tokens_ = ids;
+  at::Tensor prefillBatch(const std::vector<std::vector<int64_t>>& prompts) override {
+    promptBatchLength(prompts, "recompute");
+    sequences_ = prompts;
     return run();
   }
-  at::Tensor append(int64_t id) override {
-    tokens_.push_back(id);
+  at::Tensor appendBatch(const std::vector<int64_t>& ids) override {
+    checkAppendBatch(ids, static_cast<int64_t>(sequences_.size()), "recompute");
+    for (size_t b = 0; b < ids.size(); ++b) sequences_[b].push_back(ids[b]);
     return run();
   }
 
  private:
   at::Tensor run() {
-    const int64_t context = model_.config().context_length, length = static_cast<int64_t>(tokens_.size());
+    const int64_t context = model_.config().context_length, length = static_cast<int64_t>(sequences_[0].size());
     const int64_t first = slides_ && length > context ? length - context : 0;
-    std::vector<int64_t> window(tokens_.begin() + first, tokens_.end());
-    auto input = torch::tensor(window, torch::kLong).unsqueeze(0).to(device_);
-    return lastLogits(model_.forward(input), static_cast<int64_t>(window.size()) - 1);
+    std::vector<int64_t> windows;
+    for (const auto& tokens : sequences_) windows.insert(windows.end(), tokens.begin() + first, tokens.end());
+    const auto batch = static_cast<int64_t>(sequences_.size());
+    return logitsAt(model_.forward(tokenIdTensor(windows, batch, device_)), length - first - 1);
   }
 
   LanguageModel& model_;
   c10::Device device_;
   bool slides_;
-  std::vector<int64_t> tokens_;
+  std::vector<std::vector<int64_t>> sequences_;  // each sequence's tokens so far
 };
 
 }  // namespace

@@ -1,7 +1,8 @@
 // The decoders behind generation.h: each turns a token sequence into next-token logits, either by
 // a full forward per token (the references) or incrementally (row caches, KV caches, recurrent
-// state). A decoder holds one sequence at a time (batch 1, CPU or the model's device) and never
-// changes the model's weights. What each family does at the end of its window is its ContextPolicy.
+// state). A decoder holds one batch of sequences at a time (decoded in lockstep from prompts of one
+// length; batch 1 for interactive generation), on the model's device, and never changes the model's
+// weights. What each family does at the end of its window is its ContextPolicy.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -28,11 +29,17 @@ class TokenDecoder {
   // How the current sequence's one-token steps run, where a decoder has more than one way (the
   // cached mixer: "fused fp32 step (avx512 products, 3 threads)" or "ATen ops"); empty otherwise.
   virtual std::string stepDescription() const { return {}; }
-  // Starts a sequence at position 0; returns the logits [V] (float64, CPU) for the token after `ids`.
-  virtual at::Tensor prefill(const std::vector<int64_t>& ids) = 0;
-  // Appends one token; returns the logits for the token after it. With kStopAtWindowEnd the caller
-  // never appends past position T-1.
-  virtual at::Tensor append(int64_t id) = 0;
+  // Starts one sequence per prompt at position 0 (every prompt the same length, at least one token;
+  // decode_batch.h refuses others by name); returns the logits [B, V] (float64, CPU) for the token
+  // after each prompt. Sequence b's logits are those a batch of one would give for prompt b.
+  virtual at::Tensor prefillBatch(const std::vector<std::vector<int64_t>>& prompts) = 0;
+  // Appends ids[b] to sequence b (one id per sequence); returns the logits [B, V] for the next token.
+  // With kStopAtWindowEnd the caller never appends past position T-1.
+  virtual at::Tensor appendBatch(const std::vector<int64_t>& ids) = 0;
+
+  // One sequence (a batch of one): logits [V].
+  at::Tensor prefill(const std::vector<int64_t>& ids);
+  at::Tensor append(int64_t id);
 };
 
 // The model generation runs: the base of a multi-token wrapper (its pass 0 is next-token), the model
