@@ -77,8 +77,9 @@ struct ChannelBlock {
 
 int64_t channelBlocks(int64_t channels) { return (channels + kLanes - 1) / kLanes; }
 
+// y: [B, L, E]; final_state, when not null: h after the last position, [B, E, N].
 template <typename scalar_t>
-void forwardKernel(const ScanData<scalar_t>& d, scalar_t* y) {
+void forwardKernel(const ScanData<scalar_t>& d, scalar_t* y, scalar_t* final_state) {
   const int64_t L = d.length, E = d.channels, N = d.state;
   const int64_t items = d.batch * channelBlocks(E);
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, L * N * kLanes));
@@ -108,6 +109,11 @@ void forwardKernel(const ScanData<scalar_t>& d, scalar_t* y) {
         }
         scalar_t* y_row = y + (blk.b * L + t) * E + blk.e0;
         for (int64_t l = 0; l < blk.lanes; ++l) y_row[l] = acc[l];
+      }
+      if (final_state == nullptr) continue;
+      for (int64_t l = 0; l < blk.lanes; ++l) {
+        scalar_t* out = final_state + (blk.b * E + blk.e0 + l) * N;
+        for (int64_t n = 0; n < N; ++n) out[n] = h[n * kLanes + l];
       }
     }
   });
@@ -245,7 +251,7 @@ class FusedScanFunction : public torch::autograd::Function<FusedScanFunction> {
     ctx->saved_data["has_D"] = has_D;
     at::Tensor y = at::empty(u.sizes(), u.options());
     AT_DISPATCH_FLOATING_TYPES(u.scalar_type(), "fusedSelectiveScan", [&] {
-      forwardKernel<scalar_t>(scanData<scalar_t>(u, delta, A, B, C, D), y.data_ptr<scalar_t>());
+      forwardKernel<scalar_t>(scanData<scalar_t>(u, delta, A, B, C, D), y.data_ptr<scalar_t>(), nullptr);
     });
     return y;
   }
@@ -297,6 +303,23 @@ at::Tensor fusedSelectiveScan(const at::Tensor& u, const at::Tensor& delta, cons
   TORCH_CHECK(fusedScanSupports(u, delta, A, B, C, D),
               "fusedSelectiveScan: needs fp32 or fp64 CPU tensors of one dtype");
   return FusedScanFunction::apply(u, delta, A, B, C, D.defined() ? D : at::empty({0}, u.options()));
+}
+
+at::Tensor fusedSelectiveScanWithState(const at::Tensor& u, const at::Tensor& delta, const at::Tensor& A,
+                                       const at::Tensor& B, const at::Tensor& C, const at::Tensor& D,
+                                       at::Tensor& final_state) {
+  TORCH_CHECK(fusedScanSupports(u, delta, A, B, C, D),
+              "fusedSelectiveScanWithState: needs fp32 or fp64 CPU tensors of one dtype");
+  at::NoGradGuard no_grad;
+  const at::Tensor uc = u.contiguous(), dc = delta.contiguous(), Ac = A.contiguous(), Bc = B.contiguous();
+  const at::Tensor Cc = C.contiguous(), Dc = D.defined() ? D.contiguous() : at::Tensor();
+  at::Tensor y = at::empty(uc.sizes(), uc.options());
+  final_state = at::empty({uc.size(0), uc.size(2), Ac.size(1)}, uc.options());
+  AT_DISPATCH_FLOATING_TYPES(uc.scalar_type(), "fusedSelectiveScanWithState", [&] {
+    forwardKernel<scalar_t>(scanData<scalar_t>(uc, dc, Ac, Bc, Cc, Dc), y.data_ptr<scalar_t>(),
+                            final_state.data_ptr<scalar_t>());
+  });
+  return y;
 }
 
 }  // namespace mixerlab::kernels

@@ -23,4 +23,10 @@ bool fusedScanSupports(const at::Tensor& u, const at::Tensor& delta, const at::T
 at::Tensor fusedSelectiveScan(const at::Tensor& u, const at::Tensor& delta, const at::Tensor& A, const at::Tensor& B,
                               const at::Tensor& C, const at::Tensor& D);
 
+// The same forward, also writing h after the last position into `final_state` ([B, E, N]): what a
+// decoder needs to go on token by token after a parallel prefill. Records no gradient.
+at::Tensor fusedSelectiveScanWithState(const at::Tensor& u, const at::Tensor& delta, const at::Tensor& A,
+                                       const at::Tensor& B, const at::Tensor& C, const at::Tensor& D,
+                                       at::Tensor& final_state);
+
 }  // namespace mixerlab::kernels

@@ -1,5 +1,7 @@
 // `mixerlab generate`: story generation from a checkpoint, streaming the text to the terminal as it
 // is produced (or one JSON object with per-token probabilities and top-5 alternatives with --json).
+// --samples N draws N stories from the prompt as one decoder batch (seeds seed..seed+N-1) and prints
+// each when all are done.
 // The decoding and sampling live in core/analysis/generation.h, the JSON fields in
 // core/analysis/generation_json.h; this file parses and prints.
 #include <cstdio>
@@ -22,9 +24,45 @@ namespace {
 struct GenerateOptions {
   std::string checkpoint, prompt, prompt_file, device = "cpu";
   bool prompt_given = false, json = false;
+  int samples = 1;
   nlohmann::json given_settings = nlohmann::json::object();  // the settings options given, by field key
   GenerationSettings settings;
 };
+
+// Several stories of one prompt, one decoder batch: each printed whole once all are done.
+int printSamples(Generator& generator, const GenerateOptions& o) {
+  const std::vector<GenerationResult> results = generator.generateSamples(o.prompt, o.settings, o.samples);
+  if (o.json) {
+    nlohmann::json samples = nlohmann::json::array();
+    for (size_t i = 0; i < results.size(); ++i) {
+      nlohmann::json sample = generationResultJson(results[i]);
+      sample["seed"] = o.settings.sampling.seed + i;
+      samples.push_back(sample);
+    }
+    const nlohmann::json out = {{"checkpoint", generator.checkpoint().string()},
+                                {"architecture", generator.architecture()},
+                                {"device", generator.device()},
+                                {"prompt", o.prompt},
+                                {"settings", generationSettingsJson(o.settings)},
+                                {"samples", samples}};
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  size_t tokens = 0;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const GenerationResult& r = results[i];
+    tokens += r.tokens.size();
+    std::printf("--- sample %zu (seed %llu, %zu tokens, finished: %s) ---\n%s%s\n", i + 1,
+                static_cast<unsigned long long>(o.settings.sampling.seed + i), r.tokens.size(),
+                finishReasonName(r.finish).c_str(), o.prompt.c_str(), r.text.c_str());
+  }
+  const GenerationResult& first = results.front();
+  const double seconds = (first.prefill_ms + first.decode_ms) / 1000.0;
+  std::fprintf(stderr, "[%zu samples decoded as one batch: %zu tokens, %.1f tokens/s, %s decoder on %s]\n",
+               results.size(), tokens, seconds > 0 ? static_cast<double>(tokens) / seconds : 0.0, first.decoder.c_str(),
+               generator.device().c_str());
+  return 0;
+}
 
 int generateCommand(GenerateOptions o) {
   if (!o.prompt_file.empty()) {
@@ -37,6 +75,7 @@ int generateCommand(GenerateOptions o) {
   o.settings = readGenerationSettings(o.given_settings, "the command line");
   validateGeneration(o.settings);
   Generator generator(o.checkpoint, o.device);
+  if (o.samples > 1) return printSamples(generator, o);
   if (o.json) {
     nlohmann::json out = generationResultJson(generator.generate(o.prompt, o.settings));
     out["checkpoint"] = generator.checkpoint().string();
@@ -75,6 +114,11 @@ void addGenerateCommand(CLI::App& app, Action& action) {
   addSettingsOptions(*cmd, generationFieldSpecs(), o->given_settings);
   cmd->add_option("--device", o->device,
                   "Where the model runs: cpu (default), cuda, cuda:N or auto (a GPU when present)")
+      ->capture_default_str();
+  cmd->add_option(
+         "--samples", o->samples,
+         "Stories to draw from the prompt, decoded as one batch (sample i uses seed + i; printed when all are done)")
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "Print one JSON object (ids, text, per-token prob and top-5) instead of streaming");
   cmd->callback([o, &action]() { action = [o]() { return generateCommand(*o); }; });

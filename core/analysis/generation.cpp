@@ -1,7 +1,10 @@
 // The generation loop (see generation.h): lay the prompt out in the window, prefill, then choose,
-// stream and append one token at a time until a stop condition. The decoders live in decoders/.
+// stream and append one token at a time until a stop condition. Several samples of one prompt run
+// as one decoder batch, each with its own random stream; one story is a batch of one. The decoders
+// live in decoders/.
 #include "core/analysis/generation.h"
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <random>
@@ -98,11 +101,43 @@ GenerationResult Generator::generate(const std::string& prompt, const Generation
 
 GenerationResult Generator::generateFromIds(const std::vector<int>& prompt_ids, const GenerationSettings& settings,
                                             const TokenCallback& on_token, const std::atomic<bool>* cancel) {
+  SampleTokenCallback each;
+  if (on_token) each = [&on_token](int, const GeneratedToken& token) { on_token(token); };
+  return std::move(generateSamplesFromIds(prompt_ids, settings, 1, each, cancel).front());
+}
+
+std::vector<GenerationResult> Generator::generateSamples(const std::string& prompt, const GenerationSettings& settings,
+                                                         int samples, const SampleTokenCallback& on_token,
+                                                         const std::atomic<bool>* cancel) {
+  return generateSamplesFromIds(encode(prompt), settings, samples, on_token, cancel);
+}
+
+namespace {
+
+// One story of a batch being generated: its own random stream (seed + its index), repetition
+// history, text so far and result. Its decoder row keeps stepping after it finishes (the batch
+// moves in lockstep); what comes out of that row then is ignored.
+struct StoryInProgress {
+  GenerationResult result;
+  std::mt19937_64 rng;
+  std::vector<int64_t> previous;  // prompt + generated ids, for the repetition penalty
+  std::vector<int> sequence;      // prompt + generated ids, for text deltas
+  std::string decoded;
+  bool finished = false;
+};
+
+}  // namespace
+
+std::vector<GenerationResult> Generator::generateSamplesFromIds(const std::vector<int>& prompt_ids,
+                                                                const GenerationSettings& settings, int samples,
+                                                                const SampleTokenCallback& on_token,
+                                                                const std::atomic<bool>* cancel) {
   validateGeneration(settings);
+  if (samples < 1) throw MixerLabError("samples must be >= 1, got " + std::to_string(samples));
   Impl& g = *impl_;
   const int64_t context = contextLength();
   const int64_t max_new = settings.max_new_tokens;
-  GenerationResult result;
+  GenerationResult layout;
 
   // Window layout. Position-specific models keep the newest prompt tokens that leave room for
   // max_new_tokens (at least one); sliding models keep the last T; recurrent models keep all.
@@ -113,76 +148,101 @@ GenerationResult Generator::generateFromIds(const std::vector<int>& prompt_ids, 
   } else if (::mixerlab::contextPolicy(*g.base) == ContextPolicy::kSlideWindow) {
     keep = std::min(keep, context);
   }
-  result.prompt_dropped_tokens = static_cast<int64_t>(prompt.size()) - keep;
-  prompt.erase(prompt.begin(), prompt.begin() + result.prompt_dropped_tokens);
-  result.prompt_ids = prompt;
-  if (result.prompt_dropped_tokens > 0) result.prompt_seen_text = decode(prompt);
+  layout.prompt_dropped_tokens = static_cast<int64_t>(prompt.size()) - keep;
+  prompt.erase(prompt.begin(), prompt.begin() + layout.prompt_dropped_tokens);
+  layout.prompt_ids = prompt;
+  if (layout.prompt_dropped_tokens > 0) layout.prompt_seen_text = decode(prompt);
   std::vector<int64_t> window;
   if (prompt.empty()) {
-    result.pad_tokens = 1;  // an empty prompt starts a new document: the model sees one separator
+    layout.pad_tokens = 1;  // an empty prompt starts a new document: the model sees one separator
   } else if (g.positional() && g.windowEnd(settings.placement)) {
-    result.pad_tokens = std::max<int64_t>(0, context - static_cast<int64_t>(prompt.size()) - max_new);
+    layout.pad_tokens = std::max<int64_t>(0, context - static_cast<int64_t>(prompt.size()) - max_new);
   }
-  window.assign(result.pad_tokens, g.loaded.padId());
+  window.assign(layout.pad_tokens, g.loaded.padId());
   window.insert(window.end(), prompt.begin(), prompt.end());
 
   torch::NoGradGuard no_grad;
   auto decoder = makeTokenDecoder(*g.loaded.model, settings.decoder, g.loaded.padId());
-  result.decoder = decoder->name();
-  std::mt19937_64 rng(settings.sampling.seed);
-  std::vector<int64_t> previous(prompt.begin(), prompt.end());  // for the repetition penalty
-  std::vector<int> sequence = prompt;                           // prompt + generated, for text deltas
-  std::string decoded = g.loaded.tokenizer->decode(sequence);
+  layout.decoder = decoder->name();
+  layout.finish = FinishReason::kMaxNewTokens;
+  std::vector<StoryInProgress> stories(static_cast<size_t>(samples));
+  for (size_t i = 0; i < stories.size(); ++i) {
+    StoryInProgress& story = stories[i];
+    story.result = layout;
+    story.rng.seed(settings.sampling.seed + i);
+    story.previous.assign(prompt.begin(), prompt.end());
+    story.sequence = prompt;
+    story.decoded = g.loaded.tokenizer->decode(story.sequence);
+  }
+  auto finish = [](StoryInProgress& story, FinishReason reason) {
+    story.result.finish = reason;
+    story.finished = true;
+  };
 
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
-  at::Tensor logits = decoder->prefill(window);
+  at::Tensor logits = decoder->prefillBatch(std::vector<std::vector<int64_t>>(stories.size(), window));  // [S, V]
   const auto prefilled = Clock::now();
   int64_t position = static_cast<int64_t>(window.size());  // where the next token goes
-  result.finish = FinishReason::kMaxNewTokens;
+  std::vector<int64_t> next(stories.size());
   for (int64_t step = 0; step < max_new; ++step) {
     if (cancel != nullptr && cancel->load()) {
-      result.finish = FinishReason::kCancelled;
+      for (auto& story : stories) {
+        if (!story.finished) finish(story, FinishReason::kCancelled);
+      }
       break;
     }
-    const TokenChoice choice = chooseToken(logits, previous, settings.sampling, rng);
-    GeneratedToken token;
-    token.id = choice.id;
-    token.prob = choice.prob;
-    for (const auto& [id, prob] : choice.top) token.top.push_back({id, g.loaded.tokenizer->piece(id), prob});
-    sequence.push_back(choice.id);
-    token.text = streamedTextDelta(decoded, g.loaded.tokenizer->decode(sequence), g.loaded.tokenizer->piece(choice.id));
-    previous.push_back(choice.id);
     ++position;
-    result.text += token.text;
-    result.tokens.push_back(token);
-    if (on_token) on_token(token);
+    for (size_t i = 0; i < stories.size(); ++i) {
+      StoryInProgress& story = stories[i];
+      if (story.finished) continue;  // its row goes on with its last token
+      const TokenChoice choice =
+          chooseToken(logits[static_cast<int64_t>(i)], story.previous, settings.sampling, story.rng);
+      GeneratedToken token;
+      token.id = choice.id;
+      token.prob = choice.prob;
+      for (const auto& [id, prob] : choice.top) token.top.push_back({id, g.loaded.tokenizer->piece(id), prob});
+      story.sequence.push_back(choice.id);
+      token.text = streamedTextDelta(story.decoded, g.loaded.tokenizer->decode(story.sequence),
+                                     g.loaded.tokenizer->piece(choice.id));
+      story.previous.push_back(choice.id);
+      story.result.text += token.text;
+      story.result.tokens.push_back(token);
+      next[i] = choice.id;
+      if (on_token) on_token(static_cast<int>(i), token);
 
-    if (settings.stop_at_eos && choice.id == g.loaded.tokenizer->eosId()) {
-      result.finish = FinishReason::kEndOfText;
-      break;
-    }
-    if (!settings.stop_string.empty()) {
-      const size_t at = result.text.find(settings.stop_string);
-      if (at != std::string::npos) {
-        result.text.resize(at);
-        result.finish = FinishReason::kStopString;
-        break;
+      if (settings.stop_at_eos && choice.id == g.loaded.tokenizer->eosId()) {
+        finish(story, FinishReason::kEndOfText);
+      } else if (!settings.stop_string.empty()) {
+        const size_t at = story.result.text.find(settings.stop_string);
+        if (at != std::string::npos) {
+          story.result.text.resize(at);
+          finish(story, FinishReason::kStopString);
+        }
       }
     }
-    if (step + 1 == max_new) break;
+    const bool all_finished =
+        std::all_of(stories.begin(), stories.end(), [](const StoryInProgress& s) { return s.finished; });
+    if (all_finished || step + 1 == max_new) break;
     if (g.positional() && position >= context) {
-      result.finish = FinishReason::kContextFull;
+      for (auto& story : stories) {
+        if (!story.finished) finish(story, FinishReason::kContextFull);
+      }
       break;
     }
-    logits = decoder->append(choice.id);
+    logits = decoder->appendBatch(next);
   }
   const auto done = Clock::now();
-  result.prefill_ms = std::chrono::duration<double, std::milli>(prefilled - start).count();
-  result.decode_ms = std::chrono::duration<double, std::milli>(done - prefilled).count();
-  const double total_s = (result.prefill_ms + result.decode_ms) / 1000.0;
-  result.tokens_per_s = total_s > 0 ? static_cast<double>(result.tokens.size()) / total_s : 0.0;
-  return result;
+  std::vector<GenerationResult> results;
+  for (auto& story : stories) {
+    GenerationResult& r = story.result;
+    r.prefill_ms = std::chrono::duration<double, std::milli>(prefilled - start).count();
+    r.decode_ms = std::chrono::duration<double, std::milli>(done - prefilled).count();
+    const double total_s = (r.prefill_ms + r.decode_ms) / 1000.0;
+    r.tokens_per_s = total_s > 0 ? static_cast<double>(r.tokens.size()) / total_s : 0.0;
+    results.push_back(std::move(r));
+  }
+  return results;
 }
 
 size_t evalPromptSourceDocuments(int64_t count) {

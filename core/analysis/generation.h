@@ -74,6 +74,7 @@ struct GenerationResult {
 };
 
 using TokenCallback = std::function<void(const GeneratedToken&)>;
+using SampleTokenCallback = std::function<void(int sample, const GeneratedToken&)>;
 
 // The text a new token adds to a streamed story. `stable` is the story's text so far (updated);
 // `decoded_now` decodes the whole sequence with the new token. A byte-fallback token can end the
@@ -113,6 +114,19 @@ class Generator {
                             const TokenCallback& on_token = {}, const std::atomic<bool>* cancel = nullptr);
   GenerationResult generateFromIds(const std::vector<int>& prompt_ids, const GenerationSettings& settings,
                                    const TokenCallback& on_token = {}, const std::atomic<bool>* cancel = nullptr);
+  // `samples` stories from one prompt, decoded as one batch (on a GPU, about the time of one). Sample
+  // i samples with seed settings.sampling.seed + i, so it is the story generate() gives with that
+  // seed; each stops on its own (eos, stop string), the batch when all have stopped, max_new_tokens
+  // is reached, the window is full or `cancel` is set. Timings are the batch's: every result holds
+  // the same prefill_ms and decode_ms, and tokens_per_s is its own tokens over that time.
+  // `on_token` gets each sample's tokens as they are chosen, with the sample's index.
+  std::vector<GenerationResult> generateSamples(const std::string& prompt, const GenerationSettings& settings,
+                                                int samples, const SampleTokenCallback& on_token = {},
+                                                const std::atomic<bool>* cancel = nullptr);
+  std::vector<GenerationResult> generateSamplesFromIds(const std::vector<int>& prompt_ids,
+                                                       const GenerationSettings& settings, int samples,
+                                                       const SampleTokenCallback& on_token = {},
+                                                       const std::atomic<bool>* cancel = nullptr);
 
  private:
   struct Impl;

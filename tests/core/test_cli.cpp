@@ -176,6 +176,34 @@ class TestCli : public QObject {
     QVERIFY2(bad.err.contains("temperature"), qPrintable(bad.err));
   }
 
+  // `generate --samples N`: N stories as one decoder batch; with --json one object whose samples
+  // carry seeds seed..seed+N-1, sample i the story a plain run with seed + i gives; in plain mode
+  // each sample under its own header.
+  void generateSamplesAsOneBatch() {
+    const QString run_dir = QString::fromStdString((dir_ / "runs" / "mixer").string());
+    const QStringList common{
+        "generate", "--checkpoint",     run_dir, "--prompt",     "Once upon a time", "--temperature",
+        "1.3",      "--max-new-tokens", "8",     "--no-eos-stop"};
+    auto many = runCli(common + QStringList{"--seed", "5", "--samples", "3", "--json"});
+    QVERIFY2(many.exit_code == 0, qPrintable(many.err));
+    const auto j = nlohmann::json::parse(many.out.toStdString());
+    QCOMPARE(j.at("samples").size(), size_t{3});
+    QCOMPARE(j.at("samples")[1].at("seed").get<int>(), 6);
+    auto one = runCli(common + QStringList{"--seed", "6", "--json"});
+    QVERIFY2(one.exit_code == 0, qPrintable(one.err));
+    QCOMPARE(nlohmann::json::parse(one.out.toStdString()).at("ids"), j.at("samples")[1].at("ids"));
+    QVERIFY(j.at("samples")[0].at("ids") != j.at("samples")[1].at("ids"));
+
+    auto plain = runCli(common + QStringList{"--seed", "5", "--samples", "2"});
+    QVERIFY2(plain.exit_code == 0, qPrintable(plain.err));
+    QVERIFY2(plain.out.contains("--- sample 1 (seed 5, 8 tokens") && plain.out.contains("--- sample 2 (seed 6"),
+             qPrintable(plain.out));
+    QVERIFY2(plain.err.contains("2 samples decoded as one batch"), qPrintable(plain.err));
+    auto none = runCli(common + QStringList{"--samples", "0"});
+    QVERIFY(none.exit_code != 0);
+    QVERIFY2(none.err.contains("--samples"), qPrintable(none.err));
+  }
+
   // `invert --json` (spec 8): the documented fields, the embedding layer recovered exactly, and a
   // missing --run for a project file named in the error.
   void invertJson() {

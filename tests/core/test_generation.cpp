@@ -1,11 +1,13 @@
 // Generation (issue 9): every incremental decoder against its reference on trained checkpoints —
 // the cached mixer against the research's fixed-window method for each mixer variant, KV caches
 // against full recompute (also past the window, where Llama and GPT slide), Mamba's recurrent
-// state against the full forward — plus seeds, stop conditions and the prompt layout.
+// state against the full forward — plus seeds, stop conditions, the prompt layout and several
+// samples of one prompt decoded as one batch.
 #include <torch/torch.h>
 #include <QtTest/QtTest>
 
 #include <atomic>
+#include <set>
 
 #include "core/analysis/decoders/token_decoder.h"
 #include "core/analysis/generation.h"
@@ -371,6 +373,79 @@ class TestGeneration : public QObject {
         &cancel);
     QCOMPARE(cancelled.finish, FinishReason::kCancelled);
     QCOMPARE(cancelled.tokens.size(), size_t{3});
+  }
+
+  // Several samples of one prompt run as one decoder batch; sample i is the story generate() gives
+  // with seed + i (its own random stream), for the mixer (batched row path), Llama (batched KV cache)
+  // and Mamba (batched recurrent state).
+  void samplesAreTheStoriesOfConsecutiveSeeds_data() {
+    QTest::addColumn<QString>("run");
+    for (const char* name : {"flat", "llama", "mamba"}) QTest::newRow(name) << QString(name);
+  }
+  void samplesAreTheStoriesOfConsecutiveSeeds() {
+    QFETCH(QString, run);
+    Generator g(this->run(run.toStdString()));
+    GenerationSettings s;
+    s.max_new_tokens = 14;
+    s.stop_at_eos = false;
+    s.sampling.temperature = 1.5;  // flat enough that the seeds part ways quickly
+    s.sampling.seed = 21;
+    const auto samples = g.generateSamples(eval_prompt_, s, 3);
+    QCOMPARE(samples.size(), size_t{3});
+    std::set<std::vector<int>> distinct;
+    for (size_t i = 0; i < samples.size(); ++i) {
+      GenerationSettings alone = s;
+      alone.sampling.seed = 21 + i;
+      const auto single = g.generate(eval_prompt_, alone);
+      QCOMPARE(samples[i].ids(), single.ids());
+      QCOMPARE(samples[i].text, single.text);
+      QCOMPARE(samples[i].finish, single.finish);
+      QCOMPARE(samples[i].decoder, single.decoder);
+      QCOMPARE(samples[i].prefill_ms, samples[0].prefill_ms);  // one batch: one prefill
+      distinct.insert(samples[i].ids());
+    }
+    QCOMPARE(distinct.size(), size_t{3});
+  }
+
+  // Each sample stops on its own: a stop string from sample 0's free run ends sample 0 there while
+  // the others go on as their own seeds' stories do; a cancel ends them all after the same step.
+  void samplesStopOnTheirOwnAndCancelTogether() {
+    Generator g(run("llama"));
+    GenerationSettings s;
+    s.max_new_tokens = 20;
+    s.stop_at_eos = false;
+    s.sampling.temperature = 1.5;
+    s.sampling.seed = 3;
+    const auto free_run = g.generateSamples(eval_prompt_, s, 3);
+    s.stop_string = free_run[0].tokens[3].text + free_run[0].tokens[4].text;
+    QVERIFY(!s.stop_string.empty());
+    const auto stopped = g.generateSamples(eval_prompt_, s, 3);
+    QCOMPARE(stopped[0].finish, FinishReason::kStopString);
+    QVERIFY(stopped[0].tokens.size() <= 5);
+    for (size_t i = 0; i < stopped.size(); ++i) {
+      GenerationSettings alone = s;
+      alone.sampling.seed = 3 + i;
+      const auto single = g.generate(eval_prompt_, alone);
+      QCOMPARE(stopped[i].ids(), single.ids());
+      QCOMPARE(stopped[i].finish, single.finish);
+    }
+    QVERIFY2(stopped[1].tokens.size() > stopped[0].tokens.size() || stopped[2].tokens.size() > stopped[0].tokens.size(),
+             "both other samples wrote the stop string as early as sample 0: pick another seed");
+
+    s.stop_string.clear();
+    std::atomic<bool> cancel{false};
+    int seen = 0;
+    const auto cancelled = g.generateSamples(
+        eval_prompt_, s, 3,
+        [&](int sample, const GeneratedToken&) {
+          if (sample == 0 && ++seen == 3) cancel = true;
+        },
+        &cancel);
+    for (const auto& r : cancelled) {
+      QCOMPARE(r.finish, FinishReason::kCancelled);
+      QCOMPARE(r.tokens.size(), size_t{3});
+    }
+    QVERIFY_THROWS_EXCEPTION(MixerLabError, g.generateSamples(eval_prompt_, s, 0));
   }
 
   void nonCausalModelsAreRefusedWithAReason() {

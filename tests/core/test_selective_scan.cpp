@@ -2,6 +2,7 @@
 // and gradients, odd lengths, L = 1, strong decays), plus a timing mode run only with
 // MIXERLAB_BENCH_SCAN=1 (ms per forward and per forward+backward call of each mode, the fused one
 // included, at B=8, L=512, E=512, N=16). The fused kernel's own tests: test_selective_scan_fused.
+// Also the closed-form state after a scan (selective_scan_state.h) that Mamba's decoder prefill uses.
 #include <torch/torch.h>
 #include <QtTest/QtTest>
 
@@ -9,6 +10,7 @@
 #include <cstring>
 
 #include "kernels/selective_scan.h"
+#include "kernels/selective_scan_state.h"
 #include "tests/scan_inputs.h"
 
 using namespace mixerlab::kernels;
@@ -125,6 +127,48 @@ class TestSelectiveScan : public QObject {
     auto reference = linearRecurrence(log_a, b, ScanMode::Sequential);
     QVERIFY(relativeError(linearRecurrence(log_a, b, ScanMode::Parallel), reference) < 1e-12);
     QVERIFY(relativeError(linearRecurrence(log_a, b, ScanMode::Chunked, 10), reference) < 1e-12);
+  }
+
+  // The state after the last position in closed form equals the recurrence run step by step (an
+  // explicit loop here, in float64), for lengths below, at and across the chunk size, one position
+  // included; in float32 to 1e-5.
+  void finalStateEqualsTheRecurrenceStepByStep_data() {
+    QTest::addColumn<int>("length");
+    QTest::addColumn<int>("chunk");
+    QTest::newRow("one position") << 1 << 8;
+    QTest::newRow("below a chunk") << 5 << 8;
+    QTest::newRow("exactly a chunk") << 8 << 8;
+    QTest::newRow("odd, many chunks") << 37 << 8;
+    QTest::newRow("default chunk") << 130 << 64;
+  }
+  void finalStateEqualsTheRecurrenceStepByStep() {
+    QFETCH(int, length);
+    QFETCH(int, chunk);
+    torch::NoGradGuard no_grad;
+    torch::manual_seed(length);
+    ScanInputs in = mixerlab::testing::randomScanInputs(3, length, 5, 4, false, at::kDouble);
+    at::Tensor h = torch::zeros({3, 5, 4}, torch::kDouble);
+    for (int64_t t = 0; t < length; ++t) {
+      const at::Tensor dt = in.delta.select(1, t).unsqueeze(-1);  // [B, E, 1]
+      h = torch::exp(dt * in.A) * h + dt * in.u.select(1, t).unsqueeze(-1) * in.B.select(1, t).unsqueeze(1);
+    }
+    const at::Tensor closed = selectiveScanFinalState(in.u, in.delta, in.A, in.B, chunk);
+    QCOMPARE(closed.sizes().vec(), (std::vector<int64_t>{3, 5, 4}));
+    QVERIFY2(relativeError(closed, h) < 1e-12, qPrintable(QString::number(relativeError(closed, h))));
+    const at::Tensor single = selectiveScanFinalState(in.u.to(at::kFloat), in.delta.to(at::kFloat), in.A.to(at::kFloat),
+                                                      in.B.to(at::kFloat), chunk);
+    QCOMPARE(single.scalar_type(), at::kFloat);
+    QVERIFY2(relativeError(single.to(at::kDouble), h) < 1e-5, qPrintable(QString::number(relativeError(single, h))));
+    // The scan with its final state: the fused CPU kernel keeps its own last states (Fused), the
+    // other modes add the closed form; y is the plain scan's either way.
+    for (const ScanMode mode : {ScanMode::Fused, ScanMode::Parallel}) {
+      const ScanWithState scanned = selectiveScanWithFinalState(in.u, in.delta, in.A, in.B, in.C, {}, mode, chunk);
+      const at::Tensor y = selectiveScan(in.u, in.delta, in.A, in.B, in.C, {}, mode, chunk);
+      QVERIFY2(relativeError(scanned.y, y) < 1e-12, qPrintable(QString::fromStdString(scanModeName(mode))));
+      QVERIFY2(relativeError(scanned.final_state, h) < 1e-12,
+               qPrintable(QString::fromStdString(scanModeName(mode)) + " final state " +
+                          QString::number(relativeError(scanned.final_state, h))));
+    }
   }
 
   void modeNamesRoundTrip() {

@@ -3,11 +3,13 @@
 // hold for A and the Euler form for B, gated output and a causal depthwise conv.
 #include "core/models/state_space/mamba.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <torch/torch.h>
 
 #include "core/models/norm_eps.h"
+#include "kernels/selective_scan_state.h"
 
 namespace mixerlab {
 namespace F = torch::nn::functional;
@@ -80,7 +82,11 @@ MambaMixerImpl::MambaMixerImpl(const ModelConfig& c, const MambaOptions& o)
   out_proj->weight.div_(std::sqrt(static_cast<double>(c.n_layers)));
 }
 
-at::Tensor MambaMixerImpl::forward(const at::Tensor& x) {
+at::Tensor MambaMixerImpl::forward(const at::Tensor& x) { return forwardInto(x, nullptr); }
+
+at::Tensor MambaMixerImpl::forward(const at::Tensor& x, MambaRecurrentState& state) { return forwardInto(x, &state); }
+
+at::Tensor MambaMixerImpl::forwardInto(const at::Tensor& x, MambaRecurrentState* state) {
   const int64_t length = x.size(1);
   const at::Tensor projected = in_proj->forward(x);  // [B, L, 2E]
   const at::Tensor u_in = projected.narrow(-1, 0, inner_);
@@ -101,9 +107,18 @@ at::Tensor MambaMixerImpl::forward(const at::Tensor& x) {
   const auto f32 = [](const at::Tensor& t) {
     return (t.scalar_type() == at::kHalf || t.scalar_type() == at::kBFloat16) ? t.to(torch::kFloat) : t;
   };
-  const at::Tensor y =
-      kernels::selectiveScan(f32(u), f32(delta), A, f32(B).contiguous(), f32(C).contiguous(), D, scan_, chunk_size_);
-  return out_proj->forward(y * F::silu(z));
+  if (state == nullptr) {
+    const at::Tensor y =
+        kernels::selectiveScan(f32(u), f32(delta), A, f32(B).contiguous(), f32(C).contiguous(), D, scan_, chunk_size_);
+    return out_proj->forward(y * F::silu(z));
+  }
+  const int64_t width = conv1d->weight.size(2), kept = std::min(width, length);
+  state->conv_inputs = at::zeros({x.size(0), inner_, width}, u_in.options());
+  state->conv_inputs.narrow(2, width - kept, kept).copy_(u_in.narrow(1, length - kept, kept).transpose(1, 2));
+  const auto scanned = kernels::selectiveScanWithFinalState(f32(u), f32(delta), A, f32(B).contiguous(),
+                                                            f32(C).contiguous(), D, scan_, chunk_size_);
+  state->ssm = scanned.final_state.to(u.scalar_type());
+  return out_proj->forward(scanned.y * F::silu(z));
 }
 
 MambaBlockImpl::MambaBlockImpl(const ModelConfig& c, const MambaOptions& o) {

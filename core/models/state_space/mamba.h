@@ -36,10 +36,20 @@ MambaOptions readMambaOptions(JsonFields& fields);
 // The options of a config, with dt_rank resolved (> 0). Throws on invalid options.
 MambaOptions mambaOptions(const ModelConfig& config);
 
+// Where a mixer's recurrence stands after some positions: all a token-by-token decoder needs to go on.
+struct MambaRecurrentState {
+  at::Tensor conv_inputs;  // [B, E, d_conv]: u_in of the last d_conv positions (zeros before the start)
+  at::Tensor ssm;          // [B, E, N]: the scan's state h after the last position
+};
+
 class MambaMixerImpl : public torch::nn::Module {
  public:
   MambaMixerImpl(const ModelConfig& config, const MambaOptions& options);
   at::Tensor forward(const at::Tensor& x);  // [B, L, D] -> [B, L, D]
+  // The same forward, also returning where the recurrence stands after position L-1 (a decoder's
+  // prefill: the prompt in one parallel pass instead of L recurrent steps). Records no gradient
+  // through the scan (kernels/selective_scan_state.h).
+  at::Tensor forward(const at::Tensor& x, MambaRecurrentState& state);
 
   torch::nn::Linear in_proj{nullptr}, x_proj{nullptr}, dt_proj{nullptr}, out_proj{nullptr};
   torch::nn::Conv1d conv1d{nullptr};
@@ -47,6 +57,7 @@ class MambaMixerImpl : public torch::nn::Module {
   at::Tensor D;      // [E]
 
  private:
+  at::Tensor forwardInto(const at::Tensor& x, MambaRecurrentState* state);
   int64_t inner_, state_, dt_rank_, chunk_size_;
   kernels::ScanMode scan_;
 };
