@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
 
 #include "kernels/selective_scan_fused.h"
 

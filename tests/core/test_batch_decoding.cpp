@@ -9,6 +9,7 @@
 #include <torch/torch.h>
 #include <QtTest/QtTest>
 
+#include "core/analysis/decoders/graphed_step.h"
 #include "core/analysis/decoders/token_decoder.h"
 #include "core/models/model_registry.h"
 #include "core/util/error.h"
@@ -154,6 +155,100 @@ class TestBatchDecoding : public QObject {
         for (const auto& run : alone) next.push_back(run.appended[static_cast<size_t>(step)]);
         logits = batched->appendBatch(next);
       }
+    }
+  }
+
+  // MIXERLAB_DECODE_GRAPHS=on: the static steps of the cached mixer (flat, kernel-1), the KV cache
+  // (Llama, GPT) and Mamba, which a GPU replays as CUDA graphs (graphed_step.h), run eagerly here and
+  // give the usual steps' logits, for one sequence and a batch, early and late in the window; a
+  // kernel-3 mixer and the Transfixer keep their usual paths and say so.
+  void staticStepsEqualTheUsualSteps_data() {
+    QTest::addColumn<QString>("arch");
+    QTest::addColumn<QString>("options");
+    QTest::addColumn<int>("kernel");
+    QTest::addColumn<int>("batch");
+    QTest::addColumn<int>("prompt");
+    QTest::addColumn<bool>("static_step");
+    QTest::newRow("mixer flat, one sequence") << "masked_mixer"
+                                              << "{}" << 1 << 1 << 6 << true;
+    QTest::newRow("mixer flat, batch") << "masked_mixer"
+                                       << "{}" << 1 << 3 << 6 << true;
+    QTest::newRow("mixer softmax, batch, long prompt") << "masked_mixer"
+                                                       << R"({"mixing_weights": "softmax"})" << 1 << 3 << 16 << true;
+    QTest::newRow("mixer linear relu head")
+        << "masked_mixer"
+        << R"({"layer_norms": false, "feed_forward": "linear", "head_activation": "relu"})" << 1 << 2 << 6 << true;
+    QTest::newRow("mixer kernel 3 keeps its path") << "masked_mixer"
+                                                   << "{}" << 3 << 2 << 6 << false;
+    QTest::newRow("llama, one sequence") << "llama"
+                                         << "{}" << 1 << 1 << 6 << true;
+    QTest::newRow("llama, batch, long prompt") << "llama"
+                                               << "{}" << 1 << 3 << 16 << true;
+    QTest::newRow("gpt, batch") << "gpt"
+                                << "{}" << 1 << 2 << 6 << true;
+    QTest::newRow("transfixer keeps its path") << "transfixer"
+                                               << "{}" << 1 << 2 << 6 << false;
+    QTest::newRow("mamba, one sequence") << "mamba"
+                                         << "{}" << 1 << 1 << 6 << true;
+    QTest::newRow("mamba, batch") << "mamba"
+                                  << "{}" << 1 << 3 << 6 << true;
+  }
+  void staticStepsEqualTheUsualSteps() {
+    QFETCH(QString, arch);
+    QFETCH(QString, options);
+    QFETCH(int, kernel);
+    QFETCH(int, batch);
+    QFETCH(int, prompt);
+    QFETCH(bool, static_step);
+    torch::NoGradGuard no_grad;
+    auto model = tinyModel(arch.toStdString(), nlohmann::json::parse(options.toStdString()), kernel);
+    auto prompts = distinctPrompts(prompt);
+    prompts.resize(static_cast<size_t>(batch));
+    const int steps = static_cast<int>(kContext - prompt);
+    auto decode = [&](bool graphs, std::string& description) {
+      setDecodeGraphsOverride(graphs);
+      auto decoder = makeTokenDecoder(*model, DecoderChoice::kFast, 0);
+      std::vector<at::Tensor> logits{decoder->prefillBatch(prompts)};
+      for (int step = 1; step < steps; ++step) {
+        const at::Tensor chosen = logits.back().argmax(1);
+        logits.push_back(
+            decoder->appendBatch(std::vector<int64_t>(chosen.data_ptr<int64_t>(), chosen.data_ptr<int64_t>() + batch)));
+      }
+      description = decoder->stepDescription();
+      setDecodeGraphsOverride(std::nullopt);
+      return logits;
+    };
+    std::string usual_description, static_description;
+    const auto usual = decode(false, usual_description);
+    const auto stepped = decode(true, static_description);
+    QCOMPARE(stepped.size(), usual.size());
+    for (size_t i = 0; i < usual.size(); ++i) {
+      const double diff = (stepped[i] - usual[i]).abs().max().item<double>();
+      QVERIFY2(diff < 1e-4, qPrintable(QString("step %1 differs by %2").arg(i).arg(diff)));
+    }
+    QCOMPARE(static_description == "static step, eager", static_step);
+    QVERIFY(usual_description.find("static") == std::string::npos);
+  }
+
+  // A decoder reused for a new batch (another size, new caches) builds a new static step: one kept
+  // from the last batch would write into its old buffers.
+  void staticStepFollowsANewBatch() {
+    torch::NoGradGuard no_grad;
+    for (const char* arch : {"masked_mixer", "llama", "mamba"}) {
+      auto model = tinyModel(arch, nlohmann::json::object(), 1);
+      const auto prompts = distinctPrompts();
+      auto usual = makeTokenDecoder(*model, DecoderChoice::kFast, 0);
+      usual->prefill(prompts[2]);
+      const at::Tensor expected = usual->append(9);
+      setDecodeGraphsOverride(true);
+      auto reused = makeTokenDecoder(*model, DecoderChoice::kFast, 0);
+      reused->prefillBatch(prompts);
+      reused->appendBatch({1, 2, 3});
+      reused->appendBatch({4, 5, 6});
+      reused->prefill(prompts[2]);
+      const at::Tensor got = reused->append(9);
+      setDecodeGraphsOverride(std::nullopt);
+      QVERIFY2((got - expected).abs().max().item<double>() < 1e-4, arch);
     }
   }
 

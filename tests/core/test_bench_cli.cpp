@@ -245,9 +245,9 @@ class TestBenchCli : public QObject {
     QVERIFY2(forced.exit_code == 0 && forced.out.contains("tokens_per_s"), qPrintable(forced.err + forced.out));
   }
 
-  // `bench generate` names how the cached mixer's steps ran; MIXERLAB_DECODE_STEP=aten and
-  // MIXERLAB_ROW_SIMD=generic are obeyed (and greedy output stays identical), mistyped values are
-  // refused naming the variable.
+  // `bench generate` names how the cached mixer's steps ran; MIXERLAB_DECODE_STEP=aten,
+  // MIXERLAB_ROW_SIMD=generic and MIXERLAB_DECODE_GRAPHS=on are obeyed (and greedy output stays
+  // identical), mistyped values are refused naming the variable.
   void decodeStepSwitchesAreObeyedOrRefusedByName() {
     const QStringList cell{
         "bench",   "generate", "--arch",    "masked_mixer", "--d-model",    "32", "--layers",  "1", "--context", "32",
@@ -266,6 +266,11 @@ class TestBenchCli : public QObject {
     qputenv("MIXERLAB_ROW_SIMD", "sse9");
     const auto bad_simd = runCli(cell);
     qunsetenv("MIXERLAB_ROW_SIMD");
+    qputenv("MIXERLAB_DECODE_GRAPHS", "on");  // the static step (graphed on a GPU), eager on the CPU
+    const auto graphs = runCli(cell);
+    qputenv("MIXERLAB_DECODE_GRAPHS", "maybe");
+    const auto bad_graphs = runCli(cell);
+    qunsetenv("MIXERLAB_DECODE_GRAPHS");
     QVERIFY2(aten.exit_code == 0 && aten.out.contains("cached-mixer steps: ATen ops") &&
                  aten.out.contains("greedy output identical"),
              qPrintable(aten.err + aten.out));
@@ -277,6 +282,11 @@ class TestBenchCli : public QObject {
     QVERIFY2(
         bad_simd.exit_code != 0 && bad_simd.err.contains("MIXERLAB_ROW_SIMD=\"sse9\"") && bad_simd.err.contains("avx2"),
         qPrintable(bad_simd.err));
+    QVERIFY2(graphs.exit_code == 0 && graphs.out.contains("cached-mixer steps: static step, eager") &&
+                 graphs.out.contains("greedy output identical"),
+             qPrintable(graphs.err + graphs.out));
+    QVERIFY2(bad_graphs.exit_code != 0 && bad_graphs.err.contains("MIXERLAB_DECODE_GRAPHS=\"maybe\""),
+             qPrintable(bad_graphs.err));
   }
 
   // The single-model mode (what `bench train` did before --grid) still runs, here in bf16.

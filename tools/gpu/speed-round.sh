@@ -41,6 +41,7 @@ step phases-mixer 40 "for path in fused modules; do echo \$path; MIXERLAB_MIXER_
 step llama 90 "$ml bench train --grid --archs llama --d-models 512 --layers 8 --context 512 --tokens-per-step 16384 --steps 20 --warmup 5 --device cuda --precision bf16 --json $out/llama.json 2>&1 | tee -a $bench | tail -1; $ref --archs llama --d-models 512 --layers 8 --phases --json $out/llama-pytorch.json 2>&1 | tee -a $bench | tail -2"
 step kernels 60 "$ml bench kernels --device cuda --batch 16 --width 1024 --lengths 512 --repeats 10 2>&1 | tee -a $bench"
 step generate 90 "$ml bench generate --device cuda --d-model 512 --layers 8 --prompts 64,480 --batch 1,16 --repeats 3 2>&1 | tee -a $bench"
+step generate-graphs 90 "MIXERLAB_DECODE_GRAPHS=on $ml bench generate --device cuda --arch masked_mixer --arch mamba --d-model 512 --layers 8 --prompts 64,480 --batch 1,16 --repeats 3 2>&1 | tee -a $bench"
 step memory 60 "$ml bench memory --device cuda --archs mixer llama --d-model 512 --layers 8 --contexts 512 1024 2048 4096 --tokens-per-step 16384 --steps 2 --warmup 1 --precision bf16 2>&1 | tee -a $bench | tail -8"
 step profile 150 "PROFILE_REFERENCE=0 bash /work/main/tools/gpu/kernel-profile.sh $out/profile"
 step compile 150 "$ref --archs mixer --d-models 1024 --layers 8 --compile 2>&1 | tee -a $bench | tail -2"

@@ -4,12 +4,15 @@
 // slide: once T tokens exist, the cache is rebuilt from the last T tokens for every new one (the
 // same window the recompute reference sees); the Transfixer stops at T (position-specific conv).
 // A batch of B sequences (prompts of one length, stepped together) keeps [B, H, T, hd] caches.
+// Llama and GPT also have a static step (positions in device tensors) that a GPU replays as a CUDA
+// graph (graphed_step.h, MIXERLAB_DECODE_GRAPHS=on).
 #include <cmath>
 
 #include <torch/torch.h>
 
 #include "core/analysis/decoders/decode_batch.h"
 #include "core/analysis/decoders/decode_step_scope.h"
+#include "core/analysis/decoders/graphed_step.h"
 #include "core/analysis/decoders/row_products.h"
 #include "core/analysis/decoders/token_decoder.h"
 #include "core/analysis/decoders/token_mix_rows.h"
@@ -27,11 +30,31 @@ struct KvCache {
   at::Tensor keys, values;
 };
 
+// Where new rows go: positions first..first+L-1, or (the static step of graphed_step.h: one row)
+// the position held in a device tensor ([1], int64), so no kernel takes a host number.
+struct RowPosition {
+  int64_t first = 0;
+  at::Tensor device;
+};
+
+// Attention of one new row per sequence at a device-held position over the whole cache, the later
+// positions masked: the static form of cachedAttention below.
+at::Tensor cachedAttentionAt(KvCache& cache, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                             const at::Tensor& position) {
+  cache.keys.index_copy_(2, position, k);
+  cache.values.index_copy_(2, position, v);
+  auto scores = torch::matmul(q, cache.keys.transpose(-2, -1)) / std::sqrt(static_cast<double>(q.size(3)));
+  const auto key_positions = torch::arange(cache.keys.size(2), position.options());
+  scores = scores.masked_fill(key_positions > position, -std::numeric_limits<double>::infinity());  // [B,H,1,T]
+  return torch::matmul(torch::softmax(scores, -1), cache.values);
+}
+
 // Attention of queries at positions first..first+L-1 over every cached position up to them.
 // q, k, v: [B, H, L, hd] (already rotated where the family rotates).
 at::Tensor cachedAttention(KvCache& cache, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                           int64_t first) {
-  const int64_t length = q.size(2), end = first + length, head_dim = q.size(3);
+                           const RowPosition& where) {
+  if (where.device.defined()) return cachedAttentionAt(cache, q, k, v, where.device);
+  const int64_t first = where.first, length = q.size(2), end = first + length, head_dim = q.size(3);
   cache.keys.narrow(2, first, length).copy_(k);
   cache.values.narrow(2, first, length).copy_(v);
   auto keys = cache.keys.narrow(2, 0, end), values = cache.values.narrow(2, 0, end);
@@ -54,11 +77,14 @@ at::Tensor mergeHeads(const at::Tensor& x) {  // [B, H, L, hd] -> [B, L, D]
 }
 
 at::Tensor llamaAttention(LlamaAttentionImpl& attn, KvCache& cache, RotaryTables& rotary, const at::Tensor& x,
-                          int64_t heads, int64_t first) {
-  auto q = rotary.apply(splitHeads(decodeLinear(*attn.q_proj, x), heads), first);
-  auto k = rotary.apply(splitHeads(decodeLinear(*attn.k_proj, x), heads), first);
+                          int64_t heads, const RowPosition& where) {
+  auto rotate = [&](const at::Tensor& t) {
+    return where.device.defined() ? rotary.applyAt(t, where.device) : rotary.apply(t, where.first);
+  };
+  auto q = rotate(splitHeads(decodeLinear(*attn.q_proj, x), heads));
+  auto k = rotate(splitHeads(decodeLinear(*attn.k_proj, x), heads));
   auto v = splitHeads(decodeLinear(*attn.v_proj, x), heads);
-  return decodeLinear(*attn.o_proj, mergeHeads(cachedAttention(cache, q, k, v, first)));
+  return decodeLinear(*attn.o_proj, mergeHeads(cachedAttention(cache, q, k, v, where)));
 }
 
 // HF's Conv1D (x W + b, W [in, out]) for the decoder: a gemv over W^T for one row.
@@ -72,8 +98,10 @@ class AttentionStack {
  public:
   virtual ~AttentionStack() = default;
   virtual int64_t layers() const = 0;
-  virtual at::Tensor embed(const at::Tensor& ids, int64_t first) = 0;
-  virtual at::Tensor layer(int64_t index, const at::Tensor& x, int64_t first) = 0;
+  virtual at::Tensor embed(const at::Tensor& ids, const RowPosition& where) = 0;
+  virtual at::Tensor layer(int64_t index, const at::Tensor& x, const RowPosition& where) = 0;
+  // Whether embed and layer take a device-held position (the static step of graphed_step.h).
+  virtual bool takesDevicePositions() const { return true; }
   virtual at::Tensor head(const at::Tensor& x) = 0;  // [B, D] -> [B, V]
   virtual void reset(int64_t batch, int64_t context, const at::TensorOptions& options) = 0;
 
@@ -98,10 +126,10 @@ class LlamaStack : public AttentionStack {
     caches_ = emptyCaches(layers(), batch, heads_, context, m_.config().d_model / heads_, options);
     rotary_.prepare(context, options);
   }
-  at::Tensor embed(const at::Tensor& ids, int64_t) override { return m_.model->embed_tokens->forward(ids); }
-  at::Tensor layer(int64_t i, const at::Tensor& x, int64_t first) override {
+  at::Tensor embed(const at::Tensor& ids, const RowPosition&) override { return m_.model->embed_tokens->forward(ids); }
+  at::Tensor layer(int64_t i, const at::Tensor& x, const RowPosition& where) override {
     auto& l = *m_.model->layers[i]->as<LlamaDecoderLayer>();
-    auto h = x + llamaAttention(*l.self_attn, caches_[i], rotary_, l.input_layernorm->forward(x), heads_, first);
+    auto h = x + llamaAttention(*l.self_attn, caches_[i], rotary_, l.input_layernorm->forward(x), heads_, where);
     auto& mlp = *l.mlp;
     const auto n = l.post_attention_layernorm->forward(h);
     return h + decodeLinear(*mlp.down_proj, F::silu(decodeLinear(*mlp.gate_proj, n)) * decodeLinear(*mlp.up_proj, n));
@@ -136,11 +164,13 @@ class TransfixerStack : public AttentionStack {
       conv_weights_.push_back(item->as<TransfixerLayer>()->conv->appliedWeight());
     }
   }
-  at::Tensor embed(const at::Tensor& ids, int64_t) override { return m_.model->embed_tokens->forward(ids); }
-  at::Tensor layer(int64_t i, const at::Tensor& x, int64_t first) override {
+  at::Tensor embed(const at::Tensor& ids, const RowPosition&) override { return m_.model->embed_tokens->forward(ids); }
+  bool takesDevicePositions() const override { return false; }  // its conv mixes rows by host position
+  at::Tensor layer(int64_t i, const at::Tensor& x, const RowPosition& where) override {
     auto& l = *m_.model->layers[i]->as<TransfixerLayer>();
+    const int64_t first = where.first;
     auto attention = [&](const at::Tensor& in) {
-      return llamaAttention(*l.self_attn, caches_[i], rotary_, in, heads_, first);
+      return llamaAttention(*l.self_attn, caches_[i], rotary_, in, heads_, where);
     };
     auto conv = [&](const at::Tensor& in) {
       conv_rows_[i].narrow(1, first, in.size(1)).copy_(in);
@@ -184,15 +214,16 @@ class GptStack : public AttentionStack {
   void reset(int64_t batch, int64_t context, const at::TensorOptions& options) override {
     caches_ = emptyCaches(layers(), batch, heads_, context, m_.config().d_model / heads_, options);
   }
-  at::Tensor embed(const at::Tensor& ids, int64_t first) override {
-    auto positions = torch::arange(first, first + ids.size(1), ids.options());
+  at::Tensor embed(const at::Tensor& ids, const RowPosition& where) override {
+    auto positions =
+        where.device.defined() ? where.device : torch::arange(where.first, where.first + ids.size(1), ids.options());
     return m_.transformer->tokens_embed->forward(ids) + m_.transformer->positions_embed->forward(positions);
   }
-  at::Tensor layer(int64_t i, const at::Tensor& x, int64_t first) override {
+  at::Tensor layer(int64_t i, const at::Tensor& x, const RowPosition& where) override {
     auto& b = *m_.transformer->h[i]->as<GptBlock>();
     auto qkv = gptConv1D(*b.attn->c_attn, x).split(x.size(2), -1);
     auto attended = cachedAttention(caches_[i], splitHeads(qkv[0], heads_), splitHeads(qkv[1], heads_),
-                                    splitHeads(qkv[2], heads_), first);
+                                    splitHeads(qkv[2], heads_), where);
     auto n = b.ln_1->forward(x + gptConv1D(*b.attn->c_proj, mergeHeads(attended)));  // post-LN, as GptBlock
     return b.ln_2->forward(n + b.mlp->forward(n));
   }
@@ -213,6 +244,10 @@ class KvCacheDecoder : public TokenDecoder {
         vocab_(model.config().vocab_size),
         slides_(contextPolicy(model) == ContextPolicy::kSlideWindow) {}
   std::string name() const override { return "kv-cache"; }
+  std::string stepDescription() const override {
+    if (!graph_) return {};
+    return graph_->replaying() ? "static step, CUDA graph replay" : "static step, eager";
+  }
 
   at::Tensor prefillBatch(const std::vector<std::vector<int64_t>>& prompts) override {
     const int64_t length = promptBatchLength(prompts, "KV-cache");
@@ -229,7 +264,11 @@ class KvCacheDecoder : public TokenDecoder {
     checkAppendBatch(ids, static_cast<int64_t>(sequences_.size()), "KV-cache");
     checkTokenIds(ids, vocab_);
     for (size_t b = 0; b < ids.size(); ++b) sequences_[b].push_back(ids[b]);
-    if (length_ < context_) return runDecodeStep(options_.device(), true, [&] { return run(ids, length_); });
+    if (length_ < context_) {
+      return runDecodeStep(options_.device(), true, [&] {
+        return decodeGraphsRequested() && stack_->takesDevicePositions() ? staticStep(ids) : run(ids, length_);
+      });
+    }
     if (!slides_) throw MixerLabError("the window is full (" + std::to_string(context_) + " tokens)");
     return rebuild();  // the window slides: recompute the last T tokens at positions 0..T-1
   }
@@ -242,6 +281,7 @@ class KvCacheDecoder : public TokenDecoder {
     std::vector<int64_t> windows;  // each sequence's last `keep` tokens, row after row
     for (const auto& tokens : sequences_) windows.insert(windows.end(), tokens.end() - keep, tokens.end());
     length_ = 0;
+    graph_.reset();  // the caches are remade below: a graph of the last ones would miss them
     // One OpenMP thread: the prefill's time is in BLAS products (decode_step_scope.h).
     return runDecodeStep(options_.device(), true, [&] {
       stack_->reset(batch, context_, options_);
@@ -252,10 +292,38 @@ class KvCacheDecoder : public TokenDecoder {
   // ids: the batch's new tokens, row after row, at positions first..; logits [B, V].
   at::Tensor run(const std::vector<int64_t>& ids, int64_t first) {
     const auto batch = static_cast<int64_t>(sequences_.size());
-    auto x = stack_->embed(tokenIdTensor(ids, batch, options_.device()), first);
-    for (int64_t i = 0; i < stack_->layers(); ++i) x = stack_->layer(i, x, first);
+    auto x = stack_->embed(tokenIdTensor(ids, batch, options_.device()), {first, {}});
+    for (int64_t i = 0; i < stack_->layers(); ++i) x = stack_->layer(i, x, {first, {}});
     length_ = first + x.size(1);
     return stack_->head(x.select(1, x.size(1) - 1));  // [B, V], the model's dtype and device
+  }
+
+  // One new token per sequence as a static step (graphed_step.h): ids and position in device
+  // buffers, the logits copied into a buffer; on a GPU replayed as a CUDA graph from the second token.
+  at::Tensor staticStep(const std::vector<int64_t>& ids) {
+    const c10::Device device = options_.device();
+    if (!graph_) {
+      const auto index_options = at::TensorOptions().dtype(at::kLong).device(device);
+      step_ids_ = at::empty({static_cast<int64_t>(ids.size()), 1}, index_options);
+      step_position_ = at::empty({1}, index_options);
+      step_logits_ = at::Tensor();
+      graph_ = std::make_unique<GraphedStep>([this] {
+        const RowPosition where{0, step_position_};
+        auto x = stack_->embed(step_ids_, where);
+        for (int64_t i = 0; i < stack_->layers(); ++i) x = stack_->layer(i, x, where);
+        const at::Tensor logits = stack_->head(x.select(1, 0));
+        if (step_logits_.defined()) {
+          step_logits_.copy_(logits);
+        } else {
+          step_logits_ = logits;
+        }
+      });
+    }
+    step_ids_.copy_(torch::tensor(ids, torch::kLong).view({-1, 1}));
+    step_position_.fill_(length_);
+    graph_->run(device);
+    length_ += 1;
+    return step_logits_;
   }
 
   at::TensorOptions options_;  // the model's parameters' device and dtype, looked up once
@@ -263,7 +331,9 @@ class KvCacheDecoder : public TokenDecoder {
   int64_t context_, vocab_;
   bool slides_;
   int64_t length_ = 0;
-  std::vector<std::vector<int64_t>> sequences_;  // each sequence's tokens so far
+  std::vector<std::vector<int64_t>> sequences_;        // each sequence's tokens so far
+  std::unique_ptr<GraphedStep> graph_;                 // the static step (MIXERLAB_DECODE_GRAPHS=on)
+  at::Tensor step_ids_, step_position_, step_logits_;  // its buffers
 };
 
 }  // namespace

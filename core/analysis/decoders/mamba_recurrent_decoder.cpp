@@ -8,6 +8,7 @@
 
 #include "core/analysis/decoders/decode_batch.h"
 #include "core/analysis/decoders/decode_step_scope.h"
+#include "core/analysis/decoders/graphed_step.h"
 #include "core/analysis/decoders/row_products.h"
 #include "core/analysis/decoders/token_decoder.h"
 #include "core/models/state_space/mamba.h"
@@ -30,6 +31,7 @@ class MambaRecurrentDecoder : public TokenDecoder {
     checkTokenIds(ids, model_.backbone->embeddings->weight.size(0));
     batch_ = static_cast<int64_t>(prompts.size());
     const c10::Device device = model_.backbone->embeddings->weight.device();
+    graph_.reset();  // the states below are new tensors: a graph of the last sequence's would miss them
     return runDecodeStep(device, true, [&] {  // the prompt in one parallel pass, keeping each layer's state
       states_.assign(model_.backbone->layers->size(), {});
       negative_a_.clear();
@@ -46,14 +48,37 @@ class MambaRecurrentDecoder : public TokenDecoder {
   at::Tensor appendBatch(const std::vector<int64_t>& ids) override {
     checkAppendBatch(ids, batch_, "recurrent");
     checkTokenIds(ids, model_.backbone->embeddings->weight.size(0));
-    return runDecodeStep(model_.backbone->embeddings->weight.device(), true, [&] { return step(ids); });
+    const c10::Device device = model_.backbone->embeddings->weight.device();
+    return runDecodeStep(device, true, [&] {
+      if (!decodeGraphsRequested()) return step(torch::tensor(ids, torch::kLong).to(device));
+      if (!graph_) {  // one static step per sequence (graphed_step.h): its buffers keep their addresses
+        step_ids_ = at::empty({batch_}, at::TensorOptions().dtype(at::kLong).device(device));
+        step_logits_ = at::Tensor();
+        graph_ = std::make_unique<GraphedStep>([this] {
+          const at::Tensor logits = step(step_ids_);
+          if (step_logits_.defined()) {
+            step_logits_.copy_(logits);
+          } else {
+            step_logits_ = logits;
+          }
+        });
+      }
+      step_ids_.copy_(torch::tensor(ids, torch::kLong));
+      graph_->run(device);
+      return step_logits_;
+    });
+  }
+
+  std::string stepDescription() const override {
+    if (!graph_) return {};
+    return graph_->replaying() ? "static step, CUDA graph replay" : "static step, eager";
   }
 
  private:
-  // One token per sequence through every layer: logits [B, V] (the model's dtype and device).
-  at::Tensor step(const std::vector<int64_t>& ids) {
-    auto input = torch::tensor(ids, torch::kLong).to(model_.backbone->embeddings->weight.device());
-    auto x = model_.backbone->embeddings->forward(input);  // [B, D]
+  // One token per sequence (ids [B] on the model's device) through every layer: logits [B, V] (the
+  // model's dtype and device). The states change in place, so the step is static (graphed_step.h).
+  at::Tensor step(const at::Tensor& ids) {
+    auto x = model_.backbone->embeddings->forward(ids);  // [B, D]
     for (size_t i = 0; i < states_.size(); ++i) {
       auto& block = *model_.backbone->layers[i]->as<MambaBlock>();
       x = x + layerStep(*block.mixer, states_[i], negative_a_[i], block.norm->forward(x));
@@ -74,14 +99,14 @@ class MambaRecurrentDecoder : public TokenDecoder {
     const int64_t N = options_.d_state, R = options_.dt_rank;
     auto projected = decodeLinear(*m.in_proj, x);  // [B, 2E]
     auto u_in = projected.narrow(-1, 0, inner_), z = projected.narrow(-1, inner_, inner_);
-    s.conv_inputs = torch::cat({s.conv_inputs.narrow(2, 1, options_.d_conv - 1), u_in.unsqueeze(-1)}, 2);
+    s.conv_inputs.copy_(torch::cat({s.conv_inputs.narrow(2, 1, options_.d_conv - 1), u_in.unsqueeze(-1)}, 2));
     // Conv1d weight [E, 1, d_conv]: output t = sum_k w[k] * u_in[t - d_conv + 1 + k] + bias.
     auto conv = (s.conv_inputs * m.conv1d->weight.squeeze(1).unsqueeze(0)).sum(-1) + m.conv1d->bias;
     auto u = F::silu(conv);  // [B, E]
     auto params = decodeLinear(*m.x_proj, u);
     auto dt_low = params.narrow(-1, 0, R), B = params.narrow(-1, R, N), C = params.narrow(-1, R + N, N);
     auto delta = F::softplus(decodeLinear(*m.dt_proj, dt_low));  // [B, E]
-    s.ssm = torch::exp(delta.unsqueeze(-1) * A) * s.ssm + (delta * u).unsqueeze(-1) * B.unsqueeze(1);
+    s.ssm.mul_(torch::exp(delta.unsqueeze(-1) * A)).add_((delta * u).unsqueeze(-1) * B.unsqueeze(1));
     auto y = (s.ssm * C.unsqueeze(1)).sum(-1) + m.D * u;  // [B, E]
     return decodeLinear(*m.out_proj, y * F::silu(z));
   }
@@ -91,6 +116,8 @@ class MambaRecurrentDecoder : public TokenDecoder {
   int64_t inner_ = 0, batch_ = 0;
   std::vector<MambaRecurrentState> states_;
   std::vector<at::Tensor> negative_a_;  // per layer: A = -exp(A_log), [E, N]
+  std::unique_ptr<GraphedStep> graph_;  // the static step of this sequence (MIXERLAB_DECODE_GRAPHS=on)
+  at::Tensor step_ids_, step_logits_;   // its input and output buffers
 };
 
 }  // namespace

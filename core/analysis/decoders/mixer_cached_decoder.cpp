@@ -14,6 +14,7 @@
 
 #include "core/analysis/decoders/decode_batch.h"
 #include "core/analysis/decoders/decode_step_scope.h"
+#include "core/analysis/decoders/graphed_step.h"
 #include "core/analysis/decoders/mixer_row_step.h"
 #include "core/analysis/decoders/row_products.h"
 #include "core/analysis/decoders/token_decoder.h"
@@ -101,6 +102,15 @@ struct MixCache {
             .baddbmm_(column.view({1, later, 1}).expand({batch, later, 1}), row.view({batch, 1, width}));
       }
     }
+    return out;
+  }
+  // The static form of mixRow (graphed_step.h): the position is a device tensor ([1], int64) and the
+  // new rows are mixed with all T rows of their sequence (the rows after them are zero, and so are
+  // their weights): O(T) instead of O(position) per row, no host number in any kernel.
+  at::Tensor mixRowAt(const at::Tensor& row, const at::Tensor& position) {
+    rows.index_copy_(1, position, row.unsqueeze(1));
+    at::Tensor out = at::matmul(weight_2d.index_select(0, position), rows).squeeze(1);  // [B, width]
+    if (bias.defined()) out.add_(bias.index_select(0, position));
     return out;
   }
   bool mixesRows() const { return weight_2d.defined(); }
@@ -207,8 +217,14 @@ class CachedBlock {
   // One new row per sequence ([B, D]) through the flat kernel-1 block: about a dozen small ops
   // (matrix-vector products for a batch of one), against some thirty on the general path, and the
   // mix pushes rows from the window's middle on, as for one sequence.
-  at::Tensor forwardRow(const at::Tensor& x, int64_t first) {
-    auto h = caches_[0].mixRow(block_.seq_layernorm ? block_.seq_layernorm->forward(x) : x, first);
+  at::Tensor forwardRow(const at::Tensor& x, int64_t first) { return forwardRowWith(x, first, {}); }
+  // The same with the position as a device tensor: the static step (graphed_step.h).
+  at::Tensor forwardRowAt(const at::Tensor& x, const at::Tensor& position) { return forwardRowWith(x, 0, position); }
+
+ private:
+  at::Tensor forwardRowWith(const at::Tensor& x, int64_t first, const at::Tensor& position) {
+    const at::Tensor normed = block_.seq_layernorm ? block_.seq_layernorm->forward(x) : x;
+    auto h = position.defined() ? caches_[0].mixRowAt(normed, position) : caches_[0].mixRow(normed, first);
     if (block_.residual()) h.add_(x);
     if (!block_.patch_ff) return h;
     auto ff = rowFeedForward(block_.patch_ff, block_.patch_layernorm ? block_.patch_layernorm->forward(h) : h);
@@ -216,7 +232,6 @@ class CachedBlock {
     return ff;
   }
 
- private:
   at::Tensor mix(const at::Tensor& normed, int64_t first) {
     if (block_.conv) return caches_[0].mix(normed, first);
     if (block_.expanded) return caches_[1].mix(torch::gelu(caches_[0].mix(normed, first)), first);
@@ -245,6 +260,7 @@ class CachedMixerDecoder : public TokenDecoder {
         step_threads_(rowStepTeamSize(at::get_num_threads())) {}
   std::string name() const override { return "cached-mixer"; }
   std::string stepDescription() const override {
+    if (graph_) return graph_->replaying() ? "static step, CUDA graph replay" : "static step, eager";
     if (row_step_) return row_step_->describe();
     return batch_ > 1 ? "ATen ops (a batch of " + std::to_string(batch_) + "; the fused step takes one sequence)"
                       : "ATen ops";
@@ -269,6 +285,7 @@ class CachedMixerDecoder : public TokenDecoder {
         blocks_.emplace_back(*item->as<MixerBlock>(), batch_, context_, model_.config().d_model, options);
       }
       length_ = 0;
+      graph_.reset();  // the caches above are new tensors: a graph of the last sequence's would miss them
       row_step_ = batch_ == 1 ? makeRowStep() : nullptr;
       return run(ids);
     });
@@ -311,6 +328,7 @@ class CachedMixerDecoder : public TokenDecoder {
     const int64_t length = static_cast<int64_t>(ids.size()) / batch_;
     const bool one_row =
         length == 1 && std::all_of(blocks_.begin(), blocks_.end(), [](const CachedBlock& b) { return b.mixesRows(); });
+    if (one_row && decodeGraphsRequested()) return staticStep(ids);
     if (one_row && row_step_) {
       const at::Tensor& table = model_.wte->weight;
       const at::Tensor& logits = row_step_->step(table.data_ptr<float>() + ids.front() * table.size(1), length_);
@@ -334,6 +352,37 @@ class CachedMixerDecoder : public TokenDecoder {
                         model_.lm_head ? model_.lm_head->bias : at::Tensor());
   }
 
+  // One new token per sequence as a static step (graphed_step.h): ids and position in device
+  // buffers, the logits copied into a buffer; on a GPU replayed as a CUDA graph from the second token.
+  at::Tensor staticStep(const std::vector<int64_t>& ids) {
+    const c10::Device device = model_.wte->weight.device();
+    if (!graph_) {
+      const auto index_options = at::TensorOptions().dtype(at::kLong).device(device);
+      step_ids_ = at::empty({batch_}, index_options);
+      step_position_ = at::empty({1}, index_options);
+      step_logits_ = at::Tensor();
+      graph_ = std::make_unique<GraphedStep>([this] { runStaticStep(); });
+    }
+    step_ids_.copy_(torch::tensor(ids, torch::kLong));
+    step_position_.fill_(length_);
+    graph_->run(device);
+    length_ += 1;
+    return step_logits_;
+  }
+
+  void runStaticStep() {
+    at::Tensor x = model_.wte->weight.index_select(0, step_ids_);  // [B, D]
+    for (auto& block : blocks_) x = block.forwardRowAt(x, step_position_);
+    if (relu_head_) x = torch::relu(x);
+    const at::Tensor logits = decodeLinear(x, model_.lm_head ? model_.lm_head->weight : model_.wte->weight,
+                                           model_.lm_head ? model_.lm_head->bias : at::Tensor());
+    if (step_logits_.defined()) {
+      step_logits_.copy_(logits);
+    } else {
+      step_logits_ = logits;
+    }
+  }
+
   MaskedMixer& model_;
   int64_t context_;
   bool relu_head_;
@@ -342,6 +391,8 @@ class CachedMixerDecoder : public TokenDecoder {
   std::vector<CachedBlock> blocks_;
   std::shared_ptr<kernels::PhaseTeam> team_;
   std::unique_ptr<MixerRowStep> row_step_;
+  std::unique_ptr<GraphedStep> graph_;                 // the static step of this batch (MIXERLAB_DECODE_GRAPHS=on)
+  at::Tensor step_ids_, step_position_, step_logits_;  // its buffers
 };
 
 }  // namespace

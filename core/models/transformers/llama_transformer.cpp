@@ -51,7 +51,14 @@ void RotaryTables::prepare(int64_t positions, const at::TensorOptions& options) 
 at::Tensor RotaryTables::apply(const at::Tensor& x, int64_t start) {
   const int64_t length = x.size(2), end = start + length;
   prepare(end, x.options());
-  auto cos = cos_.narrow(0, start, length), sin = sin_.narrow(0, start, length);
+  return rotate(x, cos_.narrow(0, start, length), sin_.narrow(0, start, length));
+}
+
+at::Tensor RotaryTables::applyAt(const at::Tensor& x, const at::Tensor& position) {
+  return rotate(x, cos_.index_select(0, position), sin_.index_select(0, position));
+}
+
+at::Tensor RotaryTables::rotate(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) const {
   const int64_t half = head_dim_ / 2;
   auto rotated_half = torch::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
   return x * cos + rotated_half * sin;

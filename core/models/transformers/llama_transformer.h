@@ -38,11 +38,15 @@ class RotaryTables {
   RotaryTables(int64_t head_dim, double theta) : head_dim_(head_dim), theta_(theta) {}
   // q or k [B, H, L, hd] -> rotated, positions start..start+L-1 (start > 0: incremental decoding).
   at::Tensor apply(const at::Tensor& x, int64_t start = 0);
+  // One position held in a device tensor ([1], int64), for a decoder's static step (no host number
+  // in any kernel): x [B, H, 1, hd]. The tables must already cover it (prepare).
+  at::Tensor applyAt(const at::Tensor& x, const at::Tensor& position);
   // Makes the tables cover positions 0..positions-1 in `options`' dtype and device at once, so an
   // incremental decoder does not rebuild them for every new position.
   void prepare(int64_t positions, const at::TensorOptions& options);
 
  private:
+  at::Tensor rotate(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) const;
   int64_t head_dim_;
   double theta_;
   at::Tensor cos_, sin_;

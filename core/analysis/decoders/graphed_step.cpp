@@ -1,0 +1,98 @@
+// CUDA-graph replay of a static decoder step (see graphed_step.h). The CUDA part compiles only in a
+// MIXERLAB_WITH_CUDA build (a CUDA LibTorch); the Debian CPU build calls the step directly.
+#include "core/analysis/decoders/graphed_step.h"
+
+#include <string>
+
+#include "kernels/environment_choice.h"
+
+#ifdef MIXERLAB_WITH_CUDA
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+
+namespace mixerlab {
+namespace {
+
+std::optional<bool>& graphsOverride() {
+  static std::optional<bool> on;
+  return on;
+}
+
+std::optional<bool> parseOnOff(const std::string& value) {
+  if (value == "on") return true;
+  if (value == "off") return false;
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool decodeGraphsRequested() {
+  if (graphsOverride()) return *graphsOverride();
+  static const bool on =
+      kernels::environmentChoice<bool>("MIXERLAB_DECODE_GRAPHS", parseOnOff, "on or off (unset it for off)")
+          .value_or(false);
+  return on;
+}
+
+void setDecodeGraphsOverride(std::optional<bool> on) { graphsOverride() = on; }
+
+struct GraphedStep::Impl {
+  std::function<void()> step;
+  int runs = 0;
+#ifdef MIXERLAB_WITH_CUDA
+  std::unique_ptr<at::cuda::CUDAGraph> graph;
+  std::optional<c10::cuda::CUDAStream> side;
+#endif
+};
+
+GraphedStep::GraphedStep(std::function<void()> step) : impl_(std::make_unique<Impl>()) {
+  impl_->step = std::move(step);
+}
+
+GraphedStep::~GraphedStep() = default;
+
+bool GraphedStep::replaying() const {
+#ifdef MIXERLAB_WITH_CUDA
+  return impl_->graph != nullptr;
+#else
+  return false;
+#endif
+}
+
+void GraphedStep::run(const c10::Device& device) {
+  Impl& g = *impl_;
+  ++g.runs;
+#ifdef MIXERLAB_WITH_CUDA
+  if (device.is_cuda()) {
+    if (g.graph) {
+      g.graph->replay();
+      return;
+    }
+    if (!g.side) g.side = c10::cuda::getStreamFromPool(false, device.index());
+    // The side stream starts after everything queued so far (the prefill, the input copies).
+    c10::cuda::getCurrentCUDAStream(device.index()).synchronize();
+    {
+      c10::cuda::CUDAStreamGuard on_side(*g.side);
+      if (g.runs == 1) {
+        g.step();  // warm-up, and this token's real step
+      } else {
+        auto graph = std::make_unique<at::cuda::CUDAGraph>();
+        graph->capture_begin();
+        g.step();
+        graph->capture_end();
+        g.graph = std::move(graph);
+      }
+    }
+    g.side->synchronize();
+    if (g.graph) g.graph->replay();  // on the current stream, as every later step
+    return;
+  }
+#else
+  (void)device;
+#endif
+  g.step();
+}
+
+}  // namespace mixerlab
