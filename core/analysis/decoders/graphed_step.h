@@ -10,8 +10,8 @@
 // the CPU, or in a build without CUDA, run() simply calls it, which is how the tests check it.
 //
 // MIXERLAB_DECODE_GRAPHS=on switches the static steps on (cached mixer with flat kernel-1 mixing, KV
-// cache of Llama and GPT, Mamba);
-// off or unset keeps the decoders' usual steps. Off by default until a GPU session has measured it.
+// cache of Llama and GPT, Mamba); off or unset keeps the decoders' usual steps. Off by default until
+// a GPU session has measured it.
 #pragma once
 #include <functional>
 #include <memory>
