@@ -39,7 +39,16 @@ bool decodeGraphsRequested() {
 void setDecodeGraphsOverride(std::optional<bool> on) { graphsOverride() = on; }
 
 struct GraphedStep::Impl {
-  std::function<void()> step;
+  std::function<at::Tensor()> step;
+  at::Tensor output;
+  void runStep() {
+    const at::Tensor result = step();
+    if (output.defined()) {
+      output.copy_(result);
+    } else {
+      output = result;  // the first run (eager): later runs and the graph write into it
+    }
+  }
   int runs = 0;
 #ifdef MIXERLAB_WITH_CUDA
   std::unique_ptr<at::cuda::CUDAGraph> graph;
@@ -47,7 +56,7 @@ struct GraphedStep::Impl {
 #endif
 };
 
-GraphedStep::GraphedStep(std::function<void()> step) : impl_(std::make_unique<Impl>()) {
+GraphedStep::GraphedStep(std::function<at::Tensor()> step) : impl_(std::make_unique<Impl>()) {
   impl_->step = std::move(step);
 }
 
@@ -61,14 +70,18 @@ bool GraphedStep::replaying() const {
 #endif
 }
 
-void GraphedStep::run(const c10::Device& device) {
+std::string GraphedStep::describe() const {
+  return replaying() ? "static step, CUDA graph replay" : "static step, eager";
+}
+
+const at::Tensor& GraphedStep::run(const c10::Device& device) {
   Impl& g = *impl_;
   ++g.runs;
 #ifdef MIXERLAB_WITH_CUDA
   if (device.is_cuda()) {
     if (g.graph) {
       g.graph->replay();
-      return;
+      return g.output;
     }
     if (!g.side) g.side = c10::cuda::getStreamFromPool(false, device.index());
     // The side stream starts after everything queued so far (the prefill, the input copies).
@@ -76,23 +89,24 @@ void GraphedStep::run(const c10::Device& device) {
     {
       c10::cuda::CUDAStreamGuard on_side(*g.side);
       if (g.runs == 1) {
-        g.step();  // warm-up, and this token's real step
+        g.runStep();  // warm-up, and this token's real step
       } else {
         auto graph = std::make_unique<at::cuda::CUDAGraph>();
         graph->capture_begin();
-        g.step();
+        g.runStep();
         graph->capture_end();
         g.graph = std::move(graph);
       }
     }
     g.side->synchronize();
     if (g.graph) g.graph->replay();  // on the current stream, as every later step
-    return;
+    return g.output;
   }
 #else
   (void)device;
 #endif
-  g.step();
+  g.runStep();
+  return g.output;
 }
 
 }  // namespace mixerlab

@@ -16,7 +16,9 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 
+#include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
 
 namespace mixerlab {
@@ -26,16 +28,20 @@ void setDecodeGraphsOverride(std::optional<bool> on);  // tests: on/off regardle
 
 class GraphedStep {
  public:
-  explicit GraphedStep(std::function<void()> step);
+  // `step` returns its result (the logits); GraphedStep copies it into one output buffer, so a
+  // replayed graph writes where the first run's result lives.
+  explicit GraphedStep(std::function<at::Tensor()> step);
   ~GraphedStep();
   GraphedStep(const GraphedStep&) = delete;
   GraphedStep& operator=(const GraphedStep&) = delete;
 
   // Runs the step once. On a CUDA device: the first call runs it on a side stream (a warm-up: cuBLAS
   // handles and allocator blocks are made outside any capture), the second captures it on that stream
-  // (capturing runs nothing) and replays it, later calls replay it. Elsewhere: calls it.
-  void run(const c10::Device& device);
-  bool replaying() const;  // a graph was captured and is being replayed
+  // (capturing runs nothing) and replays it, later calls replay it. Elsewhere: calls it. Returns the
+  // output buffer (valid until the next run).
+  const at::Tensor& run(const c10::Device& device);
+  bool replaying() const;        // a graph was captured and is being replayed
+  std::string describe() const;  // "static step, CUDA graph replay" or "static step, eager"
 
  private:
   struct Impl;

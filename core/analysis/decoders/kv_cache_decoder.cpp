@@ -246,7 +246,7 @@ class KvCacheDecoder : public TokenDecoder {
   std::string name() const override { return "kv-cache"; }
   std::string stepDescription() const override {
     if (!graph_) return {};
-    return graph_->replaying() ? "static step, CUDA graph replay" : "static step, eager";
+    return graph_->describe();
   }
 
   at::Tensor prefillBatch(const std::vector<std::vector<int64_t>>& prompts) override {
@@ -299,31 +299,25 @@ class KvCacheDecoder : public TokenDecoder {
   }
 
   // One new token per sequence as a static step (graphed_step.h): ids and position in device
-  // buffers, the logits copied into a buffer; on a GPU replayed as a CUDA graph from the second token.
+  // buffers (the logits in GraphedStep's); on a GPU replayed as a CUDA graph from the second token.
   at::Tensor staticStep(const std::vector<int64_t>& ids) {
     const c10::Device device = options_.device();
     if (!graph_) {
       const auto index_options = at::TensorOptions().dtype(at::kLong).device(device);
       step_ids_ = at::empty({static_cast<int64_t>(ids.size()), 1}, index_options);
       step_position_ = at::empty({1}, index_options);
-      step_logits_ = at::Tensor();
       graph_ = std::make_unique<GraphedStep>([this] {
         const RowPosition where{0, step_position_};
         auto x = stack_->embed(step_ids_, where);
         for (int64_t i = 0; i < stack_->layers(); ++i) x = stack_->layer(i, x, where);
-        const at::Tensor logits = stack_->head(x.select(1, 0));
-        if (step_logits_.defined()) {
-          step_logits_.copy_(logits);
-        } else {
-          step_logits_ = logits;
-        }
+        return stack_->head(x.select(1, 0));
       });
     }
     step_ids_.copy_(torch::tensor(ids, torch::kLong).view({-1, 1}));
     step_position_.fill_(length_);
-    graph_->run(device);
+    const at::Tensor& logits = graph_->run(device);
     length_ += 1;
-    return step_logits_;
+    return logits;
   }
 
   at::TensorOptions options_;  // the model's parameters' device and dtype, looked up once
@@ -331,9 +325,9 @@ class KvCacheDecoder : public TokenDecoder {
   int64_t context_, vocab_;
   bool slides_;
   int64_t length_ = 0;
-  std::vector<std::vector<int64_t>> sequences_;        // each sequence's tokens so far
-  std::unique_ptr<GraphedStep> graph_;                 // the static step (MIXERLAB_DECODE_GRAPHS=on)
-  at::Tensor step_ids_, step_position_, step_logits_;  // its buffers
+  std::vector<std::vector<int64_t>> sequences_;  // each sequence's tokens so far
+  std::unique_ptr<GraphedStep> graph_;           // the static step (MIXERLAB_DECODE_GRAPHS=on)
+  at::Tensor step_ids_, step_position_;          // its input buffers
 };
 
 }  // namespace

@@ -53,25 +53,16 @@ class MambaRecurrentDecoder : public TokenDecoder {
       if (!decodeGraphsRequested()) return step(torch::tensor(ids, torch::kLong).to(device));
       if (!graph_) {  // one static step per sequence (graphed_step.h): its buffers keep their addresses
         step_ids_ = at::empty({batch_}, at::TensorOptions().dtype(at::kLong).device(device));
-        step_logits_ = at::Tensor();
-        graph_ = std::make_unique<GraphedStep>([this] {
-          const at::Tensor logits = step(step_ids_);
-          if (step_logits_.defined()) {
-            step_logits_.copy_(logits);
-          } else {
-            step_logits_ = logits;
-          }
-        });
+        graph_ = std::make_unique<GraphedStep>([this] { return step(step_ids_); });
       }
       step_ids_.copy_(torch::tensor(ids, torch::kLong));
-      graph_->run(device);
-      return step_logits_;
+      return graph_->run(device);
     });
   }
 
   std::string stepDescription() const override {
     if (!graph_) return {};
-    return graph_->replaying() ? "static step, CUDA graph replay" : "static step, eager";
+    return graph_->describe();
   }
 
  private:
@@ -117,7 +108,7 @@ class MambaRecurrentDecoder : public TokenDecoder {
   std::vector<MambaRecurrentState> states_;
   std::vector<at::Tensor> negative_a_;  // per layer: A = -exp(A_log), [E, N]
   std::unique_ptr<GraphedStep> graph_;  // the static step of this sequence (MIXERLAB_DECODE_GRAPHS=on)
-  at::Tensor step_ids_, step_logits_;   // its input and output buffers
+  at::Tensor step_ids_;                 // its input buffer
 };
 
 }  // namespace

@@ -260,7 +260,7 @@ class CachedMixerDecoder : public TokenDecoder {
         step_threads_(rowStepTeamSize(at::get_num_threads())) {}
   std::string name() const override { return "cached-mixer"; }
   std::string stepDescription() const override {
-    if (graph_) return graph_->replaying() ? "static step, CUDA graph replay" : "static step, eager";
+    if (graph_) return graph_->describe();
     if (row_step_) return row_step_->describe();
     return batch_ > 1 ? "ATen ops (a batch of " + std::to_string(batch_) + "; the fused step takes one sequence)"
                       : "ATen ops";
@@ -353,34 +353,28 @@ class CachedMixerDecoder : public TokenDecoder {
   }
 
   // One new token per sequence as a static step (graphed_step.h): ids and position in device
-  // buffers, the logits copied into a buffer; on a GPU replayed as a CUDA graph from the second token.
+  // buffers (the logits in GraphedStep's); on a GPU replayed as a CUDA graph from the second token.
   at::Tensor staticStep(const std::vector<int64_t>& ids) {
     const c10::Device device = model_.wte->weight.device();
     if (!graph_) {
       const auto index_options = at::TensorOptions().dtype(at::kLong).device(device);
       step_ids_ = at::empty({batch_}, index_options);
       step_position_ = at::empty({1}, index_options);
-      step_logits_ = at::Tensor();
-      graph_ = std::make_unique<GraphedStep>([this] { runStaticStep(); });
+      graph_ = std::make_unique<GraphedStep>([this] { return runStaticStep(); });
     }
     step_ids_.copy_(torch::tensor(ids, torch::kLong));
     step_position_.fill_(length_);
-    graph_->run(device);
+    const at::Tensor& logits = graph_->run(device);
     length_ += 1;
-    return step_logits_;
+    return logits;
   }
 
-  void runStaticStep() {
+  at::Tensor runStaticStep() {
     at::Tensor x = model_.wte->weight.index_select(0, step_ids_);  // [B, D]
     for (auto& block : blocks_) x = block.forwardRowAt(x, step_position_);
     if (relu_head_) x = torch::relu(x);
-    const at::Tensor logits = decodeLinear(x, model_.lm_head ? model_.lm_head->weight : model_.wte->weight,
-                                           model_.lm_head ? model_.lm_head->bias : at::Tensor());
-    if (step_logits_.defined()) {
-      step_logits_.copy_(logits);
-    } else {
-      step_logits_ = logits;
-    }
+    return decodeLinear(x, model_.lm_head ? model_.lm_head->weight : model_.wte->weight,
+                        model_.lm_head ? model_.lm_head->bias : at::Tensor());
   }
 
   MaskedMixer& model_;
@@ -391,8 +385,8 @@ class CachedMixerDecoder : public TokenDecoder {
   std::vector<CachedBlock> blocks_;
   std::shared_ptr<kernels::PhaseTeam> team_;
   std::unique_ptr<MixerRowStep> row_step_;
-  std::unique_ptr<GraphedStep> graph_;                 // the static step of this batch (MIXERLAB_DECODE_GRAPHS=on)
-  at::Tensor step_ids_, step_position_, step_logits_;  // its buffers
+  std::unique_ptr<GraphedStep> graph_;   // the static step of this batch (MIXERLAB_DECODE_GRAPHS=on)
+  at::Tensor step_ids_, step_position_;  // its input buffers
 };
 
 }  // namespace
