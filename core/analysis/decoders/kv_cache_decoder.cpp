@@ -292,10 +292,17 @@ class KvCacheDecoder : public TokenDecoder {
   // ids: the batch's new tokens, row after row, at positions first..; logits [B, V].
   at::Tensor run(const std::vector<int64_t>& ids, int64_t first) {
     const auto batch = static_cast<int64_t>(sequences_.size());
-    auto x = stack_->embed(tokenIdTensor(ids, batch, options_.device()), {first, {}});
-    for (int64_t i = 0; i < stack_->layers(); ++i) x = stack_->layer(i, x, {first, {}});
-    length_ = first + x.size(1);
-    return stack_->head(x.select(1, x.size(1) - 1));  // [B, V], the model's dtype and device
+    const at::Tensor id_tensor = tokenIdTensor(ids, batch, options_.device());
+    length_ = first + id_tensor.size(1);
+    return forwardStack(id_tensor, {first, {}});
+  }
+
+  // ids [B, L] at `where` through every layer: the logits after the last ([B, V], the model's dtype
+  // and device).
+  at::Tensor forwardStack(const at::Tensor& ids, const RowPosition& where) {
+    auto x = stack_->embed(ids, where);
+    for (int64_t i = 0; i < stack_->layers(); ++i) x = stack_->layer(i, x, where);
+    return stack_->head(x.select(1, x.size(1) - 1));
   }
 
   // One new token per sequence as a static step (graphed_step.h): ids and position in device
@@ -306,12 +313,7 @@ class KvCacheDecoder : public TokenDecoder {
       const auto index_options = at::TensorOptions().dtype(at::kLong).device(device);
       step_ids_ = at::empty({static_cast<int64_t>(ids.size()), 1}, index_options);
       step_position_ = at::empty({1}, index_options);
-      graph_ = std::make_unique<GraphedStep>([this] {
-        const RowPosition where{0, step_position_};
-        auto x = stack_->embed(step_ids_, where);
-        for (int64_t i = 0; i < stack_->layers(); ++i) x = stack_->layer(i, x, where);
-        return stack_->head(x.select(1, 0));
-      });
+      graph_ = std::make_unique<GraphedStep>([this] { return forwardStack(step_ids_, {0, step_position_}); });
     }
     step_ids_.copy_(torch::tensor(ids, torch::kLong).view({-1, 1}));
     step_position_.fill_(length_);

@@ -285,8 +285,9 @@ class CachedMixerDecoder : public TokenDecoder {
         blocks_.emplace_back(*item->as<MixerBlock>(), batch_, context_, model_.config().d_model, options);
       }
       length_ = 0;
+      rows_only_ = std::all_of(blocks_.begin(), blocks_.end(), [](const CachedBlock& b) { return b.mixesRows(); });
       graph_.reset();  // the caches above are new tensors: a graph of the last sequence's would miss them
-      row_step_ = batch_ == 1 ? makeRowStep() : nullptr;
+      row_step_ = batch_ == 1 && !decodeGraphsRequested() ? makeRowStep() : nullptr;
       return run(ids);
     });
   }
@@ -326,8 +327,7 @@ class CachedMixerDecoder : public TokenDecoder {
   // length, row after row, already checked against the vocabulary), which extend the sequences.
   at::Tensor run(const std::vector<int64_t>& ids) {
     const int64_t length = static_cast<int64_t>(ids.size()) / batch_;
-    const bool one_row =
-        length == 1 && std::all_of(blocks_.begin(), blocks_.end(), [](const CachedBlock& b) { return b.mixesRows(); });
+    const bool one_row = length == 1 && rows_only_;
     if (one_row && decodeGraphsRequested()) return staticStep(ids);
     if (one_row && row_step_) {
       const at::Tensor& table = model_.wte->weight;
@@ -347,6 +347,11 @@ class CachedMixerDecoder : public TokenDecoder {
       x = x.select(1, length - 1);  // [B, D]
     }
     length_ += length;
+    return logitsOf(x);
+  }
+
+  // The head (ReLU first where the model has one): [B, D] -> logits [B, V].
+  at::Tensor logitsOf(at::Tensor x) const {
     if (relu_head_) x = torch::relu(x);
     return decodeLinear(x, model_.lm_head ? model_.lm_head->weight : model_.wte->weight,
                         model_.lm_head ? model_.lm_head->bias : at::Tensor());
@@ -372,9 +377,7 @@ class CachedMixerDecoder : public TokenDecoder {
   at::Tensor runStaticStep() {
     at::Tensor x = model_.wte->weight.index_select(0, step_ids_);  // [B, D]
     for (auto& block : blocks_) x = block.forwardRowAt(x, step_position_);
-    if (relu_head_) x = torch::relu(x);
-    return decodeLinear(x, model_.lm_head ? model_.lm_head->weight : model_.wte->weight,
-                        model_.lm_head ? model_.lm_head->bias : at::Tensor());
+    return logitsOf(x);
   }
 
   MaskedMixer& model_;
@@ -383,6 +386,7 @@ class CachedMixerDecoder : public TokenDecoder {
   int step_threads_;  // the fused step's team, from the intra-op thread count when the decoder was made
   int64_t batch_ = 0, length_ = 0;
   std::vector<CachedBlock> blocks_;
+  bool rows_only_ = false;  // every block mixes one new row at a time (flat kernel-1): set at prefill
   std::shared_ptr<kernels::PhaseTeam> team_;
   std::unique_ptr<MixerRowStep> row_step_;
   std::unique_ptr<GraphedStep> graph_;   // the static step of this batch (MIXERLAB_DECODE_GRAPHS=on)
