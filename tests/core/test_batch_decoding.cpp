@@ -294,6 +294,91 @@ class TestBatchDecoding : public QObject {
       QVERIFY2(in_prompt.contains("token id -2 is outside"), qPrintable(in_prompt));
     }
   }
+
+  // Every limit exactly at its boundary, for every next-token family of the registry and both
+  // decoder choices, one sequence (the fused step) and a batch: ids 0 and V-1 are accepted and V and
+  // -1 refused (fast decoders; the references leave ids to the model's forward); a prompt of exactly
+  // T tokens is accepted; a family that stops at the window's end accepts appends up to position
+  // T-1 and refuses the next by name, a prompt of T+1 tokens too; the others append past T.
+  void limitsHoldExactlyAtTheBoundary_data() {
+    QTest::addColumn<QString>("arch");
+    QTest::addColumn<int>("choice");
+    QTest::addColumn<int>("batch");
+    for (const auto& info : architectures()) {
+      auto model = tinyModel(info.name, nlohmann::json::object(), 1);
+      try {
+        nextTokenModel(*model);
+      } catch (const MixerLabError&) {
+        continue;  // not a next-token family: nothing to decode
+      }
+      for (const int batch : {1, 2}) {
+        for (const auto choice : {DecoderChoice::kFast, DecoderChoice::kReference}) {
+          const std::string row =
+              info.name + (choice == DecoderChoice::kFast ? " fast" : " reference") + " batch " + std::to_string(batch);
+          QTest::newRow(row.c_str()) << QString::fromStdString(info.name) << int(choice) << batch;
+        }
+      }
+    }
+  }
+  void limitsHoldExactlyAtTheBoundary() {
+    QFETCH(QString, arch);
+    QFETCH(int, choice);
+    QFETCH(int, batch);
+    torch::NoGradGuard no_grad;
+    auto model = tinyModel(arch.toStdString(), nlohmann::json::object(), 1);
+    const bool fast = choice == int(DecoderChoice::kFast);
+    const auto policy = contextPolicy(nextTokenModel(*model));
+    const auto prompts = [&](int64_t length, int64_t first_id) {
+      std::vector<std::vector<int64_t>> out(static_cast<size_t>(batch));
+      for (int64_t b = 0; b < batch; ++b) {
+        for (int64_t i = 0; i < length; ++i) out[static_cast<size_t>(b)].push_back((first_id + 5 * i + b) % kVocab);
+      }
+      return out;
+    };
+    const std::vector<int64_t> last_ids(static_cast<size_t>(batch), kVocab - 1),
+        zero_ids(static_cast<size_t>(batch), 0);
+    auto decoder = makeTokenDecoder(*model, static_cast<DecoderChoice>(choice), 0);
+
+    // The vocabulary's ends, in the prompt and appended.
+    auto edge_prompt = prompts(3, 1);
+    edge_prompt[0] = {0, kVocab - 1, 0};
+    if (batch > 1) edge_prompt[1] = {kVocab - 1, 0, kVocab - 1};
+    QCOMPARE(decoder->prefillBatch(edge_prompt).sizes().vec(), (std::vector<int64_t>{batch, kVocab}));
+    QCOMPARE(decoder->appendBatch(last_ids).size(0), int64_t{batch});
+    QCOMPARE(decoder->appendBatch(zero_ids).size(0), int64_t{batch});
+    if (fast) {
+      for (const int64_t bad : {kVocab, int64_t{-1}}) {
+        std::vector<int64_t> ids(static_cast<size_t>(batch), 1);
+        ids.back() = bad;
+        const QString appended = errorOf([&] { decoder->appendBatch(ids); });
+        QVERIFY2(appended.contains(QString("token id %1 is outside the vocabulary (0..%2)").arg(bad).arg(kVocab - 1)),
+                 qPrintable(QString("appending %1: %2").arg(bad).arg(appended)));
+        auto bad_prompt = prompts(3, 1);
+        bad_prompt.back()[1] = bad;
+        const QString prefilled = errorOf([&] { decoder->prefillBatch(bad_prompt); });
+        QVERIFY2(prefilled.contains(QString("token id %1 is outside").arg(bad)),
+                 qPrintable(QString("prompt with %1: %2").arg(bad).arg(prefilled)));
+      }
+    }
+
+    // The window's end: a prompt of T tokens, then (stopping families) nothing more; T-1 tokens, then
+    // exactly one append.
+    const auto full = decoder->prefillBatch(prompts(kContext, 2));
+    QVERIFY(torch::isfinite(full).all().item<bool>());
+    if (policy == ContextPolicy::kStopAtWindowEnd) {
+      const QString past = errorOf([&] { decoder->appendBatch(zero_ids); });
+      QVERIFY2(past.contains("window is full (" + QString::number(kContext) + " tokens)"), qPrintable(past));
+      const QString long_prompt = errorOf([&] { decoder->prefillBatch(prompts(kContext + 1, 2)); });
+      QVERIFY2(long_prompt.contains(QString::number(kContext + 1)) && long_prompt.contains(QString::number(kContext)),
+               qPrintable(long_prompt));
+      decoder->prefillBatch(prompts(kContext - 1, 2));
+      QVERIFY(torch::isfinite(decoder->appendBatch(last_ids)).all().item<bool>());  // writes position T-1
+      const QString after_last = errorOf([&] { decoder->appendBatch(last_ids); });
+      QVERIFY2(after_last.contains("window is full"), qPrintable(after_last));
+    } else {
+      for (int i = 0; i < 3; ++i) QVERIFY(torch::isfinite(decoder->appendBatch(last_ids)).all().item<bool>());
+    }
+  }
 };
 
 QTEST_GUILESS_MAIN(TestBatchDecoding)

@@ -93,6 +93,25 @@ class ComputeScalingTest : public QObject {
     QCOMPARE(frontier[3].run, std::string("b"));
   }
 
+  // Seed groups put several points at one compute (same budget, other seeds): the frontier keeps one
+  // point per compute, the lowest loss, whichever order the points arrive in; the next compute's
+  // point stays only when it improves on that lowest loss (a tie at a larger compute does not).
+  void frontierKeepsTheLowestLossAtEqualCompute() {
+    const std::vector<ComputePoint> points = {{1e12, 3.2, "worse"},  {1e12, 3.0, "best"},     {1e12, 3.1, "mid"},
+                                              {2e12, 2.9, "seed1"},  {2e12, 2.95, "seed2"},   {3e12, 2.9, "tie"},
+                                              {4e12, 2.5, "better"}, {4e12, 2.5, "same-loss"}};
+    const auto frontier = paretoFrontier(points);
+    QCOMPARE(frontier.size(), size_t{3});
+    QCOMPARE(frontier[0].flops, 1e12);
+    QCOMPARE(frontier[0].loss, 3.0);
+    QCOMPARE(frontier[0].run, std::string("best"));
+    QCOMPARE(frontier[1].flops, 2e12);
+    QCOMPARE(frontier[1].loss, 2.9);
+    QCOMPARE(frontier[1].run, std::string("seed1"));
+    QCOMPARE(frontier[2].flops, 4e12);
+    QCOMPARE(frontier[2].run, std::string("better"));  // a stable sort keeps the first of equal points
+  }
+
   void evalPointsUseTokensTimesFlopsPerToken() {
     MetricsRecord train_only;
     train_only.tokens = 100;
@@ -137,6 +156,28 @@ class ComputeScalingTest : public QObject {
     QCOMPARE(band.mean, (std::vector<double>{5.0, 4.0, 3.0}));
     QCOMPARE(band.low, (std::vector<double>{4.0, 3.0, 2.0}));
     QCOMPARE(band.high, (std::vector<double>{6.0, 5.0, 4.0}));
+  }
+
+  // Curves that start and end at different x: the band covers only the range every curve has
+  // reached (the latest start to the earliest end), never a clamped value of a curve that has not
+  // started yet or has already ended. The x values are the first curve's inside that range.
+  void bandStartsWhereEveryCurveHasStarted() {
+    const Curve early = {{0, 9.0}, {10, 5.0}, {20, 4.0}, {30, 3.0}, {40, 2.0}};
+    const Curve late = {{10, 7.0}, {30, 5.0}, {50, 1.0}};  // 6.0 at x=20, 3.0 at x=40 by interpolation
+    const CurveBand band = bandOf({early, late});
+    QCOMPARE(band.x, (std::vector<double>{10, 20, 30, 40}));
+    QCOMPARE(band.mean, (std::vector<double>{6.0, 5.0, 4.0, 2.5}));
+    QCOMPARE(band.low, (std::vector<double>{5.0, 4.0, 3.0, 2.0}));
+    QCOMPARE(band.high, (std::vector<double>{7.0, 6.0, 5.0, 3.0}));
+    // The other order: the late curve's x values, cut at the early curve's end (40).
+    const CurveBand swapped = bandOf({late, early});
+    QCOMPARE(swapped.x, (std::vector<double>{10, 30}));
+    QCOMPARE(swapped.mean, (std::vector<double>{6.0, 4.0}));
+    QCOMPARE(swapped.low, (std::vector<double>{5.0, 3.0}));
+    QCOMPARE(swapped.high, (std::vector<double>{7.0, 5.0}));
+    // Curves with no common range give an empty band.
+    QVERIFY(bandOf({Curve{{0, 1.0}, {5, 1.0}}, Curve{{6, 1.0}, {9, 1.0}}}).x.empty());
+    QVERIFY(bandOf({early, Curve{}}).x.empty());
   }
 };
 

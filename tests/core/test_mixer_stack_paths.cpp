@@ -32,6 +32,9 @@ std::vector<Variant> variants() {
       {"ff dropout 0", {{"ff_dropout", 0.0}}, 1, MixerStackPath::kFused},
       {"near-linear", {{"layer_norms", false}}, 1, MixerStackPath::kTokenMajor},
       {"no ff, relu head", {{"feed_forward", "none"}, {"head_activation", "relu"}}, 1, MixerStackPath::kTokenMajor},
+      // Each condition of the fused path alone: without residuals (norms and feed-forward kept) the
+      // fused adds would be wrong.
+      {"no residual", {{"residual", false}}, 1, MixerStackPath::kTokenMajor},
       {"fully linear",
        {{"layer_norms", false}, {"feed_forward", "none"}, {"residual", false}},
        1,

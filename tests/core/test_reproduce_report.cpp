@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "core/config/project_config.h"
+#include "core/reproduce/claim_verdicts.h"
 #include "core/reproduce/reproduce_plan.h"
 #include "core/reproduce/reproduce_report.h"
 #include "core/runs/metrics_log.h"
@@ -32,6 +33,8 @@ struct FixtureRun {
   double flops_per_token;
   std::vector<double> eval_losses;  // one per eval, 1000 tokens apart
   double wall_per_eval = 2.0;       // seconds between evals
+  bool equal_compute = true;        // false: an init variant, outside the equal-compute comparison
+  double learning_rate = 0;         // > 0: unlike the project's, so the run forms a seed group of its own
 };
 
 PlannedRun plannedRun(const FixtureRun& f) {
@@ -40,7 +43,8 @@ PlannedRun plannedRun(const FixtureRun& f) {
   p.group = f.group;
   p.family = f.family;
   p.seed = f.seed;
-  p.embedding_init = f.family == "mixer" ? "N(0,1)" : "N(0,0.02)";
+  p.embedding_init = (f.family == "mixer") == f.equal_compute ? "N(0,1)" : "N(0,0.02)";
+  p.equal_compute = f.equal_compute;
   p.paper_row = f.family == "mixer" ? "flat mixer D=256" : "Llama D=128 H=32";
   return p;
 }
@@ -51,6 +55,7 @@ void writeRun(const fs::path& out, const ProjectConfig& project, const FixtureRu
   RunConfig run = project.run(f.family == "mixer" ? "mixer" : "transformer");
   run.name = f.name;
   run.train.seed = f.seed;
+  if (f.learning_rate > 0) run.train.learning_rate = f.learning_rate;
   RunInfo info = runInfoFor(project, run);
   info.environment = {{"device", "cpu (2 threads)"}, {"host", "fixture"}};
   info.training_flops_per_token = f.flops_per_token;
@@ -96,14 +101,10 @@ void writeRetrieval(const fs::path& out, const std::string& run, const json& epo
                   json{{"run", run}, {"top1", cosine_top1}, {"top5", 0.5}, {"eval_loss", 3.0}}.dump());
 }
 
-// A two-family, two-seed reproduction folder. `mixer_seed2` sets the second mixer seed's losses.
-fs::path fixtureFolder(const std::string& tag, const std::vector<double>& mixer_seed2) {
+// A reproduction folder with `runs` and the shared inversion and retrieval results.
+fs::path folderWith(const std::string& tag, const std::vector<FixtureRun>& runs) {
   const fs::path out = testing::makeScratchDir(tag);
   const ProjectConfig project = loadProject(testing::sourceDir() / "projects/demo/project.json");
-  const std::vector<FixtureRun> runs = {{"mixer-seed1", "mixer", "mixer", 1, 1e6, {3.0, 2.5, 2.2, 2.3}},
-                                        {"llama-seed1", "llama", "transformer", 1, 2e6, {3.2, 2.8, 2.6}, 3.0},
-                                        {"mixer-seed2", "mixer", "mixer", 2, 1e6, mixer_seed2},
-                                        {"llama-seed2", "llama", "transformer", 2, 2e6, {3.0, 2.7, 2.45}, 3.0}};
   ReproducePlan plan;
   plan.summary = "fixture";
   plan.project = json::object();
@@ -133,6 +134,67 @@ fs::path fixtureFolder(const std::string& tag, const std::vector<double>& mixer_
                  0.1);
   writeFileAtomic(out / "results" / "timing.json", json{{"train-mixer-seed1", 10.5}, {"report", 1.5}}.dump());
   return out;
+}
+
+// The two-family, two-seed runs. `mixer_seed2` sets the second mixer seed's losses.
+std::vector<FixtureRun> twoFamilies(const std::vector<double>& mixer_seed2) {
+  return {{"mixer-seed1", "mixer", "mixer", 1, 1e6, {3.0, 2.5, 2.2, 2.3}},
+          {"llama-seed1", "llama", "transformer", 1, 2e6, {3.2, 2.8, 2.6}, 3.0},
+          {"mixer-seed2", "mixer", "mixer", 2, 1e6, mixer_seed2},
+          {"llama-seed2", "llama", "transformer", 2, 2e6, {3.0, 2.7, 2.45}, 3.0}};
+}
+
+fs::path fixtureFolder(const std::string& tag, const std::vector<double>& mixer_seed2) {
+  return folderWith(tag, twoFamilies(mixer_seed2));
+}
+
+// gpt's losses lie on loss = 2 + 4 * (C / 1e9)^-0.5 at C = 2e9, 4e9, 6e9, 8e9 FLOPs (seed 1; seed 2
+// is 0.1 above), so its frontier is seed 1's four points and the fit recovers a, b and c.
+double gptLoss(double flops) { return 2.0 + 4.0 * std::pow(flops / 1e9, -0.5); }
+
+// Every branch of the report at once: a second transformer group that is worse than Llama, a mixer
+// init variant outside the equal-compute comparison that trains fastest and reaches the lowest
+// losses, and a second mixer seed that loses to Llama's (so picking the wrong transformer group
+// changes the verdict).
+std::vector<FixtureRun> severalGroups() {
+  auto runs = twoFamilies({3.1, 2.9, 2.7});
+  std::vector<double> gpt1, gpt2;
+  for (int i = 0; i < 5; ++i) {
+    gpt1.push_back(i == 0 ? 6.0 : gptLoss(2e9 * i));
+    gpt2.push_back(gpt1.back() + 0.1);
+  }
+  runs.push_back({"gpt-seed1", "gpt", "transformer", 1, 2e6, gpt1, 3.0, true, 1e-3});
+  runs.push_back({"gpt-seed2", "gpt", "transformer", 2, 2e6, gpt2, 3.0, true, 1e-3});
+  runs.push_back({"mixer-init-seed1", "mixer-init", "mixer", 1, 1e6, {2.0, 1.5, 1.2}, 1.0, false, 2e-3});
+  runs.push_back({"mixer-init-seed2", "mixer-init", "mixer", 2, 1e6, {2.1, 1.6, 1.3}, 1.0, false, 2e-3});
+  return runs;
+}
+
+// Groups as the claim reads them: {label, family, equal_compute, members [{run, seed, field}], field spread}.
+// Both compared fields (at the common wall-clock time and at equal FLOPs) take the same values.
+json claimGroup(const std::string& label, const std::string& family, bool equal_compute,
+                const std::vector<double>& per_seed) {
+  json g{{"label", label}, {"family", family}, {"equal_compute", equal_compute}, {"members", json::array()}};
+  double sum = 0;
+  for (size_t i = 0; i < per_seed.size(); ++i) {
+    g["members"].push_back({{"run", label + "-seed" + std::to_string(i + 1)},
+                            {"seed", i + 1},
+                            {"eval_loss_at_common_wall", per_seed[i]},
+                            {"min_eval_loss", per_seed[i]}});
+    sum += per_seed[i];
+  }
+  const double mean = per_seed.empty() ? NAN : sum / static_cast<double>(per_seed.size());
+  g["eval_loss_at_common_wall"] = {{"mean", mean}};
+  g["min_eval_loss"] = {{"mean", mean}};
+  return g;
+}
+
+json inversionResult(const std::string& family, const std::string& init, bool trained, double deepest) {
+  return {{"run", family + "-" + init + (trained ? "-trained" : "-untrained")},
+          {"family", family},
+          {"embedding_init", init},
+          {"trained", trained},
+          {"layers", json::array({{{"layer", 0}, {"mean_hamming", 0.0}}, {{"layer", 1}, {"mean_hamming", deepest}}})}};
 }
 
 const json& claim(const json& report, const std::string& id) {
@@ -220,6 +282,143 @@ class ReproduceReportTest : public QObject {
     QVERIFY(near(retrieval["measured"]["best_transformer_top1"], 0.2));
     QVERIFY(near(retrieval["paper"]["values"]["mixer top-1 (c=128)"], 0.858));
     QVERIFY(near(report["retrieval"][0]["cosine"]["top1"], 0.2));
+  }
+
+  // Several groups on each side, an init variant outside the comparison, curves that the band,
+  // frontier and fit of the report are checked on. Every number is worked out by hand.
+  void reportReadsEveryGroupAndLeavesVariantsOut() {
+    const json report = buildReproduceReport(folderWith("report-groups", severalGroups()));
+    QCOMPARE(report["runs"].size(), size_t{8});
+    QCOMPARE(report["groups"].size(), size_t{4});
+    // The variant trains for 2 s only; the common time is the shortest equal-compute run's (4 s).
+    QVERIFY2(near(report["common_wall_s"], 4.0), report["common_wall_s"].dump().c_str());
+    QVERIFY(near(group(report, "mixer-init")["eval_loss_at_common_wall"]["mean"], 1.25));  // clamped to the end
+    QCOMPARE(group(report, "mixer-init")["equal_compute"], json(false));
+    // gpt at 4 s: 1/3 of the way from its 3 s eval to its 6 s eval.
+    const double gpt1_at_4 = gptLoss(2e9) + (gptLoss(4e9) - gptLoss(2e9)) / 3;
+    QVERIFY(near(group(report, "gpt")["eval_loss_at_common_wall"]["mean"], gpt1_at_4 + 0.05));
+    const json& mixer = group(report, "mixer");
+    QVERIFY(near(mixer["eval_loss_at_common_wall"]["mean"], (2.2 + 2.7) / 2));
+    QCOMPARE(mixer["band"]["flops"], json::array({0.0, 1e9, 2e9}));  // up to seed 2's last eval
+    for (size_t i = 0; i < 3; ++i) {
+      QVERIFY(near(mixer["band"]["mean"][i], std::vector<double>{3.05, 2.7, 2.45}[i]));
+      QVERIFY(near(mixer["band"]["low"][i], std::vector<double>{3.0, 2.5, 2.2}[i]));
+      QVERIFY(near(mixer["band"]["high"][i], std::vector<double>{3.1, 2.9, 2.7}[i]));
+    }
+    // Frontier: one point per compute, zero compute left out; two points are too few for a fit.
+    QCOMPARE(mixer["frontier"].size(), size_t{2});
+    QVERIFY(near(mixer["frontier"][0]["flops"], 1e9) && near(mixer["frontier"][0]["loss"], 2.5));
+    QVERIFY(near(mixer["frontier"][1]["flops"], 2e9) && near(mixer["frontier"][1]["loss"], 2.2));
+    QCOMPARE(mixer["frontier"][1]["run"], json("mixer-seed1"));
+    QCOMPARE(mixer["fit"]["ok"], json(false));
+    QCOMPARE(mixer["fit"]["points"], json(2));
+    const json& gpt = group(report, "gpt");
+    QCOMPARE(gpt["frontier"].size(), size_t{4});
+    for (const auto& point : gpt["frontier"]) QCOMPARE(point["run"], json("gpt-seed1"));
+    QCOMPARE(gpt["fit"]["ok"], json(true));
+    QVERIFY2(std::abs(gpt["fit"]["b"].get<double>() - 0.5) < 1e-4, gpt["fit"].dump().c_str());
+    QVERIFY2(std::abs(gpt["fit"]["c"].get<double>() - 2.0) < 1e-4, gpt["fit"].dump().c_str());
+    QVERIFY2(std::abs(gpt["fit"]["a"].get<double>() / (4.0 * std::sqrt(1e9)) - 1) < 1e-3, gpt["fit"].dump().c_str());
+    // The claim: the best transformer group is Llama (gpt is worse), the variant is left out, and
+    // mixer seed 2 (2.7) loses to Llama's (2.7 - 0.25/3): inconclusive. Against gpt it would hold.
+    const json& c = claim(report, "equal_compute_loss");
+    QCOMPARE(c["runs"].size(), size_t{6});
+    for (const auto& run : c["runs"]) QVERIFY(run.get<std::string>().find("init") == std::string::npos);
+    QCOMPARE(c["measured"]["equal_wall_clock"]["best_transformer_group"], json("llama"));
+    QCOMPARE(c["measured"]["equal_wall_clock"]["mixer_group"], json("mixer"));
+    QCOMPARE(c["measured"]["equal_wall_clock"]["seeds_paired"], json(2));
+    QCOMPARE(c["measured"]["equal_wall_clock"]["seeds_mixer_lower"], json(1));
+    QVERIFY(near(c["measured"]["equal_wall_clock"]["difference"], (2.8 - 0.2 / 3 + 2.7 - 0.25 / 3) / 2 - 2.45));
+    QCOMPARE(c["verdict"], json("inconclusive"));
+    QCOMPARE(c["measured"]["equal_flops"]["best_transformer_group"], json("llama"));
+    QVERIFY(near(c["measured"]["equal_flops"]["difference"], 2.525 - 2.45));
+    QCOMPARE(c["measured"]["equal_flops_verdict"], json("inconclusive"));
+  }
+
+  // The equal-compute rule at its edges, on groups as the report passes them: the best group of
+  // each side by mean (variants and groups without a finite mean skipped), seeds paired by seed, a
+  // tie in a seed counts as not lower, and a mixer lower in every paired seed still needs the lower
+  // mean.
+  void equalComputeClaimAtItsEdges() {
+    const json paper = json::object();
+    const auto verdictOf = [&](const json& groups) { return equalComputeClaim(groups, paper); };
+    json groups = json::array(
+        {claimGroup("mixer-a", "mixer", true, {2.3, 2.4}), claimGroup("mixer-b", "mixer", true, {2.0, 2.1}),
+         claimGroup("mixer-variant", "mixer", false, {1.0, 1.0}), claimGroup("gpt", "transformer", true, {2.05, 2.15}),
+         claimGroup("llama", "transformer", true, {2.2, 2.3}),
+         claimGroup("llama-variant", "transformer", false, {1.5, 1.5}), claimGroup("empty", "transformer", true, {})});
+    json c = verdictOf(groups);
+    QCOMPARE(c["measured"]["equal_wall_clock"]["mixer_group"], json("mixer-b"));
+    QCOMPARE(c["measured"]["equal_wall_clock"]["best_transformer_group"], json("gpt"));
+    QCOMPARE(c["verdict"], json("holds"));
+    QCOMPARE(c["measured"]["equal_flops_verdict"], json("holds"));
+    QCOMPARE(c["runs"].size(), size_t{8});  // the equal-compute groups' members, variants left out
+    // A tie in one seed: not lower there.
+    groups[3] = claimGroup("gpt", "transformer", true, {2.0, 2.15});
+    c = verdictOf(groups);
+    QCOMPARE(c["measured"]["equal_wall_clock"]["seeds_mixer_lower"], json(1));
+    QCOMPARE(c["verdict"], json("inconclusive"));
+    // Ties in every seed: lower in none, so it does not hold.
+    groups[3] = claimGroup("gpt", "transformer", true, {2.0, 2.1});
+    c = verdictOf(groups);
+    QCOMPARE(c["measured"]["equal_wall_clock"]["seeds_mixer_lower"], json(0));
+    QCOMPARE(c["verdict"], json("does not hold"));
+    QCOMPARE(c["holds"], json(false));
+    // Lower in both paired seeds, but a third, unpaired mixer seed lifts the mean above: inconclusive.
+    groups[1] = claimGroup("mixer-b", "mixer", true, {2.0, 2.1, 5.0});
+    groups[0] = claimGroup("mixer-a", "mixer", true, {3.3, 3.4});
+    groups[3] = claimGroup("gpt", "transformer", true, {2.05, 2.15});
+    c = verdictOf(groups);
+    QCOMPARE(c["measured"]["equal_wall_clock"]["seeds_paired"], json(2));
+    QCOMPARE(c["measured"]["equal_wall_clock"]["seeds_mixer_lower"], json(2));
+    QCOMPARE(c["verdict"], json("inconclusive"));
+    // No equal-compute transformer group with a number: not measured.
+    c = verdictOf(json::array({claimGroup("mixer-b", "mixer", true, {2.0}),
+                               claimGroup("llama-variant", "transformer", false, {1.5}),
+                               claimGroup("empty", "transformer", true, {})}));
+    QCOMPARE(c["verdict"], json("inconclusive"));
+    QCOMPARE(c["measured"]["equal_flops_verdict"], json("not measured"));
+    QVERIFY(c["why"].get<std::string>().find("lacks") != std::string::npos);
+  }
+
+  // The inversion rule's margin is "lower by at least 0.1", exactly at the boundary (0.5 + 0.1 is
+  // 0.6 in doubles), in both the untrained and the trained state; other inits never decide.
+  void inversionClaimNeedsATenthInBothStates() {
+    const json paper = json::object();
+    const auto verdictOf = [&](double mixer_untrained, double transformer_untrained, double mixer_trained,
+                               double transformer_trained) {
+      return inversionClaim(json::array({inversionResult("mixer", "N(0,1)", false, mixer_untrained),
+                                         inversionResult("transformer", "N(0,0.02)", false, transformer_untrained),
+                                         inversionResult("mixer", "N(0,1)", true, mixer_trained),
+                                         inversionResult("transformer", "N(0,0.02)", true, transformer_trained),
+                                         inversionResult("mixer", "N(0,0.02)", true, 0.95),
+                                         inversionResult("transformer", "N(0,1)", true, 0.01)}),
+                            paper);
+    };
+    json c = verdictOf(0.5, 0.6, 0.5, 0.6);
+    QCOMPARE(c["verdict"], json("holds"));
+    QVERIFY(near(c["measured"]["deepest_layer_hamming"]["mixer N(0,1) trained"], 0.5));
+    QVERIFY(near(c["measured"]["deepest_layer_hamming"]["transformer N(0,0.02) untrained"], 0.6));
+    QVERIFY(near(c["measured"]["init_dependence"]["mixer N(0,0.02) trained"], 0.95));
+    QVERIFY(near(c["measured"]["init_dependence"]["transformer N(0,1) trained"], 0.01));
+    QCOMPARE(c["measured"]["init_dependence"].size(), size_t{2});
+    QCOMPARE(c["runs"].size(), size_t{6});
+    QCOMPARE(verdictOf(0.51, 0.6, 0.51, 0.6)["verdict"], json("does not hold"));  // lower, not by 0.1
+    QCOMPARE(verdictOf(0.7, 0.6, 0.7, 0.6)["verdict"], json("does not hold"));    // higher
+    QCOMPARE(verdictOf(0.5, 0.6, 0.51, 0.6)["verdict"], json("inconclusive"));    // one state of two
+    QCOMPARE(verdictOf(0.6, 0.6, 0.0, 1.0)["verdict"], json("inconclusive"));
+    // One state measured: it decides alone.
+    json untrained_only = json::array(
+        {inversionResult("mixer", "N(0,1)", false, 0.1), inversionResult("transformer", "N(0,0.02)", false, 0.2)});
+    QCOMPARE(inversionClaim(untrained_only, paper)["verdict"], json("holds"));
+    untrained_only[1] = inversionResult("transformer", "N(0,0.02)", false, 0.15);
+    QCOMPARE(inversionClaim(untrained_only, paper)["verdict"], json("does not hold"));
+    // Only other inits: nothing to decide on.
+    c = inversionClaim(json::array({inversionResult("mixer", "N(0,0.02)", true, 0.0),
+                                    inversionResult("transformer", "N(0,1)", true, 1.0)}),
+                       paper);
+    QCOMPARE(c["verdict"], json("inconclusive"));
+    QVERIFY(c["why"].get<std::string>().find("no inversion results") != std::string::npos);
   }
 
   void htmlIsSelfContained() {

@@ -212,14 +212,34 @@ class TestTrainStep : public QObject {
   // The multi-tensor AdamW (the GPU path) takes the library's steps bit for bit, with non-default
   // betas, epsilon and weight decay, and shares its state: steps alternating between the two paths
   // equal three library steps, moments and step counts included (so a checkpoint written by one
-  // path resumes under the other).
+  // path resumes under the other). Each group's own options rule, never the optimizer's defaults:
+  // two groups with options unlike the defaults and unlike each other, and a learning rate set on
+  // every group before each step, as train_step's schedule does.
   void multiTensorAdamWMatchesTheLibrary() {
-    const auto options = torch::optim::AdamWOptions(2e-2).betas({0.8, 0.95}).eps(1e-4).weight_decay(0.3);
+    const auto defaults = torch::optim::AdamWOptions(2e-2).betas({0.8, 0.95}).eps(1e-4).weight_decay(0.3);
+    const auto second = torch::optim::AdamWOptions(5e-3).betas({0.7, 0.9}).eps(1e-3).weight_decay(0.05);
     auto library_params = parametersWithGradients(11);
     auto mixed_params = cloneWithGradients(library_params);
-    torch::optim::AdamW library(library_params, options);
-    torch::optim::AdamW mixed(mixed_params, options);
+    const auto grouped = [&](const std::vector<at::Tensor>& params) {
+      const auto half = params.begin() + static_cast<std::ptrdiff_t>(params.size() / 2);
+      std::vector<torch::optim::OptimizerParamGroup> groups;
+      groups.emplace_back(std::vector<at::Tensor>(params.begin(), half),
+                          std::make_unique<torch::optim::AdamWOptions>(defaults));
+      groups.emplace_back(std::vector<at::Tensor>(half, params.end()),
+                          std::make_unique<torch::optim::AdamWOptions>(second));
+      return groups;
+    };
+    torch::optim::AdamW library(grouped(library_params), defaults);
+    torch::optim::AdamW mixed(grouped(mixed_params), defaults);
+    const auto schedule = [](torch::optim::AdamW& optimizer, int step) {
+      for (size_t g = 0; g < optimizer.param_groups().size(); ++g) {
+        auto& options = static_cast<torch::optim::AdamWOptions&>(optimizer.param_groups()[g].options());
+        options.lr((g == 0 ? 3e-2 : 7e-3) * (1.0 + 0.5 * step));
+      }
+    };
     for (int step = 0; step < 3; ++step) {
+      schedule(library, step);
+      schedule(mixed, step);
       library.step();
       if (step == 1) {
         mixed.step();
@@ -243,6 +263,20 @@ class TestTrainStep : public QObject {
           largestDifference({actual->exp_avg(), actual->exp_avg_sq()}, {expected->exp_avg(), expected->exp_avg_sq()}),
           0.0);
     }
+    // An independent check that the groups' options were used: one plain AdamW step of the first
+    // parameter (group 0, lr 3e-2 at step 0) written out from its formula.
+    auto p = parametersWithGradients(11).front();
+    const auto g = p.grad();
+    const double lr = 3e-2, beta1 = 0.8, beta2 = 0.95, eps = 1e-4, decay = 0.3;
+    const auto m = (1 - beta1) * g, v = (1 - beta2) * g * g;
+    const auto expected = p.detach() * (1 - lr * decay) - lr * (m / (1 - beta1)) / ((v / (1 - beta2)).sqrt() + eps);
+    std::vector<at::Tensor> single{p};
+    std::vector<torch::optim::OptimizerParamGroup> one;
+    one.emplace_back(single, std::make_unique<torch::optim::AdamWOptions>(defaults));
+    torch::optim::AdamW by_hand(std::move(one), torch::optim::AdamWOptions(1.0));
+    static_cast<torch::optim::AdamWOptions&>(by_hand.param_groups()[0].options()).lr(lr);
+    adamwStepForeach(by_hand);
+    QVERIFY2(torch::allclose(p.detach(), expected, 1e-5, 1e-6), "the multi-tensor step is not AdamW's formula");
   }
 
   // On a GPU the multi-tensor update (the fused kernel with LibTorch 2.1+, else the foreach ops) stays

@@ -16,8 +16,10 @@
 #include <chrono>
 #include <thread>
 
+#include <QRegularExpression>
 #include <QThread>
 
+#include "app/gui/launch/detached_spawn.h"
 #include "app/gui/launch/launch_target_selector.h"
 #include "app/gui/launch/remote_host_dialog.h"
 #include "app/gui/launch/run_launcher.h"
@@ -130,6 +132,51 @@ class TestLaunchTargets : public QObject {
     gui::LocalLaunchTarget missing(QString::fromStdString((dir_ / "no-such-mixerlab").string()));
     const QString error = missing.start({"train"}, QString::fromStdString(dir_.string()));
     QVERIFY2(error.contains("could not start") && error.contains("no-such-mixerlab"), qPrintable(error));
+  }
+
+  // A run must not inherit what the GUI changed for itself: signals the GUI ignores (SIGPIPE,
+  // SIGHUP, SIGTERM, SIGINT: a run would then survive "Stop" or die on a closed pipe without its
+  // handlers) and signals a GUI thread blocks. The parent here ignores and blocks them all; the child
+  // reads its own dispositions and mask from /proc.
+  void childStartsWithDefaultSignalsAndAnEmptyMask() {
+    const std::vector<int> reset_signals{SIGPIPE, SIGHUP, SIGTERM, SIGINT};
+    std::vector<struct sigaction> saved(reset_signals.size());
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    for (size_t i = 0; i < reset_signals.size(); ++i) QCOMPARE(::sigaction(reset_signals[i], &ignore, &saved[i]), 0);
+    sigset_t blocked, previous_mask;
+    sigemptyset(&blocked);
+    sigaddset(&blocked, SIGUSR1);
+    sigaddset(&blocked, SIGTERM);
+    QCOMPARE(::pthread_sigmask(SIG_BLOCK, &blocked, &previous_mask), 0);
+    const fs::path status_copy = dir_ / "child-status.txt";
+    gui::DetachedSpawn spawn;
+    spawn.program = "/bin/cat";
+    spawn.arguments = {"/proc/self/status"};
+    spawn.standard_output = QString::fromStdString(status_copy.string());
+    qint64 pid = 0;
+    const QString error = gui::spawnDetached(spawn, &pid);
+    QCOMPARE(::pthread_sigmask(SIG_SETMASK, &previous_mask, nullptr), 0);
+    for (size_t i = 0; i < reset_signals.size(); ++i) QCOMPARE(::sigaction(reset_signals[i], &saved[i], nullptr), 0);
+    QCOMPARE(error, QString());
+    QElapsedTimer waited;
+    waited.start();
+    while (::kill(static_cast<pid_t>(pid), 0) == 0 && waited.elapsed() < 10000) QTest::qWait(20);
+    QFile file(QString::fromStdString(status_copy.string()));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QString status = QString::fromUtf8(file.readAll());
+    const auto maskOf = [&status](const QString& field) {
+      const QRegularExpressionMatch m =
+          QRegularExpression("^" + field + ":\\s*([0-9a-f]+)$", QRegularExpression::MultilineOption).match(status);
+      return m.hasMatch() ? m.captured(1).toULongLong(nullptr, 16) : ~0ULL;
+    };
+    const quint64 ignored = maskOf("SigIgn"), blocked_in_child = maskOf("SigBlk");
+    for (const int signal_number : reset_signals) {
+      QVERIFY2((ignored & (1ULL << (signal_number - 1))) == 0,
+               qPrintable(QString("the child ignores signal %1 (SigIgn %2)").arg(signal_number).arg(ignored, 0, 16)));
+    }
+    QCOMPARE(blocked_in_child, quint64{0});
   }
 
   void savedHostProbeKeepsTheFolderOneArgument() {

@@ -78,8 +78,12 @@ class TestQueuePanel : public QObject {
     table->selectRow(2);
     panel.findChild<QPushButton*>("queue-remove")->click();
     QCOMPARE(queue->pending(), (QStringList{"mixer-c", "mixer-a"}));
+    queue->enqueue("mixer", false, "mixer-fork", "/runs/mixer/checkpoints/step-20");
+    const auto saved = queue->waiting();
+    QCOMPARE(saved.size(), 3);
 
-    // A restart: a new queue reads the saved one, in order, resume flags included.
+    // A restart: a new queue reads the saved one, in order, every field of every entry (the resume
+    // flag, the run id and a fork's checkpoint, all with values other than their defaults).
     queue.reset();
     RunStatus busy;  // something runs on the target, so the restored queue waits
     busy.state = RunState::Running;
@@ -89,10 +93,21 @@ class TestQueuePanel : public QObject {
     writeRunStatus(dir / "runs" / "by-hand", busy);
     gui::RunQueue restored(std::make_unique<NullTarget>(), "p.json", runs_dir);
     QCOMPARE(restored.setStateFile(state_file), QString());
-    QCOMPARE(restored.pending(), (QStringList{"mixer-c", "mixer-a"}));
-    QVERIFY(restored.waiting().front().resume);
+    QCOMPARE(restored.pending(), (QStringList{"mixer-c", "mixer-a", "mixer-fork"}));
+    const auto read_back = restored.waiting();
+    QCOMPARE(read_back.size(), saved.size());
+    for (int i = 0; i < saved.size(); ++i) {
+      QCOMPARE(read_back[i].run, saved[i].run);
+      QCOMPARE(read_back[i].run_id, saved[i].run_id);
+      QCOMPARE(read_back[i].fork_from, saved[i].fork_from);
+      QCOMPARE(read_back[i].resume, saved[i].resume);
+    }
+    QVERIFY(read_back[0].resume);
+    QVERIFY(!read_back[1].resume);
+    QCOMPARE(read_back[2].fork_from, QString("/runs/mixer/checkpoints/step-20"));
+    QCOMPARE(read_back[1].fork_from, QString());
     panel.setQueue(&restored);
-    QCOMPARE(column(table, 0), (QStringList{"mixer-c", "mixer-a"}));
+    QCOMPARE(column(table, 0), (QStringList{"mixer-c", "mixer-a", "mixer-fork"}));
   }
 
   void durationsComeFromTheMeasuredSpeed() {

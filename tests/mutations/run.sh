@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Mutation check: applies each deliberate bug in tests/mutations/*.patch to the source tree, rebuilds
 # the test programs its "expect-fail:" line names, runs them and reports which test functions
-# failed. A mutation that no named test catches is "SURVIVED" and the script exits non-zero.
+# failed (a program that crashes or hangs past MIXERLAB_MUTATION_TEST_TIMEOUT_S, default 900 s, also
+# catches it). A mutation that no named test catches is "SURVIVED" and the script exits non-zero.
 # The source is restored after every mutation (also on Ctrl-C), and the tests are rebuilt clean at
 # the end. See docs/testing.md.
 #
@@ -15,6 +16,10 @@ if [[ "${1:-}" == "-B" ]]; then
 fi
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(cd .. && pwd)}"
 export QT_QPA_PLATFORM=offscreen
+# A bug that corrupts the heap makes Qt Test's crash handler fork for a backtrace, which can deadlock
+# on the malloc lock: without the handler the program just dies of its signal (and is caught).
+export QTEST_DISABLE_CRASH_HANDLER=1
+test_timeout_s=${MIXERLAB_MUTATION_TEST_TIMEOUT_S:-900}
 
 if [[ $# -gt 0 ]]; then
   patches=()
@@ -50,8 +55,12 @@ for patch in "${patches[@]}"; do
   fi
   failed=()
   for target in "${targets[@]}"; do
-    output=$("$build/tests/$target" 2>&1)
+    output=$(timeout -k 10 "$test_timeout_s" "$build/tests/$target" 2>&1)
     status=$?
+    if [[ $status -eq 124 || $status -eq 137 ]]; then
+      failed+=("$target: hung (no end within ${test_timeout_s} s)")
+      continue
+    fi
     while read -r line; do
       [[ -n "$line" ]] && failed+=("$target: ${line}")
     done < <(echo "$output" | sed -n 's/^FAIL!  : [A-Za-z0-9_]*::\([A-Za-z0-9_]*([^)]*)\).*/\1/p' | sort -u)
