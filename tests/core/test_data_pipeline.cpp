@@ -5,6 +5,8 @@
 
 #include <torch/torch.h>
 
+#include <cmath>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -270,6 +272,83 @@ class TestDataPipeline : public QObject {
       QVERIFY2(message.find("smaller batch") != std::string::npos, message.c_str());
     }
     QVERIFY_THROWS_EXCEPTION(MixerLabError, PrefetchingLoader(set, 1, true, {}));
+  }
+
+  // Every limit of the batching layer exactly at its boundary, from both sides: context length 2
+  // and batch size 1 accepted (1 and 0 refused); the last document and example accepted, the next
+  // refused; a document of exactly T tokens fills its row with no pad; a packed stream of exactly
+  // k*T tokens gives k examples (one token less: k-1); exactly B examples make a batch (B-1 do
+  // not); the last rank accepted, rank == world refused; a position with exactly B examples left
+  // stays in its epoch, one more index moves to the next; eval fractions 0 and 1 accepted.
+  void limitsAtTheirExactBoundaries() {
+    const auto docs = allDocs(10);
+    QCOMPARE(ExampleSet(*small_, docs, settings(BatchMode::Padded, 2, 1)).numExamples(), int64_t(10));
+    QVERIFY_THROWS_EXCEPTION(MixerLabError, ExampleSet(*small_, docs, settings(BatchMode::Padded, 1, 1)));
+    QVERIFY_THROWS_EXCEPTION(MixerLabError, ExampleSet(*small_, docs, settings(BatchMode::Padded, 8, 0)));
+    QCOMPARE(ExampleSet(*small_, {9}, settings(BatchMode::Padded, 8, 1)).numExamples(), int64_t(1));
+    QVERIFY_THROWS_EXCEPTION(MixerLabError, ExampleSet(*small_, {10}, settings(BatchMode::Padded, 8, 1)));
+
+    // A document of exactly T tokens, both padding sides: every position is a token and a target.
+    const auto exact = static_cast<int64_t>(small_->document(3).size);
+    for (const PaddingSide side : {PaddingSide::Left, PaddingSide::Right}) {
+      const ExampleSet set(*small_, {3}, settings(BatchMode::Padded, exact, 1, side));
+      std::vector<int64_t> ids(static_cast<size_t>(exact)), labels(static_cast<size_t>(exact));
+      set.fill(0, ids.data(), labels.data());
+      QCOMPARE(ids, tokensOf(*small_, 3));
+      QCOMPARE(labels, tokensOf(*small_, 3));
+      QVERIFY_THROWS_EXCEPTION(std::out_of_range, set.fill(1, ids.data(), labels.data()));
+      QVERIFY_THROWS_EXCEPTION(std::out_of_range, set.fill(-1, ids.data(), labels.data()));
+    }
+
+    // Packed without separators: documents 0..2 hold `total` tokens.
+    const auto total =
+        static_cast<int64_t>(small_->document(0).size + small_->document(1).size + small_->document(2).size);
+    QVERIFY(total >= 4);  // so total / (total / 2) is 2 whether total is even or odd
+    QCOMPARE(ExampleSet(*small_, {0, 1, 2}, settings(BatchMode::Packed, total / 2, 1)).numExamples(), int64_t(2));
+    QCOMPARE(ExampleSet(*small_, {0, 1, 2}, settings(BatchMode::Packed, total, 1)).numExamples(), int64_t(1));
+    QCOMPARE(ExampleSet(*small_, {0, 1, 2}, settings(BatchMode::Packed, total + 1, 1)).numExamples(), int64_t(0));
+    // With an eos after each document the stream is three tokens longer.
+    QCOMPARE(ExampleSet(*small_, {0, 1, 2},
+                        settings(BatchMode::Packed, total + 3, 1, PaddingSide::Right, PackSeparator::Eos))
+                 .numExamples(),
+             int64_t(1));
+    QCOMPARE(ExampleSet(*small_, {0, 1, 2},
+                        settings(BatchMode::Packed, total + 4, 1, PaddingSide::Right, PackSeparator::Eos))
+                 .numExamples(),
+             int64_t(0));
+
+    // Batches: exactly B examples, ranks, positions.
+    const ExampleSet ten(*small_, docs, settings(BatchMode::Padded, 8, 10));
+    QCOMPARE(BatchIterator(ten, 1, false, {}).next().input_ids.size(0), int64_t(10));
+    QVERIFY_THROWS_EXCEPTION(
+        MixerLabError,
+        BatchIterator(ExampleSet(*small_, allDocs(9), settings(BatchMode::Padded, 8, 10)), 1, false, {}));
+    const ExampleSet fours(*small_, docs, settings(BatchMode::Padded, 8, 4));
+    QCOMPARE(BatchIterator(fours, 1, false, {}, {1, 2}).next().input_ids.size(0), int64_t(2));  // rank 1 of 2
+    QVERIFY_THROWS_EXCEPTION(MixerLabError, BatchIterator(fours, 1, false, {}, {2, 2}));
+    QVERIFY_THROWS_EXCEPTION(MixerLabError, BatchIterator(fours, 1, false, {}, {-1, 2}));
+    QVERIFY_THROWS_EXCEPTION(MixerLabError, BatchIterator(fours, 1, false, {}, {0, 0}));
+    QVERIFY_THROWS_EXCEPTION(MixerLabError, BatchIterator(fours, 1, false, {}, {0, 3}));  // 4 rows over 3 ranks
+    // 10 examples, B = 4: index 6 leaves exactly 4, index 7 leaves 3 (the next epoch starts).
+    BatchIterator at_six(fours, 1, false, {0, 6});
+    QCOMPARE(at_six.position().epoch, int64_t(0));
+    QCOMPARE(at_six.position().index, int64_t(6));
+    std::vector<int64_t> ids(8), labels(8);
+    fours.fill(9, ids.data(), labels.data());
+    QCOMPARE(row(at_six.next().input_ids, 3), ids);  // an unshuffled epoch: examples 6..9
+    QCOMPARE(at_six.position().epoch, int64_t(1));
+    QCOMPARE(at_six.position().index, int64_t(0));
+    const BatchIterator at_seven(fours, 1, false, {0, 7});
+    QCOMPARE(at_seven.position().epoch, int64_t(1));
+    QCOMPARE(at_seven.position().index, int64_t(0));
+    QVERIFY_THROWS_EXCEPTION(MixerLabError, BatchIterator(fours, 1, false, {-1, 0}));
+    QVERIFY_THROWS_EXCEPTION(MixerLabError, BatchIterator(fours, 1, false, {0, -1}));
+
+    // The split's fraction: both ends accepted, a hair outside refused.
+    QCOMPARE(splitDocuments(10, 0.0, 1).first.size(), size_t(10));
+    QCOMPARE(splitDocuments(10, 1.0, 1).second.size(), size_t(10));
+    QVERIFY_THROWS_EXCEPTION(MixerLabError, splitDocuments(10, std::nextafter(1.0, 2.0), 1));
+    QVERIFY_THROWS_EXCEPTION(MixerLabError, splitDocuments(10, -std::numeric_limits<double>::denorm_min(), 1));
   }
 
   void evalBatchesCoverAllExamples() {
