@@ -4,11 +4,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash installer/install-deps.sh
 # Cheap checks first (seconds, no build): the mutation patches still apply, the sources are
-# clang-format clean, and no two files of a library define the same file-local name (they would
-# clash in the unity build).
+# clang-format clean, no two files of a library define the same file-local name (they would
+# clash in the unity build), and the mutant generator's operators behave on their examples.
 bash tests/mutations/check-apply.sh
 bash installer/check-format.sh
 python3 tests/check-unity-names.py
+python3 tools/mutants/mutants.py --self-check
 # Tests on (setup-and-run.sh may have configured build/ before). A compiler warning in project code
 # fails the run: the build log is read for them instead of compiling with -Werror, so build/ keeps
 # one set of flags for setup-and-run.sh, the tests and tests/mutations/run.sh (where a mutation
