@@ -6,9 +6,12 @@
 #include <torch/torch.h>
 #include <QtTest/QtTest>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <set>
 
+#include "core/analysis/decoders/decode_step_scope.h"
 #include "core/analysis/decoders/token_decoder.h"
 #include "core/analysis/generation.h"
 #include "core/config/project_config.h"
@@ -213,6 +216,70 @@ class TestGeneration : public QObject {
       fast->append(4);
       QCOMPARE(at::get_num_threads(), 2);
     }
+    // Inside a step: one thread when asked for on the CPU, the caller's count otherwise.
+    int inside = 0;
+    const auto count = [&inside] {
+      inside = at::get_num_threads();
+      return at::zeros({1});
+    };
+    runDecodeStep(torch::kCPU, true, count);
+    QCOMPARE(inside, 1);
+    runDecodeStep(torch::kCPU, false, count);
+    QCOMPARE(inside, 2);
+    QCOMPARE(at::get_num_threads(), 2);
+  }
+
+  // The repetition penalty counts the prompt's tokens, not only the generated ones: for a prompt
+  // whose unpenalised next token is one of its own, the penalised choice is the argmax of the
+  // logits with the prompt's tokens penalised by HF's rule, worked out here from the decoder's
+  // logits.
+  void repetitionPenaltyCountsThePrompt() {
+    Generator g(run("llama"));
+    torch::NoGradGuard no_grad;
+    auto model = loadModelFromCheckpoint(resolveCheckpointDir(run("llama")));
+    auto decoder = makeTokenDecoder(*model, DecoderChoice::kReference, 0);
+    bool found = false;
+    for (const char* text : {"Once upon a time, there was a little girl named Lily. Lily", "The cat and the dog",
+                             "Tom said to Tom and", "She was happy. She was happy. She"}) {
+      const GenerationResult free_run = g.generate(text, greedy(1, DecoderChoice::kFast));
+      const std::vector<int>& prompt = free_run.prompt_ids;
+      if (std::find(prompt.begin(), prompt.end(), free_run.ids().front()) == prompt.end()) continue;
+      found = true;
+      at::Tensor logits = decoder->prefill(std::vector<int64_t>(prompt.begin(), prompt.end()));
+      for (const int id : std::set<int>(prompt.begin(), prompt.end())) {
+        const double l = logits[id].item<double>();
+        logits[id] = l > 0 ? l / 10.0 : l * 10.0;
+      }
+      auto settings = greedy(1, DecoderChoice::kFast);
+      settings.sampling.repetition_penalty = 10.0;
+      const int penalised = g.generateFromIds(prompt, settings).ids().front();
+      QCOMPARE(penalised, static_cast<int>(logits.argmax().item<int64_t>()));
+      QVERIFY2(penalised != free_run.ids().front(), text);
+    }
+    QVERIFY2(found, "no prompt whose next token repeats one of its own: add one");
+  }
+
+  // Tokens per second count the generated tokens over prefill plus decode time, which lie inside the
+  // wall-clock time of the call: the rate is at least tokens / that time, and at most tokens / the
+  // longer of the two phases.
+  void tokensPerSecondSpanPrefillAndDecode() {
+    Generator g(run("flat"));
+    const auto started = std::chrono::steady_clock::now();
+    const GenerationResult r = g.generate(eval_prompt_, greedy(12, DecoderChoice::kFast));
+    const double call_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    const auto tokens = static_cast<double>(r.tokens.size());
+    QCOMPARE(tokens, 12.0);
+    QVERIFY(r.prefill_ms > 0 && r.decode_ms > 0);
+    QVERIFY(r.prefill_ms + r.decode_ms <= call_ms);
+    QVERIFY2(r.tokens_per_s >= tokens / (call_ms / 1000.0) &&
+                 r.tokens_per_s <= tokens / (std::max(r.prefill_ms, r.decode_ms) / 1000.0),
+             qPrintable(QString("%1 tokens/s for %2 tokens, prefill %3 ms, decode %4 ms, call %5 ms")
+                            .arg(r.tokens_per_s)
+                            .arg(tokens)
+                            .arg(r.prefill_ms)
+                            .arg(r.decode_ms)
+                            .arg(call_ms)));
   }
 
   // KV-cache decoding against full recompute; Llama and GPT also past the window (they slide).

@@ -139,6 +139,81 @@ class TestRowDecoding : public QObject {
     }
   }
 
+  // Every range kernel writes exactly its range [begin, end) and nothing beside it: outputs and
+  // weights are padded, the padding holds a canary, and each call covers a sub-range whose ends are
+  // not multiples of the kernels' blocks (4 or 8 rows, 8 or 16 lanes), so a block loop that runs one
+  // block too far overwrites a canary (within a row range) or the padding past the last row.
+  void rangeKernelsWriteOnlyTheirRange() {
+    constexpr float kCanary = 12345.0f;
+    constexpr int64_t kPad = 16;
+    torch::manual_seed(5);
+    const auto untouched = [&](const at::Tensor& y, int64_t begin, int64_t end) {
+      const at::Tensor outside = at::cat({y.narrow(0, 0, begin), y.narrow(0, end, y.numel() - end)});
+      return outside.eq(kCanary).all().item<bool>();
+    };
+    for (auto [out, in] : std::vector<std::pair<int64_t, int64_t>>{{7, 9}, {23, 40}, {33, 17}, {64, 24}}) {
+      // Rows past `out` exist (so an overrun reads memory) but are never meant to be written.
+      const at::Tensor w = at::randn({out + kPad, in}), x = at::randn({in}), bias = at::randn({out + kPad});
+      const at::Tensor expected =
+          w.narrow(0, 0, out).to(at::kDouble).mv(x.to(at::kDouble)) + bias.narrow(0, 0, out).to(at::kDouble);
+      for (auto simd : supportedSimd()) {
+        for (auto [begin, end] :
+             std::vector<std::pair<int64_t, int64_t>>{{0, out}, {1, out}, {0, out - 1}, {2, out - 3}, {out - 3, out}}) {
+          at::Tensor y = at::full({out + kPad}, kCanary);
+          k::rowMatVec(w.data_ptr<float>(), in, x.data_ptr<float>(), bias.data_ptr<float>(), nullptr,
+                       y.data_ptr<float>(), begin, end, simd);
+          const QString what =
+              QString("%1 %2x%3 rows [%4, %5)").arg(QString::fromStdString(k::rowSimdName(simd))).arg(out).arg(in);
+          QVERIFY2(untouched(y, begin, end), qPrintable(what.arg(begin).arg(end) + ": wrote outside its rows"));
+          QVERIFY2(maxAbsDiff(y.narrow(0, begin, end - begin), expected.narrow(0, begin, end - begin)) < 1e-5,
+                   qPrintable(what.arg(begin).arg(end)));
+        }
+      }
+    }
+    // The causal mix's pull (columns [d_begin, d_end)) and push (rows [begin, end)).
+    const int64_t T = 13, D = 45;
+    const at::Tensor w = at::randn({T, T}), rows = at::randn({T + 2, D + kPad});
+    for (auto [begin, end] : std::vector<std::pair<int64_t, int64_t>>{{0, D}, {3, D}, {0, D - 5}, {9, 26}}) {
+      at::Tensor pulled = at::full({D + kPad}, kCanary);
+      k::weightedRowSum(w.data_ptr<float>() + 6 * T, 1, rows.data_ptr<float>(), D + kPad, 7, pulled.data_ptr<float>(),
+                        begin, end);
+      QVERIFY2(untouched(pulled, begin, end), qPrintable(QString("pull [%1, %2)").arg(begin).arg(end)));
+      const at::Tensor pull_expected = rows.narrow(0, 0, 7)
+                                           .narrow(1, begin, end - begin)
+                                           .to(at::kDouble)
+                                           .t()
+                                           .mv(w[6].narrow(0, 0, 7).to(at::kDouble));
+      QVERIFY(maxAbsDiff(pulled.narrow(0, begin, end - begin), pull_expected) < 1e-5);
+    }
+    const at::Tensor row = at::randn({D});
+    for (auto [begin, end] : std::vector<std::pair<int64_t, int64_t>>{{0, T}, {1, T - 2}, {5, 6}}) {
+      at::Tensor sums = at::full({T + 2, D}, kCanary);
+      sums.narrow(0, begin, end - begin).zero_();
+      k::addScaledRow(w.data_ptr<float>() + 4, T, row.data_ptr<float>(), D, sums.data_ptr<float>(), begin, end);
+      QVERIFY2(untouched(sums.flatten(), begin * D, end * D), qPrintable(QString("push [%1, %2)").arg(begin).arg(end)));
+      const at::Tensor push_expected = at::outer(w.select(1, 4).narrow(0, begin, end - begin), row).to(at::kDouble);
+      QVERIFY(maxAbsDiff(sums.narrow(0, begin, end - begin), push_expected) < 1e-5);
+    }
+  }
+
+  // The chunk forRanges uses is the smallest multiple of `align` that is at least the larger of a
+  // quarter of each thread's share and min_items, and at most count (each row worked out by hand).
+  void chunkSizeIsTheSmallestAlignedCover() {
+    k::PhaseTeam two(2), one(1);
+    QCOMPARE(two.chunkSize(128, 1, 16), int64_t(16));  // 128 / 8 = 16, already aligned
+    QCOMPARE(two.chunkSize(100, 1, 16), int64_t(16));  // ceil(100 / 8) = 13 -> 16
+    QCOMPARE(two.chunkSize(129, 1, 16), int64_t(32));  // ceil(129 / 8) = 17 -> 32
+    QCOMPARE(two.chunkSize(128, 1, 1), int64_t(16));
+    QCOMPARE(two.chunkSize(10, 7, 1), int64_t(7));  // min_items rules
+    QCOMPARE(two.chunkSize(5, 7, 1), int64_t(5));   // never more than count
+    QCOMPARE(two.chunkSize(40, 16, 16), int64_t(16));
+    QCOMPARE(one.chunkSize(200001, 1, 16), int64_t(50016));  // ceil(200001 / 4) = 50001 -> 50016
+    QCOMPARE(one.chunkSize(200001, 1, 1), int64_t(50001));
+    QCOMPARE(one.chunkSize(1, 1, 16), int64_t(1));
+    k::PhaseTeam four(4);
+    QCOMPARE(four.chunkSize(1000, 1, 16), int64_t(64));  // ceil(1000 / 16) = 63 -> 64
+  }
+
   void rowSimdNames() {
     for (auto simd : {k::RowSimd::kGeneric, k::RowSimd::kAvx2, k::RowSimd::kAvx512}) {
       QVERIFY(k::parseRowSimd(k::rowSimdName(simd)) == simd);

@@ -30,6 +30,7 @@
 #include "core/runs/run_status.h"
 #include "tests/training_fixture.h"
 #include "widgets/loss_plot_widget.h"
+#include "widgets/plot_panels.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;
@@ -327,6 +328,31 @@ class TestGui : public QObject {
     reopened.lossPlot()->setAxis(widgets::LossAxis::Step);  // leave the default for the tests after this one
     reopened.lossPlot()->setLogY(false);
     reopened.lossPlot()->setSmoothing(widgets::Smoothing{});
+  }
+
+  // The window tells the Curves tab how runs group: "Mean of seeds" by the run name without its
+  // seed suffix, "Mean by <field>" by the run's value of that setting (none here: the runs are not
+  // in a project, so all share the empty value).
+  void curveGroupingUsesSeedsAndSettings() {
+    gui::MainWindow window;
+    auto* panels = window.findChild<widgets::PlotPanels*>();
+    QVERIFY(panels != nullptr);
+    for (const char* run : {"mixer-seed1", "mixer-seed2", "llama"}) {
+      widgets::LossSeries s;
+      s.run = run;
+      const double loss = QString(run) == "llama" ? 5.0 : QString(run).right(1).toDouble();
+      for (int step = 1; step <= 4; ++step) s.appendTrain({double(step), step * 512.0, step * 0.5, loss, 0});
+      panels->setSeries(s);
+    }
+    panels->setGroupSeeds(true);
+    QStringList lines = panels->firstPanel()->readoutAcrossRuns(2).split(QChar(10));
+    QVERIFY2(lines.contains("mixer (mean of 2) train: 1.5") && lines.contains("llama train: 5"),
+             qPrintable(lines.join(" | ")));
+    panels->setGroupingFields({"train.learning_rate"});
+    panels->setGrouping("field:train.learning_rate");
+    lines = panels->firstPanel()->readoutAcrossRuns(2).split(QChar(10));
+    QVERIFY2(lines.contains("train.learning_rate =  (mean of 3) train: 2.6667"), qPrintable(lines.join(" | ")));
+    panels->setGrouping(QString());
   }
 
   void launchRunFromTheWindowAndReattach() {

@@ -3,6 +3,7 @@
 // log-axis labels and the point that "fork from here" forks from. Pure widgets: no torch, no core.
 #include <QtTest/QtTest>
 
+#include <qcustomplot.h>
 #include <QComboBox>
 #include <QListWidget>
 #include <QRegularExpression>
@@ -222,6 +223,23 @@ class TestPlotPanels : public QObject {
     QCOMPARE(plot->graphCount(), 4);
     panels.setGroupSeeds(true);
     QCOMPARE(plot->graphCount(), 4);  // the group's low and high edges and its mean, and llama
+    // The band is an area filled between its edges in the group's colour, with no line on either edge.
+    auto* custom = plot->findChild<QCustomPlot*>();
+    QVERIFY(custom != nullptr);
+    QCPGraph *low = nullptr, *high = nullptr;
+    for (int i = 0; i < custom->graphCount(); ++i) {
+      if (custom->graph(i)->channelFillGraph() != nullptr) {
+        high = custom->graph(i);
+        low = high->channelFillGraph();
+      }
+    }
+    QVERIFY(low != nullptr && high != nullptr);
+    QCOMPARE(low->pen().style(), Qt::NoPen);
+    QCOMPARE(high->pen().style(), Qt::NoPen);
+    QCOMPARE(high->brush().color().alpha(), 55);  // a train band
+    QCOMPARE(low->data()->size(), 10);
+    QCOMPARE(low->data()->at(4)->value, 1.0);  // each seed's loss is its seed number: 1 is the lowest
+    QCOMPARE(high->data()->at(4)->value, 3.0);
     const QString readout = plot->readoutAcrossRuns(5);
     QVERIFY2(readout.split(QChar(10)).contains("mixer (mean of 3) train: 2") && readout.contains("llama train: 5"),
              qPrintable(readout));
@@ -245,9 +263,12 @@ class TestPlotPanels : public QObject {
     // "Mean by <field>": the settings the app lists; the app's label of each run's value.
     panels.legend()->setRunHidden("mixer-seed3", false);
     auto* box = panels.findChild<QComboBox*>("group-runs");
+    box->sizeHint();  // a box that sized itself once would keep this width
     panels.setGroupingFields({"train.learning_rate"});
     QCOMPARE(box->count(), 3);
     QCOMPARE(box->itemText(2), QString("Mean by train.learning_rate"));
+    QVERIFY2(box->sizeHint().width() > box->fontMetrics().horizontalAdvance(box->itemText(2)),
+             "the grouping box does not grow to show its longest entry");
     panels.setGrouping("field:train.learning_rate");
     const QStringList lines = plot->readoutAcrossRuns(5).split(QChar(10));
     QVERIFY2(lines.contains("lr = 3e-4 (mean of 2) train: 1.5") && lines.contains("lr = 1e-3 (mean of 2) train: 4"),
@@ -310,6 +331,9 @@ class TestPlotPanels : public QObject {
     legend->setRunPinned("c", false);
     QCOMPARE(legend->runs(), (QStringList{"a", "b", "c"}));
     QCOMPARE(panels.firstPanel()->drawnLineWidth("c"), normal);
+    legend->setRunHidden("b", true);  // a hidden run draws no line, nor does one never added
+    QCOMPARE(panels.firstPanel()->drawnLineWidth("b"), 0.0);
+    QCOMPARE(panels.firstPanel()->drawnLineWidth("no-such-run"), 0.0);
   }
 
   void panelsShareRunsAndTheXAxis() {
