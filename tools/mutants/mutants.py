@@ -10,8 +10,8 @@ For each mutant: the objects compiled from the file are rebuilt (ninja's depende
 a mutated header rebuilds every object that reads it). A mutant that does not compile is
 "stillborn"; one whose objects come out byte-identical is "equivalent" (same machine code, or code
 this configuration does not compile, such as CUDA-only branches). Otherwise the test programs that
-link the objects (nm) run one at a time, the most related first, until one fails: "killed", or none
-does: "survived". A test that kills a mutant is run once more on the unmutated code; if it fails
+link the file's code (nm), or start the CLI or GUI program that links it, run one at a time, the
+most related first, until one fails: "killed", or none does: "survived". A test that kills a mutant is run once more on the unmutated code; if it fails
 there too it is set aside as broken and the mutant is tried again without it. The source is always
 restored (also on Ctrl-C; a journal in the build folder restores it after a crash) and what was
 rebuilt is rebuilt clean at the end. Results are appended to --results as JSON lines, so a run that
@@ -37,7 +37,8 @@ from changed_lines import added_lines, candidates, draw, locate  # noqa: E402
 from operators import self_check  # noqa: E402
 
 REPO = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-HELPER_PROGRAMS = ["mixerlab", "mixerlab-gui"]  # tests start these as child processes
+# Programs tests start as child processes, and how a test's source shows that it starts them.
+HELPER_PROGRAMS = {"mixerlab": r"runCli|cliPath|MIXERLAB_CLI", "mixerlab-gui": r"guiPath|mixerlab-gui|MIXERLAB_GUI"}
 FINAL = ("killed", "survived", "stillborn", "equivalent", "not built here")
 
 
@@ -131,10 +132,14 @@ class Runner:
                 named.setdefault(file, set()).update(m.group(1).split() if m else [])
         return named
 
+    @staticmethod
+    def _test_source(name):
+        sources = glob.glob(os.path.join(REPO, "tests", "*", name + ".cpp"))
+        return open(sources[0], encoding="utf-8").read() if sources else ""
+
     def _relevance(self, mutant, name):
         stem = os.path.splitext(os.path.basename(mutant.file))[0]
-        sources = glob.glob(os.path.join(REPO, "tests", "*", name + ".cpp"))
-        text = open(sources[0], encoding="utf-8").read() if sources else ""
+        text = self._test_source(name)
         score = 0
         if name in self.patch_tests.get(mutant.file, ()):
             score += 4
@@ -151,10 +156,14 @@ class Runner:
             return owned
         return set().union(*(self.graph.strong_symbols(o) for o in objects))
 
-    def tests_for(self, mutant, symbols):
-        tests = self.graph.tests()
-        linked = [t for name, t in tests.items()
-                  if name not in self.broken_tests and self.graph.links(t.command[0], symbols)]
+    def tests_for(self, mutant, symbols, helpers):
+        """Tests that link the mutated code, or start a program that links it."""
+        def reaches(test):
+            if self.graph.links(test.command[0], symbols):
+                return True
+            return any(re.search(HELPER_PROGRAMS[h], self._test_source(test.name)) for h in helpers)
+
+        linked = [t for name, t in self.graph.tests().items() if name not in self.broken_tests and reaches(t)]
         return sorted(linked, key=lambda t: (-self._relevance(mutant, t.name), t.usual_s or 1e9, t.name))
 
     def helpers_for(self, symbols):
@@ -185,8 +194,8 @@ class Runner:
         objects_full = [os.path.join(self.build, o) for o in objects]
         before = digest(objects_full)
         symbols = self.symbols_for(mutant, objects)
-        tests = self.tests_for(mutant, symbols)
         helpers = self.helpers_for(symbols)
+        tests = self.tests_for(mutant, symbols, helpers)
         self.rebuild_at_end.update(objects + helpers + [self.graph.ninja_target_of(t.command[0]) for t in tests])
         try:
             self.guard.apply(path, mutant.line, mutant.mutated_line)
