@@ -4,13 +4,13 @@
 #include "kernels/selective_scan.h"
 
 #include <algorithm>
-#include <chrono>
 #include <stdexcept>
 #include <vector>
 
 #include <ATen/core/grad_mode.h>
 #include <c10/util/Exception.h>
 
+#include "kernels/call_timing.h"
 #include "kernels/environment_choice.h"
 #include "kernels/selective_scan_fused.h"
 
@@ -241,24 +241,7 @@ double timeSelectiveScanMs(ScanMode mode, int64_t batch, int64_t length, int64_t
     for (at::Tensor* t : {&u, &delta, &A, &B, &C, &D}) t->mutable_grad() = at::Tensor();
     (selectiveScan(u, delta, A, B, C, D, mode, chunk_size) * w).sum().backward();
   };
-  // A call slower than a second needs no warm-up (its one-time costs are lost in it) and is timed
-  // once; otherwise up to `repeats` calls after a warm-up, stopping once three seconds are spent.
-  using Clock = std::chrono::steady_clock;
-  using Ms = std::chrono::duration<double, std::milli>;
-  constexpr double kSlowCallMs = 1000, kBudgetMs = 3000;
-  const auto first = Clock::now();
-  call();
-  const double first_ms = Ms(Clock::now() - first).count();
-  if (first_ms > kSlowCallMs) return first_ms;
-  double total_ms = 0;
-  int runs = 0;
-  while (runs < std::max(1, repeats) && (runs == 0 || total_ms < kBudgetMs)) {
-    const auto start = Clock::now();
-    call();
-    total_ms += Ms(Clock::now() - start).count();
-    ++runs;
-  }
-  return total_ms / runs;
+  return meanCallMs(call, repeats);
 }
 
 }  // namespace mixerlab::kernels

@@ -8,6 +8,7 @@
 #include <QtTest/QtTest>
 
 #include "core/train/mixed_precision.h"
+#include "kernels/call_timing.h"
 #include "kernels/causal_token_mix.h"
 #include "kernels/masked_token_mix.h"
 #include "kernels/residual_layer_norm.h"
@@ -120,6 +121,27 @@ class TestKernelReferences : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void initTestCase() { at::set_num_threads(2); }
+
+  // The benchmarks' call timing (kernels/call_timing.h), by the calls it makes: one warm-up, then
+  // `repeats` timed calls (at least one); a warm-up slower than the slow-call limit is the answer
+  // alone; a spent budget stops after the first timed call. Limits below zero make every call slow
+  // and every budget spent, so no count depends on how fast this machine is.
+  void callTimingWarmsUpAndKeepsToItsLimits() {
+    int calls = 0;
+    const auto count = [&calls] { ++calls; };
+    const CallTimingLimits generous{1e12, 1e12};
+    QVERIFY(meanCallMs(count, 3, generous) >= 0);
+    QCOMPARE(calls, 4);
+    calls = 0;
+    meanCallMs(count, 0, generous);
+    QCOMPARE(calls, 2);
+    calls = 0;
+    QVERIFY(meanCallMs(count, 5, {-1, 1e12}) >= 0);
+    QCOMPARE(calls, 1);
+    calls = 0;
+    meanCallMs(count, 5, {1e12, -1});
+    QCOMPARE(calls, 2);
+  }
 
   void tokenMixMatchesAutograd_data() { addMixRows(); }
   void tokenMixMatchesAutograd() {
