@@ -147,6 +147,15 @@ class BuildGraph:
                     costs[parts[0]] = float(parts[2])
         return costs
 
+    def program_file(self, target: str) -> str:
+        """The file a ninja target names: a phony alias ("mixerlab") resolves to its one input."""
+        out = subprocess.run(["ninja", "-C", self.build, "-t", "query", target], capture_output=True,
+                             text=True).stdout.splitlines()
+        for i, line in enumerate(out):
+            if line.strip() == "input: phony" and i + 1 < len(out):
+                return os.path.join(self.build, out[i + 1].strip())
+        return os.path.join(self.build, target)
+
     def ninja_target_of(self, program_path: str) -> str:
         """The ninja target that builds a program given by its absolute path."""
         return os.path.relpath(program_path, self.build)

@@ -1,10 +1,12 @@
-"""The lines a git diff added, found again in the working tree, and the mutants drawn from them.
+"""The lines a git diff added and the mutants drawn from them.
 
-A diff's new-side line numbers belong to its head commit; the working tree may have moved since, so
-each added line is looked up by its text near its old number. Lines that are gone are skipped.
-The draw is deterministic for a seed: candidates are listed in a fixed order, lines are shuffled
-with the seed and mutants are taken one per line per round, so a small sample spreads over many
-lines instead of piling up on the line with the most operators.
+The draw is made on the diff's head commit (or the working tree when the diff ends there), so it
+depends only on the commits and the seed, not on what changed in the working tree since: the same
+command draws the same mutants after tests or fixes were added. Candidates are listed in a fixed
+order, lines are shuffled with the seed and mutants are taken one per line per round, so a small
+sample spreads over many lines instead of piling up on the line with the most operators. A drawn
+line is found again in the working tree by its text near its old number when it is run
+(find_line); a line that is gone from its file (moved or deleted since) is reported as such.
 """
 
 import hashlib
@@ -39,8 +41,7 @@ class Mutant:
     def describe(self) -> str:
         if self.operator == "delete":
             return f"{self.file}:{self.line} delete `{self.line_text.strip()}`"
-        return (f"{self.file}:{self.line} {self.operator}: `{self.original}` -> `{self.replacement}` "
-                f"in `{self.line_text.strip()}`")
+        return f"{self.file}:{self.line} {self.operator}: `{self.line_text.strip()}` -> `{self.mutated_line.strip()}`"
 
 
 def added_lines(repo: str, base: str, head: str, paths: list) -> list:
@@ -65,28 +66,46 @@ def added_lines(repo: str, base: str, head: str, paths: list) -> list:
     return lines
 
 
-def locate(repo: str, added: list, search: int = 200) -> list:
-    """The added lines as (file, working-tree line number, text); lines no longer there are dropped."""
-    found, cache = [], {}
-    for file, number, text in added:
+def source_rows(repo: str, head: str):
+    """A function file -> its lines at `head` (a commit), or in the working tree when head is ""."""
+    cache = {}
+
+    def rows(file):
         if file not in cache:
-            path = os.path.join(repo, file)
-            cache[file] = open(path, encoding="utf-8").read().split("\n") if os.path.exists(path) else []
-        rows = cache[file]
-        for offset in [0] + [d for k in range(1, search + 1) for d in (k, -k)]:
-            i = number - 1 + offset
-            if 0 <= i < len(rows) and rows[i] == text:
-                found.append((file, i + 1, text))
-                break
-    return sorted(set(found))
+            if head:
+                shown = subprocess.run(["git", "-C", repo, "show", f"{head}:{file}"], capture_output=True, text=True)
+                cache[file] = shown.stdout.split("\n") if shown.returncode == 0 else []
+            else:
+                path = os.path.join(repo, file)
+                cache[file] = open(path, encoding="utf-8").read().split("\n") if os.path.exists(path) else []
+        return cache[file]
+
+    return rows
 
 
-def candidates(repo: str, located: list) -> list:
-    out, rows = [], {}
+def find_line(rows: list, number: int, text: str, search: int = 200):
+    """The 1-based number of the line equal to `text` nearest to `number`, or None."""
+    for offset in [0] + [d for k in range(1, search + 1) for d in (k, -k)]:
+        i = number - 1 + offset
+        if 0 <= i < len(rows) and rows[i] == text:
+            return i + 1
+    return None
+
+
+def locate(rows, added: list) -> list:
+    """The added lines as (file, line number, text) in the source `rows` gives; lines not there are dropped."""
+    found = set()
+    for file, number, text in added:
+        at = find_line(rows(file), number, text)
+        if at is not None:
+            found.add((file, at, text))
+    return sorted(found)
+
+
+def candidates(rows, located: list) -> list:
+    out = []
     for file, number, text in located:
-        if file not in rows:
-            rows[file] = open(os.path.join(repo, file), encoding="utf-8").read().split("\n")
-        previous = rows[file][number - 2] if number >= 2 else ""
+        previous = rows(file)[number - 2] if number >= 2 else ""
         for m in mutants_of_line(text, previous):
             out.append(Mutant(file, number, m.column, m.operator, m.original, m.replacement, text, m.mutated_line))
     return out

@@ -33,13 +33,13 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from build_graph import BuildGraph  # noqa: E402
-from changed_lines import added_lines, candidates, draw, locate  # noqa: E402
+from changed_lines import added_lines, candidates, draw, find_line, locate, source_rows  # noqa: E402
 from operators import self_check  # noqa: E402
 
 REPO = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 # Programs tests start as child processes, and how a test's source shows that it starts them.
 HELPER_PROGRAMS = {"mixerlab": r"runCli|cliPath|MIXERLAB_CLI", "mixerlab-gui": r"guiPath|mixerlab-gui|MIXERLAB_GUI"}
-FINAL = ("killed", "survived", "stillborn", "equivalent", "not built here")
+FINAL = ("killed", "survived", "stillborn", "equivalent", "not built here", "gone")
 
 
 class SourceGuard:
@@ -167,7 +167,7 @@ class Runner:
         return sorted(linked, key=lambda t: (-self._relevance(mutant, t.name), t.usual_s or 1e9, t.name))
 
     def helpers_for(self, symbols):
-        return [p for p in HELPER_PROGRAMS if self.graph.links(os.path.join(self.build, p), symbols)]
+        return [p for p in HELPER_PROGRAMS if self.graph.links(self.graph.program_file(p), symbols)]
 
     def verify_unmutated(self, test, helpers, log):
         """True when `test` passes on the unmutated code (run once per test program)."""
@@ -185,6 +185,10 @@ class Runner:
 
     def evaluate(self, mutant):
         path = os.path.join(REPO, mutant.file)
+        rows = open(path, encoding="utf-8").read().split("\n") if os.path.exists(path) else []
+        line = find_line(rows, mutant.line, mutant.line_text)
+        if line is None:
+            return {"status": "gone", "why": "the line is no longer in the file (moved or deleted since the diff)"}
         objects = self.graph.objects_reading(mutant.file)
         if not objects:
             return {"status": "not built here", "why": "no object of this build reads the file"}
@@ -198,7 +202,7 @@ class Runner:
         tests = self.tests_for(mutant, symbols, helpers)
         self.rebuild_at_end.update(objects + helpers + [self.graph.ninja_target_of(t.command[0]) for t in tests])
         try:
-            self.guard.apply(path, mutant.line, mutant.mutated_line)
+            self.guard.apply(path, line, mutant.mutated_line)
             if not ninja(self.build, objects, log):
                 return {"status": "stillborn", "why": "does not compile"}
             if digest(objects_full) == before:
@@ -241,6 +245,7 @@ def main():
     parser.add_argument("--resume", action="store_true", help="skip mutants already in --results")
     parser.add_argument("--retry-survivors", action="store_true",
                         help="with --resume: run the survivors again (after adding tests for them)")
+    parser.add_argument("--only", nargs="+", default=[], metavar="ID", help="run only these mutants of the draw")
     parser.add_argument("--list", action="store_true", help="print the draw and stop (no build)")
     parser.add_argument("--min-timeout-s", type=float, default=120, help="least time a test gets (default 120)")
     parser.add_argument("--max-timeout-s", type=float, default=900, help="time for a test never timed (900)")
@@ -252,9 +257,12 @@ def main():
         print("\n".join(problems) if problems else "mutation operators: all examples behave")
         return 1 if problems else 0
 
-    located = locate(REPO, added_lines(REPO, args.base, args.head, args.paths))
-    pool = candidates(REPO, located)
+    rows = source_rows(REPO, args.head)
+    located = locate(rows, added_lines(REPO, args.base, args.head, args.paths))
+    pool = candidates(rows, located)
     chosen = draw(pool, args.count, args.seed)
+    if args.only:
+        chosen = [m for m in chosen if m.id in args.only]
     print(f"{len(located)} changed lines, {len(pool)} candidate mutants, {len(chosen)} drawn with seed {args.seed}")
     if args.list:
         for i, m in enumerate(chosen, 1):
@@ -295,7 +303,7 @@ def main():
         result = runner.evaluate(mutant)
         record = {"id": mutant.id, "file": mutant.file, "line": mutant.line, "operator": mutant.operator,
                   "original": mutant.original, "replacement": mutant.replacement, "line_text": mutant.line_text,
-                  "seconds": round(time.time() - t0, 1), **result}
+                  "mutated_line": mutant.mutated_line, "seconds": round(time.time() - t0, 1), **result}
         records.append(record)
         with open(results_path, "a") as f:
             f.write(json.dumps(record) + "\n")
@@ -313,11 +321,11 @@ def main():
     print("summary: " + ", ".join(f"{n} {s}" for s, n in sorted(by_status.items())))
     if killed + survived:
         print(f"survival rate: {survived}/{killed + survived} = {100.0 * survived / (killed + survived):.1f}% "
-              "(stillborn, equivalent and unbuilt mutants left out)")
+              "(stillborn, equivalent, unbuilt and gone mutants left out)")
+    described = {m.id: m.describe() for m in chosen}
     for r in records:
         if r["status"] == "survived":
-            print(f"  SURVIVED {r['id']} {r['file']}:{r['line']} {r['operator']}: `{r['original']}` -> "
-                  f"`{r['replacement']}` in `{r['line_text'].strip()}`")
+            print(f"  SURVIVED {r['id']} {described.get(r['id'], r.get('file', ''))}")
     return 1 if survived else 0
 
 
