@@ -252,6 +252,39 @@ class TestBatchDecoding : public QObject {
     }
   }
 
+  // A decoder reads the model's weights afresh at each prefill: after the weights change (more
+  // training between two generations), a reused decoder gives what a new one gives, for every
+  // next-token family of the registry (a decoder that kept per-layer values from its first prompt
+  // would decode the new prompt with the old weights).
+  void aReusedDecoderReadsTheWeightsAtEachPrefill() {
+    torch::NoGradGuard no_grad;
+    int checked = 0;
+    for (const auto& info : architectures()) {
+      auto model = tinyModel(info.name, nlohmann::json::object(), 1);
+      try {
+        nextTokenModel(*model);
+      } catch (const MixerLabError&) {
+        continue;  // not a next-token family
+      }
+      const auto prompts = distinctPrompts();
+      auto reused = makeTokenDecoder(*model, DecoderChoice::kFast, 0);
+      reused->prefillBatch(prompts);
+      reused->appendBatch({1, 2, 3});
+      torch::manual_seed(5);
+      for (auto& p : model->parameters()) p.add_(torch::randn_like(p) * 0.05);
+      const at::Tensor got = reused->prefillBatch(prompts);
+      const at::Tensor expected = makeTokenDecoder(*model, DecoderChoice::kFast, 0)->prefillBatch(prompts);
+      const double diff = (got - expected).abs().max().item<double>();
+      QVERIFY2(diff < 1e-5, qPrintable(QString("%1: %2").arg(QString::fromStdString(info.name)).arg(diff)));
+      const at::Tensor step = reused->appendBatch({4, 5, 6});
+      auto fresh = makeTokenDecoder(*model, DecoderChoice::kFast, 0);
+      fresh->prefillBatch(prompts);
+      QVERIFY2((step - fresh->appendBatch({4, 5, 6})).abs().max().item<double>() < 1e-5, info.name.c_str());
+      ++checked;
+    }
+    QVERIFY(checked >= 5);
+  }
+
   // The one-sequence calls are a batch of one: same logits as prefillBatch/appendBatch with B = 1.
   void oneSequenceCallsAreABatchOfOne() {
     torch::NoGradGuard no_grad;

@@ -12,59 +12,15 @@
 #include "core/config/project_config.h"
 #include "core/models/model_registry.h"
 #include "core/util/error.h"
+#include "tests/schema_fixtures.h"
 #include "tests/test_support.h"
 
 using namespace mixerlab;
+using namespace mixerlab::testing;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-// The family a run field is tried on: any for a common field, else the first family that reads it.
-std::string familyFor(const FieldSpec& spec) {
-  if (spec.families.empty()) return "masked_mixer";
-  for (const auto& info : architectures()) {
-    for (const auto& family : spec.families) {
-      if (family == info.name) return info.name;
-    }
-    if (spec.families == std::vector<std::string>{"*"}) {
-      const std::string key = spec.key.substr(spec.key.rfind('.') + 1);
-      for (const auto& k : info.model_keys) {
-        if (k == key) return info.name;
-      }
-    }
-  }
-  return {};
-}
-
-json baseProject(const std::string& arch) {
-  return {{"name", "bounds"},
-          {"corpus", {{"train", "train.txt"}, {"format", "blank_line"}}},
-          {"runs", json::array({{{"name", "r"},
-                                 {"model", {{"arch", arch}, {"d_model", 64}, {"n_layers", 2}, {"context_length", 32}}},
-                                 {"train", {{"max_steps", 10}}}}})}};
-}
-
-// Sets `dotted` ("train.batch_size", "model.options.kernel", "corpus.x") inside `object`.
-void setAt(json& object, const std::string& dotted, const json& value) {
-  json* at = &object;
-  size_t start = 0;
-  for (size_t dot = dotted.find('.'); dot != std::string::npos; dot = dotted.find('.', start)) {
-    at = &(*at)[dotted.substr(start, dot - start)];
-    start = dot + 1;
-  }
-  (*at)[dotted.substr(start)] = value;
-}
-
-// Empty when the project parses; the error text otherwise.
-std::string parseError(const json& project) {
-  try {
-    parseProject(project, fs::path("/nonexistent/bounds.json"), CorpusFiles::MayBeMissing);
-  } catch (const MixerLabError& e) {
-    return e.what();
-  }
-  return {};
-}
 
 struct Edge {
   json value;
@@ -114,7 +70,7 @@ class TestFieldBounds : public QObject {
       const std::string arch = run_fields ? familyFor(spec) : "masked_mixer";
       QVERIFY2(!arch.empty(), spec.key.c_str());
       const json base = baseProject(arch);
-      QVERIFY2(parseError(base).empty(), parseError(base).c_str());
+      QVERIFY2(projectError(base).empty(), projectError(base).c_str());
       std::vector<Edge> inside, outside;
       edgesOf(spec, inside, outside);
       const std::string leaf = spec.key.substr(spec.key.rfind('.') + 1);
@@ -123,7 +79,7 @@ class TestFieldBounds : public QObject {
         setAt(run_fields ? project["runs"][0] : project, spec.key, edge.value);
         // A field whose real limit depends on another (a bottleneck up to d_model) may refuse a
         // declared end, but never with its declared range.
-        const std::string error = parseError(project);
+        const std::string error = projectError(project);
         const std::string declared = declaredRange(spec);
         QVERIFY2(error.find(leaf + ": expected") == std::string::npos || error.find(declared) == std::string::npos,
                  (spec.key + " = " + edge.shown + " (" + arch + ") is inside its range but: " + error).c_str());
@@ -131,7 +87,7 @@ class TestFieldBounds : public QObject {
       for (const auto& edge : outside) {
         json project = base;
         setAt(run_fields ? project["runs"][0] : project, spec.key, edge.value);
-        const std::string error = parseError(project);
+        const std::string error = projectError(project);
         QVERIFY2(error.find(leaf + ": expected") != std::string::npos &&
                      error.find(declaredRange(spec)) != std::string::npos,
                  (spec.key + " = " + edge.shown + " (" + arch + ") is outside its range but gave: \"" + error + "\"")
