@@ -21,7 +21,7 @@
 #include "core/distributed/distributed_env.h"
 #include "core/distributed/gradient_sync.h"
 #include "core/distributed/process_group.h"
-#include "core/distributed/rank_device.h"
+#include "core/distributed/rank_join.h"
 #include "core/distributed/rank_launcher.h"
 #include "core/models/model_registry.h"
 #include "core/runs/run_directory.h"
@@ -74,23 +74,18 @@ int benchTrain(const BenchOptions& o) {
   }
   std::unique_ptr<ProcessGroup> group;
   std::string device_name = o.device;
+  int64_t threads_wanted = o.threads;
   if (env) {
     if (o.batch % env->world_size != 0) {
       throw MixerLabError("bench train: --batch " + std::to_string(o.batch) + " does not split over " +
                           std::to_string(env->world_size) + " ranks");
     }
-    // As `mixerlab train` does: each rank of a GPU node takes its own GPU, and the ranks choose NCCL
-    // when all of them have one.
-    const char* local_world = std::getenv("LOCAL_WORLD_SIZE");
-    const int ranks_here = local_world ? std::max(1, std::atoi(local_world)) : env->local_rank + 1;
-    device_name = rankDevice(o.device, env->local_rank, ranks_here, cudaDeviceCount());
-    JoinOptions join;
-    if (device_name.rfind("cuda:", 0) == 0) join.cuda_device = std::stoi(device_name.substr(5));
-    group = ProcessGroup::join(*env, join);
+    auto joined = joinFromEnvironment(o.device, cudaDeviceCount());
+    device_name = joined->device;
+    if (o.threads <= 0) threads_wanted = joined->cpu_threads;
+    group = std::move(joined->group);
   }
   const int world = group ? group->worldSize() : 1;
-  const int64_t threads_wanted =
-      o.threads > 0 || !group ? o.threads : std::max<int64_t>(1, std::thread::hardware_concurrency() / world);
   const int threads = configureCpuThreads(threads_wanted);
   const c10::Device device = selectDevice(device_name);
   const int64_t T = o.model.context_length;

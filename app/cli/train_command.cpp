@@ -3,7 +3,6 @@
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
-#include <thread>
 
 #include <CLI/CLI.hpp>
 
@@ -11,7 +10,7 @@
 #include "app/cli/progress_bar.h"
 #include "core/config/project_config.h"
 #include "core/distributed/distributed_env.h"
-#include "core/distributed/rank_device.h"
+#include "core/distributed/rank_join.h"
 #include "core/runs/demo_project.h"
 #include "core/runs/run_directory.h"
 #include "core/train/device.h"
@@ -68,24 +67,12 @@ int trainOne(const ProjectConfig& project, const TrainOptions& o) {
   std::signal(SIGTERM, onStopSignal);
   // Started by `mixerlab launch`, torchrun or srun: join the data-parallel job first.
   std::unique_ptr<ProcessGroup> group;
-  if (const auto env = distributedEnvFromEnvironment()) {
-    const char* local_world = std::getenv("LOCAL_WORLD_SIZE");
-    const int ranks_here = std::max(1, local_world ? std::atoi(local_world) : env->world_size);
-    if (o.threads < 0 && request.run.train.threads == 0) {  // share the cores between this machine's ranks
-      request.run.train.threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / ranks_here);
-    }
-    // Each rank of a GPU node takes its own GPU; the ranks then choose NCCL if all of them have one.
-    // (Without LOCAL_WORLD_SIZE, e.g. under a bare srun, only this rank's own GPU index is checked.)
-    request.run.train.device = rankDevice(request.run.train.device, env->local_rank,
-                                          local_world ? ranks_here : env->local_rank + 1, cudaDeviceCount());
-    JoinOptions join;
-    if (const char* backend = std::getenv(kBackendVariable); backend != nullptr && *backend != '\0')
-      join.backend = backend;
-    if (request.run.train.device.rfind("cuda:", 0) == 0)
-      join.cuda_device = std::stoi(request.run.train.device.substr(5));
-    group = ProcessGroup::join(*env, join);
+  if (auto joined = joinFromEnvironment(request.run.train.device, cudaDeviceCount())) {
+    if (o.threads < 0 && request.run.train.threads == 0) request.run.train.threads = joined->cpu_threads;
+    request.run.train.device = joined->device;
+    group = std::move(joined->group);
     request.process_group = group.get();
-    if (env->rank != 0) {  // rank 0 speaks for the job
+    if (!joined->env.isWriter()) {  // rank 0 speaks for the job
       request.on_log = nullptr;
       request.on_progress = nullptr;
     }

@@ -41,6 +41,8 @@ std::optional<DistributedEnv> distributedEnvFromEnvironment() {
                         "set RANK (0 .. WORLD_SIZE-1) for every process, or start them with `mixerlab launch`");
   }
   env.local_rank = integerVariable("LOCAL_RANK", env.rank, 0, 1 << 16);
+  env.local_world_size = integerVariable("LOCAL_WORLD_SIZE", 0, 1, 1 << 16);
+  if (backend) env.backend = *backend;
   if (const auto addr = variable("MASTER_ADDR")) env.master_addr = *addr;
   env.master_port = integerVariable("MASTER_PORT", 29500, 1, 65535);
   return env;

@@ -9,8 +9,10 @@ namespace mixerlab {
 
 struct DistributedEnv {
   int rank = 0, world_size = 1, local_rank = 0;
+  int local_world_size = 0;  // LOCAL_WORLD_SIZE: the ranks on this machine; 0 when not given
   std::string master_addr = "127.0.0.1";
   int master_port = 29500;
+  std::string backend = "auto";                // MIXERLAB_PROCESS_GROUP_BACKEND: auto, gloo or nccl
   bool isWriter() const { return rank == 0; }  // the rank that writes metrics, logs and checkpoints
 };
 

@@ -1,8 +1,10 @@
-// Data-parallel device and backend choice (issue #12): each rank of a GPU node takes the GPU of its
+// Data-parallel device and backend choice: each rank of a GPU node takes the GPU of its
 // LOCAL_RANK, too many ranks for the GPUs is refused with the counts, and the ranks agree on NCCL
 // only when every one of them has a GPU and an NCCL-enabled LibTorch; otherwise Gloo. The rules
 // are pure functions, checked here for GPU machines too; a real one-rank c10d join checks that a
-// CPU job ends up on Gloo and that asking for NCCL there is refused clearly.
+// CPU job ends up on Gloo and that asking for NCCL there is refused clearly. Joining from the
+// environment (what `train` and `bench train` do as ranks) shares the GPUs and the cores among the
+// ranks on this machine and takes the backend the launcher named.
 #include <torch/torch.h>
 #include <QtTest/QtTest>
 
@@ -10,8 +12,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <thread>
+
 #include "core/distributed/process_group.h"
 #include "core/distributed/rank_device.h"
+#include "core/distributed/rank_join.h"
 #include "core/util/error.h"
 
 using namespace mixerlab;
@@ -97,6 +102,67 @@ class TestRankDevice : public QObject {
     options.backend = "nccl";
     const QString refused = errorOf([&] { ProcessGroup::join(env, options); });
     QVERIFY2(refused.contains("NCCL") && refused.contains("rank 0"), qPrintable(refused));
+  }
+
+  // LOCAL_WORLD_SIZE decides who shares this machine; without it (a bare srun) the GPUs are checked
+  // up to this rank's own and the cores are shared by the whole job.
+  void ranksShareTheMachineTheyAreOn() {
+    DistributedEnv env;
+    env.rank = 5;
+    env.world_size = 8;
+    env.local_rank = 1;
+    env.local_world_size = 4;
+    QCOMPARE(ranksSharingTheGpus(env), 4);
+    QCOMPARE(ranksSharingTheCores(env), 4);
+    QCOMPARE(cpuThreadsPerRank(env, 16), 4);
+    QCOMPARE(cpuThreadsPerRank(env, 7), 1);
+    QCOMPARE(cpuThreadsPerRank(env, 3), 1);  // never 0
+    env.local_world_size = 0;
+    QCOMPARE(ranksSharingTheGpus(env), 2);
+    QCOMPARE(ranksSharingTheCores(env), 8);
+    QCOMPARE(cpuThreadsPerRank(env, 16), 2);
+    QCOMPARE(cpuThreadsPerRank(env, 15), 1);
+  }
+
+  // A process started as a rank joins from the environment: LOCAL_WORLD_SIZE and the backend the
+  // launcher named are read (a malformed LOCAL_WORLD_SIZE is refused by name), the device stays
+  // the CPU on a CPU machine, the cores are shared, and the group is the one asked for. A process
+  // that is no rank joins nothing.
+  void aRankJoinsFromTheEnvironment() {
+    const auto unset = [] {
+      for (const char* name :
+           {"WORLD_SIZE", "RANK", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", kBackendVariable}) {
+        qunsetenv(name);
+      }
+    };
+    unset();
+    QVERIFY(!joinFromEnvironment("cpu", 0).has_value());
+    qputenv("WORLD_SIZE", "1");
+    qputenv("RANK", "0");
+    qputenv("LOCAL_WORLD_SIZE", "2");
+    qputenv("MASTER_ADDR", "127.0.0.1");
+    qputenv("MASTER_PORT", QByteArray::number(freePort()));
+    qputenv(kBackendVariable, "gloo");  // a named backend makes a one-rank job join a group
+    const auto env = distributedEnvFromEnvironment();
+    QVERIFY(env.has_value());
+    QCOMPARE(env->local_world_size, 2);
+    QCOMPARE(env->backend, std::string("gloo"));
+    auto joined = joinFromEnvironment("auto", 0);
+    QVERIFY(joined.has_value());
+    QCOMPARE(joined->device, std::string("cpu"));
+    QCOMPARE(joined->cpu_threads, std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / 2));
+    QVERIFY(joined->group != nullptr);
+    QCOMPARE(joined->group->backendName(), std::string("gloo"));
+    QCOMPARE(joined->group->worldSize(), 1);
+    joined.reset();
+    qputenv("MASTER_PORT", QByteArray::number(freePort()));
+    qputenv(kBackendVariable, "nccl");  // the named backend reaches the join: refused on a CPU
+    const QString refused = errorOf([] { joinFromEnvironment("cpu", 0); });
+    QVERIFY2(refused.contains("NCCL"), qPrintable(refused));
+    qputenv("LOCAL_WORLD_SIZE", "two");
+    const QString malformed = errorOf([] { distributedEnvFromEnvironment(); });
+    QVERIFY2(malformed.contains("LOCAL_WORLD_SIZE=\"two\""), qPrintable(malformed));
+    unset();
   }
 };
 
