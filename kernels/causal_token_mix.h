@@ -1,4 +1,4 @@
-// The causal token mix as one custom autograd op with a hand-written backward (issue 13):
+// The causal token mix as one custom autograd op with a hand-written backward:
 //   y[b] = tril(W[:L, :L]) x[b] + bias[:L] 1^T
 //   dx[b] = tril(W)^T dy[b],   dW = tril(sum_b dy[b] x[b]^T),   dbias[i] = sum_{b, d} dy[b, i, d]
 // The zero upper triangle is never multiplied (row blocks of the product stop at the diagonal) and

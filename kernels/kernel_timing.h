@@ -1,4 +1,4 @@
-// Timing mode of the custom kernels (issue 13), for `mixerlab bench kernels`: median wall-clock
+// Timing mode of the custom kernels, for `mixerlab bench kernels`: median wall-clock
 // milliseconds of one call on random inputs, forward only (no autograd) and forward + backward of
 // sum(y * w) into every input, after one warm-up call. CUDA timings synchronise the device.
 #pragma once

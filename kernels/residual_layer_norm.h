@@ -1,4 +1,4 @@
-// Fused residual add + LayerNorm (issue 13), one custom autograd op with two outputs:
+// Fused residual add + LayerNorm, one custom autograd op with two outputs:
 //   s = x + residual,   out = (s - mean(s)) * rstd(s) * weight + bias   (over the last dim, D)
 // where rstd = 1 / sqrt(var(s) + eps) with the biased variance, as torch.nn.LayerNorm. The sum s is
 // returned too, since a pre-norm block carries it on as the next residual. Backward, per row with

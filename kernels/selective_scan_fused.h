@@ -1,6 +1,6 @@
 // The fused CPU selective scan: one custom autograd function with a hand-written forward and
 // backward, so a Mamba layer records one autograd node for the scan instead of the many small ops
-// of the tensor-op modes (issue 13). Same op and shapes as selectiveScan (selective_scan.h):
+// of the tensor-op modes. Same op and shapes as selectiveScan (selective_scan.h):
 //   h_t = exp(dt_t*A) * h_{t-1} + dt_t * B_t * u_t,   y_t = C_t . h_t + D * u_t   (h_{-1} = 0)
 // The forward loops over time per (batch, block of 8 channels, in SIMD lanes) and keeps only y; the
 // backward recomputes h per block into a small [L, N, 8] scratch buffer and runs the reverse-time

@@ -1,5 +1,5 @@
 // A table whose first column stays in place when the others scroll sideways: the run table's name
-// column scrolled out of sight with many hyperparameter columns (issue #30 D7). A second view over
+// column scrolled out of sight with many hyperparameter columns. A second view over
 // the same model and selection shows only column 0 on top of the main one; widths, row heights,
 // vertical scrolling, sorting, the check boxes and right-clicks go through to the main view. Plain Qt.
 #pragma once

@@ -36,7 +36,7 @@ class GenerationColumnView : public QFrame {
   void truncateGenerated(int generated_length);
   // The model saw only the end of the prompt (`seen_prompt`; the window had no room for the first
   // `dropped_tokens`): the prompt shown becomes a marker saying so, then what was seen, so the story
-  // continues what is on screen (issue #30 D8). Generated tokens keep their colours and tooltips.
+  // continues what is on screen. Generated tokens keep their colours and tooltips.
   void showPromptCut(const QString& seen_prompt, int dropped_tokens);
   static QString promptCutMarker(int dropped_tokens);
   // The prompt and a plain text after it, without colours or tooltips (the true continuation).

@@ -17,7 +17,7 @@ InversionLayerChart::InversionLayerChart(QWidget* parent) : QWidget(parent), plo
   fillWithPlot(this, plot_, "inversion_layer_plot", 280, 200);
   plot_->setMouseTracking(true);
   plot_->legend->setFont(font());
-  // The legend is a row under the axes, never over the curves (issue #30 D10); it joins the
+  // The legend is a row under the axes, never over the curves; it joins the
   // layout only while it lists a model (an empty one would cap the axes' width).
   plot_->axisRect()->insetLayout()->take(plot_->legend);
   plot_->legend->setVisible(false);

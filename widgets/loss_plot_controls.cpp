@@ -21,7 +21,7 @@ namespace mixerlab::widgets {
 
 namespace {
 // Log-axis ticks labelled uniformly as powers of ten ("10⁹", "10¹²", "10⁻³"); the stock labels
-// mixed "10⁹" with "1·10¹²" (issue 14). A tick that is not a power of ten reads "m·10ᵏ".
+// mixed "10⁹" with "1·10¹²". A tick that is not a power of ten reads "m·10ᵏ".
 class PowerOfTenTicker : public QCPAxisTickerLog {
  protected:
   QString getTickLabel(double tick, const QLocale& locale, QChar format, int precision) override {

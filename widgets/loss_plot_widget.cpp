@@ -25,7 +25,7 @@ LossPlotWidget::LossPlotWidget(QWidget* parent) : QWidget(parent), plot_(new QCu
   auto* layout = qobject_cast<QVBoxLayout*>(this->layout());
   layout->addWidget(plot_, 1);
   plot_->legend->setVisible(true);
-  // The legend sits in its own row under the axes, so it never covers a curve (issue 14).
+  // The legend sits in its own row under the axes, so it never covers a curve.
   // The row is added by placeLegend() once there is a curve to list.
   plot_->axisRect()->insetLayout()->take(plot_->legend);
   plot_->legend->setVisible(false);
@@ -475,7 +475,7 @@ bool LossPlotWidget::saveImage(const QString& path) {
 }
 
 namespace {
-// Issue 14: "Export PNG" to a name typed without an extension wrote a file with none.
+// "Export PNG" to a name typed without an extension wrote a file with none.
 QString withSuffix(const QString& path, const char* suffix) {
   return QFileInfo(path).suffix().isEmpty() ? path + "." + suffix : path;
 }

@@ -3,7 +3,7 @@
 // rate, tokens/s, gradient norm, ...), each panel has its own metric, log scales and smoothing and
 // can be closed (all but the first). The x axis is shared: choosing it in one panel sets it in all,
 // every panel shows the same x range (the union of what they draw) and their axes start at the
-// same pixel, so panels line up (issue #30 D7). The runs are listed once, beside the panels
+// same pixel, so panels line up. The runs are listed once, beside the panels
 // (RunLegendList, with search and hide/show), not in legends that would take the plots' height
 // (D5). Runs given to the area reach every panel, as do "fork from here" requests.
 #pragma once

@@ -1,5 +1,5 @@
 // A combo box that asks for fresh items each time its list opens. Lists of runs must show the runs
-// trained since the window opened (issue #30 D9: Inspect > Over training listed none until the
+// trained since the window opened (Inspect > Over training listed none until the
 // project was reopened); connecting popupAboutToShow() to the owner's refresh does that without a
 // folder watcher.
 #pragma once

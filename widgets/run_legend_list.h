@@ -1,6 +1,6 @@
 // RunLegendList: the plot area's one legend, a list beside the panels instead of a legend inside
 // each plot. A legend inside a plot takes rows from its axes as runs are added (with five runs and
-// two panels the loss plot shrank to about 50 pixels, issue #30 D5); a side list scrolls instead,
+// two panels the loss plot shrank to about 50 pixels); a side list scrolls instead,
 // and its search field finds a run among dozens. Each row is a run's colour and name with a check
 // box: unticking hides the run in every panel (its colour is kept), ticking shows it again.
 // Plain Qt, no plot types.

@@ -1,5 +1,5 @@
 // Scrolling a form with the mouse wheel must scroll the form, not change the value of whichever
-// combo box or spin box happens to pass under the pointer (issue #30 D1: the run form's Objective
+// combo box or spin box happens to pass under the pointer (the run form's Objective
 // silently changed). guardWheel() makes an editor take wheel events only while it has keyboard
 // focus (clicked or tabbed into); otherwise the nearest scroll area around it gets the event.
 #pragma once

@@ -1,4 +1,4 @@
-// `mixerlab invert`: representation inversion (spec 8) of one or more texts at one or more layers
+// `mixerlab invert`: representation inversion (docs/inversion.md) of one or more texts at one or more layers
 // of a checkpoint, its untrained twin, or an untrained run of a project. Prints the Hamming
 // distances, the epsilon check and a token diff, or everything as JSON with --json. The algorithm
 // lives in core/analysis/inversion.h; this file parses and prints.

@@ -1,4 +1,4 @@
-// `mixerlab retrieval build | train | eval | query` (spec 9): embed (summary, story) pairs with a
+// `mixerlab retrieval build | train | eval | query` (docs/retrieval.md): embed (summary, story) pairs with a
 // checkpoint, train the research's retrieval model on them, measure top-1 / top-5 on held-out
 // pairs (trained model or plain cosine similarity), and rank stories for a typed summary. The
 // algorithms live in core/analysis/retrieval/; this file parses and prints.
@@ -236,7 +236,8 @@ class ResearchDefaults {
 }  // namespace
 
 void addRetrievalCommands(CLI::App& app, Action& action) {
-  auto* retrieval = app.add_subcommand("retrieval", "Summary-to-story retrieval on model embeddings (spec 9)");
+  auto* retrieval =
+      app.add_subcommand("retrieval", "Summary-to-story retrieval on model embeddings (docs/retrieval.md)");
   retrieval->require_subcommand(1);
 
   auto b = std::make_shared<BuildOptions>();
@@ -267,7 +268,7 @@ void addRetrievalCommands(CLI::App& app, Action& action) {
   auto research = std::make_shared<ResearchDefaults<RetrievalTrainSettings>>();
   const auto field = [&](CLI::Option* option, auto member) { research->track(option, member); };
   train->add_flag("--research", research->enabled,
-                  "The research's training (spec 9a): batch 512, warm-up 500, 200 epochs, no weight decay, "
+                  "The research's training (docs/retrieval.md): batch 512, warm-up 500, 200 epochs, no weight decay, "
                   "gradient clip 1.0, negatives with replacement at c >= 128; other options override it");
   field(train->add_option("--context", t->settings.context, "c: the query plus c-1 candidates (32)"),
         &RetrievalTrainSettings::context);
@@ -302,7 +303,7 @@ void addRetrievalCommands(CLI::App& app, Action& action) {
 
   auto f = std::make_shared<FinetuneOptions>();
   auto* finetune =
-      retrieval->add_subcommand("finetune", "Continue training a checkpoint with the InfoNCE loss (spec 9b)");
+      retrieval->add_subcommand("finetune", "Continue training a checkpoint with the InfoNCE loss (docs/retrieval.md)");
   finetune->add_option("--checkpoint", f->checkpoint, "The language model to fine-tune")->required();
   finetune->add_option("--pairs", f->pairs, "JSON Lines of {\"summary\", \"story\"}");
   finetune->add_option("--synthetic", f->synthetic, "Generate N synthetic story pairs instead");
@@ -311,9 +312,10 @@ void addRetrievalCommands(CLI::App& app, Action& action) {
   // --research starts from InfoNceSettings::research(); the options given explicitly still win.
   auto finetune_research = std::make_shared<ResearchDefaults<InfoNceSettings>>();
   const auto finetune_field = [&](CLI::Option* option, auto member) { finetune_research->track(option, member); };
-  finetune->add_flag("--research", finetune_research->enabled,
-                     "The research code's InfoNCE training (spec 9b): 7 texts besides the summary (rows of 8), "
-                     "gradient accumulation 8, embeddings at index -2 for every family; other options override it");
+  finetune->add_flag(
+      "--research", finetune_research->enabled,
+      "The research code's InfoNCE training (docs/retrieval.md): 7 texts besides the summary (rows of 8), "
+      "gradient accumulation 8, embeddings at index -2 for every family; other options override it");
   finetune_field(finetune->add_option("--steps", f->settings.steps, "Optimizer steps (200)"), &InfoNceSettings::steps);
   finetune_field(finetune->add_option("--candidates", f->settings.candidates, "Texts per summary (8)"),
                  &InfoNceSettings::candidates);

@@ -1,4 +1,4 @@
-// Story generation from a trained checkpoint (spec 7): the prompt is laid out in the model's window,
+// Story generation from a trained checkpoint (docs/generation.md): the prompt is laid out in the model's window,
 // a decoder turns it into next-token logits, sampling.h picks each token, and the loop stops at
 // end-of-text, a stop string, max_new_tokens, the end of the context window or a cancel request.
 // Shared by `mixerlab generate`, `mixerlab bench generate` and the GUI's side-by-side panel; this
@@ -79,7 +79,7 @@ using SampleTokenCallback = std::function<void(int sample, const GeneratedToken&
 // The text a new token adds to a streamed story. `stable` is the story's text so far (updated);
 // `decoded_now` decodes the whole sequence with the new token. A byte-fallback token can end the
 // sequence inside a multi-byte character, which the tokenizer renders as U+FFFD: that tail is held
-// back (the token adds "") until a later token completes the character (issue #30 D8: a "?" glyph
+// back (the token adds "") until a later token completes the character (a "?" glyph
 // showed in the Generate tab). `fallback` (the token's piece) is returned when the new text does not
 // extend the old.
 std::string streamedTextDelta(std::string& stable, const std::string& decoded_now, const std::string& fallback);

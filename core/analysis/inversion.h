@@ -1,4 +1,4 @@
-// Representation inversion (spec 8, paper 2.1/2.3): how much of its input a layer's hidden state
+// Representation inversion (docs/inversion.md, paper 2.1/2.3): how much of its input a layer's hidden state
 // still carries. For each input (padded to the context), gradient descent on an input embedding z
 // minimises the summed L1 distance between layer k's output for z and for the true embedding, with
 // a step size decaying linearly from eta to eta/10; z is then decoded with the pseudo-inverse of the

@@ -1,4 +1,4 @@
-// Whether a representation inversion had settled when it stopped (issue #30 D10: a 200-step
+// Whether a representation inversion had settled when it stopped (a 200-step
 // inversion that was still descending gave no hint, and its Hamming distance read as a finding).
 #pragma once
 #include <vector>

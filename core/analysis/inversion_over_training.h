@@ -1,4 +1,4 @@
-// Representation inversion over a run's training (issue 10, item 4): the same inputs inverted at
+// Representation inversion over a run's training: the same inputs inverted at
 // every saved checkpoint of a run (and, first, at its untrained twin), giving a layer x step grid
 // of the Hamming distance. Runs keep only their last keep_checkpoints checkpoints; set it high (or
 // 0 = all) when this is the plan. Torch-free header.

@@ -1,4 +1,4 @@
-// Import of a checkpoint trained by the research code (spec: safetensors with the research's
+// Import of a checkpoint trained by the research code (docs/fidelity.md: safetensors with the research's
 // tensor names, fp32/fp16/bf16) into a MixerLab run folder that eval, score, export, fork and the
 // GUI use like any trained run: run.json, a finished status, and checkpoints/step-0 with the
 // weights (converted to fp32, research names), a fresh optimizer state, config.json and the

@@ -1,4 +1,4 @@
-// Choosing the next token from a model's logits (spec 7 uses greedy only; users also want
+// Choosing the next token from a model's logits (the research used greedy only; users also want
 // temperature, top-k, top-p and a repetition penalty). Pure functions of the logits, the tokens so
 // far and a seeded generator, so a fixed seed reproduces a sampled story exactly and every decoder
 // (fixed-window, cached, KV-cache, recurrent) shares the same choice rule.

@@ -1,5 +1,5 @@
 // Optimisation, budget, data-layout and evaluation settings of one training run. Defaults follow
-// the research (spec 10): AdamW 0.9/0.999/1e-8, no weight decay, clip 1.0, linear warmup then
+// the research (docs/fidelity.md): AdamW 0.9/0.999/1e-8, no weight decay, clip 1.0, linear warmup then
 // linear decay to zero, left padding with pad = eos, packing without a separator, sample-weighted
 // eval; MixerLab keeps its own choice where it is an improvement (a real newline token).
 #pragma once

@@ -1,4 +1,4 @@
-// (summary, story) pairs for retrieval (spec 9): JSON Lines files with one {"summary": ..., "story":
+// (summary, story) pairs for retrieval (docs/retrieval.md): JSON Lines files with one {"summary": ..., "story":
 // ...} object per line, and a built-in generator of synthetic children's stories whose one-sentence
 // summary states exactly who, where, what and how it ended, so every summary has one true story.
 #pragma once

@@ -20,7 +20,7 @@ struct ModelConfig {
   bool tie_weights = false;      // share the embedding with the LM head
   double rope_theta = 10000.0;   // transformers with rotary positions
   double norm_eps = -1.0;        // <0: the family's default (LayerNorm 1e-5, RMSNorm 1e-6)
-  // Training objective wrapped around the family (spec section 6): "next_token" (plain causal LM),
+  // Training objective wrapped around the family (docs/architectures.md): "next_token" (plain causal LM),
   // "multi_token" (mtp_tokens passes, each on the argmax of the previous) or
   // "one_step_completion" (zero positions >= T/2 after the middle layer, unshifted loss on them).
   std::string objective = "next_token";

@@ -40,7 +40,7 @@ const FieldSet<ModelConfig>& modelFields() {
         .group("Objective")
         .choice("objective", &ModelConfig::objective, {"next_token", "multi_token", "one_step_completion"}, "Objective",
                 "next_token; multi_token (mtp_tokens passes, loss summed); one_step_completion (masked_mixer and "
-                "llama: predict the second half from the first; spec 6)")
+                "llama: predict the second half from the first)")
         .familySpecific()
         .integer("mtp_tokens", &ModelConfig::mtp_tokens, 2, 16, "Multi-token passes", "passes for multi_token")
         .familySpecific();

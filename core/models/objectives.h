@@ -1,4 +1,4 @@
-// Training objectives wrapped around any model family (spec section 6):
+// Training objectives wrapped around any model family (docs/architectures.md):
 // - multi-token prediction: pass 0 runs the model on the real tokens; pass i >= 1 runs the same
 //   model on the argmax tokens of pass i-1 (no gradient through the argmax); pass i's logits at
 //   positions 0..L-2-i are scored against labels 1+i..L-1; the training loss is the SUM of the

@@ -1,4 +1,4 @@
-// retrieval_run.json: what a retrieval-model training run (spec 9a) records about itself, so the
+// retrieval_run.json: what a retrieval-model training run (docs/retrieval.md) records about itself, so the
 // workbench can show it in the run list and plot like any run (core/analysis/retrieval/
 // retrieval_run.h writes it: once at start without epochs, again at the end with them). A run
 // directory holding this file instead of run.json is a retrieval run. Torch-free, for the GUI.

@@ -1,7 +1,7 @@
 // Disk space set aside for a run's last words: a preallocated file in the run folder, deleted just
 // before the final status is written (and when the run ends), so that on a disk that filled up while
 // the run trained the final status.json and the log's last line still find room. Without it a full
-// disk left status.json "running" with the reason lost (issue 28, item 9).
+// disk left status.json "running" with the reason lost.
 #pragma once
 #include <cstdint>
 #include <filesystem>

@@ -1,4 +1,4 @@
-// Numeric fixtures for the two transformer baselines (spec 3): a Llama and a GPT forward on fixed
+// Numeric fixtures for the two transformer baselines (docs/architectures.md): a Llama and a GPT forward on fixed
 // weights and tokens, compared with logits this file computes from the published formulas with
 // plain tensor ops (Hugging Face LlamaForCausalLM and OpenAIGPTLMHeadModel), never through the
 // model's modules or RotaryTables. The model's weights are set by tensor name and the reference

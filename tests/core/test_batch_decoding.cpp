@@ -1,4 +1,4 @@
-// Batched decoding (issue #33: decoding at batch 16): every decoder, fast and reference, steps a
+// Batched decoding (decoding at batch 16): every decoder, fast and reference, steps a
 // batch of sequences in lockstep, and row b of the batch's logits is what the same decoder gives
 // prompt b alone, at every step, for every family and mixer variant: past the middle of the mixer's
 // window (where the kernel-1 mix switches from pulling to pushing rows; also from a prompt that

@@ -1,4 +1,4 @@
-// End-to-end tests of the benchmark sweeps (issue #13) through the real mixerlab executable:
+// End-to-end tests of the benchmark sweeps through the real mixerlab executable:
 // `bench train --grid` runs every cell in a child process and reports params, tokens/s, MFU and
 // peak memory that agree with the model and the FLOP formula; a cell that fails is reported and
 // the grid goes on; `bench memory --memory-limit-gib` reports a context that exceeds the limit as

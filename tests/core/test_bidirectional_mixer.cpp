@@ -1,4 +1,4 @@
-// Bidirectional mixer tests (spec section 5): output i never sees token i+1 (for every i) while it
+// Bidirectional mixer tests (docs/architectures.md): output i never sees token i+1 (for every i) while it
 // does see tokens <= i and >= i+2; a naive variant that combines the streams after every block
 // leaks token i+1 (the blog's collapsed-loss bug); parameter counts, research tensor names,
 // safetensors round trip and training steps.

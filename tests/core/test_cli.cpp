@@ -204,7 +204,7 @@ class TestCli : public QObject {
     QVERIFY2(none.err.contains("--samples"), qPrintable(none.err));
   }
 
-  // `invert --json` (spec 8): the documented fields, the embedding layer recovered exactly, and a
+  // `invert --json` (docs/inversion.md): the documented fields, the embedding layer recovered exactly, and a
   // missing --run for a project file named in the error.
   void invertJson() {
     const QString run_dir = QString::fromStdString((dir_ / "runs" / "mixer").string());
@@ -254,7 +254,7 @@ class TestCli : public QObject {
                          "--epochs", "2", "--batch", "16"});
     QVERIFY2(train.exit_code == 0, qPrintable(train.err));
     QCOMPARE(readMetrics(dir_ / "retrieval-model" / "metrics.jsonl").size(), size_t{2});
-    // --research (issue 29): the research's settings, with the options given laid over them; without
+    // --research: the research's settings, with the options given laid over them; without
     // it, MixerLab's defaults. retrieval_run.json records what trained.
     const QString research_model = QString::fromStdString((dir_ / "retrieval-research").string());
     auto research = runCli({"retrieval", "train", "--data", data, "--out", research_model, "--context", "4", "--layers",
@@ -302,7 +302,7 @@ class TestCli : public QObject {
     QVERIFY(bad.err.contains("mixer, llama"));
     auto usage = runCli({"train"});
     QVERIFY(usage.exit_code != 0);  // CLI11 usage error
-    // Crashed before (issue 15): an empty timing list was averaged and indexed.
+    // Crashed before: an empty timing list was averaged and indexed.
     for (const char* steps : {"0", "-3"}) {
       auto bench = runCli({"bench", "train", "--steps", steps, "--d-model", "16", "--layers", "1", "--context", "8"});
       QVERIFY2(bench.exit_code > 0 && bench.err.contains("--steps"), qPrintable(bench.err));
@@ -313,7 +313,7 @@ class TestCli : public QObject {
     QCOMPARE(escape.exit_code, 1);
     QVERIFY2(escape.err.contains("--run-id \"../escape\""), qPrintable(escape.err));
     QVERIFY(!fs::exists(project_.parent_path() / "escape"));
-    // Issue 15: every trainer error was printed twice (the log line and the CLI's report).
+    // Every trainer error was printed twice (the log line and the CLI's report).
     const fs::path short_eval = dir_ / "short-eval";
     fs::create_directories(short_eval);
     testing::writeText(short_eval / "eval.txt", "Tom had a ball.\n");
@@ -336,7 +336,7 @@ class TestCli : public QObject {
     QTest::newRow("step") << R"("step": 4(0))";  // 40 -> 41
     QTest::newRow("pending loss") << R"("pending_loss_sum": (\d))";
   }
-  // Issue 28, item 2, as reported: one digit edited in the newest checkpoint's trainer_state.json
+  // One digit edited in the newest checkpoint's trainer_state.json
   // (the data position, the step, the train-loss window) was resumed silently, "resumed from
   // ...step-00000040 at step 40" on other batches. Now the resume skips it, says why, and
   // starts from step 30.
@@ -367,7 +367,7 @@ class TestCli : public QObject {
     QCOMPARE(readTrainerState(run_dir / "checkpoints" / "step-00000040").step, int64_t{40});  // written anew
   }
 
-  // Issue 28, item 4, as reported: a checkpoint folder left half-deleted by a kill during pruning
+  // A checkpoint folder left half-deleted by a kill during pruning
   // (only config.json, rng.pt and trainer_state.json) made eval and --fork-from fail with "cannot
   // open .../model.safetensors". Now both say the checkpoint is incomplete, which files are missing
   // and what to use instead; the fork writes no run; the run folder evaluates its latest checkpoint.
@@ -395,7 +395,7 @@ class TestCli : public QObject {
     QVERIFY2(whole.exit_code == 0, qPrintable(whole.err));
   }
 
-  // Issue 28: `--run-id -rf` made a folder named "-rf" (an option to any shell command over the
+  // `--run-id -rf` made a folder named "-rf" (an option to any shell command over the
   // runs), and a 300-character run id failed with a raw "File name too long" filesystem error.
   void runIdsAreShortAndNeverOptions() {
     auto option = runCli(
@@ -411,7 +411,7 @@ class TestCli : public QObject {
     QVERIFY2(!too_long.err.contains("filesystem error") && !too_long.err.contains(long_id), qPrintable(too_long.err));
   }
 
-  // Issue 28, item 1: a one-character corpus made SentencePiece's trainer segfault (exit 139); 5,000
+  // A one-character corpus made SentencePiece's trainer segfault (exit 139); 5,000
   // characters gave "corpus too small". `train` reaches the same check (test_tokenizer).
   void tokenizerTrainOnOneCharacterCorpusIsRefused() {
     const fs::path dir = dir_ / "one-character";
@@ -426,7 +426,7 @@ class TestCli : public QObject {
     QVERIFY(!fs::exists(dir / "a.model"));
   }
 
-  // Issue 28, item 3: 100,000 nested arrays in a project's description crashed `info` (SIGSEGV) and
+  // 100,000 nested arrays in a project's description crashed `info` (SIGSEGV) and
   // 60,000 echoed the whole 120 KB value in the error.
   void deeplyNestedProjectFileIsRefusedBriefly() {
     for (const int levels : {60000, 100000}) {
@@ -442,7 +442,7 @@ class TestCli : public QObject {
     }
   }
 
-  // Issue 28, item 11: train.threads 1024 on 2 cores started 862 threads and made no progress in 120 s.
+  // Train.threads 1024 on 2 cores started 862 threads and made no progress in 120 s.
   void threadsFarAboveTheCoresAreRefused() {
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (4 * cores >= 1024) QSKIP("this machine has enough cores for 1024 threads");

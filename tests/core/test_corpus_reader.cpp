@@ -42,7 +42,7 @@ class TestCorpusReader : public QObject {
     QVERIFY2(message.find("blank_line") != std::string::npos, message.c_str());
   }
 
-  // Issue 15: a binary file used to reach the tokenizer trainer, which blamed the vocabulary size.
+  // A binary file used to reach the tokenizer trainer, which blamed the vocabulary size.
   void binaryFileIsRefusedAsNotText() {
     const auto dir = testing::makeScratchDir("corpus-binary");
     std::string with_nul = "Once upon a time";
@@ -55,7 +55,7 @@ class TestCorpusReader : public QObject {
     QVERIFY2(message.find("nul.bin") != std::string::npos, message.c_str());
   }
 
-  // Issue 28: a Latin-1 file was refused as "binary data", and one stray byte was accepted silently.
+  // A Latin-1 file was refused as "binary data", and one stray byte was accepted silently.
   void nonUtf8TextNamesLineOffsetAndConversion() {
     const auto dir = testing::makeScratchDir("corpus-encoding");
     std::string latin1 = "Once upon a time.\nThe end.\n";  // 27 bytes: the first bad byte is on line 3
@@ -187,7 +187,7 @@ class TestCorpusReader : public QObject {
     QVERIFY2(message.find("y:1") != std::string::npos, message.c_str());
     QVERIFY2(message.find("not a string") != std::string::npos, message.c_str());
 
-    // Issue 28: JSON a user gives MixerLab nests at most 256 levels; a message quotes a few dozen characters.
+    // JSON a user gives MixerLab nests at most 256 levels; a message quotes a few dozen characters.
     const std::string deep = "{\"text\": \"a\", \"meta\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
     message = errorOf([&] { splitCorpusText("{\"text\": \"ok\"}\n" + deep, CorpusFormat::JsonLines, "z"); });
     QVERIFY2(message.find("z:2: ") != std::string::npos, message.c_str());

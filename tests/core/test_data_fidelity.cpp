@@ -1,4 +1,4 @@
-// Research fidelity of the data layout, the eval loss and the schedule (issue #8, items 3-5): left
+// Research fidelity of the data layout, the eval loss and the schedule: left
 // padding makes the first real token a target, pad = eos masks every eos position, newline "unk"
 // puts <unk> where "\n" was, packing without a separator concatenates documents directly, the
 // sample-weighted eval loss equals the HF Trainer's mean on a hand-made case, and a time-only budget
@@ -342,7 +342,7 @@ class TestDataFidelity : public QObject {
     QCOMPARE(steps.scheduleHorizon(1024, 101), int64_t{500});
   }
 
-  // corpus.max_examples (issue 29: the research trains on the first 2,000,000 TinyStories): the
+  // corpus.max_examples (the research trains on the first 2,000,000 TinyStories): the
   // capped run trains on exactly the first N documents of the training file, in file order (the
   // uncapped run's first N padded examples, token for token), with the eval set unchanged; with an
   // eval split the cap applies to the documents the split leaves for training.

@@ -1,4 +1,4 @@
-// Data-parallel training over real c10d Gloo process groups on CPU (issue 12), driven through the
+// Data-parallel training over real c10d Gloo process groups on CPU, driven through the
 // real CLI as child processes: two ranks train the mixer to the weights and losses of one process
 // with the same global batch (and say in the log that every rank holds the same weights); a run
 // resumes with a different world size, both ways; SIGKILL on one rank fails the whole job within

@@ -1,4 +1,4 @@
-// Kill storm over every model family (issue 28): each family's tiny CLI run is killed (SIGKILL) at
+// Kill storm over every model family: each family's tiny CLI run is killed (SIGKILL) at
 // exact moments of its checkpoint life, through the MIXERLAB_CRASH_AT kill points: half-way through
 // writing a checkpoint's files, half-way through pruning an old one, between pruning's rename and
 // its deletes, and after a step folder is published but before latest.json names it; then once from

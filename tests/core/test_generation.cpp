@@ -1,4 +1,4 @@
-// Generation (issue 9): every incremental decoder against its reference on trained checkpoints —
+// Generation: every incremental decoder against its reference on trained checkpoints —
 // the cached mixer against the research's fixed-window method for each mixer variant, KV caches
 // against full recompute (also past the window, where Llama and GPT slide), Mamba's recurrent
 // state against the full forward — plus seeds, stop conditions, the prompt layout and several
@@ -172,7 +172,7 @@ class TestGeneration : public QObject {
       QTest::newRow(name) << QString(name);
     }
   }
-  // Issue #30 D8: a character split over byte-fallback tokens streams once, whole, with the token that
+  // A character split over byte-fallback tokens streams once, whole, with the token that
   // completes it; the tokens before add nothing (they used to add U+FFFD, a "?" glyph on screen).
   void streamedTextHoldsBackUnfinishedCharacters() {
     const std::string replacement = "\xEF\xBF\xBD";
@@ -192,7 +192,7 @@ class TestGeneration : public QObject {
     checkAgainstReference(run.toStdString(), 20, kContext - 20, 1e-4);
   }
 
-  // Issue #31: from the window's middle on, the kernel-1 mixers push each new row into running sums of
+  // From the window's middle on, the kernel-1 mixers push each new row into running sums of
   // the later positions instead of pulling every earlier row. A 20-token prompt switches during
   // decoding (above); a prompt past the middle starts pushing from the prefill's rows.
   void cachedMixerPushesFromALongPrompt_data() {

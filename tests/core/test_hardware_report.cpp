@@ -1,4 +1,4 @@
-// Hardware reports (issue 12: each launch target shows what it has before a launch): nvidia-smi's
+// Hardware reports (each launch target shows what it has before a launch): nvidia-smi's
 // CSV is parsed into GPUs, the one-line description groups equal GPUs and says when this build
 // cannot use them, the JSON round-trips and a malformed one names the missing field, and
 // `mixerlab probe --json` reports this machine's cores.

@@ -1,4 +1,4 @@
-// Representation inversion (issue 10, spec 8): inverting the embedding layer itself recovers the
+// Representation inversion (docs/inversion.md): inverting the embedding layer itself recovers the
 // input exactly (also for GPT, whose learned positions must be subtracted before decoding); the
 // Hamming distance counts non-pad positions only; cancelling stops within one iteration; and the
 // paper's finding, measured rather than assumed: an untrained flat masked mixer (D=256, T=64)
@@ -56,7 +56,7 @@ class TestInversion : public QObject {
   ModelSource untrained(const std::string& run) const { return ModelSource::projectRun(project_, run); }
 
  private Q_SLOTS:
-  // Issue #30 D10: a descent is still improving when the last fifth of its steps lowered the loss
+  // A descent is still improving when the last fifth of its steps lowered the loss
   // by more than 1 % of its value there; a curve that has flattened is settled.
   void stillImprovingReadsTheLastFifth() {
     std::vector<double> falling;

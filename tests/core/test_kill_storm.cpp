@@ -1,9 +1,9 @@
-// Crash-safety tests with real CLI child processes (issue 15): a kill storm SIGKILLs a tiny run at
+// Crash-safety tests with real CLI child processes: a kill storm SIGKILLs a tiny run at
 // random moments (seeded), some of them while a checkpoint is being written, resumes it each time,
 // and checks that the run ends exactly as an uninterrupted one: every step's metrics once and
 // equal, and byte-identical final weights. A disk-full test trains into a 6 MiB tmpfs and checks the
 // run fails with a clear message, a failed status, no .partial folder and no abort; another fills
-// that disk up while the run trains and keeps it full (issue 28, item 9), and checks the status
+// that disk up while the run trains and keeps it full, and checks the status
 // still ends failed with the reason and the metrics log keeps no torn line (both skipped, saying
 // why, where a tmpfs cannot be mounted).
 #include <QtTest/QtTest>
@@ -164,7 +164,7 @@ class TestKillStorm : public QObject {
     qInfo("disk full at step %lld: %s", static_cast<long long>(status->step), qPrintable(err.section('\n', 0, 0)));
   }
 
-  // Issue 28, item 9: the disk fills up while the run trains and STAYS full (a filler takes all but
+  // The disk fills up while the run trains and STAYS full (a filler takes all but
   // 20 KiB of it; checkpoints are rare, so the metrics log and the status meet the full disk). The
   // run exits 1 with a clear message, status.json ends "failed" with the reason (the space set aside
   // at the start is freed for it), the metrics log ends with a whole line and every line parses,

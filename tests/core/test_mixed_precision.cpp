@@ -1,4 +1,4 @@
-// Mixed precision (issue #13): the autocast scope really lowers the matrix products and restores
+// Mixed precision: the autocast scope really lowers the matrix products and restores
 // the previous state; the dynamic loss scaler's arithmetic; bf16 training of every family on the
 // CPU stays close to fp32 with fp32 weights; fp16 on the CPU is refused with the fix; and a run with
 // dynamic loss scaling resumes with exactly the scale an uninterrupted run has.
@@ -231,7 +231,7 @@ class TestMixedPrecision : public QObject {
     }
   }
 
-  // train.precision "fp16_on_cuda" (the paper presets, issue 29): fp16 on a CUDA device, fp32 on the
+  // train.precision "fp16_on_cuda" (the paper presets): fp16 on a CUDA device, fp32 on the
   // CPU, so the same preset trains on both; a CPU run with it trains in fp32, without loss scaling,
   // and its log says what the setting resolved to.
   void fp16OnCudaIsFp32OnTheCpu() {

@@ -1,4 +1,4 @@
-// Model tests: parameter counts equal the spec's checks, causality of both families (and, with
+// Model tests: parameter counts equal the research's counts, causality of both families (and, with
 // random full weights, of every causal family and token-mixing variant), the mixer's token-mixing
 // weights stay lower-triangular through training, and k>1 padding matches kSame.
 #include <torch/torch.h>

@@ -99,7 +99,7 @@ class TestProjectConfig : public QObject {
     QTest::newRow("vocab mismatch") << QString::fromStdString(
                                            replaced(v, "\"d_model\": 32", "\"d_model\": 32, \"vocab_size\": 1000"))
                                     << QStringList{"runs[0].model.vocab_size", "512"};
-    // Issue 15: accepted silently, or reported without a place, before.
+    // Accepted silently, or reported without a place, before.
     QTest::newRow("duplicate key") << QString::fromStdString(
                                           replaced(v, "\"max_steps\": 10", "\"max_steps\": 10, \"max_steps\": 20"))
                                    << QStringList{"project.json:4:", "\"max_steps\" appears twice"};
@@ -118,7 +118,7 @@ class TestProjectConfig : public QObject {
     for (const auto& m : mentions) QVERIFY2(message.contains(m), qPrintable("'" + m + "' not in: " + message));
   }
 
-  // Issue 28: 2^63 as max_steps and 2^64 as seed were reported as "got -9223372036854775808".
+  // 2^63 as max_steps and 2^64 as seed were reported as "got -9223372036854775808".
   void integersBeyondInt64AreQuotedAsWritten() {
     const std::string v = kValid;
     const QString range = "expected an integer between 0 and 9223372036854775807, got ";
@@ -135,7 +135,7 @@ class TestProjectConfig : public QObject {
     QCOMPARE(errorFor(replaced(v, "\"max_steps\": 10", "\"max_steps\": 1e3")), QString());
   }
 
-  // Issue 28: 100,000 nested arrays in the description crashed `info` (SIGSEGV), and 60,000 gave an error
+  // 100,000 nested arrays in the description crashed `info` (SIGSEGV), and 60,000 gave an error
   // quoting the whole 120 KB value.
   void deepOrLongValuesGiveShortMessages() {
     const std::string v = kValid;

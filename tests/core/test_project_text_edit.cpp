@@ -57,7 +57,7 @@ class TestProjectTextEdit : public QObject {
     QVERIFY(!spliceRemoveRun(kProject, 2).has_value());
   }
 
-  // Only the changed values' text changes (issue #30 D3): a one-line "model" object inside a run
+  // Only the changed values' text changes: a one-line "model" object inside a run
   // spread over lines stays on one line, numbers keep their spelling ("5e-4", "1.0"), the spacing of
   // `"name":   "m"` survives; a removed key goes with its comma, first or last; a new
   // key follows its siblings' layout; a value that changes type is rewritten where it stood.

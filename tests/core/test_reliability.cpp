@@ -1,10 +1,10 @@
-// Reliability tests of the trainer and its run directory (issue 15), in-process on the tiny demo
+// Reliability tests of the trainer and its run directory, in-process on the tiny demo
 // project: a checkpoint write that hits the file-size limit (a full disk, as far as the writer can
 // tell) fails the run cleanly with no .partial folder and the previous checkpoint intact, and the
 // run resumes; stale .partial and .pruned folders are removed on resume; a second trainer on a
 // running run is refused by the run lock without touching the run; an empty eval split fails at
 // start; damaged weights fail their checksum; a damaged, edited or incomplete latest checkpoint
-// (issue 28: any file against the manifest, the state's step against the folder, a missing
+// (any file against the manifest, the state's step against the folder, a missing
 // trainer_state.json) falls back to the newest intact one and says why; every checkpoint file is in
 // the manifest; older checkpoints without one still resume; pruning renames a folder away before
 // deleting it; "." / ".." / path run ids and a latest.json pointing outside the run are refused;
@@ -201,7 +201,7 @@ class TestReliability : public QObject {
   }
 
   // A kill while a checkpoint was written leaves a .partial folder, one while an old checkpoint
-  // was deleted a .pruned folder (issue 28, item 4): both are removed, and logged, at the next start.
+  // was deleted a .pruned folder: both are removed, and logged, at the next start.
   void stalePartialFoldersAreRemovedOnResume() {
     const fs::path dir = dir_ / "runs" / "partial";
     QCOMPARE(train(project_, "mixer", dir, false, 4).state, RunState::Stopped);
@@ -354,7 +354,7 @@ class TestReliability : public QObject {
     QTest::newRow("trainer state") << "trainer_state.json"
                                    << "truncate"
                                    << "trainer_state.json";
-    // Issue 28, item 2: edits that leave valid JSON were resumed silently (other batches, the
+    // Edits that leave valid JSON were resumed silently (other batches, the
     // wrong step, a train loss of 128).
     QTest::newRow("data position edited") << "trainer_state.json"
                                           << "edit data_position"
@@ -369,7 +369,7 @@ class TestReliability : public QObject {
     QTest::newRow("checkpoint of another step") << "trainer_state.json"
                                                 << "copy step 4"
                                                 << "says step 4 but its folder is step-00000008";
-    // Issue 28, item 13: a missing trainer state was passed over without a word.
+    // A missing trainer state was passed over without a word.
     QTest::newRow("trainer state missing") << "trainer_state.json"
                                            << "delete"
                                            << "trainer_state.json is missing";
@@ -423,7 +423,7 @@ class TestReliability : public QObject {
     QCOMPARE(*b.back().eval_loss, *a.back().eval_loss);
   }
 
-  // Issue 28, item 2: every file of a checkpoint is in its manifest, and the files a resume does
+  // Every file of a checkpoint is in its manifest, and the files a resume does
   // not read are checked by the readers that do (config.json: eval, fork; tokenizer.model: score,
   // generate, invert).
   void everyCheckpointFileIsInTheManifest() {
@@ -459,7 +459,7 @@ class TestReliability : public QObject {
 
   // Checkpoints written before manifests still resume exactly. Half-deleted by the old pruning (only
   // config.json, rng.pt and trainer_state.json left), one is called incomplete by eval, naming the
-  // missing weights, and a fork from it is refused before it writes the new run (issue 28, item 4).
+  // missing weights, and a fork from it is refused before it writes the new run.
   void olderCheckpointsStillLoad() {
     const fs::path dir = dir_ / "runs" / "older-format";
     QCOMPARE(train(project_, "mixer", dir, false, 8).state, RunState::Stopped);
@@ -492,7 +492,7 @@ class TestReliability : public QObject {
     QVERIFY(!fs::exists(dir_ / "runs" / "fork-of-older" / "run.json"));
   }
 
-  // Issue 28, item 4: a step folder only ever leaves checkpoints/ by a rename to a hidden name (and
+  // A step folder only ever leaves checkpoints/ by a rename to a hidden name (and
   // is deleted there), both when it is pruned and when a redone step replaces it, so a kill while
   // its files are deleted cannot leave a step folder with some of them. Seen through inotify.
   void pruningRenamesFoldersAwayBeforeDeleting() {

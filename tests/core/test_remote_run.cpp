@@ -1,9 +1,9 @@
-// Remote runs over SSH (issue 12), against a real sshd the test starts on 127.0.0.1 with a
+// Remote runs over SSH, against a real sshd the test starts on 127.0.0.1 with a
 // throwaway host key, a throwaway user key and a temporary home (skipped, with the reason, where
 // sshd is not installed or cannot start). `mixerlab remote` trains on the "remote" side and the
 // metrics arrive in the local run directory while it trains; Stop (SIGTERM to the local mirror)
 // stops the remote job; a remote folder named with spaces, quotes and ';' is passed safely, and a
-// run name with them is refused before anything runs remotely. The mirror's poll (issue 28, the
+// run name with them is refused before anything runs remotely. The mirror's poll (the
 // flaky mirror) is checked without ssh too: its command in a real shell sends exactly the new
 // metrics bytes and no shell message, and a poll with stray or missing bytes is never mirrored.
 #include <QtTest/QtTest>
@@ -212,7 +212,7 @@ class TestRemoteRun : public QObject {
     QCOMPARE(readRunStatus(local)->state, RunState::Finished);
   }
 
-  // The flaky mirror (issue 28): the poll's command, run by a real shell with its standard error
+  // The flaky mirror: the poll's command, run by a real shell with its standard error
   // merged into the output (as a merged stream would carry any message), sends exactly the
   // metrics log's new bytes (a line still being written included), the status, run.json and the
   // log, and no shell message, not even while the metrics log does not exist yet (a message there

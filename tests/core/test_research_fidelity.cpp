@@ -1,11 +1,11 @@
-// Research-fidelity tests of the models (issue #8): the transformer autoencoder's embedding and
+// Research-fidelity tests of the models: the transformer autoencoder's embedding and
 // head keep PyTorch's default init as in the research; the Llama one-step completion model has no
 // final norm and plain init; softmax_compat with multi_token is refused at config time; and
 // `mixerlab import` turns an exported checkpoint (research tensor names, fp32/fp16/bf16, with the
 // unused tensors the research saved) back into a run whose weights are bit for bit the original;
 // the paper-era multi-head mixer (Table S5 "2 heads") equals a reference written here from the
-// spec's description; in-place masking compat also holds for the Transfixer and bidirectional mixer.
-// Issue 28, through the real CLI: crafted shapes, NaN weights, an unknown arch and hostile --out
+// research's description; in-place masking compat also holds for the Transfixer and bidirectional mixer.
+// Crafted shapes, NaN weights, an unknown arch and hostile --out
 // names given to `import` (and crafted weights to `score`) end in a clear message, never a stack.
 #include <torch/torch.h>
 #include <QtTest/QtTest>
@@ -164,8 +164,8 @@ class TestResearchFidelity : public QObject {
     QVERIFY(buildModel(c)->exportTensors().at("mixerblocks.0.mixerhead.out_proj.weight").size(1) == D);
   }
 
-  // mask_mode inplace_compat (spec 0, 13.9) for the families beyond the masked mixer: masked entries
-  // of the stored token-conv weights receive gradients (they count in clipping); graph mode gives them none.
+  // mask_mode inplace_compat (docs/architectures.md, docs/fidelity.md) for the families beyond the masked mixer: masked
+  // entries of the stored token-conv weights receive gradients (they count in clipping); graph mode gives them none.
   void inplaceCompatForTransfixerAndBidirectionalMixer_data() {
     QTest::addColumn<QString>("arch");
     QTest::newRow("transfixer") << "transfixer";
@@ -200,8 +200,8 @@ class TestResearchFidelity : public QObject {
     }
   }
 
-  // The paper presets parse (their corpus need not be downloaded) and give the spec's parameter
-  // counts (spec 1 and 3 "Param check"); every preset run's config is valid for its family.
+  // The paper presets parse (their corpus need not be downloaded) and give the research's parameter
+  // counts (docs/architectures.md); every preset run's config is valid for its family.
   void paperPresetsMatchTheSpecCounts() {
     const ProjectConfig paper =
         loadProject(testing::sourceDir() / "projects/paper/project.json", CorpusFiles::MayBeMissing);
@@ -221,7 +221,7 @@ class TestResearchFidelity : public QObject {
     }
   }
 
-  // Issue 29: the presets carry the research scripts' settings (docs/fidelity.md cites the file of
+  // The presets carry the research scripts' settings (docs/fidelity.md cites the file of
   // each): the LR decays over the epochs each script configured (never the one-epoch schedule that
   // ended a 12-hour run after one epoch), the mixers' 5e-4 for every Llama and GPT run (the paper:
   // the transformers used the mixers' hyperparameters; Table S6's eta = 0.02 column at 2e-3), the
@@ -249,7 +249,7 @@ class TestResearchFidelity : public QObject {
 
   // projects/paper/reported_numbers.json: every row names a preset that exists (or none), every
   // preset has the paper's train and eval loss beside it, and a few values are checked against the
-  // spec's tables by hand (S3 D=1024 eval 1.86, S1 D=256 eval 2.02, S6 GPT train 1.82).
+  // research's tables by hand (S3 D=1024 eval 1.86, S1 D=256 eval 2.02, S6 GPT train 1.82).
   void reportedNumbersNameThePresets() {
     const ProjectConfig paper =
         loadProject(testing::sourceDir() / "projects/paper/project.json", CorpusFiles::MayBeMissing);
@@ -403,7 +403,7 @@ class TestResearchFidelity : public QObject {
     }
   }
 
-  // Issue 28, item 5: crafted shapes given to `import` or `score` printed a LibTorch stack trace
+  // Crafted shapes given to `import` or `score` printed a LibTorch stack trace
   // (19 "frame #" lines). Through the real CLI: exit 1, the file and tensor named, no frame,
   // nothing written.
   void craftedShapesGiveAClearErrorThroughTheCli_data() {
@@ -446,7 +446,7 @@ class TestResearchFidelity : public QObject {
     QVERIFY2(scored.err.contains("model.safetensors: tensor \"wte.weight\""), qPrintable(score_output));
   }
 
-  // Issue 28, item 14: non-finite weights were reported as a diverged training run ("lower
+  // Non-finite weights were reported as a diverged training run ("lower
   // learning_rate"); an unknown arch named a project.json that does not exist; a 300-character
   // --out name gave a raw filesystem error and "-rf" made a folder. Through the real CLI.
   void importMessagesNameTheFileAndTheFault() {

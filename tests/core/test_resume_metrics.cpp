@@ -1,5 +1,5 @@
 // Resume tests where the checkpoint falls inside a train-loss window (log_every 3, checkpoint_every
-// 4, 12 steps) and where the metrics log runs past the checkpoint (issue #16). The interruptions
+// 4, 12 steps) and where the metrics log runs past the checkpoint. The interruptions
 // are deterministic and in-process: a stop request at step 4, or an exception thrown from the
 // progress callback after step 6 is logged (a crash after the step-4 checkpoint). Every resumed
 // run must log exactly the uninterrupted run's records: the pending loss window is restored from
@@ -106,7 +106,7 @@ class TestResumeMetrics : public QObject {
     // Records at evaluations (0, 4, 8, 12) and train-loss records (3, 6, 9, 12).
     QCOMPARE(stepsOf(whole_), (std::vector<int64_t>{0, 3, 4, 6, 8, 9, 12}));
     for (const auto& r : whole_) QCOMPARE(r.train_loss.has_value(), r.step % 3 == 0 && r.step > 0);
-    // Each train record carries the logged step's gradient norm (issue 14: plot any metric).
+    // Each train record carries the logged step's gradient norm (plot any metric).
     for (const auto& r : whole_) {
       QCOMPARE(r.grad_norm.has_value(), r.train_loss.has_value());
       if (r.grad_norm) QVERIFY2(std::isfinite(*r.grad_norm) && *r.grad_norm > 0, qPrintable(describe(r)));

@@ -1,4 +1,4 @@
-// Retrieval data (issue 11, spec 9a): the synthetic (summary, story) generator is deterministic by
+// Retrieval data (docs/retrieval.md): the synthetic (summary, story) generator is deterministic by
 // seed, gives distinct stories whose summaries state their facts, and JSON Lines round-trip with
 // errors naming file and line; the Algorithm-1 sampler places exactly one positive per sample and
 // never uses the query's own story as a negative, with and without replacement.

@@ -1,7 +1,7 @@
-// The retrieval model (issue 11, spec 9a): trained with Algorithm-1 samples on a small set of pairs
+// The retrieval model (docs/retrieval.md): trained with Algorithm-1 samples on a small set of pairs
 // whose query is a fixed random linear image of its target plus noise, it beats chance clearly on
 // held-out pairs; the held-out evaluation is deterministic; an untrained model sits near chance.
-// InfoNCE fine-tuning (spec 9b): its loss equals a hand computation of the cross-entropy of
+// InfoNCE fine-tuning (docs/retrieval.md): its loss equals a hand computation of the cross-entropy of
 // cosine / temperature, and training raises held-out cosine top-1 well above where it started.
 #include <cmath>
 
@@ -78,7 +78,7 @@ class TestRetrievalTraining : public QObject {
     QVERIFY2(e.eval_top1 < 0.3, qPrintable(QString::number(e.eval_top1)));
   }
 
-  // InfoNCE fine-tuning (spec 9b) of a tiny trained mixer on synthetic pairs: held-out cosine top-1
+  // InfoNCE fine-tuning (docs/retrieval.md) of a tiny trained mixer on synthetic pairs: held-out cosine top-1
   // rises from its starting point, and the result is a checkpoint the analyses load like any other.
   void infoNceFineTuningRaisesHeldOutCosineTop1() {
     const fs::path dir = testing::makeScratchDir("infonce");
@@ -221,7 +221,7 @@ class TestRetrievalTraining : public QObject {
     if (accumulation > 1) QVERIFY2(single_values < 8, "every step's loss is a single summary's: nothing accumulated");
   }
 
-  // The research settings (spec 9a, 9b; docs/fidelity.md) are what `--research` starts from.
+  // The research settings (docs/retrieval.md; docs/fidelity.md) are what `--research` starts from.
   void researchSettingsAreTheResearchValues() {
     const RetrievalTrainSettings r = RetrievalTrainSettings::research(128);
     QCOMPARE(r.context, int64_t{128});

@@ -1,4 +1,4 @@
-// The cached mixer's fused one-token step (issue #31) and what it is made of: the row kernels of
+// The cached mixer's fused one-token step and what it is made of: the row kernels of
 // kernels/row_kernels.h in every SIMD variant this CPU has, against ATen in float64; the PhaseTeam's
 // chunking (every item exactly once, many phases in a row, workers that slept waking for the next
 // phase); and the fused step itself against the ATen path and the research's fixed window, on

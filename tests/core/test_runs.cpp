@@ -163,7 +163,7 @@ class TestRuns : public QObject {
     QCOMPARE(records.back().step, int64_t{6});
   }
 
-  // Issue 14, bug 11: `mixerlab runs` showed a running run's step (status.json, written every few
+  // `mixerlab runs` showed a running run's step (status.json, written every few
   // seconds) behind the step of its best eval (metrics.jsonl). The summary takes the later of both.
   void summaryStepIsNeverBehindItsMetrics() {
     const auto dir = testing::makeScratchDir("summary-step");
@@ -200,7 +200,7 @@ class TestRuns : public QObject {
     QCOMPARE(readRunStatus(dir)->reason, std::string("loss became NaN"));
   }
 
-  // Issue 28, item 9: a metrics append that fails part way (the disk fills up in the middle of the
+  // A metrics append that fails part way (the disk fills up in the middle of the
   // line) is undone: the log is cut back to its last complete line, says why, and takes the next
   // record cleanly once there is room.
   void failedAppendLeavesNoTornLine() {
@@ -223,7 +223,7 @@ class TestRuns : public QObject {
     QVERIFY(readFile(file).back() == '\n');
   }
 
-  // Issue 28, item 9: a final state reaches status.json even when no new file can be made in the
+  // A final state reaches status.json even when no new file can be made in the
   // run folder (here a folder squats the temporary file's name, as a full disk refuses the file):
   // the record is rewritten in place. The space reserve is freed first, and an update that is not
   // final still fails loudly.

@@ -131,7 +131,7 @@ class TestSafetensors : public QObject {
     }
   }
 
-  // Issue 28: shapes like [-1, 64] or [2^40, 2^40] reached at::empty and came back as a LibTorch
+  // Shapes like [-1, 64] or [2^40, 2^40] reached at::empty and came back as a LibTorch
   // stack trace; overlapping byte ranges were accepted. Every entry is now checked against the
   // file before a tensor is made, and the error names the file, the tensor and the fault.
   void craftedHeadersAreRefusedBeforeAnyTensorIsMade_data() {

@@ -141,7 +141,7 @@ class TestTokenizer : public QObject {
     QVERIFY(!fs::exists(scratch_ / "huge.model"));
   }
 
-  // Issue 28: 50,000 "a"s made SentencePiece's BPE trainer segfault. A word (text between spaces) of
+  // 50,000 "a"s made SentencePiece's BPE trainer segfault. A word (text between spaces) of
   // more than 32768 characters overflows its 16-bit pair positions; this pins the exact boundary.
   void wordsTooLongForTheTrainerAreRefused() {
     TokenizerSettings small = settings_;
@@ -219,7 +219,7 @@ class TestTokenizer : public QObject {
       QVERIFY2(std::string(e.what()).find(junk.string()) != std::string::npos, e.what());
       QVERIFY2(std::string(e.what()).find("trained again") == std::string::npos, e.what());  // not a cache entry
     }
-    // Issue 15: a project file passed as --model was taken for a broken tokenizer.json.
+    // A project file passed as --model was taken for a broken tokenizer.json.
     try {
       Tokenizer::load(testing::sourceDir() / "projects/demo/project.json");
       QFAIL("a project file loaded as a tokenizer");

@@ -1,4 +1,4 @@
-// Tests of one optimizer step and of evaluation below the trainer loop (issue #16): gradient
+// Tests of one optimizer step and of evaluation below the trainer loop: gradient
 // clipping binds, gradient accumulation over micro-batches equals one batch of the same rows,
 // evaluation runs with dropout off, and the causal loss scores logits at t against the label at
 // t+1. Each pins a mistake the end-to-end training tests would not notice (the loss still falls).

@@ -107,7 +107,7 @@ class TestGenerationPanel : public QObject {
     llama_ = dir_ / "runs/llama";
   }
 
-  // Issue #30 D12: opening another project (another runs folder) removes the previous one's columns;
+  // Opening another project (another runs folder) removes the previous one's columns;
   // reopening the same one keeps them.
   void anotherProjectClearsTheColumns() {
     gui::GenerationPanel panel;
@@ -225,7 +225,7 @@ class TestGenerationPanel : public QObject {
     QCOMPARE(panel.column(0)->tokenCount(), int(expected.tokens.size()));  // the stop token streamed too
   }
 
-  // Issue #30 D8: when the window has no room for the whole prompt, the column shows a marker and
+  // When the window has no room for the whole prompt, the column shows a marker and
   // the prompt as the model saw it (not the full prompt), and the story follows it.
   void promptCutShowsWhatTheModelSaw() {
     Generator generator(mixer_);  // position-specific: keeps only the prompt tokens that leave room

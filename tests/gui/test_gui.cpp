@@ -68,7 +68,7 @@ class TestGui : public QObject {
     QCOMPARE(plot.pointCount("", false), 12);
   }
 
-  // Issue 14, bug 2: after File > Open of another project, nothing of the previous project's runs
+  // After File > Open of another project, nothing of the previous project's runs
   // may stay on the plot (or reach its exports), even a monitor report still queued at the switch.
   void openingAnotherProjectClearsThePlot() {
     const fs::path a = testing::makeScratchDir("gui-project-a"), b = testing::makeScratchDir("gui-project-b");
@@ -103,7 +103,7 @@ class TestGui : public QObject {
     QCOMPARE(window.runTable()->model()->rowCount(), 2);  // b's two runs, not a's "extra"
   }
 
-  // Issue 14, bug 7: the tests kept the user's real settings, so a user's next launch could open a
+  // The tests kept the user's real settings, so a user's next launch could open a
   // test's temporary project. A test's settings live in its own scope.
   void settingsStayOutOfTheUsersConfiguration() {
     const QString user_file = QSettings("MixerLab", "mixerlab-gui").fileName();
@@ -121,7 +121,7 @@ class TestGui : public QObject {
     if (before.exists()) QCOMPARE(QFileInfo(user_file).lastModified(), modified);
   }
 
-  // Issue 14, bug 5: Queue run was "Ctrl+Q, Ctrl+R" while Quit is Ctrl+Q, so pressing it quit. No
+  // Queue run was "Ctrl+Q, Ctrl+R" while Quit is Ctrl+Q, so pressing it quit. No
   // shortcut of the window may equal another or start another's key sequence.
   void shortcutsNeverShadowEachOther() {
     gui::MainWindow window;
@@ -142,7 +142,7 @@ class TestGui : public QObject {
     }
   }
 
-  // Issue 14, "Help menu": the shortcuts table is generated from the menus (so it lists every
+  // The shortcuts table is generated from the menus (so it lists every
   // shortcut, with its menu path), About names the versions and the BLAS in use, and the docs are found.
   void helpMenuShortcutsAboutAndDocs() {
     gui::MainWindow window;
@@ -162,7 +162,7 @@ class TestGui : public QObject {
     QVERIFY(std::any_of(docs.begin(), docs.end(), [](const QString& f) { return f.endsWith("docs/reliability.md"); }));
   }
 
-  // Issue #30: Help > Documentation renders the docs in a dock (no desktop launcher needed): the
+  // Help > Documentation renders the docs in a dock (no desktop launcher needed): the
   // README first, any document by name, a search that narrows the list and selects the words, and
   // links between documents followed inside the dock.
   void documentationOpensInASearchableDock() {
@@ -207,9 +207,9 @@ class TestGui : public QObject {
     QCOMPARE(dock->currentDocument(), QString("reproduce.md"));
   }
 
-  // Issue #30 D12: opening another project resets the launch target to this machine; reopening the
+  // Opening another project resets the launch target to this machine; reopening the
   // same project keeps the one chosen.
-  // #30: every tab is usable on a 1280x800 laptop screen: the window can be that small, showing a
+  // Every tab is usable on a 1280x800 laptop screen: the window can be that small, showing a
   // tab does not make it grow, and no button of the tab is squeezed below its text ("Add ru").
   void everyTabFitsALaptopScreen() {
     gui::MainWindow window;
@@ -257,7 +257,7 @@ class TestGui : public QObject {
     QCOMPARE(selector->currentTarget(), QString("local"));
   }
 
-  // Issue 14, bug 1: a launch the CLI refuses said "started" and nothing happened. Now the run list
+  // A launch the CLI refuses said "started" and nothing happened. Now the run list
   // shows "failed to start" with the CLI's own message, and so does the status bar.
   void refusedLaunchShowsTheCliMessage() {
     const fs::path dir = testing::makeScratchDir("gui-refused");
@@ -276,7 +276,7 @@ class TestGui : public QObject {
     QCOMPARE(window.runState("llama"), QString("failed to start"));
   }
 
-  // Issue 14, bug 6: Edit run on a forked run opened the form with an empty name and unrelated
+  // Edit run on a forked run opened the form with an empty name and unrelated
   // values (the project has no entry by that name). Now it says why and opens nothing.
   void editOnAForkSaysWhy() {
     const fs::path dir = testing::makeScratchDir("gui-fork-edit");
@@ -308,7 +308,7 @@ class TestGui : public QObject {
              qPrintable(window.statusBar()->currentMessage()));
   }
 
-  // Issue 14, bug 11: the plot's axis, log scales and smoothing were forgotten at every restart.
+  // The plot's axis, log scales and smoothing were forgotten at every restart.
   void plotViewIsKeptAcrossRestarts() {
     {
       gui::MainWindow window;

@@ -112,7 +112,7 @@ class TestInversionPanel : public QObject {
     llama_ = dir_ / "runs/llama";
   }
 
-  // Issue #30 D12: opening another project (another runs folder) removes the previous one's models;
+  // Opening another project (another runs folder) removes the previous one's models;
   // reopening the same one keeps them.
   void anotherProjectClearsTheModels() {
     gui::InversionPanel panel;
@@ -124,7 +124,7 @@ class TestInversionPanel : public QObject {
     QCOMPARE(panel.modelCount(), 0);
   }
 
-  // Issue #30 D9: a run that gets checkpoints after the project was opened appears in Inspect > Over
+  // A run that gets checkpoints after the project was opened appears in Inspect > Over
   // training when the page is shown and when its run list is opened, without reopening the project.
   void overTrainingListsRunsTrainedLater() {
     const fs::path runs = dir_ / "d9" / "runs";
@@ -147,7 +147,7 @@ class TestInversionPanel : public QObject {
     box->hidePopup();
   }
 
-  // Issue #30 D10: an inversion stopped while its loss still fell says so in the status line.
+  // An inversion stopped while its loss still fell says so in the status line.
   void underConvergedInversionSaysSo() {
     gui::InversionPanel panel;
     QCOMPARE(panel.addModel(q(mixer_.string())), QString());
@@ -198,7 +198,7 @@ class TestInversionPanel : public QObject {
       QVERIFY2(panel_->modelRow(i)->status().startsWith("done"), qPrintable(panel_->modelRow(i)->status()));
     }
     QVERIFY2(models_differ, "every model scored alike: the comparison would not tell a swapped series");
-    chart->replotNow();  // #30 D10: the chart's legend is a row of its own, off the curves
+    chart->replotNow();  // The chart's legend is a row of its own, off the curves
     QVERIFY(chart->legendRect().height() > 0);
     QVERIFY2(!chart->legendRect().intersects(chart->axisRect()), "the layer chart's legend covers the curves");
     // The deepest layer is shown first, with every model's scores above the diff.

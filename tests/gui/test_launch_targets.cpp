@@ -1,4 +1,4 @@
-// Launch targets with their hardware (issue 12, GUI): a GPU target appends its device to the train
+// Launch targets with their hardware: a GPU target appends its device to the train
 // command ("local, GPU k": cuda:k; "local, N GPUs": N ranks asking for cuda), checked with a stand-in
 // CLI script that records its arguments; the selector probes this machine in the background and
 // shows its cores before any launch; an unreachable SSH host fails its probe with the reason,

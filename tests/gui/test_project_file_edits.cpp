@@ -1,4 +1,4 @@
-// Issue 14, bug 3: the run form wrote every default into the run's entry (options of other
+// The run form wrote every default into the run's entry (options of other
 // families included), so project-default changes no longer reached the run, and every edit
 // re-sorted and reformatted project.json. Now the form saves only what the user set, and an edit
 // changes only the edited run's text: order, indentation, number spelling and other runs stay.
@@ -194,7 +194,7 @@ class TestProjectFileEdits : public QObject {
     QVERIFY(p >= llama_at && p + q >= added.indexOf("\"gpt\"") - 200);
     const QByteArray changed = replaced.mid(p, replaced.size() - p - q);
     QVERIFY2(!changed.contains("mixer") && !changed.contains("defaults"), changed.constData());
-    // Only the edited value's text changed (#30 D3): the one-line "model" stays one line, in the user's order.
+    // Only the edited value's text changed: the one-line "model" stays one line, in the user's order.
     QCOMPARE(QString(changed), QString("0.0001"));
     QVERIFY(replaced.contains("\"model\": {\"n_heads\": 4, \"arch\": \"llama\"},\n"));
     QVERIFY(replaced.contains("\"learning_rate\": 5e-4"));  // the defaults keep their spelling

@@ -1,4 +1,4 @@
-// Widget tests of the queue panel (issue 14, "Queue panel"): the waiting runs are listed next first
+// Widget tests of the queue panel: the waiting runs are listed next first
 // with their action, Up/Down reorder them, Remove drops one, the queue is saved to queue.json and a
 // new queue (a restart) reads it back in order; durations come from this machine's measured speed.
 #include <QtTest/QtTest>

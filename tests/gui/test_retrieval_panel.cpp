@@ -100,7 +100,7 @@ class TestRetrievalPanel : public QObject {
     llama_ = dir_ / "runs/llama";
   }
 
-  // Issue #30 D12: opening another project (another runs folder) removes the previous one's columns;
+  // Opening another project (another runs folder) removes the previous one's columns;
   // reopening the same one keeps them.
   void anotherProjectClearsTheColumns() {
     gui::RetrievalPanel panel;

@@ -110,7 +110,7 @@ class TestRunQueue : public QObject {
     QVERIFY(queue.pending().isEmpty());
   }
 
-  // Issue 14, bug 4: a queued run started at once while a run started by hand was training, so the
+  // A queued run started at once while a run started by hand was training, so the
   // two shared the cores. The queue now waits for the target to be free.
   void queueWaitsForARunStartedByHand() {
     struct NullTarget : gui::LaunchTarget {
@@ -138,7 +138,7 @@ class TestRunQueue : public QObject {
     QCOMPARE(queue.current(), QString("a"));
   }
 
-  // Issue 12: the "local, 2 ranks" target trains data parallel, and the run list says so.
+  // The "local, 2 ranks" target trains data parallel, and the run list says so.
   void dataParallelTargetShowsItsRanks() {
     gui::MainWindow window;
     QCOMPARE(window.openProject(QString::fromStdString(project_.string())), QString());

@@ -149,7 +149,7 @@ class TestRunSetup : public QObject {
     QVERIFY(dialog.form()->fieldError("train.max_steps").contains("no budget set"));
   }
 
-  // Issue 14 ("Form"): every error at once, and an error appearing never moves the fields below.
+  // Every error at once, and an error appearing never moves the fields below.
   void everyErrorAtOnceWithoutShiftingTheLayout() {
     gui::RunSetupDialog dialog(demoProject(), gui::projectRun(demoProject(), "mixer"));
     dialog.show();
@@ -169,7 +169,7 @@ class TestRunSetup : public QObject {
     QCOMPARE(below->mapTo(&dialog, QPoint()).y(), y_before);
   }
 
-  // Issue 14 ("Form"): every problem is also listed in one place (field label and message, the
+  // Every problem is also listed in one place (field label and message, the
   // run-level ones too), and neither that list nor a run-level problem moves the fields.
   void problemsAreListedWithoutMovingTheFields() {
     gui::RunSetupDialog dialog(demoProject(), gui::projectRun(demoProject(), "mixer"));
@@ -225,7 +225,7 @@ class TestRunSetup : public QObject {
     QCOMPARE(list->count(), 0);
   }
 
-  // Issue 14 ("Form"): the device is a choice of what this machine has, the cadences are in the
+  // The device is a choice of what this machine has, the cadences are in the
   // form, and the preview estimates the wall time from this machine's measured speed.
   void deviceCadenceAndWallTime() {
     gui::RunSetupDialog dialog(demoProject(), gui::projectRun(demoProject(), "mixer"));
@@ -288,7 +288,7 @@ class TestRunSetup : public QObject {
     QVERIFY(visible("model.n_heads"));
     QVERIFY(visible("model.options.dropout"));
     QVERIFY(dialog.isValid());
-    // The form shows gpt's dropout; the saved run leaves it to the default (issue 14, bug 3).
+    // The form shows gpt's dropout; the saved run leaves it to the default.
     const QJsonObject options = dialog.fullRun().value("model").toObject().value("options").toObject();
     QCOMPARE(options.keys(), QStringList{"dropout"});
     QVERIFY(!dialog.run().value("model").toObject().contains("options"));

@@ -1,4 +1,4 @@
-// Widget tests of the runs table (issue 14, "Run table"): numeric sorting, the filter line (text,
+// Widget tests of the runs table: numeric sorting, the filter line (text,
 // key=value, tag:), hyperparameter columns from the project's settings (run.json's once it runs),
 // progress and ETA, tags and notes edited in the table and kept in run_notes.json across windows,
 // archive and delete refused while the run's lock is held, and the checkpoint "fork from here" picks.
@@ -90,7 +90,7 @@ class TestRunTable : public QObject {
     QCOMPARE(table.rowCount(), 3);
   }
 
-  // Issue #30 D6: the plot draws the runs the table shows; a filter that hides a row hides its curve,
+  // The plot draws the runs the table shows; a filter that hides a row hides its curve,
   // clearing the filter brings it back.
   void thePlotFollowsTheTableFilter() {
     gui::MainWindow window;
@@ -139,7 +139,7 @@ class TestRunTable : public QObject {
     QCOMPARE(runs.index(0, RunListModel::Eta).data().toString(), QString());
   }
 
-  // #30 D7: a hyperparameter column is written in one format: learning rates 5e-04 and 2e-03
+  // A hyperparameter column is written in one format: learning rates 5e-04 and 2e-03
   // (not 5e-04 beside 0.002), dropouts 0.10 and 0.05, widths as integers, text as text.
   void numberColumnsUseOneFormat() {
     RunListModel runs;
@@ -161,7 +161,7 @@ class TestRunTable : public QObject {
     QCOMPARE(QStringList({cell(0, 0), cell(1, 0), cell(2, 0)}), QStringList({"0.250", "0.500", "0.001"}));
   }
 
-  // #30 D7: the run column stays in view while many hyperparameter columns scroll sideways; it is
+  // The run column stays in view while many hyperparameter columns scroll sideways; it is
   // the same model and selection, and its check box still overlays the run.
   void runColumnStaysWhileColumnsScroll() {
     RunListModel runs;
@@ -248,7 +248,7 @@ class TestRunTable : public QObject {
     QVERIFY(window.deleteRun("mixer").contains("no run folder"));
   }
 
-  // #30 D2: a fork is the run form prefilled from the parent under a new name, with the checkpoint
+  // A fork is the run form prefilled from the parent under a new name, with the checkpoint
   // to start from; training settings may change, the model may not; the fork joins the project
   // under its own name (so its run.json, log and table row carry that name).
   void forkIsTheRunFormPrefilledFromTheParent() {

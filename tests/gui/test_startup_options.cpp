@@ -32,7 +32,7 @@ class TestStartupOptions : public QObject {
   Q_OBJECT
 
  private Q_SLOTS:
-  // Issue #30: `mixerlab-gui --help` answers on a machine without a display (no platform plugin is
+  // `mixerlab-gui --help` answers on a machine without a display (no platform plugin is
   // loaded for it), so headless boxes can read the options.
   void helpWorksWithoutADisplay() {
     const QString gui =
@@ -50,7 +50,7 @@ class TestStartupOptions : public QObject {
     QVERIFY2(out.contains("--screenshot") && out.contains("--scene"), qPrintable(out + process.readAllStandardError()));
   }
 
-  // Issue #30 D11: a project file with a trailing comma gets a dialog naming the file, the line and
+  // A project file with a trailing comma gets a dialog naming the file, the line and
   // column and the fix, in plain words (no "[json.exception...]" id), and the project that was open
   // stays open.
   void aBrokenProjectFileGetsADialogAndTheOpenProjectStays() {

@@ -1,4 +1,4 @@
-// Sweep tests (issue 14, "Sweeps"): the plan of a grid and of a list over config fields, its errors,
+// Sweep tests: the plan of a grid and of a list over config fields, its errors,
 // the sweep editor's preview, and the main window adding a sweep's runs as one undoable edit (all
 // or none, with the core's message for a bad value) and queueing them.
 #include <QtTest/QtTest>
@@ -93,7 +93,7 @@ class TestSweeps : public QObject {
     QVERIFY(!broken.sweepButton()->isEnabled());
   }
 
-  // #30 D4: a value the project refuses ("64, abc" for model.d_model) is caught in the preview
+  // A value the project refuses ("64, abc" for model.d_model) is caught in the preview
   // with the project's own message, and Create stays off; a Create that fails keeps the dialog
   // open with the error in it; a cancelled editor comes back with what was typed.
   void editorChecksEachRunAndKeepsTheDraft() {

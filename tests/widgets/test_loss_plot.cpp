@@ -54,7 +54,7 @@ class TestLossPlot : public QObject {
     QCOMPARE(smoothed({1, 2, 3, 4, 5}, ys, s), (QVector<double>{1, 1.5, 2, 3, 4}));
   }
 
-  // Issue 14, bug 9: the EMA weight applied per logged point, so logging every 10 steps made the
+  // The EMA weight applied per logged point, so logging every 10 steps made the
   // smoothed line lag far behind (5.2 against a raw 4.5 at step 100). It applies per step now: the
   // same run logged every step or every 10 steps smooths to the same value, close to the raw loss.
   void emaIsPerStepNotPerPoint() {
@@ -251,7 +251,7 @@ class TestLossPlot : public QObject {
     QCOMPARE(w.graphCount(), 2);
   }
 
-  // Issue 14, bug 8: colours were given by position among the shown runs, so hiding one recoloured
+  // Colours were given by position among the shown runs, so hiding one recoloured
   // the others. A run keeps its colour; forgetting the runs (another project) frees the colours.
   void runColoursAreStable() {
     LossPlotWidget plot;
@@ -279,7 +279,7 @@ class TestLossPlot : public QObject {
     plot.setSeries(series("gamma"));
     plot.replotNow();
     QCOMPARE(plot.drawnColour("gamma"), alpha);  // the first colour again
-    // Issue 14: an export name typed without an extension gets the format's.
+    // An export name typed without an extension gets the format's.
     const QString dir = QDir::tempPath() + "/mixerlab-test-loss-plot-suffix";
     QDir().mkpath(dir);
     QVERIFY(plot.exportPng(dir + "/no-extension", 320, 200));

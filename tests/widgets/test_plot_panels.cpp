@@ -1,4 +1,4 @@
-// Widget tests of the plot area (issue 14): any logged metric in a panel, several panels with one
+// Widget tests of the plot area: any logged metric in a panel, several panels with one
 // shared x axis, the hover readout of every run at one x, the legend off the curves, uniform
 // log-axis labels and the point that "fork from here" forks from. Pure widgets: no torch, no core.
 #include <QtTest/QtTest>
@@ -117,7 +117,7 @@ class TestPlotPanels : public QObject {
     QCOMPARE(step, 150.0);
   }
 
-  // #30 D5: the runs are listed beside the panels, so adding runs never takes height from the
+  // The runs are listed beside the panels, so adding runs never takes height from the
   // axes (inside-plot legends shrank the loss plot to about 50 px with five runs and two panels);
   // the list has each run in its drawn colour, finds runs by name, and unticking hides a run in
   // every panel.
@@ -166,7 +166,7 @@ class TestPlotPanels : public QObject {
     QCOMPARE(later->graphCount(), 8);
   }
 
-  // #30 D7: panels line up: the same x range (the union of what each draws: the losses end at step
+  // Panels line up: the same x range (the union of what each draws: the losses end at step
   // 200, one run's lr goes on to step 400) and axes that start at the same pixel, whatever the
   // width of each panel's tick labels (0.0001 against 4.5).
   void panelsAlignTheirXAxes() {
@@ -192,7 +192,7 @@ class TestPlotPanels : public QObject {
     QVERIFY(lr->xRange().second >= 400 * 2048.0);
   }
 
-  // #30 run groups: "Mean of seeds" draws a group's runs as their mean over a min-max band in the
+  // Run groups: "Mean of seeds" draws a group's runs as their mean over a min-max band in the
   // group's colour (interpolated where their steps differ), the legend's swatches follow, a run
   // hidden in the legend leaves the mean, and off draws every run again.
   void meanOfSeedsDrawsABand() {
@@ -278,9 +278,9 @@ class TestPlotPanels : public QObject {
     QCOMPARE(plot->graphCount(), 4);
   }
 
-  // #30 pin: a pinned run is listed first in bold and drawn over the others with lines twice as
+  // Pin: a pinned run is listed first in bold and drawn over the others with lines twice as
   // thick, in every panel (a later one too); unpinned, it goes back to its place.
-  // #30 colour by group: the panels, the legend and the Scaling tab ask one colour registry, so a seed
+  // Colour by group: the panels, the legend and the Scaling tab ask one colour registry, so a seed
   // group drawn in the Curves panels has the same colour in the Scaling tab (keyed by colour_key),
   // and a second panel draws each run in the first panel's colour.
   void groupsKeepTheirColourAcrossTabs() {

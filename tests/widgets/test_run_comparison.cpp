@@ -95,7 +95,7 @@ class TestRunComparison : public QObject {
     QCOMPARE(w.resultsTable()->rowCount(), 3);
     QVERIFY(w.resultsTable()->horizontalHeaderItem(RunComparisonWidget::EvalAtBudget)->text().contains("step = 30"));
     QCOMPARE(w.resultsTable()->item(0, RunComparisonWidget::EvalAtBudget)->text(), QString::number(8.0 - 0.6, 'f', 4));
-    // Issue 14, bug 10: a value interpolated between evals is marked as such; a measured one is not.
+    // A value interpolated between evals is marked as such; a measured one is not.
     RunCurve sparse = makeCurve("sparse", 60, 8.0, 1.0, 1e-3);
     for (CurvePoint& p : sparse.points) {
       if (p.step == 30) p.eval_loss = std::numeric_limits<double>::quiet_NaN();  // evals at 20 and 40 only around 30

@@ -1,4 +1,4 @@
-// Issue #30 D1: the mouse wheel over a form scrolls the form. An editor that does not have focus
+// The mouse wheel over a form scrolls the form. An editor that does not have focus
 // passes the wheel on to the scroll area (its value stays); once clicked or tabbed into, the wheel
 // changes it as usual. Checked for the settings editors (field_editors.h) and the run form's
 // choice boxes (ConfigForm). Links mixerlab_widgets only.

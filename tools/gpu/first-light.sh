@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU first light (issues #32, #33): runs on the GPU machine over a build made on a CPU machine
+# GPU first light: runs on the GPU machine over a build made on a CPU machine
 # (tools/gpu/pack-build.sh), within a time budget, writing its logs to OUT. Each step has its own
 # timeout and the script goes on when one fails, so whatever ran comes back. docs/gpu-build.md says
 # what it checks and what it found.
@@ -58,7 +58,7 @@ echo "=== ctest: waiting (started at $ctest_started_s s)" >>"$log"
 wait $ctest_pid; echo "=== ctest: rc $? at $((SECONDS - start_s)) s" | tee -a "$log"
 tail -30 $out/ctest.log >>"$log"
 
-# --- speed (#33) ---------------------------------------------------------------------------------
+# --- speed ---------------------------------------------------------------------------------
 step bench-kernels 60 "$ml bench kernels --device cuda 2>&1 | tee -a $bench"
 # Mixer D=1024 N=8 and Llama D=512 N=8 at T=512, 16,384 tokens per step, bf16: the fused AdamW
 # (the default on a GPU) against the foreach ops and LibTorch's loop (MIXERLAB_OPTIMIZER), then each

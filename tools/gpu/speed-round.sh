@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One round of GPU speed measurements for issue #33, on the GPU machine over a packed build
+# One round of GPU speed measurements, on the GPU machine over a packed build
 # (tools/gpu/pack-build.sh), within a time budget, side by side in one sitting: the GPU rows of
 # the kernel and mixer-path tests, bf16 demo training through each mixer stack path, the D=1024 N=8
 # mixer training step on each stack path (MIXERLAB_MIXER_STACK) alternating with the PyTorch

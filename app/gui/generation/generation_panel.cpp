@@ -159,7 +159,7 @@ void GenerationPanel::setRunsDirectory(const QString& runs_directory) {
   runs_directory_ = runs_directory;
   picker_->setRunsDirectory(runs_directory);
   if (!another_project) return;
-  // Another project was opened: the previous one's columns and results go (issue #30 D12).
+  // Another project was opened: the previous one's columns and results go.
   stop();
   while (columnCount() > 0) removeColumn(columnCount() - 1);
   showStatus(QString());

@@ -235,7 +235,7 @@ void InversionPanel::setRunsDirectory(const QString& runs_directory) {
   picker_->setRunsDirectory(runs_directory);
   over_training_->setRunsDirectory(runs_directory);
   if (!another_project) return;
-  // Another project was opened: the previous one's models and results go (issue #30 D12).
+  // Another project was opened: the previous one's models and results go.
   stop();
   while (modelCount() > 0) removeModel(modelCount() - 1);
   showStatus(QString());

@@ -45,7 +45,7 @@ class RunSetupDialog : public QDialog {
   void setMachineSpeed(double training_flops_per_s, int runs_measured);
   // Names the run may not take (the project's other runs, for new and duplicated runs).
   void setReservedNames(const QStringList& names);
-  // Fork mode (issue #30 D2): the form (opened on the parent's settings under the new name) is the
+  // Fork mode: the form (opened on the parent's settings under the new name) is the
   // new run, started from one of `checkpoint_folders` (`selected` first shown, else the latest).
   // Any training setting may change; the model may not (its weights come from the checkpoint): a
   // model field that differs from what the form showed at this call is an error on that field.

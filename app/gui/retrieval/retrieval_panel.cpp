@@ -181,7 +181,7 @@ QWidget* RetrievalPanel::buildControls() {
 
 void RetrievalPanel::setRunsDirectory(const QString& runs_directory) {
   const bool another_project = !runs_directory_.isEmpty() && runs_directory != runs_directory_;
-  if (another_project) {  // the previous project's columns and rankings go (issue #30 D12)
+  if (another_project) {  // the previous project's columns and rankings go
     while (columnCount() > 0) removeColumn(columnCount() - 1);
   }
   runs_directory_ = runs_directory;

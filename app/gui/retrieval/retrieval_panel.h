@@ -1,4 +1,4 @@
-// The retrieval panel (the main window's "Retrieve" tab, spec 9): choose a corpus of (summary,
+// The retrieval panel (the main window's "Retrieve" tab, docs/retrieval.md): choose a corpus of (summary,
 // story) pairs (the built-in synthetic stories or a JSON Lines file) and up to two embedding models
 // (a project run's latest checkpoint, any checkpoint folder, or a dataset folder written by
 // `mixerlab retrieval build`) side by side. Type a summary or a few keywords and every column ranks
@@ -84,7 +84,7 @@ class RetrievalPanel : public QWidget {
   int candidates() const;
   void setResultCount(int k);
 
-  // Trains the research's retrieval model (spec 9a) on column `index`'s dataset as a run of the
+  // Trains the research's retrieval model (docs/retrieval.md) on column `index`'s dataset as a run of the
   // project: a `mixerlab retrieval train` child process writing runs/<name>, whose curves the
   // workbench plots live. Returns the run's name, or empty with *error set.
   QString trainRetrievalModel(int index, int epochs = 20, QString* error = nullptr);

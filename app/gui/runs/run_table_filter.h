@@ -3,7 +3,7 @@
 // space-separated terms that must all match: a plain term matches any cell's text (run, status,
 // tags, notes, hyperparameters; case-insensitive), "key=value" matches a setting whose dotted key
 // ends with `key` ("d_model=256", "train.learning_rate=0.001"), and "tag:x" matches a tag exactly.
-// The plot panels, the comparison dock and the Scaling tab follow the same filter (issue #30 D6).
+// The plot panels, the comparison dock and the Scaling tab follow the same filter.
 #pragma once
 #include <QSortFilterProxyModel>
 #include <QStringList>

@@ -1,7 +1,7 @@
 // Help > Documentation inside the workbench: the README and docs/*.md rendered as Markdown in a dock,
 // with a search field that narrows the list to the documents holding the words and finds them in
 // the open one. Links between the documents open in the dock; other links go to the desktop. It
-// needs no desktop launcher (issue #30: the old menu item only handed files to one, and without one
+// needs no desktop launcher (the old menu item only handed files to one, and without one
 // did nothing).
 #pragma once
 #include <QDockWidget>

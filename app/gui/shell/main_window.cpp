@@ -254,7 +254,7 @@ QString MainWindow::openProject(const QString& project_file) {
   const QString previous_file = document_->isOpen() ? QFileInfo(document_->filePath()).absoluteFilePath() : QString();
   const QString error = document_->open(project_file);
   if (!error.isEmpty()) {
-    // A dialog naming the file, the line and column and the fix (issue #30 D11); the project that
+    // A dialog naming the file, the line and column and the fix; the project that
     // was open stays open. Window-modal and not blocking, so scripted starts and tests go on.
     auto* box = new QMessageBox(QMessageBox::Critical, "Cannot open project",
                                 "Could not open " + QFileInfo(project_file).absoluteFilePath(), QMessageBox::Ok, this);
@@ -270,7 +270,7 @@ QString MainWindow::openProject(const QString& project_file) {
   stopMonitor();
   if (!previous_file.isEmpty() && previous_file != QFileInfo(document_->filePath()).absoluteFilePath()) {
     // Another project starts on this machine, not on the previous project's ranks or remote host
-    // (issue #30 D12); reopening the same project keeps the target.
+    //; reopening the same project keeps the target.
     target_selector_->setCurrentTarget(target_selector_->targets().value(0));
     sweep_drafts_.clear();  // drafts name the other project's runs
   }
@@ -467,7 +467,7 @@ QString MainWindow::notAProjectRun(const QString& run) const {
 QJsonObject MainWindow::settingsToCopy(const QString& run) const {
   if (document_->runNames().contains(run)) return document_->run(run);
   // A fork: its settings as it ran (run.json), only what differs from its project run as that
-  // resolves now: the copy then inherits the project's defaults like any run (issue 14, bug 3),
+  // resolves now: the copy then inherits the project's defaults like any run,
   // instead of freezing every value.
   QJsonObject settings = QJsonDocument::fromJson(runs_->runConfigJson(run)).object();
   const QJsonObject parent = document_->resolvedRun(settings.value("name").toString());

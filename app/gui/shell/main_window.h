@@ -63,7 +63,7 @@ class MainWindow : public QMainWindow {
   QString runsDirectory() const;
   widgets::LossPlotWidget* lossPlot() const { return plot_; }  // the first panel (the loss)
   widgets::PlotPanels* plotPanels() const { return panels_; }
-  // The fork form (issue #30 D2): the run form prefilled from `run` (a project run, or a fork's
+  // The fork form: the run form prefilled from `run` (a project run, or a fork's
   // settings as it ran) under `new_name`, with the checkpoint to start from (`checkpoint` first
   // shown; empty: the latest). On OK the new run joins the project under its own name and trains
   // from that checkpoint on the launch target. Returns the error, "cancelled", or empty once started.

@@ -1,4 +1,4 @@
-// Forking a run (issue #30 D2): Run > Fork from checkpoint and a plot point's "fork from here" open
+// Forking a run: Run > Fork from checkpoint and a plot point's "fork from here" open
 // the run form prefilled from the parent, with the checkpoint to start from; the fork becomes a run
 // of the project with its own name (in project.json, its run.json, its log and every table and
 // plot), trained with `mixerlab train --run NAME --fork-from CHECKPOINT`.

@@ -1,5 +1,5 @@
 // The checks and tensors every decoder needs for a batch of sequences decoded in lockstep (issue
-// #33: decoding at batch 16 on a GPU). A batch starts from prompts of one length and grows by one
+// Decoding at batch 16 on a GPU). A batch starts from prompts of one length and grows by one
 // token per sequence per step, so every sequence sits at the same position: caches, windows and
 // recurrent states are the batch-1 ones with a leading batch dimension, and no sequence needs a mask.
 #pragma once

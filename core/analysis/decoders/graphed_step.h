@@ -1,4 +1,4 @@
-// A decoder's one-token step replayed as a CUDA graph (issue #33). On a GPU a step of a small model
+// A decoder's one-token step replayed as a CUDA graph. On a GPU a step of a small model
 // is a hundred-odd kernels of a few microseconds each, and launching them from the host costs more
 // than running them (the H200's cached mixer decoded 660-740 tokens/s at batch 1, slower than two
 // CPU cores). A graph records the step's kernels once and replays them with one launch.

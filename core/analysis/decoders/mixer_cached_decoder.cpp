@@ -1,4 +1,4 @@
-// The cached incremental decoder of the masked mixer (issue 9): token mixing is causal and linear,
+// The cached incremental decoder of the masked mixer: token mixing is causal and linear,
 // so each layer keeps the rows its mixing reads (its normalised inputs; per head their projections;
 // for the expanded mixer also the intermediate channels) and computes the new position's output as
 // one product over them: O(t*D) per layer per token instead of a full forward. Flat, kernel-k,

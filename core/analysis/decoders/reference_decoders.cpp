@@ -1,5 +1,5 @@
-// The reference decoders: one full forward per generated token. The fixed-window method of spec 7
-// (the research's mixer inference) keeps the whole T-token window, writes each new token in place
+// The reference decoders: one full forward per generated token. The fixed-window method
+// (the research's mixer inference, docs/generation.md) keeps the whole T-token window, writes each new token in place
 // and reads the logits one position before it; the recompute decoder runs the model on the tokens so
 // far (the last T once the window slides). Incremental decoders are tested against these.
 #include <torch/torch.h>

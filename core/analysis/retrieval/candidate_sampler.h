@@ -1,4 +1,4 @@
-// The retrieval model's training samples (spec 9a, the research's Algorithm 1 as coded): for query n,
+// The retrieval model's training samples (docs/retrieval.md, the research's Algorithm 1 as coded): for query n,
 // draw c-1 candidate targets from every target except n's own, then overwrite one uniformly chosen
 // slot with n's target. So each sample holds exactly one positive and c-2 negatives that are never
 // the query's own story; negatives are drawn afresh every time (every epoch). Pure C++ so it is

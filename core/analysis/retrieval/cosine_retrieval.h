@@ -1,4 +1,4 @@
-// Retrieval by cosine similarity (spec 9b) and the accuracy measures of spec 9a: rank a corpus of
+// Retrieval by cosine similarity (docs/retrieval.md) and the accuracy measures (docs/retrieval.md): rank a corpus of
 // embeddings against a query in one matrix product, and count top-k hits over candidate sets.
 #pragma once
 #include <cstdint>

@@ -1,4 +1,4 @@
-// InfoNCE fine-tuning of a language model for retrieval (spec 9b): training continues on the model
+// InfoNCE fine-tuning of a language model for retrieval (docs/retrieval.md): training continues on the model
 // itself. Each step holds one summary and `candidates` texts (its own text in a random slot, the
 // others drawn from the rest of the corpus); the loss is the cross-entropy of the temperature-scaled
 // cosines between the summary's embedding and each text's (embeddings as text_embeddings.h reads
@@ -29,7 +29,7 @@ struct InfoNceSettings {
   int64_t position_from_end = -1;
   uint64_t seed = 1;
 
-  // The research code's InfoNCE training (spec 9b): rows of 8 (the summary and 7 texts), tau 0.02,
+  // The research code's InfoNCE training (docs/retrieval.md): rows of 8 (the summary and 7 texts), tau 0.02,
   // lr 1e-4, warm-up 50, gradient accumulation 8, embeddings at index -2 for every family.
   static InfoNceSettings research();
 };

@@ -1,4 +1,4 @@
-// A retrieval dataset folder (spec 9a): (summary, story) pairs embedded by one language model and
+// A retrieval dataset folder (docs/retrieval.md): (summary, story) pairs embedded by one language model and
 // split into training and held-out items, as the research saved query_train / query_test /
 // target_train / target_test. `mixerlab retrieval build` writes it; train / eval / query read it.
 //   pairs.jsonl                the pairs, in order (held-out items last)

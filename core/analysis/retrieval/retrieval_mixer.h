@@ -1,4 +1,4 @@
-// The retrieval model of spec 9a (the research's RetrievalMixer): over a sample [query, c-1
+// The retrieval model (the research's RetrievalMixer, docs/retrieval.md): over a sample [query, c-1
 // candidates] of sentence embeddings [B, c, D], N bidirectional mixer blocks (x + Conv(LN(x)) with an
 // UNMASKED Conv1d(c, c, 1) across the c slots, then x + FF(LN(x)) with a 4x GELU feed-forward) and a
 // Linear(D, 1) head score every slot; the query's own slot is dropped, leaving [B, c-1] scores that

@@ -1,4 +1,4 @@
-// A retrieval-model training (spec 9a) as a run directory, so the workbench lists it and plots its
+// A retrieval-model training (docs/retrieval.md) as a run directory, so the workbench lists it and plots its
 // curves live like any training run: it holds the run lock, keeps status.json (running with the
 // step, then finished, failed with the reason, or stopped), appends metrics.jsonl (x: pairs seen,
 // y: train and held-out cross-entropy over the candidates), writes log.txt, retrieval_run.json

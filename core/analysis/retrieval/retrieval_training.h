@@ -1,4 +1,4 @@
-// Training and evaluating the retrieval model (spec 9a): every epoch each training query gets a
+// Training and evaluating the retrieval model (docs/retrieval.md): every epoch each training query gets a
 // fresh Algorithm-1 sample (c-1 candidates, one positive), the RetrievalMixer scores the candidates
 // and cross-entropy trains it (AdamW, linear warmup then linear decay). After every epoch the
 // held-out pairs are scored on candidate sets drawn once from the held-out targets with a fixed
@@ -17,7 +17,7 @@
 
 namespace mixerlab {
 
-// Defaults suit a small corpus on a CPU; research() gives the research's training (spec 9a).
+// Defaults suit a small corpus on a CPU; research() gives the research's training (docs/retrieval.md).
 struct RetrievalTrainSettings {
   int64_t context = 32;  // c: the query plus c-1 candidates
   int64_t layers = 8;

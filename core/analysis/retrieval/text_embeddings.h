@@ -1,4 +1,4 @@
-// Sentence embeddings from a language model's last hidden layer (spec 9a): each text is encoded as
+// Sentence embeddings from a language model's last hidden layer (docs/retrieval.md): each text is encoded as
 // the run's training data, padded to the context on the run's side, and the last block's output is
 // read at one position: T-2 for masked mixers (their last position's output is never trained; the
 // research reads the second-to-last), T-1 for the other families. With right padding the position

@@ -1,4 +1,4 @@
-// Autoencoders (spec section 4): an encoder stack reads the tokens, the last position's hidden
+// Autoencoders (docs/architectures.md): an encoder stack reads the tokens, the last position's hidden
 // state is repeated over the whole context (optionally through a bottleneck D -> D/c -> D), a
 // decoder stack with its own parameters reconstructs every token, and the loss is the UNSHIFTED
 // cross-entropy (output t reconstructs token t). The repeated vector is the text's embedding

@@ -19,12 +19,12 @@ const FieldSet<TransfixerOptions>& transfixerOptionFields() {
                   {"after_attention", "parallel", "before_attention"}, "Conv placement",
                   "after_attention: h = x + a + Conv(a), a = o_proj(Attn(RMSNorm(x))) (the research code); parallel: "
                   "h = x + Attn(N(x)) + Conv(N(x)); before_attention: h1 = x + Conv(N_c(x)) with its own RMSNorm "
-                  "conv_layernorm, then h = h1 + Attn(N(h1)); the last two are MixerLab's readings of spec 3")
+                  "conv_layernorm, then h = h1 + Attn(N(h1)); the last two are MixerLab's readings of the research")
           .integer("conv_kernel_size", &TransfixerOptions::conv_kernel_size, 1, 64, "Conv kernel size",
-                   "k of the masked Conv1d(T,T,k) (bias, per-tap causal mask, 'same' padding along D; spec 0, 3)")
+                   "k of the masked Conv1d(T,T,k) (bias, per-tap causal mask, 'same' padding along D)")
           .choice("mask_mode", &TransfixerOptions::mask_mode, {"graph", "inplace_compat"}, "Mask mode",
                   "inplace_compat: the research fork's mechanics, overwriting the stored conv weight with tril(W) "
-                  "every forward, so masked entries get gradients that count in clipping (spec 0, 13.9)");
+                  "every forward, so masked entries get gradients that count in clipping (docs/fidelity.md)");
   return fields;
 }
 

@@ -1,4 +1,4 @@
-// Transfixer (spec section 3): a Llama decoder whose layers also carry a causally masked token-mixing
+// Transfixer (docs/architectures.md): a Llama decoder whose layers also carry a causally masked token-mixing
 // Conv1d(T, T, k) (the masked mixer's MaskedTokenConv, tril per tap, bias, PyTorch default init).
 // Placements (options.conv_placement):
 //   after_attention (research code): a = o_proj(Attn(RMSNorm(x))); h = x + a + Conv(a)

@@ -16,7 +16,7 @@ const FieldSet<BidirectionalMixerOptions>& bidirectionalMixerOptionFields() {
           .choice("mask_mode", &BidirectionalMixerOptions::mask_mode, {"graph", "inplace_compat"}, "Mask mode",
                   "inplace_compat: overwrite both streams' stored conv weights with their masked form every forward, "
                   "as the "
-                  "research code, so masked entries get gradients that count in clipping (spec 0, 5, 13.9)");
+                  "research code, so masked entries get gradients that count in clipping (docs/fidelity.md)");
   return fields;
 }
 

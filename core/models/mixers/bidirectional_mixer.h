@@ -1,4 +1,4 @@
-// The bidirectional masked mixer of spec section 5 (research mixer_lm/bidirectional_mixer.py,
+// The bidirectional masked mixer (docs/architectures.md) (research mixer_lm/bidirectional_mixer.py,
 // DoubleMixerBlock): two streams start from the same embedding; per block the forward stream x
 // mixes with a tril conv (j <= i), the reverse stream y with a triu(diagonal=2) conv (j >= i+2), each
 // after its own LayerNorm; then both go through the SAME patch LayerNorm and feed-forward. Streams

@@ -1,4 +1,4 @@
-// Registry entry of the bidirectional masked mixer (spec section 5): builder, validation, cost.
+// Registry entry of the bidirectional masked mixer (docs/architectures.md): builder, validation, cost.
 #include <string>
 
 #include "core/models/families.h"

@@ -66,7 +66,7 @@ std::pair<at::Tensor, kernels::TokenMask> MaskedTokenConvImpl::forwardWeight() {
     return {torch::softmax(weight.select(2, 0).masked_fill(keep.eq(0), -INFINITY), 1).unsqueeze(-1), settings_.mask};
   }
   if (settings_.inplace_mask) {
-    // Research mechanics (spec section 0): overwrite the storage with the masked weight, then run
+    // Research mechanics (docs/architectures.md): overwrite the storage with the masked weight, then run
     // the plain product, so masked entries receive gradients. Only rewrites when something is
     // unmasked, so repeated forwards between optimizer steps leave the version counter alone.
     const auto unmasked = weight - maskedWeight();

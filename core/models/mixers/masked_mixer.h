@@ -1,4 +1,4 @@
-// The flat masked mixer (spec section 1): attention replaced by a causally masked token-mixing
+// The flat masked mixer (docs/architectures.md): attention replaced by a causally masked token-mixing
 // Conv1d(T, T, k) over the token axis, two LayerNorms, a 4x GELU feed-forward, no positional
 // encoding, no final norm, untied head without bias. Submodule names follow the research code so
 // named_parameters() are the safetensors names (wte, mixerblocks.N.*, lm_head).

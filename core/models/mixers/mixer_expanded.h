@@ -1,4 +1,4 @@
-// The expanded ("ConvForward") token mixing of spec section 1: Conv1d(T, eT, 1) -> GELU ->
+// The expanded ("ConvForward") token mixing (docs/architectures.md): Conv1d(T, eT, 1) -> GELU ->
 // Conv1d(eT, T, 1), each weight masked with tril on its [out, in] matrix. With e >= 2 conv1 keeps
 // rows i >= T fully, but conv2's row i < T reads only channels j <= i < T, so intermediate channels
 // T..eT-1 are dead (paper Fig. S1); this is reproduced, not optimised away.

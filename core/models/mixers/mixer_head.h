@@ -1,10 +1,10 @@
-// The intended multi-head token mixing of spec section 2 (paper section 3.4, HEAD
+// The intended multi-head token mixing (docs/architectures.md) (paper section 3.4, HEAD
 // mixer_autoencoder.py::MixerHead): per head h a projection Linear(D -> D/H), its own masked
 // Conv1d(T, T, k) with bias, the heads concatenated, then Linear(D -> D) with bias.
-// With `compat` it reproduces the paper-era code's loop bug instead (spec 2, 13.1): every head
-// computes the LAST head's conv on the unprojected input, the projections are computed by nobody,
-// and out_proj is Linear(H*D -> D) over the H identical copies; convs 0..H-2 stay untrained.
-// Names: mixerhead.proj_head.{h}.*, mixerhead.convs.{h}.*, mixerhead.out_proj.*.
+// With `compat` it reproduces the paper-era code's loop bug instead (docs/architectures.md, docs/fidelity.md): every
+// head computes the LAST head's conv on the unprojected input, the projections are computed by nobody, and out_proj is
+// Linear(H*D -> D) over the H identical copies; convs 0..H-2 stay untrained. Names: mixerhead.proj_head.{h}.*,
+// mixerhead.convs.{h}.*, mixerhead.out_proj.*.
 #pragma once
 #include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/modules/linear.h>

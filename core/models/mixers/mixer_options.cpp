@@ -20,36 +20,35 @@ const FieldSet<MixerOptions>& mixerOptionFields() {
           .group("Token mixing")
           .choice("mixing", &MixerOptions::mixing, {"flat", "expanded", "multi_head"}, "Token mixing",
                   "flat: one masked Conv1d(T,T,k); expanded: Conv1d(T,eT,1) -> GELU -> Conv1d(eT,T,1), each "
-                  "tril-masked; multi_head: per-head projection, masked conv, concat, output projection (spec 1, 2)")
+                  "tril-masked; multi_head: per-head projection, masked conv, concat, output projection")
           .integer("expansion", &MixerOptions::expansion, 1, 16, "Expansion (e)",
-                   "intermediate token channels e x T for mixing = expanded (spec 1, Table S2)")
+                   "intermediate token channels e x T for mixing = expanded (Table S2)")
           .boolean("expanded_bias", &MixerOptions::expanded_bias, "Expanded conv biases",
                    "biases on the expanded convs (the research src/ variant has none)")
           .integer("mixing_heads", &MixerOptions::mixing_heads, 1, 1024, "Mixing heads",
-                   "heads for mixing = multi_head; must divide d_model (spec 2)")
+                   "heads for mixing = multi_head; must divide d_model")
           .boolean("multi_head_compat", &MixerOptions::multi_head_compat, "Paper-era multi-head bug",
                    "multi_head as the paper-era code ran it (Table S5 \"2 heads\"): every head applies the LAST "
                    "head's conv to the unprojected input, the projections are unused and out_proj is "
-                   "Linear(H*D -> D); false: the intended design (spec 2, 13.1)")
+                   "Linear(H*D -> D); false: the intended design (docs/fidelity.md)")
           .choice("mixing_weights", &MixerOptions::mixing_weights, {"masked", "softmax", "softmax_compat"},
                   "Mixing weights",
                   "softmax: row i is a softmax over j <= i (in the graph); softmax_compat: the paper run's in-place "
-                  "W <- tril(softmax(tril(W))) every forward (spec 2, 13.2)")
+                  "W <- tril(softmax(tril(W))) every forward (docs/fidelity.md)")
           .choice("mask_mode", &MixerOptions::mask_mode, {"graph", "inplace_compat"}, "Mask mode",
                   "inplace_compat: overwrite the stored weight with its masked form each forward, so masked entries "
-                  "get gradients that count in clipping (spec 0, 13.9)")
+                  "get gradients that count in clipping (docs/fidelity.md)")
           .group("Ablations")
-          .boolean("layer_norms", &MixerOptions::layer_norms, "LayerNorms",
-                   "false: no LayerNorms (NearLinearMixer, spec 6)")
+          .boolean("layer_norms", &MixerOptions::layer_norms, "LayerNorms", "false: no LayerNorms (NearLinearMixer)")
           .choice("feed_forward", &MixerOptions::feed_forward, {"gelu", "linear", "none"}, "Feed-forward",
-                  "linear: two Linears without GELU; none: no feed-forward sublayer (spec 6)")
+                  "linear: two Linears without GELU; none: no feed-forward sublayer")
           .boolean("residual", &MixerOptions::residual, "Residual adds",
                    "false drops the residual adds; with no norms, no feed-forward and N=1 the model is "
-                   "lm_head(conv(wte[x])) (spec 6)")
+                   "lm_head(conv(wte[x]))")
           .choice("head_activation", &MixerOptions::head_activation, {"none", "relu"}, "Head activation",
-                  "relu: ReLU before the head (LinearMixer, spec 6)")
+                  "relu: ReLU before the head (LinearMixer)")
           .number("ff_dropout", &MixerOptions::ff_dropout, 0.0, 0.9, "Feed-forward dropout",
-                  "dropout after the first feed-forward Linear, before GELU; paper-era autoencoders used 0.05 (spec 4)")
+                  "dropout after the first feed-forward Linear, before GELU; paper-era autoencoders used 0.05")
           .group("Initialisation")
           .number("embedding_init_std", &MixerOptions::embedding_init_std, 0.0, 10.0, "Embedding init std",
                   "token embedding drawn from N(0, std); 0 = the research's init (N(0, 1), or U(+-1/sqrt(D)) when "

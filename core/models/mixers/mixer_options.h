@@ -1,7 +1,7 @@
 // The masked mixer's variant options (ModelConfig::options of arch "masked_mixer"): token-mixing
-// layout (flat / expanded / multi-head, spec sections 1-2), weight transform (masked / softmax),
-// masking mechanics (in-graph or the research code's in-place overwrite, spec section 0) and the
-// linear / near-linear ablations of spec section 6. Defaults reproduce the flat paper mixer.
+// layout (flat / expanded / multi-head, docs/architectures.md), weight transform (masked / softmax),
+// masking mechanics (in-graph or the research code's in-place overwrite, docs/architectures.md) and the
+// linear / near-linear ablations (docs/architectures.md). Defaults reproduce the flat paper mixer.
 #pragma once
 #include <string>
 #include <vector>
@@ -32,8 +32,8 @@ struct MixerOptions {
   std::string mixing = "flat";  // flat | expanded | multi_head
   int64_t expansion = 2;        // expanded: intermediate token channels = expansion * T
   bool expanded_bias = true;
-  int64_t mixing_heads = 4;               // multi_head: number of heads (d_model divisible)
-  bool multi_head_compat = false;         // multi_head: the paper-era loop bug (spec 2, 13.1)
+  int64_t mixing_heads = 4;        // multi_head: number of heads (d_model divisible)
+  bool multi_head_compat = false;  // multi_head: the paper-era loop bug (docs/architectures.md, docs/fidelity.md)
   std::string mixing_weights = "masked";  // masked | softmax | softmax_compat
   std::string mask_mode = "graph";        // graph | inplace_compat
   bool layer_norms = true;

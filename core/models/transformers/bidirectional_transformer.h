@@ -1,4 +1,4 @@
-// Bidirectional transformer (spec section 5): one token embedding, a forward and a reverse stack of
+// Bidirectional transformer (docs/architectures.md): one token embedding, a forward and a reverse stack of
 // causal Llama decoder layers (RoPE positions 0..L-1, no final norm). The reverse stack reads the
 // flipped sequence, so R[t] has seen tokens >= t. Position t is predicted from F[t-1] + R[t+1]
 // (zero at the edges), i.e. from tokens <= t-1 and >= t+1 but never token t itself; the loss is

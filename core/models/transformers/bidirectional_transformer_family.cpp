@@ -1,4 +1,4 @@
-// Registry entry of the bidirectional transformer (spec section 5): builder, validation, cost.
+// Registry entry of the bidirectional transformer (docs/architectures.md): builder, validation, cost.
 #include <string>
 
 #include "core/models/families.h"

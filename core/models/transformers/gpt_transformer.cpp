@@ -90,7 +90,7 @@ const FieldSet<GptOptions>& gptOptionFields() {
   static const auto fields = FieldSet<GptOptions>().group("GPT").number(
       "dropout", &GptOptions::dropout, 0.0, 0.9, "Dropout",
       "embedding, attention-probability and residual dropout (HF embd_pdrop, attn_pdrop, resid_pdrop); off in "
-      "evaluation; the RNG state is checkpointed so resume stays exact (spec 3)");
+      "evaluation; the RNG state is checkpointed so resume stays exact");
   return fields;
 }
 

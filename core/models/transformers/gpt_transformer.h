@@ -1,4 +1,4 @@
-// GPT-style baseline (spec section 3, Hugging Face OpenAIGPTLMHeadModel defaults): learned absolute
+// GPT-style baseline (docs/architectures.md, Hugging Face OpenAIGPTLMHeadModel defaults): learned absolute
 // position embeddings, post-LN blocks (n = LN(x + Attn(x)); h = LN(n + MLP(n))), fused QKV with
 // biases, tanh-approximate GELU MLP, dropout on embeddings / attention probabilities / residual
 // branches, LM head tied to the token embedding. Weights are stored in HF's Conv1D orientation

@@ -1,4 +1,4 @@
-// Llama-style decoder-only transformer (spec section 3): pre-norm RMSNorm, rotary positions
+// Llama-style decoder-only transformer (docs/architectures.md): pre-norm RMSNorm, rotary positions
 // (rotate-half pairing, theta 10000), causal multi-head attention without biases, SwiGLU MLP with
 // intermediate ff_mult*D (4D as in the research), final RMSNorm, untied head. Submodule names
 // follow Hugging Face's LlamaForCausalLM (model.embed_tokens, model.layers.N.*, model.norm, lm_head).
@@ -81,7 +81,7 @@ class LlamaDecoderLayerImpl : public torch::nn::Module {
 };
 TORCH_MODULE(LlamaDecoderLayer);
 
-// True when the config builds the research's one-step completion model (spec 6): its embedding
+// True when the config builds the research's one-step completion model (docs/architectures.md): its embedding
 // and head keep PyTorch's default init and there is no final norm (the research ran the layers of
 // two LlamaForCausalLM stacks directly, between a plain nn.Embedding and nn.Linear).
 bool llamaIsCompletionModel(const ModelConfig& config);
