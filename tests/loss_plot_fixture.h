@@ -10,7 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "widgets/loss_series.h"
+#include "widgets/plots/loss_series.h"
 
 namespace mixerlab::widgets::testing {
 

@@ -8,7 +8,7 @@
 // --screenshot the window is saved once they have finished (startup_inversion.h).
 // `--retrieve MODEL` (repeatable) opens the Retrieve tab and searches (`--query`, else held-out
 // summary `--held-out N`); with --screenshot the window is saved once every column has ranked.
-// The options are parsed and applied in app/gui/shell/startup_options.h (a bad value exits with 2);
+// The options are parsed and applied in app/gui/startup/startup_options.h (a bad value exits with 2);
 // --help works without a display.
 #include <QApplication>
 
@@ -16,7 +16,7 @@
 #include <cstring>
 
 #include "app/gui/shell/main_window.h"
-#include "app/gui/shell/startup_options.h"
+#include "app/gui/startup/startup_options.h"
 #include "core/util/openmp_wait.h"
 
 namespace {

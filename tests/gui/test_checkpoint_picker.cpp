@@ -25,8 +25,8 @@
 #include "app/gui/retrieval/retrieval_panel.h"
 #include "app/gui/shell/main_window.h"
 #include "tests/training_fixture.h"
-#include "widgets/generation_column_view.h"
-#include "widgets/retrieval_results_view.h"
+#include "widgets/generation/generation_column_view.h"
+#include "widgets/retrieval/retrieval_results_view.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;

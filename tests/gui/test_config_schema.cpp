@@ -16,7 +16,7 @@
 #include "core/models/model_registry.h"
 #include "tests/test_support.h"
 #include "tests/tiny_model_config.h"
-#include "widgets/config_form.h"
+#include "widgets/forms/config_form.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;

@@ -28,8 +28,8 @@
 #include "core/util/atomic_file.h"
 #include "tests/gui_test_support.h"
 #include "tests/training_fixture.h"
-#include "widgets/generation_column_view.h"
-#include "widgets/sampling_settings_form.h"
+#include "widgets/forms/sampling_settings_form.h"
+#include "widgets/generation/generation_column_view.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;

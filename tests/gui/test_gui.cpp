@@ -18,9 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/gui/common/app_settings.h"
 #include "app/gui/launch/launch_target_selector.h"
 #include "app/gui/runs/run_list_model.h"
-#include "app/gui/shell/app_settings.h"
 #include "app/gui/shell/documentation_dock.h"
 #include "app/gui/shell/help_menu.h"
 #include "app/gui/shell/main_window.h"
@@ -29,8 +29,8 @@
 #include "core/runs/run_info.h"
 #include "core/runs/run_status.h"
 #include "tests/training_fixture.h"
-#include "widgets/loss_plot_widget.h"
-#include "widgets/plot_panels.h"
+#include "widgets/plots/loss_plot_widget.h"
+#include "widgets/plots/plot_panels.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;

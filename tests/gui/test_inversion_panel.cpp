@@ -30,11 +30,11 @@
 #include "core/util/atomic_file.h"
 #include "tests/gui_test_support.h"
 #include "tests/training_fixture.h"
-#include "widgets/inversion_diff_view.h"
-#include "widgets/inversion_heatmap.h"
-#include "widgets/inversion_layer_chart.h"
-#include "widgets/inversion_model_row.h"
-#include "widgets/inversion_settings_form.h"
+#include "widgets/forms/inversion_settings_form.h"
+#include "widgets/inversion/inversion_diff_view.h"
+#include "widgets/inversion/inversion_heatmap.h"
+#include "widgets/inversion/inversion_layer_chart.h"
+#include "widgets/inversion/inversion_model_row.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;

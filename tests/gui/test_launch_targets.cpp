@@ -19,12 +19,12 @@
 #include <QRegularExpression>
 #include <QThread>
 
+#include "app/gui/common/app_settings.h"
 #include "app/gui/launch/detached_spawn.h"
 #include "app/gui/launch/launch_target_selector.h"
 #include "app/gui/launch/remote_host_dialog.h"
 #include "app/gui/launch/run_launcher.h"
 #include "app/gui/launch/target_probe.h"
-#include "app/gui/shell/app_settings.h"
 #include "core/distributed/rank_launcher.h"
 #include "tests/test_support.h"
 

@@ -18,8 +18,8 @@
 #include "app/gui/project/run_setup_dialog.h"
 #include "core/config/config_schema.h"
 #include "tests/test_support.h"
-#include "widgets/config_form.h"
-#include "widgets/run_comparison.h"
+#include "widgets/forms/config_form.h"
+#include "widgets/tables/run_comparison.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;

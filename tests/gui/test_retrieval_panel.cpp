@@ -28,7 +28,7 @@
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "tests/training_fixture.h"
-#include "widgets/retrieval_results_view.h"
+#include "widgets/retrieval/retrieval_results_view.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;

@@ -15,9 +15,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/gui/common/app_settings.h"
 #include "app/gui/project/project_document.h"
 #include "app/gui/runs/run_list_model.h"
-#include "app/gui/shell/app_settings.h"
 #include "app/gui/shell/main_window.h"
 #include "core/config/project_config.h"
 #include "tests/test_support.h"

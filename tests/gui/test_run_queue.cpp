@@ -6,11 +6,11 @@
 
 #include <QComboBox>
 
+#include "app/gui/common/app_settings.h"
 #include "app/gui/launch/remote_host_dialog.h"
 #include "app/gui/launch/run_launcher.h"
 #include "app/gui/launch/run_queue.h"
 #include "app/gui/runs/run_list_model.h"
-#include "app/gui/shell/app_settings.h"
 #include "app/gui/shell/main_window.h"
 #include "app/gui/tooling/event_loop_latency.h"
 #include "core/runs/run_status.h"

@@ -20,8 +20,8 @@
 #include "core/config/project_config.h"
 #include "core/models/model_registry.h"
 #include "tests/test_support.h"
-#include "widgets/config_diff_view.h"
-#include "widgets/config_form.h"
+#include "widgets/forms/config_form.h"
+#include "widgets/tables/config_diff_view.h"
 
 using namespace mixerlab;
 

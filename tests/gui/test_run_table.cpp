@@ -17,9 +17,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/gui/common/fork_point.h"
 #include "app/gui/project/project_document.h"
 #include "app/gui/project/run_setup_dialog.h"
-#include "app/gui/runs/fork_point.h"
 #include "app/gui/runs/run_annotations.h"
 #include "app/gui/runs/run_list_model.h"
 #include "app/gui/runs/run_table_filter.h"
@@ -27,9 +27,9 @@
 #include "core/runs/run_lock.h"
 #include "tests/test_support.h"
 #include "tests/training_fixture.h"
-#include "widgets/config_form.h"
-#include "widgets/frozen_column_table_view.h"
-#include "widgets/loss_plot_widget.h"
+#include "widgets/forms/config_form.h"
+#include "widgets/plots/loss_plot_widget.h"
+#include "widgets/tables/frozen_column_table_view.h"
 
 using namespace mixerlab;
 using gui::RunListModel;

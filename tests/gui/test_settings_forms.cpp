@@ -24,9 +24,9 @@
 #include "app/gui/inversion/inversion_settings_bridge.h"
 #include "core/analysis/inversion_fields.h"
 #include "core/analysis/sampling_fields.h"
-#include "widgets/inversion_settings_form.h"
-#include "widgets/sampling_presets.h"
-#include "widgets/sampling_settings_form.h"
+#include "widgets/forms/inversion_settings_form.h"
+#include "widgets/forms/sampling_presets.h"
+#include "widgets/forms/sampling_settings_form.h"
 
 using namespace mixerlab;
 

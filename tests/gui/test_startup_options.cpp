@@ -1,4 +1,4 @@
-// mixerlab-gui's command line (app/gui/shell/startup_options.h): every option read with a
+// mixerlab-gui's command line (app/gui/startup/startup_options.h): every option read with a
 // non-default value, the precedence of the startup actions (--generate, --inspect/--over-training,
 // --retrieve), the errors for unknown options and bad values, and the options applied to a real
 // main window (project, size, an unknown scene).
@@ -11,7 +11,7 @@
 
 #include "app/gui/project/project_document.h"
 #include "app/gui/shell/main_window.h"
-#include "app/gui/shell/startup_options.h"
+#include "app/gui/startup/startup_options.h"
 #include "core/util/atomic_file.h"
 #include "tests/test_support.h"
 #include "tests/training_fixture.h"

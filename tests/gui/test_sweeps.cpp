@@ -23,8 +23,8 @@
 #include "core/runs/run_status.h"
 #include "tests/test_support.h"
 #include "tests/training_fixture.h"
-#include "widgets/sweep_dialog.h"
-#include "widgets/sweep_plan.h"
+#include "widgets/forms/sweep_dialog.h"
+#include "widgets/forms/sweep_plan.h"
 
 using namespace mixerlab;
 using namespace mixerlab::widgets;

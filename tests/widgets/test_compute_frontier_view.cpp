@@ -6,7 +6,7 @@
 #include <QComboBox>
 #include <QSignalSpy>
 
-#include "widgets/compute_frontier_view.h"
+#include "widgets/plots/compute_frontier_view.h"
 
 using namespace mixerlab::widgets;
 

@@ -14,9 +14,9 @@
 #include <cmath>
 
 #include "tests/loss_plot_fixture.h"
-#include "widgets/curve_processing.h"
-#include "widgets/loss_plot_widget.h"
-#include "widgets/plot_export.h"
+#include "widgets/plots/curve_processing.h"
+#include "widgets/plots/loss_plot_widget.h"
+#include "widgets/plots/plot_export.h"
 
 using namespace mixerlab::widgets;
 using namespace mixerlab::widgets::testing;

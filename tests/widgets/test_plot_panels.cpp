@@ -10,11 +10,11 @@
 #include <QSignalSpy>
 
 #include "tests/loss_plot_fixture.h"
-#include "widgets/compute_frontier_view.h"
-#include "widgets/curve_processing.h"
-#include "widgets/loss_plot_widget.h"
-#include "widgets/plot_panels.h"
-#include "widgets/run_legend_list.h"
+#include "widgets/plots/compute_frontier_view.h"
+#include "widgets/plots/curve_processing.h"
+#include "widgets/plots/loss_plot_widget.h"
+#include "widgets/plots/plot_panels.h"
+#include "widgets/plots/run_legend_list.h"
 
 using namespace mixerlab::widgets;
 using mixerlab::widgets::testing::makeRun;

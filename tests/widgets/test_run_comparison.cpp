@@ -8,7 +8,7 @@
 #include <QTableWidget>
 #include <cmath>
 
-#include "widgets/run_comparison.h"
+#include "widgets/tables/run_comparison.h"
 
 using namespace mixerlab::widgets;
 

@@ -12,8 +12,8 @@
 #include <QScrollBar>
 #include <QVBoxLayout>
 
-#include "widgets/config_form.h"
-#include "widgets/field_editors.h"
+#include "widgets/forms/config_form.h"
+#include "widgets/forms/field_editors.h"
 
 using namespace mixerlab::widgets;
 

@@ -1,5 +1,5 @@
 // A core field declaration (core/util/field_spec.h) as the widgets' plain FieldSpec
-// (widgets/form_field_spec.h): the one conversion between the two, used for the run-setup form's
+// (widgets/forms/form_field_spec.h): the one conversion between the two, used for the run-setup form's
 // schema and for the generation and inversion settings forms, so each form shows the declared
 // label, default, bounds, choices and help.
 #pragma once
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/util/field_spec.h"
-#include "widgets/form_field_spec.h"
+#include "widgets/forms/form_field_spec.h"
 
 namespace mixerlab::gui {
 

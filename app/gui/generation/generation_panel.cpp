@@ -23,9 +23,9 @@
 #include "app/gui/generation/generation_settings_bridge.h"
 #include "app/gui/generation/generation_worker.h"
 #include "app/gui/generation/generator_cache.h"
-#include "widgets/generation_column_view.h"
-#include "widgets/sampling_settings_form.h"
-#include "widgets/token_probability_scale.h"
+#include "widgets/forms/sampling_settings_form.h"
+#include "widgets/generation/generation_column_view.h"
+#include "widgets/generation/token_probability_scale.h"
 
 namespace mixerlab::gui {
 

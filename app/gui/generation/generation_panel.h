@@ -18,7 +18,7 @@
 #include "app/gui/common/checkpoint_choice.h"
 #include "app/gui/common/checkpoint_picker.h"
 #include "core/analysis/generation_comparison.h"
-#include "widgets/token_view.h"
+#include "widgets/generation/token_view.h"
 
 class QComboBox;
 class QLabel;

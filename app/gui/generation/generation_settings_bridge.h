@@ -6,8 +6,8 @@
 #include <QVector>
 
 #include "core/analysis/generation.h"
-#include "widgets/form_field_spec.h"
-#include "widgets/sampling_presets.h"
+#include "widgets/forms/form_field_spec.h"
+#include "widgets/forms/sampling_presets.h"
 
 namespace mixerlab::gui {
 

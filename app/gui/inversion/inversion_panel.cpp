@@ -22,11 +22,11 @@
 #include "app/gui/inversion/over_training_view.h"
 #include "app/gui/inversion/over_training_worker.h"
 #include "core/analysis/inversion_convergence.h"
-#include "widgets/inversion_diff_view.h"
-#include "widgets/inversion_layer_chart.h"
-#include "widgets/inversion_loss_plot.h"
-#include "widgets/inversion_model_row.h"
-#include "widgets/inversion_settings_form.h"
+#include "widgets/forms/inversion_settings_form.h"
+#include "widgets/inversion/inversion_diff_view.h"
+#include "widgets/inversion/inversion_layer_chart.h"
+#include "widgets/inversion/inversion_loss_plot.h"
+#include "widgets/inversion/inversion_model_row.h"
 
 namespace mixerlab::gui {
 

@@ -11,10 +11,10 @@
 #include "app/gui/inversion/inversion_panel.h"
 #include "app/gui/inversion/inversion_view_bridge.h"
 #include "app/gui/inversion/over_training_view.h"
-#include "widgets/inversion_diff_view.h"
-#include "widgets/inversion_layer_chart.h"
-#include "widgets/inversion_loss_plot.h"
-#include "widgets/inversion_model_row.h"
+#include "widgets/inversion/inversion_diff_view.h"
+#include "widgets/inversion/inversion_layer_chart.h"
+#include "widgets/inversion/inversion_loss_plot.h"
+#include "widgets/inversion/inversion_model_row.h"
 
 namespace mixerlab::gui {
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/analysis/inversion.h"
-#include "widgets/form_field_spec.h"
-#include "widgets/inversion_settings_form.h"
+#include "widgets/forms/form_field_spec.h"
+#include "widgets/forms/inversion_settings_form.h"
 
 namespace mixerlab::gui {
 

@@ -7,10 +7,10 @@
 
 #include "core/analysis/inversion.h"
 #include "core/analysis/inversion_over_training.h"
-#include "widgets/inversion_heatmap.h"
-#include "widgets/inversion_layer_chart.h"
-#include "widgets/inversion_loss_plot.h"
-#include "widgets/inversion_token_view.h"
+#include "widgets/inversion/inversion_heatmap.h"
+#include "widgets/inversion/inversion_layer_chart.h"
+#include "widgets/inversion/inversion_loss_plot.h"
+#include "widgets/inversion/inversion_token_view.h"
 
 namespace mixerlab::gui {
 

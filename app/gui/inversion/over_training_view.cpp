@@ -16,9 +16,9 @@
 #include "app/gui/common/elided_text.h"
 #include "app/gui/inversion/inversion_view_bridge.h"
 #include "core/runs/run_directory.h"
-#include "widgets/inversion_diff_view.h"
-#include "widgets/inversion_heatmap.h"
-#include "widgets/refreshing_combo_box.h"
+#include "widgets/forms/refreshing_combo_box.h"
+#include "widgets/inversion/inversion_diff_view.h"
+#include "widgets/inversion/inversion_heatmap.h"
 
 namespace mixerlab::gui {
 

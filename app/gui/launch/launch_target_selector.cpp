@@ -6,9 +6,9 @@
 #include <QHBoxLayout>
 #include <QLabel>
 
+#include "app/gui/common/app_settings.h"
 #include "app/gui/launch/run_launcher.h"
 #include "app/gui/launch/target_probe.h"
-#include "app/gui/shell/app_settings.h"
 
 namespace mixerlab::gui {
 

@@ -8,7 +8,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 
-#include "app/gui/shell/app_settings.h"
+#include "app/gui/common/app_settings.h"
 
 namespace mixerlab::gui {
 

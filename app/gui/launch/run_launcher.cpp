@@ -9,8 +9,8 @@
 #include <QRegularExpression>
 #include <QThread>
 
+#include "app/gui/common/app_settings.h"
 #include "app/gui/launch/detached_spawn.h"
-#include "app/gui/shell/app_settings.h"
 #include "core/train/device.h"
 
 #include <signal.h>

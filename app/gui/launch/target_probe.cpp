@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/gui/common/app_settings.h"
 #include "app/gui/launch/run_launcher.h"
-#include "app/gui/shell/app_settings.h"
 #include "core/train/hardware_report.h"
 
 namespace mixerlab::gui {

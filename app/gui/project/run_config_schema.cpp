@@ -15,7 +15,7 @@
 #include "core/models/model_registry.h"
 #include "core/train/device.h"
 #include "core/util/error.h"
-#include "widgets/run_comparison.h"
+#include "widgets/tables/run_comparison.h"
 
 namespace mixerlab::gui {
 

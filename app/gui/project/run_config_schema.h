@@ -8,7 +8,7 @@
 #include <QString>
 #include <QVector>
 
-#include "widgets/config_form.h"
+#include "widgets/forms/config_form.h"
 
 namespace mixerlab::gui {
 

@@ -11,10 +11,10 @@
 #include <QScrollArea>
 #include <QVBoxLayout>
 
+#include "app/gui/common/fork_point.h"
 #include "app/gui/project/run_config_schema.h"
-#include "app/gui/runs/fork_point.h"
-#include "widgets/config_form.h"
-#include "widgets/run_comparison.h"
+#include "widgets/forms/config_form.h"
+#include "widgets/tables/run_comparison.h"
 
 namespace mixerlab::gui {
 

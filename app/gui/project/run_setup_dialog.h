@@ -37,7 +37,7 @@ class RunSetupDialog : public QDialog {
   QJsonObject run() const;
   // Every shown field's value, defaults included (what the run trains with, short of core defaults).
   QJsonObject fullRun() const;
-  // "Sweep…" was pressed: the caller makes a sweep (widgets/sweep_dialog.h) from run() instead of
+  // "Sweep…" was pressed: the caller makes a sweep (widgets/forms/sweep_dialog.h) from run() instead of
   // adding the run itself.
   bool sweepRequested() const { return sweep_requested_; }
   QPushButton* sweepButton() const { return sweep_button_; }

@@ -22,7 +22,7 @@
 #include "app/gui/common/elided_text.h"
 #include "app/gui/launch/run_launcher.h"
 #include "core/runs/run_directory.h"
-#include "widgets/retrieval_results_view.h"
+#include "widgets/retrieval/retrieval_results_view.h"
 
 namespace mixerlab::gui {
 

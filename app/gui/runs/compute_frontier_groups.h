@@ -6,7 +6,7 @@
 #include <QVector>
 #include <functional>
 
-#include "widgets/compute_frontier_view.h"
+#include "widgets/plots/compute_frontier_view.h"
 
 namespace mixerlab::gui {
 

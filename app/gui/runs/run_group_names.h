@@ -1,6 +1,6 @@
 // The names run groups go by, one rule for every tab: the Curves panels' "Mean of seeds" and
 // "Mean by <setting>" groups and the Scaling tab's groups use them as their colour keys, so a group
-// of the same runs has the same colour in both (widgets/series_colours.h).
+// of the same runs has the same colour in both (widgets/plots/series_colours.h).
 #pragma once
 #include <QString>
 #include <QVariant>

@@ -17,8 +17,8 @@
 #include "app/gui/project/project_document.h"
 #include "app/gui/runs/column_number_format.h"
 #include "app/gui/runs/run_snapshot.h"
-#include "widgets/loss_series.h"
-#include "widgets/run_comparison.h"
+#include "widgets/plots/loss_series.h"
+#include "widgets/tables/run_comparison.h"
 
 namespace mixerlab::gui {
 

@@ -5,7 +5,7 @@
 #include <QString>
 #include <QVector>
 
-#include "widgets/loss_series.h"
+#include "widgets/plots/loss_series.h"
 
 namespace mixerlab::gui {
 

@@ -29,6 +29,7 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 
+#include "app/gui/common/app_settings.h"
 #include "app/gui/common/background_job.h"
 #include "app/gui/generation/generation_panel.h"
 #include "app/gui/inversion/inversion_panel.h"
@@ -50,17 +51,16 @@
 #include "app/gui/runs/run_list_model.h"
 #include "app/gui/runs/run_monitor.h"
 #include "app/gui/runs/run_table_filter.h"
-#include "app/gui/shell/app_settings.h"
 #include "app/gui/shell/help_menu.h"
 #include "app/gui/tooling/event_loop_latency.h"
 #include "core/runs/run_directory.h"
 #include "core/runs/run_info.h"
-#include "widgets/compute_frontier_view.h"
-#include "widgets/config_diff_view.h"
-#include "widgets/loss_plot_widget.h"
-#include "widgets/plot_panels.h"
-#include "widgets/run_comparison.h"
-#include "widgets/sweep_dialog.h"
+#include "widgets/forms/sweep_dialog.h"
+#include "widgets/plots/compute_frontier_view.h"
+#include "widgets/plots/loss_plot_widget.h"
+#include "widgets/plots/plot_panels.h"
+#include "widgets/tables/config_diff_view.h"
+#include "widgets/tables/run_comparison.h"
 
 namespace mixerlab::gui {
 

@@ -16,7 +16,7 @@
 
 #include "app/gui/common/column_request.h"
 #include "app/gui/runs/run_snapshot.h"
-#include "widgets/sweep_dialog.h"
+#include "widgets/forms/sweep_dialog.h"
 
 class QTableView;
 class QLineEdit;

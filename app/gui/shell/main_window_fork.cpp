@@ -6,11 +6,11 @@
 #include <QStatusBar>
 #include <memory>
 
+#include "app/gui/common/fork_point.h"
 #include "app/gui/launch/launch_watcher.h"
 #include "app/gui/launch/run_launcher.h"
 #include "app/gui/project/project_document.h"
 #include "app/gui/project/run_setup_dialog.h"
-#include "app/gui/runs/fork_point.h"
 #include "app/gui/runs/run_list_model.h"
 #include "app/gui/shell/main_window.h"
 

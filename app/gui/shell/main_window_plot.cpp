@@ -2,12 +2,12 @@
 // smoothing, which metric each panel shows). "Fork from here" is in main_window_fork.cpp.
 #include <algorithm>
 
+#include "app/gui/common/app_settings.h"
 #include "app/gui/project/project_document.h"
 #include "app/gui/runs/run_list_model.h"
-#include "app/gui/shell/app_settings.h"
 #include "app/gui/shell/main_window.h"
-#include "widgets/loss_plot_widget.h"
-#include "widgets/plot_panels.h"
+#include "widgets/plots/loss_plot_widget.h"
+#include "widgets/plots/plot_panels.h"
 
 namespace mixerlab::gui {
 

@@ -15,18 +15,18 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 
+#include "app/gui/common/app_settings.h"
 #include "app/gui/launch/run_queue.h"
 #include "app/gui/project/project_document.h"
 #include "app/gui/runs/run_annotations.h"
 #include "app/gui/runs/run_archive.h"
 #include "app/gui/runs/run_list_model.h"
 #include "app/gui/runs/run_table_filter.h"
-#include "app/gui/shell/app_settings.h"
 #include "app/gui/shell/main_window.h"
-#include "widgets/frozen_column_table_view.h"
-#include "widgets/plot_panels.h"
-#include "widgets/run_comparison.h"
-#include "widgets/sweep_dialog.h"
+#include "widgets/forms/sweep_dialog.h"
+#include "widgets/plots/plot_panels.h"
+#include "widgets/tables/frozen_column_table_view.h"
+#include "widgets/tables/run_comparison.h"
 
 namespace mixerlab::gui {
 

@@ -1,0 +1,44 @@
+// Loss series bookkeeping (see loss_series.h).
+#include "widgets/plots/loss_series.h"
+
+namespace mixerlab::widgets {
+
+namespace {
+void appendMonotonic(QVector<LossPoint>& points, const LossPoint& p) {
+  while (!points.isEmpty() && points.back().step >= p.step) points.pop_back();
+  points.push_back(p);
+}
+}  // namespace
+
+QString lossAxisLabel(LossAxis axis) {
+  switch (axis) {
+    case LossAxis::Step:
+      return QStringLiteral("step");
+    case LossAxis::Tokens:
+      return QStringLiteral("tokens");
+    case LossAxis::WallSeconds:
+      return QStringLiteral("wall-clock (s)");
+    case LossAxis::Flops:
+      return QStringLiteral("FLOPs");
+  }
+  return QStringLiteral("step");
+}
+
+void LossSeries::appendTrain(const LossPoint& p) { appendMonotonic(train, p); }
+void LossSeries::appendEval(const LossPoint& p) { appendMonotonic(eval, p); }
+void LossSeries::appendMetric(const QString& metric, const LossPoint& p) { appendMonotonic(metrics[metric], p); }
+void LossSeries::clear() {
+  train.clear();
+  eval.clear();
+  metrics.clear();
+}
+
+QString metricLabel(const QString& metric) {
+  if (metric == kLossMetric) return QStringLiteral("cross-entropy loss");
+  if (metric == "lr") return QStringLiteral("learning rate");
+  if (metric == "tokens_per_s") return QStringLiteral("tokens/s");
+  if (metric == "grad_norm") return QStringLiteral("gradient norm");
+  return metric;
+}
+
+}  // namespace mixerlab::widgets
