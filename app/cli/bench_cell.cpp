@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 #include <new>
+#include <optional>
 #include <sstream>
 
 #include <torch/torch.h>
@@ -79,11 +80,16 @@ void measureCell(const CellSpec& c, nlohmann::json& out) {
   RandomTokenTrainer trainer(model, c.batch, device, precision);
   out["params"] = trainer.parameterCount();
   double loss = 0;
-  for (int64_t i = 0; i < c.warmup; ++i) loss = trainer.step();
+  std::optional<double> first_loss;  // the first step's, warm-up included: training must lower it
+  for (int64_t i = 0; i < c.warmup; ++i) {
+    loss = trainer.step();
+    if (!first_loss) first_loss = loss;
+  }
   std::vector<double> step_ms;
   for (int64_t i = 0; i < c.steps; ++i) {
     const auto start = std::chrono::steady_clock::now();
     loss = trainer.step();  // reading the loss waits for the device
+    if (!first_loss) first_loss = loss;
     step_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
   double total_ms = 0;
@@ -99,6 +105,7 @@ void measureCell(const CellSpec& c, nlohmann::json& out) {
   out["step_ms_min"] = step_ms.front();
   out["step_ms_max"] = step_ms.back();
   out["tokens_per_s"] = tokens_per_step / (median_ms / 1000.0);
+  out["first_loss"] = *first_loss;
   out["final_loss"] = loss;
   if (c.phases) {
     std::vector<double> forward_ms, backward_ms, optimizer_ms;

@@ -91,7 +91,12 @@ int benchTrain(const BenchOptions& o) {
   const int64_t T = o.model.context_length;
   const int64_t local_batch = o.batch / world;
   RandomTokenTrainer trainer(o.model, local_batch, device, parsePrecision(o.precision), group.get());
-  auto step = [&]() { return trainer.step(); };
+  double first_loss = 0, last_loss = 0;
+  int64_t steps_taken = 0;
+  auto step = [&]() {
+    last_loss = trainer.step();
+    if (steps_taken++ == 0) first_loss = last_loss;
+  };
   if (o.steps < 1) throw MixerLabError("bench train needs --steps of at least 1, got " + std::to_string(o.steps));
   for (int64_t i = 0; i < o.warmup; ++i) step();
   std::vector<double> step_ms;
@@ -120,6 +125,8 @@ int benchTrain(const BenchOptions& o) {
               static_cast<long long>(o.steps), static_cast<long long>(o.warmup), mean_ms, step_ms[step_ms.size() / 2]);
   std::printf("tokens_per_s %.0f (mean), %.0f (median step)\n", tokens_per_step / (mean_ms / 1000.0),
               tokens_per_step / (step_ms[step_ms.size() / 2] / 1000.0));
+  std::printf("loss %.4f at the first step, %.4f after %lld (one fixed batch, so it falls)\n", first_loss, last_loss,
+              static_cast<long long>(steps_taken));
   return 0;
 }
 struct ScanBenchOptions {

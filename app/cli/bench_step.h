@@ -1,7 +1,8 @@
-// The training step the benchmarks time, on one fixed batch of random tokens: the trainer's step
-// (train_step.cpp) without its data loader. Same arithmetic: forward under AutocastScope, the loss
-// in fp32, fp16 loss scaling with DynamicLossScaler (overflowing steps skipped), data-parallel
-// gradient averaging during backward, clipping at 1.0, AdamW. Torch types stay in the .cpp.
+// The training step the benchmarks time, on one fixed batch of random tokens: the trainer's own
+// step (runTrainStep in core/train/train_step.h) fed that batch instead of the data loader, so the
+// arithmetic is the trainer's: forward under AutocastScope, the loss in fp32, fp16 loss scaling
+// (overflowing steps skipped), data-parallel gradient averaging during backward, clipping at 1.0,
+// AdamW at a constant 5e-4. Torch types stay in the .cpp.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -10,20 +11,13 @@
 
 #include "core/models/model_config.h"
 #include "core/train/mixed_precision.h"
+#include "core/train/train_step.h"
 
 namespace mixerlab {
 class ProcessGroup;
 }
 
 namespace mixerlab::cli {
-
-// Where one step's time goes: each phase ends with a device synchronisation, so the three add up
-// to the step (plus the syncs) and a phase's figure holds its GPU work, not just its launches.
-struct StepPhaseTimes {
-  double forward_ms = 0;    // forward under autocast and the fp32 loss
-  double backward_ms = 0;   // backward (and the data-parallel gradient averaging)
-  double optimizer_ms = 0;  // unscaling, clipping and the AdamW update
-};
 
 class RandomTokenTrainer {
  public:

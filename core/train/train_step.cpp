@@ -1,9 +1,11 @@
 // The optimizer step (see train_step.h). The order of operations is part of exact resume: keep it.
 #include "core/train/train_step.h"
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 
+#include <torch/cuda.h>
 #include <torch/torch.h>
 
 #include "core/train/data_parallel_start.h"
@@ -19,19 +21,48 @@ void setLearningRate(torch::optim::Optimizer& optimizer, double lr) {
 
 bool anyRankNonFinite(ProcessGroup& group, bool non_finite) { return anyRank(group, non_finite); }
 
+// Adds the time since the last mark to `phase_ms` once the device has finished its queued work;
+// does nothing when the phases are not asked for.
+class PhaseClock {
+ public:
+  PhaseClock(const c10::Device& device, bool on) : device_(device), on_(on) { mark(nullptr); }
+  void mark(double* phase_ms) {
+    if (!on_) return;
+    if (device_.is_cuda()) torch::cuda::synchronize(device_.index());
+    const auto now = std::chrono::steady_clock::now();
+    if (phase_ms) *phase_ms += std::chrono::duration<double, std::milli>(now - since_).count();
+    since_ = now;
+  }
+
+ private:
+  c10::Device device_;
+  bool on_;
+  std::chrono::steady_clock::time_point since_;
+};
+
 }  // namespace
 
 StepOutcome runTrainStep(LanguageModel& model, torch::optim::Optimizer& optimizer, PrefetchingLoader& loader,
                          const TrainConfig& train, const c10::Device& device, double learning_rate, TrainerState& state,
                          const DataParallelStep* data_parallel, const StepPrecision& precision) {
+  return runTrainStep(
+      model, optimizer, [&loader] { return loader.next(); }, train, device, learning_rate, state, data_parallel,
+      precision);
+}
+
+StepOutcome runTrainStep(LanguageModel& model, torch::optim::Optimizer& optimizer, const MicroBatchSource& next_batch,
+                         const TrainConfig& train, const c10::Device& device, double learning_rate, TrainerState& state,
+                         const DataParallelStep* data_parallel, const StepPrecision& precision,
+                         StepPhaseTimes* phases) {
   StepOutcome outcome;
+  PhaseClock clock(device, phases != nullptr);
   setLearningRate(optimizer, learning_rate);
   clearGradients(model.parameters());
   const double micro_batches = static_cast<double>(train.grad_accum_steps);
   ProcessGroup* group = data_parallel ? data_parallel->group : nullptr;
   const int64_t world = group ? group->worldSize() : 1;
   for (int64_t micro = 0; micro < train.grad_accum_steps; ++micro) {
-    auto [batch, next_position] = loader.next();
+    auto [batch, next_position] = next_batch();
     at::Tensor logits;
     {
       AutocastScope autocast(device, precision.precision);
@@ -47,20 +78,20 @@ StepOutcome runTrainStep(LanguageModel& model, torch::optim::Optimizer& optimize
       outcome.non_finite_loss = finite ? std::numeric_limits<double>::quiet_NaN() : value;
       return outcome;
     }
+    clock.mark(phases ? &phases->forward_ms : nullptr);
     if (group && micro + 1 == train.grad_accum_steps) data_parallel->sync->armForNextBackward();
     // Dynamic loss scaling (fp16): the scaled loss keeps small gradients above fp16's underflow.
     (precision.scaler ? precision.scaler->scaled(loss) / micro_batches : loss / micro_batches).backward();
+    if (group && micro + 1 == train.grad_accum_steps) data_parallel->sync->finish();
+    clock.mark(phases ? &phases->backward_ms : nullptr);
     outcome.loss += value / micro_batches;
     outcome.tokens += batch.num_tokens * world;
     state.data_position = next_position;
     state.tokens += batch.num_tokens * world;
   }
-  // Data parallel: the gradients, averaged over the ranks bucket by bucket during the last backward,
-  // are in place after this, before clipping, so every rank clips and steps on the same gradients.
-  if (group) {
-    data_parallel->sync->finish();
-    outcome.loss = meanOverRanks(*group, outcome.loss);
-  }
+  // Data parallel: the gradients were averaged over the ranks bucket by bucket during the last
+  // backward (finished above), before clipping, so every rank clips and steps on the same gradients.
+  if (group) outcome.loss = meanOverRanks(*group, outcome.loss);
 
   // Loss scaling: the gradients are unscaled before clipping, so the clip norm applies to the true
   // gradients; a step with inf/NaN gradients is skipped (every rank holds the same averaged
@@ -70,6 +101,7 @@ StepOutcome runTrainStep(LanguageModel& model, torch::optim::Optimizer& optimize
     precision.scaler->update(finite);
     if (!finite) {
       outcome.skipped_for_overflow = true;
+      clock.mark(phases ? &phases->optimizer_ms : nullptr);
       return outcome;
     }
   }
@@ -82,6 +114,7 @@ StepOutcome runTrainStep(LanguageModel& model, torch::optim::Optimizer& optimize
   } else {
     optimizer.step();
   }
+  clock.mark(phases ? &phases->optimizer_ms : nullptr);
   return outcome;
 }
 

@@ -1,8 +1,12 @@
 // One optimizer step: learning rate, forward and backward over grad_accum_steps micro-batches,
-// gradient clipping and the AdamW update. The trainer owns the cadence around it (train_cadence.h).
+// gradient clipping and the AdamW update. The trainer owns the cadence around it (train_cadence.h);
+// the benchmarks time the same step on a fixed batch (app/cli/bench_step.h), so a measured speed is
+// the trainer's speed.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <utility>
 
 #include <c10/core/Device.h>
 
@@ -49,8 +53,26 @@ struct StepPrecision {
   DynamicLossScaler* scaler = nullptr;
 };
 
-// Runs one step at `learning_rate`. Advances state.data_position and state.tokens per micro-batch;
-// the caller counts the step itself (state.step) once the outcome is finite.
+// Where one step's time goes, when asked for: each phase ends with a device synchronisation, so the
+// three add up to the step (plus the syncs) and a phase's figure holds its GPU work, not just its
+// launches. Summed over the micro-batches.
+struct StepPhaseTimes {
+  double forward_ms = 0;    // forward under autocast and the fp32 loss
+  double backward_ms = 0;   // backward (and the data-parallel gradient averaging)
+  double optimizer_ms = 0;  // unscaling, clipping and the AdamW update
+};
+
+// The next micro-batch and the data position after it.
+using MicroBatchSource = std::function<std::pair<Batch, DataPosition>()>;
+
+// Runs one step at `learning_rate` on micro-batches from `next_batch`. Advances state.data_position
+// and state.tokens per micro-batch; the caller counts the step itself (state.step) once the outcome
+// is finite. With `phases`, the device is synchronised between the phases and their times added.
+StepOutcome runTrainStep(LanguageModel& model, torch::optim::Optimizer& optimizer, const MicroBatchSource& next_batch,
+                         const TrainConfig& train, const c10::Device& device, double learning_rate, TrainerState& state,
+                         const DataParallelStep* data_parallel = nullptr, const StepPrecision& precision = {},
+                         StepPhaseTimes* phases = nullptr);
+// The trainer's form: micro-batches from its loader.
 StepOutcome runTrainStep(LanguageModel& model, torch::optim::Optimizer& optimizer, PrefetchingLoader& loader,
                          const TrainConfig& train, const c10::Device& device, double learning_rate, TrainerState& state,
                          const DataParallelStep* data_parallel = nullptr, const StepPrecision& precision = {});

@@ -8,6 +8,7 @@
 #include <torch/version.h>
 #include <QtTest/QtTest>
 
+#include <cmath>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -96,6 +97,11 @@ class TestBenchCli : public QObject {
       QVERIFY(qFuzzyCompare(mfu, flops_per_token * tokens_per_s / peak));
       QVERIFY(c["peak_memory_bytes"].get<int64_t>() > c["baseline_rss_bytes"].get<int64_t>());
       QVERIFY(c["baseline_rss_bytes"].get<int64_t>() > 0);
+      // The trainer's step on one fixed batch: an untrained model starts near ln V (64 tokens) and
+      // four steps (warm-up included) lower the loss.
+      const double first_loss = c["first_loss"].get<double>(), final_loss = c["final_loss"].get<double>();
+      QVERIFY2(std::abs(first_loss - std::log(64.0)) < 1.0, qPrintable(QString::number(first_loss)));
+      QVERIFY2(final_loss < first_loss - 0.01, qPrintable(QString("%1 -> %2").arg(first_loss).arg(final_loss)));
     }
   }
 
@@ -298,6 +304,8 @@ class TestBenchCli : public QObject {
                 "--vocab", "32",    "--batch", "2",     "--steps",   "2",  "--warmup", "0", "--precision", "bf16"});
     QVERIFY2(r.exit_code == 0, qPrintable(r.err + r.out));
     QVERIFY2(r.out.contains("precision bf16") && r.out.contains("tokens_per_s"), qPrintable(r.out));
+    const auto loss = QRegularExpression("loss ([0-9.]+) at the first step, ([0-9.]+) after 2 ").match(r.out);
+    QVERIFY2(loss.hasMatch() && loss.captured(2).toDouble() < loss.captured(1).toDouble(), qPrintable(r.out));
     auto two_layers = runCli({"bench", "train", "--layers", "1,2"});
     QVERIFY2(two_layers.exit_code != 0 && two_layers.err.contains("--layers"), qPrintable(two_layers.err));
   }

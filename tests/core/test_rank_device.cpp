@@ -107,11 +107,7 @@ class TestRankDevice : public QObject {
   // LOCAL_WORLD_SIZE decides who shares this machine; without it (a bare srun) the GPUs are checked
   // up to this rank's own and the cores are shared by the whole job.
   void ranksShareTheMachineTheyAreOn() {
-    DistributedEnv env;
-    env.rank = 5;
-    env.world_size = 8;
-    env.local_rank = 1;
-    env.local_world_size = 4;
+    DistributedEnv env{/*rank*/ 5, /*world_size*/ 8, /*local_rank*/ 1, /*local_world_size*/ 4};
     QCOMPARE(ranksSharingTheGpus(env), 4);
     QCOMPARE(ranksSharingTheCores(env), 4);
     QCOMPARE(cpuThreadsPerRank(env, 16), 4);
