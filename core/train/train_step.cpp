@@ -10,14 +10,10 @@
 
 #include "core/train/data_parallel_start.h"
 #include "core/train/gradients.h"
-#include "core/train/multi_tensor_optimizer.h"
+#include "core/train/optimizer_update.h"
 
 namespace mixerlab {
 namespace {
-
-void setLearningRate(torch::optim::Optimizer& optimizer, double lr) {
-  for (auto& group : optimizer.param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
-}
 
 bool anyRankNonFinite(ProcessGroup& group, bool non_finite) { return anyRank(group, non_finite); }
 
@@ -105,15 +101,8 @@ StepOutcome runTrainStep(LanguageModel& model, torch::optim::Optimizer& optimize
       return outcome;
     }
   }
-  // The norm is logged either way (measured without touching the gradients when clipping is off).
-  outcome.grad_norm = train.grad_clip_norm > 0 ? clipGradientNorm(model.parameters(), train.grad_clip_norm)
-                                               : gradientNorm(model.parameters());
-  // Multi-tensor AdamW on a GPU (one pass for every parameter), LibTorch's loop elsewhere.
-  if (auto* adamw = dynamic_cast<torch::optim::AdamW*>(&optimizer)) {
-    adamwStep(*adamw);
-  } else {
-    optimizer.step();
-  }
+  // The norm is logged either way.
+  outcome.grad_norm = clipAndUpdate(optimizer, model.parameters(), train.grad_clip_norm);
   clock.mark(phases ? &phases->optimizer_ms : nullptr);
   return outcome;
 }

@@ -205,22 +205,24 @@ class TestSavedStructures : public QObject {
 
   void retrievalRunRecordRoundTrips() {
     const fs::path dir = testing::makeScratchDir("saved-retrieval");
-    RetrievalRunRecord w;
-    w.data = "/data/pairs";
-    w.embedding_model = "mixer/step-00000300";
-    w.context = 33;
-    w.layers = 5;
-    w.width = 96;
-    w.batch_size = 17;
-    w.epochs_planned = 9;
-    w.learning_rate = 3.5e-4;
-    w.warmup_steps = 11;
-    w.weight_decay = 0.02;
-    w.grad_clip_norm = 0.75;
-    w.with_replacement = true;
-    w.chance_top1 = 1.0 / 29;
-    w.device = "cuda:1";
-    w.epochs = json::array({{{"epoch", 1}, {"step", 4}, {"train_loss", 3.2}, {"eval_loss", 3.1}, {"top1", 0.25}}});
+    // Every field in declaration order, each unlike its default and its neighbours.
+    const RetrievalRunRecord w{
+        "/data/pairs", "mixer/step-00000300",
+        /*context=*/33,
+        /*layers=*/5,
+        /*width=*/96,
+        /*batch_size=*/17,
+        /*epochs_planned=*/9,
+        /*learning_rate=*/3.5e-4,
+        /*warmup_steps=*/11,
+        /*weight_decay=*/0.02,
+        /*grad_clip_norm=*/0.75,
+        /*with_replacement=*/true,
+        /*chance_top1=*/1.0 / 29,
+        /*device=*/"cuda:1",
+        /*epochs=*/
+        json::array(
+            {{{"epoch", 1}, {"step", 4}, {"train_loss", 3.2}, {"eval_loss", 3.1}, {"top1", 0.25}, {"top5", 0.75}}})};
     writeRetrievalRunRecord(dir, w);
     const auto r = tryReadRetrievalRunRecord(dir);
     QVERIFY(r.has_value());

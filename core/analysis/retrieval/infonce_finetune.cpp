@@ -12,6 +12,7 @@
 #include "core/runs/run_directory.h"
 #include "core/train/checkpoint.h"
 #include "core/train/lr_schedule.h"
+#include "core/train/optimizer_update.h"
 #include "core/util/error.h"
 
 namespace mixerlab {
@@ -93,8 +94,7 @@ std::filesystem::path infoNceFinetune(const ModelSource& base, const std::vector
   int64_t loss_steps = 0, step = 0;
   for (; step < s.steps; ++step) {
     if (cancel != nullptr && cancel->load()) break;
-    const double lr = learningRateAt(step, s.learning_rate, s.warmup_steps, s.steps, "linear", 0.0);
-    for (auto& group : optimizer.param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+    setLearningRate(optimizer, learningRateAt(step, s.learning_rate, s.warmup_steps, s.steps, "linear", 0.0));
     optimizer.zero_grad();
     double step_loss = 0;
     for (int64_t micro = 0; micro < s.grad_accum_steps; ++micro) {  // the mean loss over the summaries
@@ -110,8 +110,7 @@ std::filesystem::path infoNceFinetune(const ModelSource& base, const std::vector
       (loss / static_cast<double>(s.grad_accum_steps)).backward();
       step_loss += loss.item<double>() / static_cast<double>(s.grad_accum_steps);
     }
-    torch::nn::utils::clip_grad_norm_(m.model->parameters(), 1.0);
-    optimizer.step();
+    clipAndUpdate(optimizer, m.model->parameters(), 1.0);
     loss_sum += step_loss;
     ++loss_steps;
     const bool evaluate = (step + 1) % s.eval_every == 0 || step + 1 == s.steps;

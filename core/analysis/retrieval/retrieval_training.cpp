@@ -8,6 +8,8 @@
 
 #include "core/analysis/retrieval/candidate_sampler.h"
 #include "core/analysis/retrieval/cosine_retrieval.h"
+#include "core/train/lr_schedule.h"
+#include "core/train/optimizer_update.h"
 #include "core/util/error.h"
 
 namespace mixerlab {
@@ -145,17 +147,12 @@ RetrievalTrainResult trainRetrievalModel(const at::Tensor& train_queries, const 
           order.begin() + static_cast<std::ptrdiff_t>(std::min(n, first + static_cast<size_t>(s.batch_size))));
       auto [samples, labels] = buildBatch(train_queries, train_targets, rows, s.context, rng, s.with_replacement);
       ++step;
-      const double lr =
-          step <= s.warmup_steps
-              ? s.learning_rate * static_cast<double>(step) / static_cast<double>(std::max<int64_t>(1, s.warmup_steps))
-              : s.learning_rate * std::max(0.0, static_cast<double>(total_steps - step)) /
-                    static_cast<double>(std::max<int64_t>(1, total_steps - s.warmup_steps));
-      for (auto& group : optimizer.param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+      // The trainer's linear schedule: warm-up, then decay to 0 at the last step.
+      setLearningRate(optimizer, learningRateAt(step - 1, s.learning_rate, s.warmup_steps, total_steps, "linear", 0.0));
       optimizer.zero_grad();
       const auto loss = torch::nn::functional::cross_entropy(model->forward(samples), labels);
       loss.backward();
-      if (s.grad_clip_norm > 0) torch::nn::utils::clip_grad_norm_(model->parameters(), s.grad_clip_norm);
-      optimizer.step();
+      clipAndUpdate(optimizer, model->parameters(), s.grad_clip_norm);
       loss_sum += loss.item<double>() * static_cast<double>(rows.size());
     }
     if (result.cancelled) break;
