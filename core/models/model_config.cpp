@@ -2,9 +2,30 @@
 // field-level messages and the family checks live in config/.
 #include "core/models/model_config.h"
 
+#include <algorithm>
+
 #include "core/models/model_fields.h"
+#include "core/util/error.h"
 
 namespace mixerlab {
+
+const std::vector<std::string>& modelObjectiveNames() {
+  static const std::vector<std::string> names = {"next_token", "multi_token", "one_step_completion"};
+  return names;
+}
+
+std::string modelObjectiveName(ModelObjective objective) {
+  return modelObjectiveNames().at(static_cast<size_t>(objective));
+}
+
+ModelObjective parseModelObjective(const std::string& name) {
+  const auto& names = modelObjectiveNames();
+  const auto found = std::find(names.begin(), names.end(), name);
+  if (found == names.end()) {
+    throw MixerLabError("unknown objective \"" + name + "\"", "use next_token, multi_token or one_step_completion");
+  }
+  return static_cast<ModelObjective>(found - names.begin());
+}
 
 nlohmann::json ModelConfig::toJson() const {
   nlohmann::json j = modelFields().write(*this);

@@ -3,10 +3,20 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace mixerlab {
+
+// Training objective wrapped around the family (docs/architectures.md): plain causal LM,
+// multi-token prediction (mtp_tokens passes, each on the argmax of the previous) or one-step
+// completion (zero positions >= T/2 after the middle layer, unshifted loss on them).
+enum class ModelObjective { kNextToken, kMultiToken, kOneStepCompletion };
+// The names project files use, indexed by the enumerator: "next_token", "multi_token", "one_step_completion".
+const std::vector<std::string>& modelObjectiveNames();
+std::string modelObjectiveName(ModelObjective objective);
+ModelObjective parseModelObjective(const std::string& name);  // throws MixerLabError listing the names
 
 struct ModelConfig {
   std::string arch = "masked_mixer";  // registry name: "masked_mixer", "llama", ...
@@ -20,10 +30,7 @@ struct ModelConfig {
   bool tie_weights = false;      // share the embedding with the LM head
   double rope_theta = 10000.0;   // transformers with rotary positions
   double norm_eps = -1.0;        // <0: the family's default (LayerNorm 1e-5, RMSNorm 1e-6)
-  // Training objective wrapped around the family (docs/architectures.md): "next_token" (plain causal LM),
-  // "multi_token" (mtp_tokens passes, each on the argmax of the previous) or
-  // "one_step_completion" (zero positions >= T/2 after the middle layer, unshifted loss on them).
-  std::string objective = "next_token";
+  ModelObjective objective = ModelObjective::kNextToken;
   int64_t mtp_tokens = 2;
   nlohmann::json options = nlohmann::json::object();
 

@@ -38,9 +38,9 @@ const FieldSet<ModelConfig>& modelFields() {
         .number("norm_eps", &ModelConfig::norm_eps, -1.0, 1.0, "Norm epsilon",
                 "< 0: the family's default (LayerNorm 1e-5, RMSNorm 1e-6)")
         .group("Objective")
-        .choice("objective", &ModelConfig::objective, {"next_token", "multi_token", "one_step_completion"}, "Objective",
-                "next_token; multi_token (mtp_tokens passes, loss summed); one_step_completion (masked_mixer and "
-                "llama: predict the second half from the first)")
+        .enumChoice("objective", &ModelConfig::objective, modelObjectiveNames(), "Objective",
+                    "next_token; multi_token (mtp_tokens passes, loss summed); one_step_completion (masked_mixer and "
+                    "llama: predict the second half from the first)")
         .familySpecific()
         .integer("mtp_tokens", &ModelConfig::mtp_tokens, 2, 16, "Multi-token passes", "passes for multi_token")
         .familySpecific();

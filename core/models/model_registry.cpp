@@ -49,7 +49,7 @@ LanguageModelPtr buildModel(const ModelConfig& config) {
 
 ModelCost estimateCost(const ModelConfig& config, int64_t batch_size) {
   ModelCost cost = findArchitecture(config.arch).cost(config, batch_size);
-  if (config.objective == "multi_token") {
+  if (config.objective == ModelObjective::kMultiToken) {
     // Every training step runs mtp_tokens forward passes (and their backward) through the model.
     cost.training_flops_per_token *= static_cast<double>(config.mtp_tokens);
     cost.activation_bytes *= static_cast<double>(config.mtp_tokens);

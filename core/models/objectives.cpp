@@ -99,14 +99,10 @@ bool OneStepCompletion::ignoresFileTensor(const std::string& name) const {
 }
 
 void validateObjective(const ModelConfig& c, std::vector<std::string>& problems) {
-  if (c.objective != "next_token" && c.objective != "multi_token" && c.objective != "one_step_completion") {
-    problems.push_back("objective: expected one of \"next_token\", \"multi_token\", \"one_step_completion\", got \"" +
-                       c.objective + "\"");
-  }
-  if (c.objective == "multi_token" && (c.mtp_tokens < 2 || c.mtp_tokens > 16)) {
+  if (c.objective == ModelObjective::kMultiToken && (c.mtp_tokens < 2 || c.mtp_tokens > 16)) {
     problems.push_back("mtp_tokens: expected an integer between 2 and 16, got " + std::to_string(c.mtp_tokens));
   }
-  if (c.objective == "multi_token" && c.options.is_object() &&
+  if (c.objective == ModelObjective::kMultiToken && c.options.is_object() &&
       c.options.value("mixing_weights", "") == "softmax_compat") {
     // The research coding rewrites the weight parameter in place every forward; the extra passes
     // would modify a tensor the first pass's backward still needs.
@@ -115,7 +111,7 @@ void validateObjective(const ModelConfig& c, std::vector<std::string>& problems)
         "the extra passes of objective \"multi_token\" cannot share; use mixing_weights \"softmax\" (the same "
         "causal softmax computed in the graph) with multi_token");
   }
-  if (c.objective == "one_step_completion" && (c.n_layers < 2 || c.n_layers % 2 != 0)) {
+  if (c.objective == ModelObjective::kOneStepCompletion && (c.n_layers < 2 || c.n_layers % 2 != 0)) {
     problems.push_back(
         "n_layers: one_step_completion splits the blocks into encoder and decoder halves, so n_layers "
         "must be even and >= 2, got " +
@@ -125,8 +121,8 @@ void validateObjective(const ModelConfig& c, std::vector<std::string>& problems)
 
 LanguageModelPtr applyObjective(LanguageModelPtr base) {
   const ModelConfig& c = base->config();
-  if (c.objective == "multi_token") return std::make_shared<MultiTokenPrediction>(std::move(base));
-  if (c.objective == "one_step_completion") {
+  if (c.objective == ModelObjective::kMultiToken) return std::make_shared<MultiTokenPrediction>(std::move(base));
+  if (c.objective == ModelObjective::kOneStepCompletion) {
     if (!base->supportsLayerHook()) {
       throw MixerLabError("architecture \"" + c.arch + "\" does not support the one_step_completion objective",
                           "use masked_mixer or llama for one_step_completion");

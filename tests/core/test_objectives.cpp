@@ -5,6 +5,7 @@
 
 #include "core/models/model_registry.h"
 #include "core/models/objectives.h"
+#include "core/util/error.h"
 #include "tests/tiny_model_config.h"
 
 using namespace mixerlab;
@@ -13,7 +14,7 @@ namespace {
 ModelConfig small(const std::string& arch, const std::string& objective) {
   ModelConfig c = testing::tinyModelConfig(arch, 40, 16, 4, 12);
   c.n_heads = 2;
-  c.objective = objective;
+  c.objective = parseModelObjective(objective);
   c.mtp_tokens = 3;
   return c;
 }
@@ -92,8 +93,21 @@ class TestObjectives : public QObject {
     auto c = small("masked_mixer", "one_step_completion");
     c.n_layers = 3;
     QVERIFY_THROWS_EXCEPTION(std::exception, buildModel(c));
-    c = small("masked_mixer", "telepathy");
-    QVERIFY_THROWS_EXCEPTION(std::exception, buildModel(c));
+    // An unknown objective never reaches a model: its name is refused, with the names that exist.
+    try {
+      parseModelObjective("telepathy");
+      QFAIL("an unknown objective was accepted");
+    } catch (const MixerLabError& e) {
+      const std::string message = e.what();
+      QVERIFY2(
+          message.find("telepathy") != std::string::npos && message.find("one_step_completion") != std::string::npos,
+          e.what());
+    }
+    for (size_t i = 0; i < modelObjectiveNames().size(); ++i) {
+      const auto objective = static_cast<ModelObjective>(i);
+      QCOMPARE(parseModelObjective(modelObjectiveName(objective)), objective);
+    }
+    QCOMPARE(modelObjectiveName(ModelObjective::kMultiToken), std::string("multi_token"));
   }
 };
 

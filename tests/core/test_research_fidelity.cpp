@@ -85,7 +85,7 @@ class TestResearchFidelity : public QObject {
   void llamaCompletionHasNoFinalNormAndPlainInit() {
     ModelConfig c = smallConfig("llama");
     c.d_model = 64;
-    c.objective = "one_step_completion";
+    c.objective = ModelObjective::kOneStepCompletion;
     torch::manual_seed(4);
     auto model = buildModel(c);
     for (const auto& item : model->named_parameters()) QVERIFY2(item.key() != "model.norm.weight", "final norm");
@@ -105,13 +105,13 @@ class TestResearchFidelity : public QObject {
     const auto expected = torch::matmul(model->hiddenStates(ids), tensors.at("lm_head.weight").t());
     QVERIFY(torch::allclose(model->forward(ids), expected, 1e-5, 1e-6));
     // The plain Llama keeps its final norm.
-    c.objective = "next_token";
+    c.objective = ModelObjective::kNextToken;
     QVERIFY(buildModel(c)->exportTensors().count("model.norm.weight"));
   }
 
   void softmaxCompatWithMultiTokenIsRefused() {
     ModelConfig c = smallConfig("masked_mixer");
-    c.objective = "multi_token";
+    c.objective = ModelObjective::kMultiToken;
     c.mtp_tokens = 2;
     c.options = {{"mixing_weights", "softmax_compat"}};
     try {
@@ -303,7 +303,7 @@ class TestResearchFidelity : public QObject {
     QFETCH(QString, objective);
     QFETCH(QString, dtype);
     ModelConfig c = smallConfig(arch.toStdString());
-    c.objective = objective.toStdString();
+    c.objective = parseModelObjective(objective.toStdString());
     torch::manual_seed(11);
     auto original = buildModel(c);
     auto exported = original->exportTensors();

@@ -77,7 +77,7 @@ ModelConfig smallConfig(const NameCase& k) {
   c.n_heads = 2;
   c.kernel_size = k.kernel_size;
   c.tie_weights = k.tied;
-  c.objective = k.objective;
+  c.objective = parseModelObjective(k.objective);
   return c;
 }
 

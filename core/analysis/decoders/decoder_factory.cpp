@@ -11,7 +11,7 @@ bool isArch(const LanguageModel& model, const char* name) { return model.config(
 
 LanguageModel& nextTokenModel(LanguageModel& model) {
   const ModelConfig& c = model.config();
-  if (c.objective == "one_step_completion") {
+  if (c.objective == ModelObjective::kOneStepCompletion) {
     throw MixerLabError(
         "this checkpoint was trained with the one_step_completion objective, which predicts the second "
         "half of a window at once, not the next token",

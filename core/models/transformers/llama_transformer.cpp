@@ -110,7 +110,7 @@ at::Tensor LlamaDecoderLayerImpl::forward(const at::Tensor& x, RotaryTables& rot
   return h + mlp->forward(post_attention_layernorm->forward(h));
 }
 
-bool llamaIsCompletionModel(const ModelConfig& c) { return c.objective == "one_step_completion"; }
+bool llamaIsCompletionModel(const ModelConfig& c) { return c.objective == ModelObjective::kOneStepCompletion; }
 
 LlamaBodyImpl::LlamaBodyImpl(const ModelConfig& c) {
   // The completion model's embedding is a plain nn.Embedding (N(0, 1)) in the research.
