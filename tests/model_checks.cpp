@@ -1,6 +1,11 @@
 // Shared model property checks (see model_checks.h).
 #include "tests/model_checks.h"
 
+#include "core/analysis/decoders/token_decoder.h"
+#include "core/models/model_registry.h"
+#include "core/util/error.h"
+#include "tests/tiny_model_config.h"
+
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -103,6 +108,19 @@ LossTrend trainOnOneBatch(LanguageModel& model, torch::optim::Optimizer& optimiz
     (step == 0 ? trend.first : trend.last) = loss.item<double>();
   }
   return trend;
+}
+
+std::vector<std::string> nextTokenFamilies() {
+  std::vector<std::string> names;
+  for (const auto& info : architectures()) {
+    auto model = buildModel(tinyModelConfig(info.name, 32, 16, 2, 8));
+    try {
+      nextTokenModel(*model);
+      names.push_back(info.name);
+    } catch (const MixerLabError&) {
+    }
+  }
+  return names;
 }
 
 }  // namespace mixerlab::testing

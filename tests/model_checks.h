@@ -4,6 +4,9 @@
 #pragma once
 #include <QString>
 
+#include <string>
+#include <vector>
+
 #include <torch/torch.h>
 
 #include "core/models/language_model.h"
@@ -40,5 +43,9 @@ struct LossTrend {
 // clip_norm > 0 each step first clips the gradient norm to it, and a non-finite norm stops the run.
 LossTrend trainOnOneBatch(LanguageModel& model, torch::optim::Optimizer& optimizer, const at::Tensor& ids, int steps,
                           double clip_norm = 0);
+
+// The families of the registry that predict the next token (the ones the decoders serve, with
+// their default settings), so a test over them covers a new family without naming it.
+std::vector<std::string> nextTokenFamilies();
 
 }  // namespace mixerlab::testing

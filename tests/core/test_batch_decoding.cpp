@@ -13,6 +13,7 @@
 #include "core/analysis/decoders/token_decoder.h"
 #include "core/models/model_registry.h"
 #include "core/util/error.h"
+#include "tests/model_checks.h"
 #include "tests/tiny_model_config.h"
 
 using namespace mixerlab;
@@ -234,7 +235,7 @@ class TestBatchDecoding : public QObject {
   // from the last batch would write into its old buffers.
   void staticStepFollowsANewBatch() {
     torch::NoGradGuard no_grad;
-    for (const char* arch : {"masked_mixer", "llama", "mamba"}) {
+    for (const std::string& arch : testing::nextTokenFamilies()) {
       auto model = tinyModel(arch, nlohmann::json::object(), 1);
       const auto prompts = distinctPrompts();
       auto usual = makeTokenDecoder(*model, DecoderChoice::kFast, 0);
@@ -248,7 +249,7 @@ class TestBatchDecoding : public QObject {
       reused->prefill(prompts[2]);
       const at::Tensor got = reused->append(9);
       setDecodeGraphsOverride(std::nullopt);
-      QVERIFY2((got - expected).abs().max().item<double>() < 1e-4, arch);
+      QVERIFY2((got - expected).abs().max().item<double>() < 1e-4, arch.c_str());
     }
   }
 
@@ -259,13 +260,8 @@ class TestBatchDecoding : public QObject {
   void aReusedDecoderReadsTheWeightsAtEachPrefill() {
     torch::NoGradGuard no_grad;
     int checked = 0;
-    for (const auto& info : architectures()) {
-      auto model = tinyModel(info.name, nlohmann::json::object(), 1);
-      try {
-        nextTokenModel(*model);
-      } catch (const MixerLabError&) {
-        continue;  // not a next-token family
-      }
+    for (const std::string& arch : testing::nextTokenFamilies()) {
+      auto model = tinyModel(arch, nlohmann::json::object(), 1);
       const auto prompts = distinctPrompts();
       auto reused = makeTokenDecoder(*model, DecoderChoice::kFast, 0);
       reused->prefillBatch(prompts);
@@ -275,11 +271,11 @@ class TestBatchDecoding : public QObject {
       const at::Tensor got = reused->prefillBatch(prompts);
       const at::Tensor expected = makeTokenDecoder(*model, DecoderChoice::kFast, 0)->prefillBatch(prompts);
       const double diff = (got - expected).abs().max().item<double>();
-      QVERIFY2(diff < 1e-5, qPrintable(QString("%1: %2").arg(QString::fromStdString(info.name)).arg(diff)));
+      QVERIFY2(diff < 1e-5, qPrintable(QString("%1: %2").arg(QString::fromStdString(arch)).arg(diff)));
       const at::Tensor step = reused->appendBatch({4, 5, 6});
       auto fresh = makeTokenDecoder(*model, DecoderChoice::kFast, 0);
       fresh->prefillBatch(prompts);
-      QVERIFY2((step - fresh->appendBatch({4, 5, 6})).abs().max().item<double>() < 1e-5, info.name.c_str());
+      QVERIFY2((step - fresh->appendBatch({4, 5, 6})).abs().max().item<double>() < 1e-5, arch.c_str());
       ++checked;
     }
     QVERIFY(checked >= 5);
@@ -300,9 +296,9 @@ class TestBatchDecoding : public QObject {
   void batchesALockstepDecoderCannotHoldAreRefusedByName_data() {
     QTest::addColumn<QString>("arch");
     QTest::addColumn<int>("choice");
-    for (const char* arch : {"masked_mixer", "llama", "transfixer", "mamba"}) {
-      QTest::newRow((std::string(arch) + " fast").c_str()) << arch << int(DecoderChoice::kFast);
-      QTest::newRow((std::string(arch) + " reference").c_str()) << arch << int(DecoderChoice::kReference);
+    for (const std::string& arch : testing::nextTokenFamilies()) {
+      QTest::newRow((arch + " fast").c_str()) << QString::fromStdString(arch) << int(DecoderChoice::kFast);
+      QTest::newRow((arch + " reference").c_str()) << QString::fromStdString(arch) << int(DecoderChoice::kReference);
     }
   }
   void batchesALockstepDecoderCannotHoldAreRefusedByName() {
@@ -337,18 +333,12 @@ class TestBatchDecoding : public QObject {
     QTest::addColumn<QString>("arch");
     QTest::addColumn<int>("choice");
     QTest::addColumn<int>("batch");
-    for (const auto& info : architectures()) {
-      auto model = tinyModel(info.name, nlohmann::json::object(), 1);
-      try {
-        nextTokenModel(*model);
-      } catch (const MixerLabError&) {
-        continue;  // not a next-token family: nothing to decode
-      }
+    for (const std::string& arch : testing::nextTokenFamilies()) {
       for (const int batch : {1, 2}) {
         for (const auto choice : {DecoderChoice::kFast, DecoderChoice::kReference}) {
           const std::string row =
-              info.name + (choice == DecoderChoice::kFast ? " fast" : " reference") + " batch " + std::to_string(batch);
-          QTest::newRow(row.c_str()) << QString::fromStdString(info.name) << int(choice) << batch;
+              arch + (choice == DecoderChoice::kFast ? " fast" : " reference") + " batch " + std::to_string(batch);
+          QTest::newRow(row.c_str()) << QString::fromStdString(arch) << int(choice) << batch;
         }
       }
     }

@@ -14,6 +14,7 @@
 #include <random>
 #include <thread>
 
+#include "core/models/model_registry.h"
 #include "core/runs/run_status.h"
 #include "core/train/checkpoint.h"
 #include "core/util/atomic_file.h"
@@ -52,6 +53,23 @@ fs::path writeFamilyProject(const fs::path& dir) {
   auto project = nlohmann::json::parse(readFile(path));
   project["defaults"]["model"]["n_heads"] = 4;
   project["runs"] = nlohmann::json::parse(kFamilyRuns);
+  // A family or objective the list above does not name yet joins with its defaults, so a new one
+  // is stormed without being added here.
+  const auto named = [&](const std::string& key, const std::string& value) {
+    for (const auto& run : project["runs"]) {
+      if (run["model"].value(key, key == "objective" ? "next_token" : "") == value) return true;
+    }
+    return false;
+  };
+  for (const auto& info : architectures()) {
+    if (!named("arch", info.name)) project["runs"].push_back({{"name", info.name}, {"model", {{"arch", info.name}}}});
+  }
+  for (const auto& objective : modelObjectiveNames()) {
+    if (!named("objective", objective)) {
+      project["runs"].push_back(
+          {{"name", "mixer_" + objective}, {"model", {{"arch", "masked_mixer"}, {"objective", objective}}}});
+    }
+  }
   testing::writeText(path, project.dump(2));
   return path;
 }

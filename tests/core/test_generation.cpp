@@ -20,6 +20,7 @@
 #include "core/train/checkpoint.h"
 #include "core/train/trainer.h"
 #include "core/util/error.h"
+#include "tests/model_checks.h"
 #include "tests/test_support.h"
 #include "tests/tiny_model_config.h"
 #include "tests/training_fixture.h"
@@ -64,7 +65,15 @@ fs::path writeProject(const fs::path& dir) {
       {"name": "mamba", "model": {"arch": "mamba"}}
     ]
   })";
-  testing::writeText(dir / "project.json", json);
+  // A next-token family the runs above do not name yet joins with its defaults, so the decoders'
+  // agreement is checked for a new family without naming it here.
+  auto project = nlohmann::json::parse(json);
+  for (const std::string& family : testing::nextTokenFamilies()) {
+    bool named = false;
+    for (const auto& r : project["runs"]) named = named || r["model"]["arch"] == family;
+    if (!named) project["runs"].push_back({{"name", family}, {"model", {{"arch", family}}}});
+  }
+  testing::writeText(dir / "project.json", project.dump(2));
   return dir / "project.json";
 }
 
@@ -107,7 +116,8 @@ Agreement compareDecoders(TokenDecoder& reference, TokenDecoder& fast, const std
 class TestGeneration : public QObject {
   Q_OBJECT
   fs::path dir_;
-  std::map<std::string, fs::path> runs_;  // run name -> run folder
+  std::map<std::string, fs::path> runs_;               // run name -> run folder
+  std::map<std::string, std::string> default_run_of_;  // family -> its run with default settings
   std::string eval_prompt_;
 
   fs::path run(const std::string& name) const { return runs_.at(name); }
@@ -157,6 +167,10 @@ class TestGeneration : public QObject {
       r.run_dir = dir_ / "runs" / run.name;
       QCOMPARE(trainRun(r).state, RunState::Finished);
       runs_[run.name] = r.run_dir;
+      if (run.model.options.empty() && run.model.objective == ModelObjective::kNextToken &&
+          run.model.kernel_size == 1 && !default_run_of_.count(run.model.arch)) {
+        default_run_of_[run.model.arch] = run.name;
+      }
     }
     const auto prompts = evalSplitPrompts(run("flat"), 1, 12);
     QCOMPARE(prompts.size(), size_t{1});
@@ -283,6 +297,21 @@ class TestGeneration : public QObject {
   }
 
   // KV-cache decoding against full recompute; Llama and GPT also past the window (they slide).
+  // Every next-token family of the registry, at its defaults: the fast decoder gives the reference's
+  // logits and greedy tokens from a 20-token prompt to 20 tokens before the window's end.
+  void everyFamilyDecodesLikeItsReference_data() {
+    QTest::addColumn<QString>("family");
+    for (const std::string& family : testing::nextTokenFamilies()) {
+      QTest::newRow(family.c_str()) << QString::fromStdString(family);
+    }
+  }
+  void everyFamilyDecodesLikeItsReference() {
+    QFETCH(QString, family);
+    const auto found = default_run_of_.find(family.toStdString());
+    QVERIFY2(found != default_run_of_.end(), qPrintable(family + " has no run with its defaults"));
+    checkAgainstReference(found->second, 20, kContext - 40, 1e-4);
+  }
+
   void kvCacheEqualsRecompute_data() {
     QTest::addColumn<QString>("run");
     QTest::addColumn<int>("steps");
