@@ -68,7 +68,8 @@ int trainOne(const ProjectConfig& project, const TrainOptions& o) {
   // Started by `mixerlab launch`, torchrun or srun: join the data-parallel job first.
   std::unique_ptr<ProcessGroup> group;
   if (auto joined = joinFromEnvironment(request.run.train.device, cudaDeviceCount())) {
-    if (o.threads < 0 && request.run.train.threads == 0) request.run.train.threads = joined->cpu_threads;
+    request.run.train.threads = rankTrainThreads(o.threads >= 0 ? std::optional<int64_t>(o.threads) : std::nullopt,
+                                                 request.run.train.threads, joined->cpu_threads);
     request.run.train.device = joined->device;
     group = std::move(joined->group);
     request.process_group = group.get();

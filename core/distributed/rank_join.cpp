@@ -20,6 +20,11 @@ int cpuThreadsPerRank(const DistributedEnv& env, int cores) {
   return std::max(1, cores / std::max(1, ranksSharingTheCores(env)));
 }
 
+int64_t rankTrainThreads(std::optional<int64_t> command_line_threads, int64_t run_threads, int share_of_cores) {
+  if (command_line_threads) return *command_line_threads;
+  return run_threads != 0 ? run_threads : share_of_cores;
+}
+
 std::optional<JoinedRank> joinFromEnvironment(const std::string& requested_device, int64_t cuda_devices) {
   const auto env = distributedEnvFromEnvironment();
   if (!env) return std::nullopt;

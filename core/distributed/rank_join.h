@@ -21,6 +21,9 @@ int ranksSharingTheGpus(const DistributedEnv& env);
 int ranksSharingTheCores(const DistributedEnv& env);
 // This rank's CPU threads: the cores divided among the ranks that share them, at least 1.
 int cpuThreadsPerRank(const DistributedEnv& env, int cores);
+// The threads a rank trains with: the command line's --threads when given (0 = every core), else
+// the run's own train.threads when set (non-zero), else its share of the machine.
+int64_t rankTrainThreads(std::optional<int64_t> command_line_threads, int64_t run_threads, int share_of_cores);
 
 struct JoinedRank {
   DistributedEnv env;

@@ -118,6 +118,12 @@ class TestRankDevice : public QObject {
     QCOMPARE(ranksSharingTheCores(env), 8);
     QCOMPARE(cpuThreadsPerRank(env, 16), 2);
     QCOMPARE(cpuThreadsPerRank(env, 15), 1);
+    // A rank's training threads: the command line first (0 = every core), then the run's own
+    // setting, then the rank's share of the machine.
+    QCOMPARE(rankTrainThreads(int64_t{0}, 4, 2), int64_t{0});
+    QCOMPARE(rankTrainThreads(int64_t{3}, 0, 2), int64_t{3});
+    QCOMPARE(rankTrainThreads(std::nullopt, 4, 2), int64_t{4});
+    QCOMPARE(rankTrainThreads(std::nullopt, 0, 2), int64_t{2});
   }
 
   // A process started as a rank joins from the environment: LOCAL_WORLD_SIZE and the backend the
