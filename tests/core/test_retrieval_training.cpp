@@ -245,6 +245,20 @@ class TestRetrievalTraining : public QObject {
   // epsilon, so the updates shrink to almost nothing) leaves the weights within 1e-3 of a run at
   // learning rate 0, while unclipped they move by far more. The lowest held-out CE over the epochs
   // (the research's metric) is the smallest epoch's.
+  // The retrieval model's schedule is the trainer's linear one, counted from step 1: warm-up of 4
+  // steps to the peak at step 4, then linear decay that reaches peak / 6 at the last of 10 steps
+  // (independent figures: peak * step / warmup, peak * (total - step + 1) / (total - warmup)).
+  void learningRateFollowsTheTrainersSchedule() {
+    RetrievalTrainSettings s;
+    s.learning_rate = 0.6;
+    s.warmup_steps = 4;
+    const double expected[] = {0.15, 0.3, 0.45, 0.6, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1};
+    for (int64_t step = 1; step <= 10; ++step) {
+      QVERIFY2(std::abs(s.learningRateOfStep(step, 10) - expected[step - 1]) < 1e-12,
+               qPrintable(QString("step %1: %2").arg(step).arg(s.learningRateOfStep(step, 10))));
+    }
+  }
+
   void weightDecayAndClippingReachTheOptimizer() {
     torch::manual_seed(11);
     const auto map = std::get<0>(torch::linalg_qr(torch::randn({16, 16}))).contiguous();

@@ -107,6 +107,10 @@ std::optional<RetrievalEpoch> RetrievalTrainResult::best() const {
   return lowest;
 }
 
+double RetrievalTrainSettings::learningRateOfStep(int64_t step, int64_t total_steps) const {
+  return learningRateAt(step - 1, learning_rate, warmup_steps, total_steps, "linear", 0.0);
+}
+
 RetrievalTrainResult trainRetrievalModel(const at::Tensor& train_queries, const at::Tensor& train_targets,
                                          const at::Tensor& test_queries, const at::Tensor& test_targets,
                                          const RetrievalTrainSettings& s,
@@ -147,8 +151,7 @@ RetrievalTrainResult trainRetrievalModel(const at::Tensor& train_queries, const 
           order.begin() + static_cast<std::ptrdiff_t>(std::min(n, first + static_cast<size_t>(s.batch_size))));
       auto [samples, labels] = buildBatch(train_queries, train_targets, rows, s.context, rng, s.with_replacement);
       ++step;
-      // The trainer's linear schedule: warm-up, then decay to 0 at the last step.
-      setLearningRate(optimizer, learningRateAt(step - 1, s.learning_rate, s.warmup_steps, total_steps, "linear", 0.0));
+      setLearningRate(optimizer, s.learningRateOfStep(step, total_steps));
       optimizer.zero_grad();
       const auto loss = torch::nn::functional::cross_entropy(model->forward(samples), labels);
       loss.backward();

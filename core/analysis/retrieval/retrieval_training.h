@@ -34,6 +34,10 @@ struct RetrievalTrainSettings {
   // gradient clip 1.0), warm-up 500, 200 epochs, a global batch of 512 (128 on each of 4 GPUs), and
   // negatives drawn with replacement at c = 128 (docs/fidelity.md cites the scripts).
   static RetrievalTrainSettings research(int64_t context);
+
+  // The learning rate of optimizer step `step` (1-based) of `total_steps`: the trainer's linear
+  // schedule (lr_schedule.h), warm-up to the peak, then decay towards 0 at the end.
+  double learningRateOfStep(int64_t step, int64_t total_steps) const;
 };
 
 struct RetrievalEpoch {
