@@ -22,7 +22,7 @@ const char* kFlopFormula =
     "attention included, plus the 2*D*V head). MFU = FLOPs per step / median step time / peak FLOP/s.";
 
 struct Peak {
-  double flops_per_s = 0;  // Unknown (per-cell GPU lookup)
+  double flops_per_s = 0;  // 0: unknown (per-cell GPU lookup)
   std::string source;
 };
 

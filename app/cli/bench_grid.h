@@ -20,7 +20,7 @@ struct GridOptions {
   std::string device = "cpu", precision = "fp32";
   std::string json_path;      // --json: every cell, written when the grid ends
   double peak_tflops = 0;     // --peak-tflops: overrides the table / the CPU measurement
-  double cell_timeout_s = 0;  // No limit
+  double cell_timeout_s = 0;  // 0: no limit
 };
 
 int benchGrid(const GridOptions& options);

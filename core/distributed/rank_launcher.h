@@ -24,7 +24,7 @@ struct LaunchPlan {
   int nproc = 1;                  // ranks on this node
   int nnodes = 1, node_rank = 0;
   std::string master_addr = "127.0.0.1";
-  int master_port = 0;  // A free port of this machine (single node only)
+  int master_port = 0;  // 0: a free port of this machine (single node only)
   double grace_s = 5;   // how long a rank may take to stop before it is killed
   // How long a rank may go without a new training step before the job fails (<= 0: never). Watched
   // from a rank's first step on; the default is long enough for a slow first step, an evaluation or a

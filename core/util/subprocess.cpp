@@ -211,7 +211,7 @@ struct ChildPlan {
   int stdio_source[3] = {-1, -1, -1};  // descriptors (all > 2) for the child's 0, 1, 2; -1: as inherited
   bool stderr_to_stdout = false;
   bool default_stop_signals = false;
-  int parent_death_signal = 0;  // None
+  int parent_death_signal = 0;  // 0: none
   pid_t parent_pid = -1;        // this process, recorded before fork
   const int* inherited_fds = nullptr;
   size_t inherited_fd_count = 0;

@@ -7,8 +7,8 @@
 //   ▁=259 h=260 e=261 l=262 o=263 w=264 r=265 d=266 a=267 n=268 t=269 .=270
 // and the merges, rank: pair -> id of the merged piece
 //   0: ▁ h -> ▁h 271      5: o r -> or 276        10: ▁wor ld -> ▁world 281
-//   L l -> ll 272      6: ▁ w -> ▁w 277        11: a n -> an 282
-//   E ll -> ell 273    7: ▁w or -> ▁wor 278    12: ▁ a -> ▁a 283
+//   1: l l -> ll 272      6: ▁ w -> ▁w 277        11: a n -> an 282
+//   2: e ll -> ell 273    7: ▁w or -> ▁wor 278    12: ▁ a -> ▁a 283
 //   3: ▁h ell -> ▁hell 274  8: e l -> el 279      13: ▁ an -> ▁an 284
 //   4: ▁hell o -> ▁hello 275  9: l d -> ld 280
 // Normalizer Prepend("▁") + Replace(" " -> "▁"), no pre-tokenizer, byte_fallback and fuse_unk on.

@@ -63,12 +63,12 @@ class TestRetrievalEmbeddings : public QObject {
   void trueStoryRanksFirstWhateverTheNorms() {
     const auto query = torch::tensor({3.0, 0.0, 0.0, 0.0}, torch::kDouble);  // norm 3
     const std::vector<std::pair<double, std::vector<double>>> rows = {
-        {10.0, {0.8, 0.6, 0.0, 0.0}},     // Cosine 0.8, norm 10
-        {0.1, {0.6, 0.0, 0.8, 0.0}},      // Cosine 0.6, norm 0.1
-        {1.0, {0.96, 0.0, 0.0, 0.28}},    // Cosine 0.96, norm 1: the true story
-        {20.0, {0.28, 0.96, 0.0, 0.0}},   // Cosine 0.28, norm 20
-        {7.0, {-0.6, 0.0, 0.0, 0.8}},     // Cosine -0.6, norm 7
-        {0.05, {-0.28, 0.0, 0.96, 0.0}},  // Cosine -0.28, norm 0.05
+        {10.0, {0.8, 0.6, 0.0, 0.0}},     // 0: cosine 0.8, norm 10
+        {0.1, {0.6, 0.0, 0.8, 0.0}},      // 1: cosine 0.6, norm 0.1
+        {1.0, {0.96, 0.0, 0.0, 0.28}},    // 2: cosine 0.96, norm 1: the true story
+        {20.0, {0.28, 0.96, 0.0, 0.0}},   // 3: cosine 0.28, norm 20
+        {7.0, {-0.6, 0.0, 0.0, 0.8}},     // 4: cosine -0.6, norm 7
+        {0.05, {-0.28, 0.0, 0.96, 0.0}},  // 5: cosine -0.28, norm 0.05
     };
     const std::vector<double> cosines = {0.8, 0.6, 0.96, 0.28, -0.6, -0.28};
     auto corpus = torch::zeros({6, 4}, torch::kDouble);

@@ -42,7 +42,7 @@ class JobWorker : public QObject {
 
   const int job_id_;
   std::shared_ptr<std::atomic<bool>> cancel_;
-  int cpu_threads_ = 0;  // Leave LibTorch's threads as they are
+  int cpu_threads_ = 0;  // 0: leave LibTorch's threads as they are
   ProgressThrottle progress_throttle_{kProgressIntervalMs};
 };
 

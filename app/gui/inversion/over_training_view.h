@@ -34,7 +34,7 @@ class OverTrainingView : public QWidget {
   void setRunsDirectory(const QString& runs_directory);  // offers its runs with checkpoints
   QString setRun(const QString& run_dir);                // a run folder; error message, empty on success
   QString runDirectory() const;                          // the chosen run folder, empty for none
-  int evalDocuments() const;                             // The panel's input text
+  int evalDocuments() const;                             // 0: the panel's input text
   void setEvalDocuments(int count);
   void setRunning(bool running);
   void setProgress(const QString& text, int permille);

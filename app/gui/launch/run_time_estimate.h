@@ -16,7 +16,7 @@ namespace mixerlab::gui {
 class RunListModel;
 
 struct MachineSpeed {
-  double training_flops_per_s = 0;  // No run has trained here yet
+  double training_flops_per_s = 0;  // 0: no run has trained here yet
   int runs_measured = 0;
 };
 

@@ -16,7 +16,7 @@ struct StartupGeneration {
   QString prompt;
   bool prompt_given = false;
   QString preset;          // empty: the form's default
-  int max_new_tokens = 0;  // The form's default
+  int max_new_tokens = 0;  // 0: the form's default
   QString screenshot;      // empty: no screenshot
 };
 

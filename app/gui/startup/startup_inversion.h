@@ -16,7 +16,7 @@ class MainWindow;
 struct StartupInversion {
   QStringList models;     // empty: no inspection (over training only)
   QString text;           // the input; empty: the first eval-split document
-  int iterations = 0;     // The form's default
+  int iterations = 0;     // 0: the form's default
   QString layers;         // "all" or "0,2,4"; empty: the form's default (all)
   QString over_training;  // a run name or folder; empty: none
   int eval_inputs = 0;    // inputs of the over-training run (0: the page's default)

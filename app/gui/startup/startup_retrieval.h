@@ -14,7 +14,7 @@ struct StartupRetrieval {
   QStringList models;       // run names, run / checkpoint / dataset folders; "untrained:" for a twin
   QString query;            // empty: held-out summary `held_out`
   int held_out = 1;         // 1-based
-  int synthetic_count = 0;  // The panel's default corpus size
+  int synthetic_count = 0;  // 0: the panel's default corpus size
   QString screenshot;
 };
 

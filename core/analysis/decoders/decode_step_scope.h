@@ -25,7 +25,7 @@ class DecodeStepScope {
 
  private:
   c10::InferenceMode inference_;
-  int restore_threads_ = 0;  // The thread count was left alone
+  int restore_threads_ = 0;  // 0: the thread count was left alone
 };
 
 // Runs `step` (which returns next-token logits [V]) in a DecodeStepScope and returns the logits as a

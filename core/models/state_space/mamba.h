@@ -25,7 +25,7 @@ struct MambaOptions {
   int64_t d_state = 16;        // N: state size per channel
   int64_t d_conv = 4;          // causal depthwise conv kernel over time
   int64_t expand = 2;          // E = expand * D
-  int64_t dt_rank = 0;         // Ceil(D / 16)
+  int64_t dt_rank = 0;         // 0: ceil(D / 16)
   std::string scan = "fused";  // see kernels/selective_scan.h; the fused kernel is CPU-only for now
   int64_t chunk_size = 64;     // positions per chunk for scan = "chunked"
 };
