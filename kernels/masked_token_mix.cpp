@@ -3,41 +3,23 @@
 #include "kernels/masked_token_mix.h"
 
 #include "kernels/causal_token_mix.h"
-
-#include <cstdlib>
-#include <cstring>
+#include "kernels/environment/compute_paths.h"
 
 #include <c10/util/Exception.h>
 
 namespace mixerlab::kernels {
-
-namespace {
-enum class TokenMixChoice { kAuto, kGemm, kCustom };
-
-// MIXERLAB_TOKEN_MIX=gemm|custom overrides the choice below for the causal mask, for A/B benchmarks
-// of whole training steps (docs/kernels.md); read once per process.
-TokenMixChoice tokenMixChoice() {
-  static const TokenMixChoice choice = [] {
-    const char* value = std::getenv("MIXERLAB_TOKEN_MIX");
-    if (value != nullptr && std::strcmp(value, "gemm") == 0) return TokenMixChoice::kGemm;
-    if (value != nullptr && std::strcmp(value, "custom") == 0) return TokenMixChoice::kCustom;
-    return TokenMixChoice::kAuto;
-  }();
-  return choice;
-}
-}  // namespace
 
 // The custom op, unless the product runs in half precision on a GPU: there the one-GEMM path uses
 // the tensor cores (cuBLAS) and the custom kernel does not. Measured on an H200, bf16, the D=1024
 // N=8 T=512 mixer: 32.9 ms per training step through the GEMM against 49.8 ms through the custom
 // kernel (docs/benchmarks.md, "GPU").
 bool customCausalOpPreferred(const at::Tensor& x) {
-  switch (tokenMixChoice()) {
-    case TokenMixChoice::kGemm:
+  switch (activeComputePaths().token_mix) {
+    case TokenMixPath::kGemm:
       return false;
-    case TokenMixChoice::kCustom:
+    case TokenMixPath::kCustom:
       return true;
-    case TokenMixChoice::kAuto:
+    case TokenMixPath::kAuto:
       break;
   }
   if (!x.is_cuda()) return true;

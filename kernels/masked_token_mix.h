@@ -17,7 +17,7 @@ enum class TokenMask {
 // Returns [B, L, D]. Masked entries get zero gradient. kCausal runs the custom op causalTokenMix
 // (causal_token_mix.h: hand-written backward, upper triangle skipped, CUDA kernel when built with
 // it), except for half-precision products on a GPU (bf16/fp16 tensors, or CUDA autocast), where the
-// GEMM path's tensor cores are faster; MIXERLAB_TOKEN_MIX=gemm|custom forces one path. The other
+// GEMM path's tensor cores are faster; ComputePaths::token_mix forces one path. The other
 // masks, and tensors that op does not take, run the autograd path below.
 at::Tensor maskedTokenMix(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias,
                           TokenMask mask = TokenMask::kCausal);

@@ -10,7 +10,7 @@
 #include <immintrin.h>
 #endif
 
-#include "kernels/environment_choice.h"
+#include "kernels/environment/compute_paths.h"
 #include "kernels/fast_exp.h"
 
 namespace mixerlab::kernels {
@@ -135,54 +135,9 @@ __attribute__((target("avx512f"))) void matVecAvx512(const float* w, int64_t in,
 }
 #endif
 
-RowSimd widestSupported() {
-  if (rowSimdSupported(RowSimd::kAvx512)) return RowSimd::kAvx512;
-  if (rowSimdSupported(RowSimd::kAvx2)) return RowSimd::kAvx2;
-  return RowSimd::kGeneric;
-}
-
 }  // namespace
 
-std::string rowSimdName(RowSimd simd) {
-  switch (simd) {
-    case RowSimd::kAvx512:
-      return "avx512";
-    case RowSimd::kAvx2:
-      return "avx2";
-    case RowSimd::kGeneric:
-      break;
-  }
-  return "generic";
-}
-
-std::optional<RowSimd> parseRowSimd(const std::string& name) {
-  for (RowSimd simd : {RowSimd::kGeneric, RowSimd::kAvx2, RowSimd::kAvx512}) {
-    if (rowSimdName(simd) == name) return simd;
-  }
-  return std::nullopt;
-}
-
-bool rowSimdSupported(RowSimd simd) {
-#if defined(__x86_64__)
-  if (simd == RowSimd::kAvx512) return __builtin_cpu_supports("avx512f");
-  if (simd == RowSimd::kAvx2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#endif
-  return simd == RowSimd::kGeneric;
-}
-
-RowSimd activeRowSimd() {
-  static const RowSimd active =
-      environmentChoice<RowSimd>(
-          "MIXERLAB_ROW_SIMD",
-          [](const std::string& name) {
-            const auto parsed = parseRowSimd(name);
-            return parsed && rowSimdSupported(*parsed) ? parsed : std::nullopt;
-          },
-          "generic, avx2 or avx512, one this CPU supports (widest here: " + rowSimdName(widestSupported()) +
-              "; unset it for that)")
-          .value_or(widestSupported());
-  return active;
-}
+RowSimd activeRowSimd() { return activeComputePaths().row_simd.value_or(widestRowSimd()); }
 
 void rowMatVec(const float* weight, int64_t in, const float* x, const float* bias, const float* add, float* y,
                int64_t begin, int64_t end, RowSimd simd) {

@@ -5,8 +5,7 @@
 // ATen dispatch, allocation or BLAS thread hand-off happens inside a step.
 //
 // The matrix-vector product is written three times (AVX-512, AVX2+FMA, plain C++) and picked at run
-// time from what the CPU supports; MIXERLAB_ROW_SIMD=generic|avx2|avx512 forces one (read once per
-// process; an unknown or unsupported value throws, naming the variable). The other loops are plain
+// time from what the CPU supports; ComputePaths::row_simd (MIXERLAB_ROW_SIMD) forces one. The other loops are plain
 // C++ that the compiler vectorises. Results match ATen's to rounding (float accumulation in another
 // order; the GELU's erf to ~1.5e-7 absolute).
 #pragma once
@@ -15,19 +14,16 @@
 #include <optional>
 #include <string>
 
+#include "kernels/environment/compute_paths.h"
+
 namespace mixerlab::kernels {
 
-enum class RowSimd { kGeneric, kAvx2, kAvx512 };
-
-std::string rowSimdName(RowSimd simd);
-std::optional<RowSimd> parseRowSimd(const std::string& name);
-bool rowSimdSupported(RowSimd simd);
-// The variant rowMatVec uses: MIXERLAB_ROW_SIMD if set, else the widest the CPU supports.
+// The variant rowMatVec uses: the active compute paths' row_simd, else the widest the CPU supports.
 RowSimd activeRowSimd();
 
 // y[o] = bias[o] + sum_k weight[o * in + k] * x[k] (+ add[o]) for o in [begin, end). bias and add
 // may be null. weight is row-major [out, in].
-// Pass activeRowSimd() read once on the calling thread: it throws for a bad MIXERLAB_ROW_SIMD.
+// Pass activeRowSimd() read once on the calling thread.
 void rowMatVec(const float* weight, int64_t in, const float* x, const float* bias, const float* add, float* y,
                int64_t begin, int64_t end, RowSimd simd);
 

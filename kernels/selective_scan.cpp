@@ -11,7 +11,7 @@
 #include <c10/util/Exception.h>
 
 #include "kernels/call_timing.h"
-#include "kernels/environment_choice.h"
+#include "kernels/environment/compute_paths.h"
 #include "kernels/selective_scan_fused.h"
 
 #ifdef MIXERLAB_WITH_CUDA
@@ -122,24 +122,7 @@ at::Tensor chunkedScan(const at::Tensor& log_a, const at::Tensor& b, int64_t chu
 
 }  // namespace
 
-namespace {
-ScanForwardKernel& scanForwardKernelSlot() {
-  static ScanForwardKernel kernel =
-      environmentChoice<ScanForwardKernel>("MIXERLAB_SCAN_FORWARD", parseScanForwardKernel,
-                                           "thread or lanes (unset it for lanes, the default)")
-          .value_or(ScanForwardKernel::kLanePerState);
-  return kernel;
-}
-}  // namespace
-
-std::optional<ScanForwardKernel> parseScanForwardKernel(const std::string& name) {
-  if (name == "thread") return ScanForwardKernel::kThreadPerChannel;
-  if (name == "lanes") return ScanForwardKernel::kLanePerState;
-  return std::nullopt;
-}
-
-ScanForwardKernel scanForwardKernel() { return scanForwardKernelSlot(); }
-void setScanForwardKernel(ScanForwardKernel kernel) { scanForwardKernelSlot() = kernel; }
+ScanForwardKernel scanForwardKernel() { return activeComputePaths().scan_forward; }
 
 ScanMode parseScanMode(const std::string& name) {
   if (name == "sequential") return ScanMode::Sequential;

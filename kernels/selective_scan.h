@@ -16,6 +16,8 @@
 
 #include <ATen/ATen.h>
 
+#include "kernels/environment/compute_paths.h"
+
 namespace mixerlab::kernels {
 
 enum class ScanMode {
@@ -25,14 +27,10 @@ enum class ScanMode {
   Fused,       // hand-written forward/backward loops (CPU fp32/fp64; otherwise Parallel)
 };
 
-// Which CUDA kernel runs the fused scan's forward: one thread per channel walking its N states, or
-// one lane per state (N <= 32; a shuffle sum over the states each step). The backward always takes
-// one thread per channel. MIXERLAB_SCAN_FORWARD=thread|lanes, read once per process (any other value
-// throws std::invalid_argument naming it); tests switch with setScanForwardKernel. No effect off the GPU.
-enum class ScanForwardKernel { kThreadPerChannel, kLanePerState };
-std::optional<ScanForwardKernel> parseScanForwardKernel(const std::string& name);  // "thread" | "lanes"
+// Which CUDA kernel runs the fused scan's forward (ComputePaths::scan_forward): one thread per channel
+// walking its N states, or one lane per state (N <= 32; a shuffle sum over the states each step). The
+// backward always takes one thread per channel. No effect off the GPU.
 ScanForwardKernel scanForwardKernel();
-void setScanForwardKernel(ScanForwardKernel kernel);
 
 // "sequential" | "parallel" | "chunked" | "fused"; throws std::invalid_argument for anything else.
 ScanMode parseScanMode(const std::string& name);

@@ -15,6 +15,7 @@
 #include "app/cli/bench_cells.h"
 #include "app/cli/bench_step.h"
 #include "core/models/model_registry.h"
+#include "core/runs/run_directory.h"
 #include "core/train/device.h"
 #include "core/train/device_memory.h"
 #include "core/util/error.h"
@@ -131,6 +132,7 @@ void measureCell(const CellSpec& c, nlohmann::json& out) {
     out["peak_memory_source"] = "cpu: peak resident set of the cell process (ru_maxrss)";
   }
   out["device_name"] = device.is_cuda() ? cudaDeviceName(device) : describeDevice(device);
+  out["compute_paths"] = computePathsJson(kernels::activeComputePaths());
   out["status"] = "ok";
 }
 
@@ -179,7 +181,7 @@ std::string lastLine(const std::string& text) {
 
 }  // namespace
 
-std::string benchArchName(const std::string& name) { return name == "mixer" ? "masked_mixer" : name; }
+std::string benchArchName(const std::string& name) { return canonicalArchitectureName(name); }
 
 std::vector<std::string> CellSpec::cellArguments() const {
   auto s = [](auto v) {

@@ -11,11 +11,12 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli_commands.h"
+#include "core/models/model_registry.h"
 
 namespace mixerlab::cli {
 
 struct CellSpec {
-  std::string arch = "masked_mixer";  // a registry name ("mixer" is accepted as masked_mixer)
+  std::string arch = architectures().front().name;  // a registry name or alias ("mixer")
   int64_t d_model = 256, layers = 8, context = 512, vocab = 4096, heads = 4;
   int64_t batch = 32;  // sequences per step: tokens per step / context
   int64_t steps = 100, warmup = 10, threads = 0;

@@ -121,6 +121,7 @@ int benchTrain(const BenchOptions& o) {
               static_cast<long long>(trainer.parameterCount()));
   std::printf("device %s, %d threads, BLAS %s, precision %s\n", describeDevice(device).c_str(), threads,
               loadedBlasLibrary().c_str(), o.precision.c_str());
+  std::printf("compute paths: %s\n", kernels::describeComputePaths(kernels::activeComputePaths()).c_str());
   std::printf("steps %lld (after %lld warm-up): mean %.1f ms/step, median %.1f ms/step\n",
               static_cast<long long>(o.steps), static_cast<long long>(o.warmup), mean_ms, step_ms[step_ms.size() / 2]);
   std::printf("tokens_per_s %.0f (mean), %.0f (median step)\n", tokens_per_step / (mean_ms / 1000.0),
@@ -187,7 +188,11 @@ void addBenchCommands(CLI::App& app, Action& action) {
                   "Sweep --archs x --d-models x --layers, each cell in its own process (table: params, ms/step, "
                   "tokens/s, MFU, peak memory)");
   train->add_option("--arch", o->model.arch, "Architecture (" + architectureNames() + ")");
-  train->add_option("--archs", g->archs, "--grid: architectures (mixer = masked_mixer)")->delimiter(',');
+  train
+      ->add_option(
+          "--archs", g->archs,
+          "--grid: architectures (default: every family that generates; " + generatingArchitectureNames() + ")")
+      ->delimiter(',');
   train->add_option("--d-model", o->model.d_model, "Hidden size D")->check(CLI::PositiveNumber);
   train->add_option("--d-models", g->d_models, "--grid: hidden sizes")->delimiter(',')->check(CLI::PositiveNumber);
   train->add_option("--layers", *layers, "Number of blocks N (--grid: a list)")

@@ -7,6 +7,7 @@
 
 #include "app/cli/bench_cells.h"
 #include "app/cli/bench_grid.h"
+#include "core/runs/run_directory.h"
 #include "core/train/device.h"
 #include "core/train/peak_flops.h"
 #include "core/util/atomic_file.h"
@@ -119,6 +120,7 @@ int benchGrid(const GridOptions& o) {
                           {"peak_flops_per_s", peak.flops_per_s > 0 ? nlohmann::json(peak.flops_per_s) : nullptr},
                           {"peak_flops_source", peak.source},
                           {"flop_formula", kFlopFormula},
+                          {"compute_paths", computePathsJson(kernels::activeComputePaths())},
                           {"cells", cells}};
     writeFileAtomic(o.json_path, doc.dump(2) + "\n");  // a full disk never leaves half a JSON file
     std::printf("wrote %s\n", o.json_path.c_str());

@@ -8,11 +8,12 @@
 #include <vector>
 
 #include "app/cli/cli_commands.h"
+#include "core/models/model_registry.h"
 
 namespace mixerlab::cli {
 
 struct GridOptions {
-  std::vector<std::string> archs = {"masked_mixer", "llama", "transfixer", "mamba"};
+  std::vector<std::string> archs = generatingArchitectures();  // every family that generates text
   std::vector<int64_t> d_models = {256, 512, 1024};
   std::vector<int64_t> layers = {8, 16};
   int64_t context = 512, vocab = 4096, heads = 4, tokens_per_step = 16384;

@@ -10,6 +10,7 @@
 
 #include "app/cli/bench_cells.h"
 #include "app/cli/bench_grid.h"
+#include "core/models/model_registry.h"
 #include "core/train/device.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
@@ -18,7 +19,7 @@ namespace mixerlab::cli {
 namespace {
 
 struct MemoryOptions {
-  std::vector<std::string> archs = {"masked_mixer", "llama"};
+  std::vector<std::string> archs = generatingArchitectures();
   std::vector<int64_t> contexts = {128, 256, 512, 1024, 2048, 4096};
   int64_t d_model = 512, layers = 8, vocab = 4096, heads = 4, tokens_per_step = 16384;
   int64_t steps = 2, warmup = 1, threads = 0;
@@ -121,7 +122,8 @@ void addBenchMemoryCommand(CLI::App& bench, Action& action) {
   auto o = std::make_shared<MemoryOptions>();
   auto* cmd = bench.add_subcommand(
       "memory", "Peak training memory by context length at fixed tokens per step, and the OOM frontier");
-  cmd->add_option("--archs", o->archs, "Architectures (mixer = masked_mixer, llama, transfixer, mamba, ...)")
+  cmd->add_option("--archs", o->archs,
+                  "Architectures (default: every family that generates; " + generatingArchitectureNames() + ")")
       ->delimiter(',');
   auto* contexts =
       cmd->add_option("--contexts", o->contexts, "Context lengths")->delimiter(',')->check(CLI::Range(2, 1 << 20));

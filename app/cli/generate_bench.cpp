@@ -27,7 +27,7 @@ struct GenerateBenchOptions {
   int64_t d_model = 256, layers = 4, context = 512, vocab = 4096, heads = 4, new_tokens = 32, threads = 0, repeats = 3;
   std::vector<int64_t> prompts = {64, 256, 480};
   std::vector<int64_t> batches = {1};
-  std::vector<std::string> archs = {"masked_mixer", "llama", "mamba"};
+  std::vector<std::string> archs = generatingArchitectures();
   std::string device = "cpu";
 };
 
@@ -82,6 +82,7 @@ int benchGenerate(const GenerateBenchOptions& o) {
   std::printf("bench generate: greedy decoding, D=%lld N=%lld T=%lld V=%lld, up to %lld new tokens, on %s\n",
               static_cast<long long>(o.d_model), static_cast<long long>(o.layers), static_cast<long long>(o.context),
               static_cast<long long>(o.vocab), static_cast<long long>(o.new_tokens), describeDevice(device).c_str());
+  std::printf("compute paths: %s\n", kernels::describeComputePaths(kernels::activeComputePaths()).c_str());
   std::printf(
       "tokens/s = new tokens of every sequence / (prefill + decode); decode tokens/s leaves the prefill out; a batch "
       "decodes its sequences in lockstep; medians of %lld passes\n",
@@ -151,7 +152,9 @@ void addGenerateBench(CLI::App& bench, Action& action) {
   auto o = std::make_shared<GenerateBenchOptions>();
   auto* cmd = bench.add_subcommand(
       "generate", "Greedy decoding tokens/s: full forward per token vs cached / KV-cache / recurrent decoders");
-  cmd->add_option("--arch", o->archs, "Architectures to time (masked_mixer, llama, gpt, transfixer, mamba)");
+  cmd->add_option(
+      "--arch", o->archs,
+      "Architectures to time (default: every family that generates; " + generatingArchitectureNames() + ")");
   cmd->add_option("--d-model", o->d_model, "Hidden size D")->check(CLI::PositiveNumber);
   cmd->add_option("--layers", o->layers, "Number of blocks N")->check(CLI::PositiveNumber);
   cmd->add_option("--context", o->context, "Context length T")->check(CLI::PositiveNumber);

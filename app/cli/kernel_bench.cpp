@@ -47,15 +47,15 @@ void printScanSection(const KernelBenchOptions& o, const c10::Device& device) {
                                                                o.scan_state, device, o.repeats);
     std::vector<std::pair<const char*, kernels::KernelTimingMs>> rows = {{"parallel ops (old)", old_scan}};
     if (device.is_cuda()) {  // both CUDA forward kernels (the backward is the same kernel in both rows)
-      const auto kept = kernels::scanForwardKernel();
       for (const auto& [name, kernel] : {std::pair<const char*, kernels::ScanForwardKernel>{
                                              "fused, thread/channel", kernels::ScanForwardKernel::kThreadPerChannel},
                                          {"fused, lane/state", kernels::ScanForwardKernel::kLanePerState}}) {
-        kernels::setScanForwardKernel(kernel);
+        kernels::ComputePaths paths = kernels::activeComputePaths();
+        paths.scan_forward = kernel;
+        const kernels::ScopedComputePaths scope(paths);
         rows.emplace_back(name, kernels::timeSelectiveScanOnDeviceMs(kernels::ScanMode::Fused, o.batch, length,
                                                                      channels, o.scan_state, device, o.repeats));
       }
-      kernels::setScanForwardKernel(kept);
     } else {
       rows.emplace_back("fused loops", kernels::timeSelectiveScanOnDeviceMs(kernels::ScanMode::Fused, o.batch, length,
                                                                             channels, o.scan_state, device, o.repeats));

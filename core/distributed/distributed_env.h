@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "kernels/environment/process_environment.h"
+
 namespace mixerlab {
 
 struct DistributedEnv {
@@ -17,7 +19,8 @@ struct DistributedEnv {
 };
 
 // The process-group backend a rank must use (auto, gloo or nccl), set by `launch --backend`.
-inline constexpr const char* kBackendVariable = "MIXERLAB_PROCESS_GROUP_BACKEND";
+inline constexpr const char* kBackendVariable =
+    kernels::environmentVariableName(kernels::EnvironmentVariable::kProcessGroupBackend);
 
 // nullopt when WORLD_SIZE is unset or 1, unless MIXERLAB_PROCESS_GROUP_BACKEND names a backend
 // (gloo or nccl, from `launch --backend`): then a one-rank job joins a group too, so the NCCL path

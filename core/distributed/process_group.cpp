@@ -17,6 +17,7 @@
 #endif
 
 #include "core/util/error.h"
+#include "kernels/environment/process_environment.h"
 
 namespace mixerlab {
 
@@ -105,8 +106,8 @@ std::unique_ptr<ProcessGroup> joinGloo(const c10::intrusive_ptr<c10d::Store>& st
                                        std::chrono::milliseconds timeout) {
   auto options = c10d::ProcessGroupGloo::Options::create();
   options->timeout = timeout;
-  if (const char* interface = std::getenv("GLOO_SOCKET_IFNAME"); interface && *interface) {
-    options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(interface));
+  if (const auto interface = kernels::environmentValue(kernels::EnvironmentVariable::kGlooSocketInterface)) {
+    options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(*interface));
   } else if (env.master_addr == "127.0.0.1" || env.master_addr == "localhost") {
     options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
   } else {

@@ -22,8 +22,10 @@ constexpr const char kRunPrefix[] = "run ";
 // The socket named by the variable, or -1: only when this process's parent is the launcher that set
 // it (a program a rank starts inherits the variable, not the socket) and the descriptor is a socket.
 int launcherSocket() {
-  const char* value = std::getenv(kHeartbeatVariable);
-  if (value == nullptr) return -1;
+  const std::optional<std::string> variable =
+      kernels::environmentValue(kernels::EnvironmentVariable::kLauncherHeartbeat);
+  if (!variable) return -1;
+  const char* value = variable->c_str();
   char* end = nullptr;
   errno = 0;
   const long fd = std::strtol(value, &end, 10);

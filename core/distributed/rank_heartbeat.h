@@ -19,9 +19,12 @@
 #include <optional>
 #include <string>
 
+#include "kernels/environment/process_environment.h"
+
 namespace mixerlab {
 
-inline constexpr const char* kHeartbeatVariable = "MIXERLAB_LAUNCHER_HEARTBEAT";
+inline constexpr const char* kHeartbeatVariable =
+    kernels::environmentVariableName(kernels::EnvironmentVariable::kLauncherHeartbeat);
 inline constexpr std::chrono::milliseconds kHeartbeatInterval{500};
 
 // The rank's side. The first call starts the heartbeat thread; later calls update the step it sends.

@@ -2,6 +2,8 @@
 // *_family.cpp files and listed here.
 #include "core/models/model_registry.h"
 
+#include <algorithm>
+
 #include "core/models/families.h"
 #include "core/models/objectives.h"
 #include "core/util/error.h"
@@ -25,6 +27,41 @@ std::string architectureNames() {
   std::string names;
   for (const auto& a : architectures()) names += (names.empty() ? "" : ", ") + a.name;
   return names;
+}
+
+std::vector<std::string> generatingArchitectures() {
+  std::vector<std::string> names;
+  for (const auto& a : architectures()) {
+    if (a.generation) names.push_back(a.name);
+  }
+  return names;
+}
+
+std::string generatingArchitectureNames() {
+  std::string names;
+  for (const auto& name : generatingArchitectures()) names += (names.empty() ? "" : ", ") + name;
+  return names;
+}
+
+std::string canonicalArchitectureName(const std::string& name) {
+  for (const auto& a : architectures()) {
+    if (a.name == name || std::find(a.aliases.begin(), a.aliases.end(), name) != a.aliases.end()) return a.name;
+  }
+  return name;
+}
+
+std::string fastDecoderKindName(FastDecoder decoder) {
+  switch (decoder) {
+    case FastDecoder::kCachedMixer:
+      return "cached-mixer";
+    case FastDecoder::kRecurrent:
+      return "recurrent";
+    case FastDecoder::kReference:
+      return "reference";
+    case FastDecoder::kKvCache:
+      break;
+  }
+  return "kv-cache";
 }
 
 const ArchitectureInfo& findArchitecture(const std::string& name) {

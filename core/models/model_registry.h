@@ -3,9 +3,11 @@
 // new family is one new entry.
 #pragma once
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/models/generation_support.h"
 #include "core/models/language_model.h"
 #include "core/models/model_cost.h"
 #include "core/util/field_spec.h"
@@ -25,12 +27,22 @@ struct ArchitectureInfo {
   // Appends "field: problem (expected ...)" messages for invalid settings.
   std::function<void(const ModelConfig&, std::vector<std::string>& problems)> validate;
   std::function<ModelCost(const ModelConfig&, int64_t batch_size)> cost;
+  // How it generates (window end, fast decoder, one-token step); nullopt: it does not generate.
+  std::optional<GenerationSupport> generation;
+  // Retrieval's default embedding position, counted back from the last real token (text_embeddings.h).
+  int64_t embedding_position_from_end = 0;
+  // Shorter names the benchmark commands accept for it ("mixer").
+  std::vector<std::string> aliases;
 };
 
 const std::vector<ArchitectureInfo>& architectures();
 // Throws MixerLabError listing the known names when `name` is unknown.
 const ArchitectureInfo& findArchitecture(const std::string& name);
-std::string architectureNames();  // "masked_mixer, llama"
+std::string architectureNames();                     // "masked_mixer, llama"
+std::vector<std::string> generatingArchitectures();  // the families with a GenerationSupport, in registry order
+std::string generatingArchitectureNames();           // the same joined: "masked_mixer, llama, ..."
+// The registry name of `name` or of the family that lists it as an alias; `name` itself otherwise.
+std::string canonicalArchitectureName(const std::string& name);
 
 // Validates (throwing MixerLabError with every problem) and builds.
 LanguageModelPtr buildModel(const ModelConfig& config);

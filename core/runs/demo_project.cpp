@@ -3,14 +3,18 @@
 
 #include <cstdlib>
 
+#include "kernels/environment/process_environment.h"
+
 namespace mixerlab {
 namespace fs = std::filesystem;
 
 namespace {
 fs::path writableDataFolder() {
-  if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg != nullptr && *xdg != '\0') return fs::path(xdg) / "mixerlab";
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
-    return fs::path(home) / ".local" / "share" / "mixerlab";
+  if (const auto xdg = kernels::environmentValue(kernels::EnvironmentVariable::kXdgDataHome)) {
+    return fs::path(*xdg) / "mixerlab";
+  }
+  if (const auto home = kernels::environmentValue(kernels::EnvironmentVariable::kHome)) {
+    return fs::path(*home) / ".local" / "share" / "mixerlab";
   }
   return fs::temp_directory_path() / "mixerlab";
 }

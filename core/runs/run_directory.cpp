@@ -71,6 +71,12 @@ std::string loadedBlasLibrary() {
 
 bool isReferenceBlas(const std::string& blas_path) { return blas_path.find("/blas/libblas") != std::string::npos; }
 
+nlohmann::json computePathsJson(const kernels::ComputePaths& paths) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [key, value] : kernels::computePathValues(paths)) j[key] = value;
+  return j;
+}
+
 nlohmann::json environmentInfo(const std::string& device_description) {
   const std::string blas = loadedBlasLibrary();
   return {{"tool", "mixerlab"},
@@ -79,6 +85,7 @@ nlohmann::json environmentInfo(const std::string& device_description) {
           {"host", hostName()},
           {"device", device_description},
           {"cpu_cores", std::thread::hardware_concurrency()},
+          {"compute_paths", computePathsJson(kernels::activeComputePaths())},
           {"libraries",
            {{"libtorch", TORCH_VERSION},
             {"spdlog", std::to_string(SPDLOG_VER_MAJOR) + "." + std::to_string(SPDLOG_VER_MINOR)},

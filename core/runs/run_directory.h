@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kernels/environment/compute_paths.h"
+
 namespace mixerlab {
 
 struct RunPaths {
@@ -35,8 +37,10 @@ struct RunPaths {
 // The run directories under a project's runs/ folder, sorted by name; empty when it does not exist.
 std::vector<std::filesystem::path> listRunDirectories(const std::filesystem::path& runs_dir);
 
-// Provenance recorded in run.json and checkpoints.
+// Provenance recorded in run.json and checkpoints; "compute_paths" holds computePathsJson of the
+// process's active paths.
 nlohmann::json environmentInfo(const std::string& device_description);
+nlohmann::json computePathsJson(const kernels::ComputePaths& paths);  // {"token_mix": "auto", ...}
 
 // The BLAS shared library LibTorch resolved at run time (e.g. .../openblas-pthread/libblas.so.3),
 // and whether it is the slow reference implementation.

@@ -9,6 +9,7 @@
 #include "core/models/model_cost.h"
 #include "core/models/model_registry.h"
 #include "core/util/error.h"
+#include "kernels/environment/process_environment.h"
 
 namespace mixerlab {
 namespace {
@@ -44,7 +45,7 @@ MemoryEstimate estimateTrainingMemory(const RunConfig& run) {
 }
 
 void checkTrainingFitsInMemory(const RunConfig& run) {
-  if (const char* skip = std::getenv("MIXERLAB_SKIP_MEMORY_CHECK"); skip != nullptr && std::string(skip) == "1") return;
+  if (kernels::environmentValue(kernels::EnvironmentVariable::kSkipMemoryCheck) == "1") return;
   const MemoryEstimate e = estimateTrainingMemory(run);
   if (e.available_bytes <= 0 || e.needed_bytes <= e.available_bytes) return;
   throw MixerLabError("run \"" + run.name + "\" needs about " + gib(e.needed_bytes) + " to train (" + e.breakdown +

@@ -4,7 +4,6 @@
 #include "core/train/multi_tensor_optimizer.h"
 
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <sstream>
@@ -13,6 +12,8 @@
 
 #include <torch/torch.h>
 #include <torch/version.h>
+
+#include "kernels/environment/compute_paths.h"
 
 namespace mixerlab {
 namespace {
@@ -23,18 +24,9 @@ constexpr bool kFusedAdamWBuilt = true;  // ATen's _fused_adamw_ (one kernel for
 constexpr bool kFusedAdamWBuilt = false;
 #endif
 
-enum class OptimizerPath { kAuto, kForeach, kLibrary };
+using kernels::OptimizerPath;
 
-// MIXERLAB_OPTIMIZER=foreach|library, read once per process.
-OptimizerPath optimizerPath() {
-  static const OptimizerPath path = [] {
-    const char* value = std::getenv("MIXERLAB_OPTIMIZER");
-    if (value != nullptr && std::strcmp(value, "foreach") == 0) return OptimizerPath::kForeach;
-    if (value != nullptr && std::strcmp(value, "library") == 0) return OptimizerPath::kLibrary;
-    return OptimizerPath::kAuto;
-  }();
-  return path;
-}
+OptimizerPath optimizerPath() { return kernels::activeComputePaths().optimizer; }
 
 std::vector<at::Tensor> definedGradients(const std::vector<at::Tensor>& parameters) {
   std::vector<at::Tensor> grads;

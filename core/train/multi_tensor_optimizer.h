@@ -10,8 +10,8 @@
 //
 // The trainer and the benchmarks call clipGradientNorm / gradientNorm / adamwStep. They take the
 // multi-tensor path for CUDA parameters and LibTorch's loops on the CPU (whose numbers they keep
-// bit for bit). MIXERLAB_OPTIMIZER=foreach (foreach ops, never the fused kernel) or =library forces
-// one path for A/B timings (docs/benchmarks.md).
+// bit for bit). ComputePaths::optimizer (MIXERLAB_OPTIMIZER) = foreach (foreach ops, never the fused kernel) or
+// =library forces one path for A/B timings (docs/benchmarks.md).
 #pragma once
 #include <vector>
 

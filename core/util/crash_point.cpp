@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "kernels/environment/process_environment.h"
+
 namespace mixerlab {
 namespace {
 
@@ -19,9 +21,9 @@ struct CrashRequest {
 
 CrashRequest readCrashRequest() {
   CrashRequest request;
-  const char* value = std::getenv("MIXERLAB_CRASH_AT");
-  if (value == nullptr || *value == '\0') return request;
-  const std::string text = value;
+  const std::optional<std::string> value = kernels::environmentValue(kernels::EnvironmentVariable::kCrashAt);
+  if (!value) return request;
+  const std::string text = *value;
   const auto at = text.find('@');
   request.point = text.substr(0, at);
   if (at != std::string::npos) {

@@ -1,15 +1,18 @@
 // One-time re-exec with OMP_WAIT_POLICY=PASSIVE (see openmp_wait.h).
 #include "core/util/openmp_wait.h"
 
-#include <cstdlib>
-
 #include "core/util/subprocess.h"
+#include "kernels/environment/process_environment.h"
 
 namespace mixerlab {
 
 void ensurePassiveOpenMpWait(char** argv) {
   if (argv == nullptr || argv[0] == nullptr) return;
-  if (std::getenv("OMP_WAIT_POLICY") != nullptr || std::getenv("MIXERLAB_NO_REEXEC") != nullptr) return;
+  using kernels::EnvironmentVariable;
+  if (kernels::environmentValue(EnvironmentVariable::kOpenMpWaitPolicy) ||
+      kernels::environmentValue(EnvironmentVariable::kNoReexec)) {
+    return;
+  }
   SubprocessSpec self;
   self.program = "/proc/self/exe";
   self.argv0 = argv[0];

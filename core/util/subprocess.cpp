@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "core/util/error.h"
+#include "kernels/environment/process_environment.h"
 
 extern char** environ;  // POSIX: the program declares it itself
 
@@ -135,8 +136,8 @@ void prepareOutput(const std::string& program, ChildOutput to, const fs::path& f
 std::string resolveProgram(const SubprocessSpec& spec) {
   if (spec.program.empty()) throw MixerLabError("cannot run a program with no name", "name the program to run");
   if (!spec.search_path || spec.program.find('/') != std::string::npos) return spec.program;
-  const char* path_variable = std::getenv("PATH");
-  const std::string search = path_variable ? path_variable : "/bin:/usr/bin";
+  const std::string search =
+      kernels::environmentValue(kernels::EnvironmentVariable::kSearchPath).value_or("/bin:/usr/bin");
   bool found_unexecutable = false;
   for (size_t start = 0;;) {
     const size_t end = search.find(':', start);

@@ -13,6 +13,7 @@
 #include "core/analysis/decoders/token_decoder.h"
 #include "core/models/model_registry.h"
 #include "core/util/error.h"
+#include "kernels/environment/compute_paths.h"
 #include "tests/model_checks.h"
 #include "tests/tiny_model_config.h"
 
@@ -207,7 +208,9 @@ class TestBatchDecoding : public QObject {
     prompts.resize(static_cast<size_t>(batch));
     const int steps = static_cast<int>(kContext - prompt);
     auto decode = [&](bool graphs, std::string& description) {
-      setDecodeGraphsOverride(graphs);
+      mixerlab::kernels::ComputePaths paths = mixerlab::kernels::activeComputePaths();
+      paths.decode_graphs = graphs;
+      const mixerlab::kernels::ScopedComputePaths scope(paths);
       auto decoder = makeTokenDecoder(*model, DecoderChoice::kFast, 0);
       std::vector<at::Tensor> logits{decoder->prefillBatch(prompts)};
       for (int step = 1; step < steps; ++step) {
@@ -216,7 +219,6 @@ class TestBatchDecoding : public QObject {
             decoder->appendBatch(std::vector<int64_t>(chosen.data_ptr<int64_t>(), chosen.data_ptr<int64_t>() + batch)));
       }
       description = decoder->stepDescription();
-      setDecodeGraphsOverride(std::nullopt);
       return logits;
     };
     std::string usual_description, static_description;
@@ -241,14 +243,17 @@ class TestBatchDecoding : public QObject {
       auto usual = makeTokenDecoder(*model, DecoderChoice::kFast, 0);
       usual->prefill(prompts[2]);
       const at::Tensor expected = usual->append(9);
-      setDecodeGraphsOverride(true);
-      auto reused = makeTokenDecoder(*model, DecoderChoice::kFast, 0);
-      reused->prefillBatch(prompts);
-      reused->appendBatch({1, 2, 3});
-      reused->appendBatch({4, 5, 6});
-      reused->prefill(prompts[2]);
-      const at::Tensor got = reused->append(9);
-      setDecodeGraphsOverride(std::nullopt);
+      mixerlab::kernels::ComputePaths paths = mixerlab::kernels::activeComputePaths();
+      paths.decode_graphs = true;
+      const at::Tensor got = [&] {
+        const mixerlab::kernels::ScopedComputePaths scope(paths);
+        auto reused = makeTokenDecoder(*model, DecoderChoice::kFast, 0);
+        reused->prefillBatch(prompts);
+        reused->appendBatch({1, 2, 3});
+        reused->appendBatch({4, 5, 6});
+        reused->prefill(prompts[2]);
+        return reused->append(9);
+      }();
       QVERIFY2((got - expected).abs().max().item<double>() < 1e-4, arch.c_str());
     }
   }

@@ -541,11 +541,13 @@ class TestKernelReferences : public QObject {
       };
       const auto ref = run(cpu, w.to(at::kCPU, at::kDouble), ScanMode::Sequential);
       // Both forward kernels: one thread per channel, one lane per state (N <= 32; else the first).
-      const ScanForwardKernel kept = scanForwardKernel();
       for (const ScanForwardKernel kernel : {ScanForwardKernel::kThreadPerChannel, ScanForwardKernel::kLanePerState}) {
-        setScanForwardKernel(kernel);
-        const auto got = run(gpu, w, ScanMode::Fused);
-        setScanForwardKernel(kept);
+        ComputePaths paths = activeComputePaths();
+        paths.scan_forward = kernel;
+        const auto got = [&] {
+          const ScopedComputePaths scope(paths);
+          return run(gpu, w, ScanMode::Fused);
+        }();
         const char* names[] = {"y", "du", "ddelta", "dA", "dB", "dC", "dD"};
         const char* kernel_name = kernel == ScanForwardKernel::kLanePerState ? "lanes" : "thread";
         for (size_t i = 0; i < ref.size(); ++i) {

@@ -88,11 +88,18 @@ Outputs runOnce(MaskedMixer& model, const std::vector<at::Tensor>& start, const 
 
 }  // namespace
 
+// The active compute paths with only the block-stack path set.
+void setMixerStack(std::optional<MixerStackPath> path) {
+  kernels::ComputePaths paths;
+  paths.mixer_stack = path;
+  kernels::setActiveComputePaths(paths);
+}
+
 class TestMixerStackPaths : public QObject {
   Q_OBJECT
  private Q_SLOTS:
-  void init() { setMixerStackOverride(std::nullopt); }
-  void cleanup() { setMixerStackOverride(std::nullopt); }
+  void init() { kernels::setActiveComputePaths({}); }
+  void cleanup() { kernels::setActiveComputePaths({}); }
 
   void pathsAgree_data() {
     QTest::addColumn<int>("index");
@@ -112,11 +119,11 @@ class TestMixerStackPaths : public QObject {
     for (const auto& p : model->parameters()) start.push_back(p.detach().clone());
     const at::Tensor ids = at::randint(0, 53, {4, length}, at::kLong);
 
-    setMixerStackOverride(MixerStackPath::kModules);
+    setMixerStack(MixerStackPath::kModules);
     QCOMPARE(model->stackPath(model->wte->weight), MixerStackPath::kModules);
     const Outputs ref = runOnce(*model, start, ids);
     for (const MixerStackPath asked : {MixerStackPath::kTokenMajor, MixerStackPath::kFused}) {
-      setMixerStackOverride(asked);
+      setMixerStack(asked);
       const MixerStackPath taken = model->stackPath(model->wte->weight);
       const MixerStackPath expected =
           asked == MixerStackPath::kTokenMajor && v.widest == MixerStackPath::kFused ? asked : v.widest;
@@ -145,7 +152,7 @@ class TestMixerStackPaths : public QObject {
     const at::Tensor ids = at::randint(0, 256, {8, 64}, at::TensorOptions().dtype(at::kLong).device(at::kCUDA));
     std::vector<MixerStackPath> taken;
     auto run = [&](std::optional<MixerStackPath> path) {
-      setMixerStackOverride(path);
+      setMixerStack(path);
       model->zero_grad();
       at::Tensor loss;
       {
@@ -177,7 +184,7 @@ class TestMixerStackPaths : public QObject {
 
   void layerHookForcesModules() {
     auto model = buildMixer(variants()[0]);
-    setMixerStackOverride(MixerStackPath::kFused);
+    setMixerStack(MixerStackPath::kFused);
     QCOMPARE(model->stackPath(model->wte->weight), MixerStackPath::kFused);
     int calls = 0;
     model->setLayerHook([&calls](int64_t, const at::Tensor& h) {

@@ -68,10 +68,11 @@ std::pair<double, bool> compare(const std::vector<at::Tensor>& a, const std::vec
   return {worst, same};
 }
 
-struct StepOverride {  // the path for one scope, then back to the default
-  explicit StepOverride(CachedMixerStepPath path) { setCachedMixerStepOverride(path); }
-  ~StepOverride() { setCachedMixerStepOverride(std::nullopt); }
-};
+kernels::ComputePaths withDecodeStep(CachedMixerStepPath path) {
+  kernels::ComputePaths paths = kernels::activeComputePaths();
+  paths.decode_step = path;
+  return paths;
+}
 
 constexpr int64_t kContext = 64;
 
@@ -385,7 +386,7 @@ class TestRowDecoding : public QObject {
                qPrintable(QString::fromStdString(fused->stepDescription())));
       std::vector<at::Tensor> aten_logits;
       {
-        StepOverride aten(CachedMixerStepPath::kAten);
+        const kernels::ScopedComputePaths aten(withDecodeStep(CachedMixerStepPath::kAten));
         auto aten_decoder = makeTokenDecoder(*model, DecoderChoice::kFast, 0);
         aten_logits = replay(*aten_decoder, prompt, tokens);
         QCOMPARE(aten_decoder->stepDescription(), std::string("ATen ops"));

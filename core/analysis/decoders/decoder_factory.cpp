@@ -1,38 +1,37 @@
-// Which decoder serves which family, and each family's end-of-context policy (see token_decoder.h
-// and docs/generation.md).
+// Which decoder serves which family, and each family's end-of-context policy: both read from the
+// family's registry entry (GenerationSupport), so no family is named here (see token_decoder.h and
+// docs/generation.md).
 #include "core/analysis/decoders/token_decoder.h"
+#include "core/models/model_registry.h"
 #include "core/models/objectives.h"
 #include "core/util/error.h"
 
 namespace mixerlab {
 namespace {
-bool isArch(const LanguageModel& model, const char* name) { return model.config().arch == name; }
+const GenerationSupport& generationOf(const LanguageModel& model) {
+  const auto& generation = findArchitecture(model.config().arch).generation;
+  if (!generation) {
+    throw MixerLabError("architecture \"" + model.config().arch +
+                            "\" does not generate text: it sees both sides or reconstructs its input",
+                        "generate with a checkpoint of " + generatingArchitectureNames());
+  }
+  return *generation;
+}
 }  // namespace
 
 LanguageModel& nextTokenModel(LanguageModel& model) {
-  const ModelConfig& c = model.config();
-  if (c.objective == ModelObjective::kOneStepCompletion) {
+  if (model.config().objective == ModelObjective::kOneStepCompletion) {
     throw MixerLabError(
         "this checkpoint was trained with the one_step_completion objective, which predicts the second "
         "half of a window at once, not the next token",
         "generate with a next_token or multi_token checkpoint");
   }
-  LanguageModel* base = &model;
-  if (auto* wrapper = dynamic_cast<ObjectiveWrapper*>(&model)) base = &wrapper->base();
-  const std::string& arch = c.arch;
-  if (arch != "masked_mixer" && arch != "llama" && arch != "gpt" && arch != "transfixer" && arch != "mamba") {
-    throw MixerLabError(
-        "architecture \"" + arch + "\" does not generate text: it sees both sides or reconstructs its input",
-        "generate with a masked_mixer, llama, gpt, transfixer or mamba checkpoint");
-  }
-  return *base;
+  generationOf(model);
+  if (auto* wrapper = dynamic_cast<ObjectiveWrapper*>(&model)) return wrapper->base();
+  return model;
 }
 
-ContextPolicy contextPolicy(const LanguageModel& model) {
-  if (isArch(model, "masked_mixer") || isArch(model, "transfixer")) return ContextPolicy::kStopAtWindowEnd;
-  if (isArch(model, "mamba")) return ContextPolicy::kUnbounded;
-  return ContextPolicy::kSlideWindow;
-}
+ContextPolicy contextPolicy(const LanguageModel& model) { return generationOf(model).context_policy; }
 
 std::string describeContextPolicy(const LanguageModel& model) {
   const std::string t = std::to_string(model.config().context_length);
@@ -50,19 +49,24 @@ std::string describeContextPolicy(const LanguageModel& model) {
 }
 
 std::string fastDecoderName(const LanguageModel& model) {
-  if (isArch(model, "masked_mixer")) return "cached-mixer";
-  if (isArch(model, "mamba")) return "recurrent";
-  return "kv-cache";
+  return fastDecoderKindName(generationOf(model).fast_decoder);
 }
 
 std::unique_ptr<TokenDecoder> makeTokenDecoder(LanguageModel& model, DecoderChoice choice, int64_t filler_id) {
   LanguageModel& base = nextTokenModel(model);
-  if (choice == DecoderChoice::kReference) {
+  if (choice == DecoderChoice::kReference || generationOf(base).fast_decoder == FastDecoder::kReference) {
     if (contextPolicy(base) == ContextPolicy::kStopAtWindowEnd) return makeFixedWindowDecoder(base, filler_id);
     return makeRecomputeDecoder(base);
   }
-  if (isArch(base, "masked_mixer")) return makeCachedMixerDecoder(base);
-  if (isArch(base, "mamba")) return makeMambaRecurrentDecoder(base);
+  switch (generationOf(base).fast_decoder) {
+    case FastDecoder::kCachedMixer:
+      return makeCachedMixerDecoder(base);
+    case FastDecoder::kRecurrent:
+      return makeMambaRecurrentDecoder(base);
+    case FastDecoder::kKvCache:
+    case FastDecoder::kReference:
+      break;
+  }
   return makeKvCacheDecoder(base);
 }
 

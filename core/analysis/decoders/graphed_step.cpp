@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "kernels/environment_choice.h"
+#include "kernels/environment/compute_paths.h"
 
 #ifdef MIXERLAB_WITH_CUDA
 #include <ATen/cuda/CUDAGraph.h>
@@ -13,30 +13,7 @@
 #endif
 
 namespace mixerlab {
-namespace {
-
-std::optional<bool>& graphsOverride() {
-  static std::optional<bool> on;
-  return on;
-}
-
-std::optional<bool> parseOnOff(const std::string& value) {
-  if (value == "on") return true;
-  if (value == "off") return false;
-  return std::nullopt;
-}
-
-}  // namespace
-
-bool decodeGraphsRequested() {
-  if (graphsOverride()) return *graphsOverride();
-  static const bool on =
-      kernels::environmentChoice<bool>("MIXERLAB_DECODE_GRAPHS", parseOnOff, "on or off (unset it for off)")
-          .value_or(false);
-  return on;
-}
-
-void setDecodeGraphsOverride(std::optional<bool> on) { graphsOverride() = on; }
+bool decodeGraphsRequested() { return kernels::activeComputePaths().decode_graphs; }
 
 struct GraphedStep::Impl {
   std::function<at::Tensor()> step;

@@ -23,8 +23,7 @@
 
 namespace mixerlab {
 
-bool decodeGraphsRequested();                          // MIXERLAB_DECODE_GRAPHS, or the override below
-void setDecodeGraphsOverride(std::optional<bool> on);  // tests: on/off regardless of the environment
+bool decodeGraphsRequested();  // the active compute paths' decode_graphs
 
 class GraphedStep {
  public:

@@ -9,8 +9,8 @@
 #include "core/analysis/decoders/decode_batch.h"
 #include "core/analysis/decoders/decode_step_scope.h"
 #include "core/analysis/decoders/graphed_step.h"
-#include "core/analysis/decoders/row_products.h"
 #include "core/analysis/decoders/token_decoder.h"
+#include "core/models/row_products.h"
 #include "core/models/state_space/mamba.h"
 #include "core/util/error.h"
 

@@ -16,13 +16,13 @@
 #include "core/analysis/decoders/decode_step_scope.h"
 #include "core/analysis/decoders/graphed_step.h"
 #include "core/analysis/decoders/mixer_row_step.h"
-#include "core/analysis/decoders/row_products.h"
 #include "core/analysis/decoders/token_decoder.h"
-#include "core/analysis/decoders/token_mix_rows.h"
 #include "core/models/mixers/masked_mixer.h"
 #include "core/models/mixers/mixer_expanded.h"
 #include "core/models/mixers/mixer_head.h"
 #include "core/models/mixers/mixer_options.h"
+#include "core/models/mixers/token_mix_rows.h"
+#include "core/models/row_products.h"
 #include "core/util/error.h"
 #include "kernels/phase_team.h"
 
@@ -30,20 +30,12 @@ namespace mixerlab {
 namespace {
 namespace F = torch::nn::functional;
 
-// The feed-forward sublayer on one new row per sequence ([B, D]): its Linears as gemv for a batch
-// of one (gemm otherwise), GELU and Identity as they are.
-at::Tensor rowFeedForward(torch::nn::Sequential& ff, at::Tensor x) {
-  for (auto& item : *ff) {
-    const auto module = item.ptr();
-    if (auto* linear = dynamic_cast<torch::nn::LinearImpl*>(module.get())) {
-      x = decodeLinear(x, linear->weight, linear->bias);
-    } else if (dynamic_cast<torch::nn::GELUImpl*>(module.get()) != nullptr) {
-      x = torch::gelu(x);
-    } else if (dynamic_cast<torch::nn::IdentityImpl*>(module.get()) == nullptr) {
-      x = item.forward(x.unsqueeze(0)).squeeze(0);
-    }
-  }
-  return x;
+// The feed-forward sublayer on one new row per sequence ([B, D]): its products as gemv for a batch
+// of one (gemm otherwise), with the GELU between them where the block has one.
+at::Tensor rowFeedForward(const MixerBlockImpl::FeedForwardProducts& ff, at::Tensor x) {
+  x = decodeLinear(x, ff.in->weight, ff.in->bias);
+  if (ff.gelu) x = torch::gelu(x);
+  return decodeLinear(x, ff.out->weight, ff.out->bias);
 }
 
 // A conv's applied weight and bias with the cache of the rows it mixes ([B, T, width], filled 0..n-1).
@@ -193,21 +185,14 @@ class CachedBlock {
         !describeNorm(block_.patch_layernorm, layer.has_norm2, layer.norm2_weight, layer.norm2_bias, layer.norm2_eps)) {
       return std::nullopt;
     }
-    layer.feed_forward = static_cast<bool>(block_.patch_ff);
+    const auto ff = block_.feedForwardProducts();
+    layer.feed_forward = ff.has_value();
     if (!layer.feed_forward) return layer;
-    auto& ff = *block_.patch_ff;
-    if (ff.size() != 3) return std::nullopt;
-    auto* first = dynamic_cast<torch::nn::LinearImpl*>(ff[0].get());
-    auto* second = dynamic_cast<torch::nn::LinearImpl*>(ff[2].get());
-    auto* gelu = dynamic_cast<torch::nn::GELUImpl*>(ff[1].get());
-    const bool identity = dynamic_cast<torch::nn::IdentityImpl*>(ff[1].get()) != nullptr;
-    if (first == nullptr || second == nullptr || (gelu == nullptr && !identity)) return std::nullopt;
-    if (gelu != nullptr && gelu->options.approximate() != "none") return std::nullopt;
-    layer.gelu = gelu != nullptr;
-    layer.ff1_weight = first->weight;
-    layer.ff1_bias = first->bias;
-    layer.ff2_weight = second->weight;
-    layer.ff2_bias = second->bias;
+    layer.gelu = ff->gelu;
+    layer.ff1_weight = ff->in->weight;
+    layer.ff1_bias = ff->in->bias;
+    layer.ff2_weight = ff->out->weight;
+    layer.ff2_bias = ff->out->bias;
     const bool plain = plainFloat(layer.ff1_weight) && plainFloatOrAbsent(layer.ff1_bias) &&
                        plainFloat(layer.ff2_weight) && plainFloatOrAbsent(layer.ff2_bias);
     if (!plain) return std::nullopt;
@@ -226,8 +211,9 @@ class CachedBlock {
     const at::Tensor normed = block_.seq_layernorm ? block_.seq_layernorm->forward(x) : x;
     auto h = position.defined() ? caches_[0].mixRowAt(normed, position) : caches_[0].mixRow(normed, first);
     if (block_.residual()) h.add_(x);
-    if (!block_.patch_ff) return h;
-    auto ff = rowFeedForward(block_.patch_ff, block_.patch_layernorm ? block_.patch_layernorm->forward(h) : h);
+    const auto products = block_.feedForwardProducts();
+    if (!products) return h;
+    auto ff = rowFeedForward(*products, block_.patch_layernorm ? block_.patch_layernorm->forward(h) : h);
     if (block_.residual()) ff.add_(h);
     return ff;
   }

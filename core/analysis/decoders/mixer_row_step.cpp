@@ -10,7 +10,7 @@
 
 #include <ATen/ATen.h>
 
-#include "kernels/environment_choice.h"
+#include "kernels/environment/compute_paths.h"
 #include "kernels/phase_team.h"
 #include "kernels/row_kernels.h"
 
@@ -23,32 +23,9 @@ constexpr int64_t kMinWeightsPerPart = 16384;
 
 const float* dataOrNull(const at::Tensor& t) { return t.defined() ? t.data_ptr<float>() : nullptr; }
 
-std::optional<CachedMixerStepPath>& stepOverride() {
-  static std::optional<CachedMixerStepPath> path;
-  return path;
-}
-
-std::optional<CachedMixerStepPath> parseStepPath(const std::string& name) {
-  if (name == "fused") return CachedMixerStepPath::kFused;
-  if (name == "aten") return CachedMixerStepPath::kAten;
-  return std::nullopt;
-}
-
-CachedMixerStepPath stepPathFromEnvironment() {
-  static const CachedMixerStepPath path =
-      kernels::environmentChoice<CachedMixerStepPath>("MIXERLAB_DECODE_STEP", parseStepPath,
-                                                      "fused or aten (unset it for fused, the default)")
-          .value_or(CachedMixerStepPath::kFused);
-  return path;
-}
-
 }  // namespace
 
-void setCachedMixerStepOverride(std::optional<CachedMixerStepPath> path) { stepOverride() = path; }
-
-CachedMixerStepPath requestedCachedMixerStepPath() {
-  return stepOverride() ? *stepOverride() : stepPathFromEnvironment();
-}
+CachedMixerStepPath requestedCachedMixerStepPath() { return kernels::activeComputePaths().decode_step; }
 
 int rowStepTeamSize(int intra_op_threads) { return intra_op_threads > 1 ? intra_op_threads + 1 : 1; }
 

@@ -42,10 +42,8 @@ struct MixerRowHead {
 };
 
 // Which path the cached mixer's one-token steps take: the fused step where it covers the model
-// (the default), or ATen ops always. MIXERLAB_DECODE_STEP=fused|aten picks one for a process (any
-// other value throws, naming the variable); the override, when set, wins (tests, A/B benchmarks).
-enum class CachedMixerStepPath { kFused, kAten };
-void setCachedMixerStepOverride(std::optional<CachedMixerStepPath> path);
+// (the default), or ATen ops always (the active compute paths' decode_step).
+using CachedMixerStepPath = kernels::DecodeStepPath;
 CachedMixerStepPath requestedCachedMixerStepPath();
 
 // Threads for a step's team given the intra-op thread count: one more than that when it is above 1.

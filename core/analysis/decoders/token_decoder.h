@@ -2,7 +2,8 @@
 // a full forward per token (the references) or incrementally (row caches, KV caches, recurrent
 // state). A decoder holds one batch of sequences at a time (decoded in lockstep from prompts of one
 // length; batch 1 for interactive generation), on the model's device, and never changes the model's
-// weights. What each family does at the end of its window is its ContextPolicy.
+// weights. Which decoder serves a family, and what it does at the end of its window (its ContextPolicy),
+// is the family's registry entry (GenerationSupport, core/models/generation_support.h).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -12,15 +13,10 @@
 #include <ATen/core/Tensor.h>
 
 #include "core/analysis/generation.h"
+#include "core/models/generation_support.h"
 #include "core/models/language_model.h"
 
 namespace mixerlab {
-
-enum class ContextPolicy {
-  kStopAtWindowEnd,  // position-specific token mixing (masked mixers, Transfixer): position T-1 is the last
-  kSlideWindow,      // attention-only transformers: once T tokens exist, predict from the last T (full recompute)
-  kUnbounded,        // recurrent models (Mamba): the state carries on past the training length
-};
 
 class TokenDecoder {
  public:

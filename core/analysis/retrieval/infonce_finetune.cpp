@@ -9,6 +9,7 @@
 #include "core/analysis/retrieval/candidate_sampler.h"
 #include "core/analysis/retrieval/retrieval_training.h"
 #include "core/analysis/retrieval/text_embeddings.h"
+#include "core/models/model_registry.h"
 #include "core/runs/run_directory.h"
 #include "core/train/checkpoint.h"
 #include "core/train/lr_schedule.h"
@@ -21,7 +22,7 @@ namespace {
 // Embeddings with gradients: [B, D] at the position text_embeddings.h reads (or `from_end` >= 0).
 at::Tensor embedWithGrad(AnalysisModel& m, const std::vector<std::string>& texts, int64_t from_end) {
   const int64_t context = m.model->config().context_length;
-  if (from_end < 0) from_end = m.model->config().arch == "masked_mixer" ? 1 : 0;
+  if (from_end < 0) from_end = findArchitecture(m.model->config().arch).embedding_position_from_end;
   const bool left = m.train.padding_side != "right";
   auto ids = torch::full({static_cast<int64_t>(texts.size()), context}, m.padId(), torch::kLong);
   std::vector<int64_t> positions;

@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include "core/models/model_registry.h"
 #include "core/models/safetensors.h"
 #include "core/train/checkpoint.h"
 #include "core/util/error.h"
@@ -17,7 +18,8 @@ at::Tensor embedTexts(AnalysisModel& m, const std::vector<std::string>& texts, c
                       const std::function<void(size_t, size_t)>& progress, const std::atomic<bool>* cancel) {
   LanguageModel& model = *m.model;
   const int64_t context = model.config().context_length;
-  const int64_t from_end = settings.from_end >= 0 ? settings.from_end : (model.config().arch == "masked_mixer" ? 1 : 0);
+  const int64_t from_end =
+      settings.from_end >= 0 ? settings.from_end : findArchitecture(model.config().arch).embedding_position_from_end;
   if (from_end >= context)
     throw MixerLabError("embedding position " + std::to_string(from_end) + " from the end does not fit the context");
   const bool left = m.train.padding_side != "right";

@@ -18,7 +18,8 @@
 namespace mixerlab {
 
 struct EmbeddingSettings {
-  int64_t from_end = -1;  // which position, counted from the last real token: -1 = family default (mixer 1, else 0)
+  int64_t from_end =
+      -1;  // which position, counted from the last real token: -1 = the family's default (its registry entry)
   int64_t batch_size = 16;
   // Where the model runs while embedding (cpu, cuda, cuda:N, auto); not part of the dataset: the
   // embeddings come back as CPU float32 from any device.

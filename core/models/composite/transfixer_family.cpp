@@ -1,7 +1,8 @@
-// Registry entry of the Transfixer (Llama + masked token-mixing conv): builder, validation, cost.
+// Registry entry of the Transfixer (Llama + masked token-mixing conv): builder, validation, cost, generation.
 #include <string>
 
 #include "core/models/composite/transfixer.h"
+#include "core/models/composite/transfixer_step.h"
 #include "core/models/families.h"
 
 namespace mixerlab {
@@ -41,6 +42,7 @@ ArchitectureInfo transfixerFamily() {
                "token conv (the causal half is zeros) FLOPs/token.");
     return cost;
   };
+  info.generation = GenerationSupport{ContextPolicy::kStopAtWindowEnd, FastDecoder::kKvCache, makeTransfixerStack};
   return info;
 }
 

@@ -158,6 +158,11 @@ at::Tensor MixerBlockImpl::forward(const at::Tensor& x, bool token_major) {
   return residual_ ? h + ff : ff;
 }
 
+std::optional<MixerBlockImpl::FeedForwardProducts> MixerBlockImpl::feedForwardProducts() {
+  if (!patch_ff) return std::nullopt;
+  return FeedForwardProducts{patch_ff[0]->as<torch::nn::Linear>(), patch_ff[2]->as<torch::nn::Linear>(), ff_gelu_};
+}
+
 at::Tensor MixerBlockImpl::feedForward(const at::Tensor& x) {
   if (ff_dropout_ <= 0.0) return patch_ff->forward(x);
   // Linear -> Dropout -> GELU -> Linear, as the paper-era autoencoder blocks; applied here rather

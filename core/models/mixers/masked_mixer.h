@@ -6,6 +6,7 @@
 // softmax weights, in-place masking compat, and the linear / near-linear ablations.
 #pragma once
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <torch/nn/modules/container/modulelist.h>
@@ -70,6 +71,14 @@ class MixerBlockImpl : public torch::nn::Module {
   bool tokenMajorCapable() const;
   std::vector<MaskedTokenConvImpl*> squareConvs();  // the flat conv or every head's conv
   at::Tensor feedForward(const at::Tensor& x);      // the position-wise sublayer (patch_ff must be set)
+  // The feed-forward's two products (patch_ff.0 and patch_ff.2) and whether an exact GELU sits between
+  // them (else the identity), for the decoders' one-row steps; nullopt without a feed-forward.
+  struct FeedForwardProducts {
+    torch::nn::LinearImpl* in;
+    torch::nn::LinearImpl* out;
+    bool gelu;
+  };
+  std::optional<FeedForwardProducts> feedForwardProducts();
   bool residual() const { return residual_; }
   torch::nn::LayerNorm seq_layernorm{nullptr}, patch_layernorm{nullptr};
   MaskedTokenConv conv{nullptr};                   // mixing "flat": conv.weight [T,T,k]

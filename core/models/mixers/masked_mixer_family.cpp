@@ -84,6 +84,9 @@ ArchitectureInfo maskedMixerFamily() {
                "masked zeros included) + 4*ff_mult*D^2 (feed-forward, when present) FLOPs/token.");
     return cost;
   };
+  info.embedding_position_from_end = 1;  // the research's retrieval read the mixer one token before the last
+  info.aliases = {"mixer"};
+  info.generation = GenerationSupport{ContextPolicy::kStopAtWindowEnd, FastDecoder::kCachedMixer, {}};
   return info;
 }
 

@@ -3,32 +3,24 @@
 // backward are one plain GEMM with no transposed copies, optionally with every residual add fused into
 // the LayerNorm after it (kernels/residual_layer_norm.h), which in mixed precision also hands the next
 // product its half-precision input without a cast. All three compute the same function; which is
-// fastest depends on the device (docs/benchmarks.md, "GPU").
+// fastest depends on the device (docs/benchmarks.md, "GPU"). ComputePaths::mixer_stack forces one.
 #pragma once
-
-#include <optional>
-#include <string>
 
 #include <ATen/ATen.h>
 
+#include "kernels/environment/compute_paths.h"
+
 namespace mixerlab {
 
-enum class MixerStackPath { kModules, kTokenMajor, kFused };
+using kernels::MixerStackPath;
+using kernels::mixerStackPathName;
+using kernels::parseMixerStackPath;
 
-// "modules", "token_major" or "fused"; nullopt for anything else.
-std::optional<MixerStackPath> parseMixerStackPath(const std::string& name);
-std::string mixerStackPathName(MixerStackPath path);
-
-// The path asked for: setMixerStackOverride's, else MIXERLAB_MIXER_STACK's (read once per process,
-// for A/B benchmarks of whole training steps; any other value throws std::invalid_argument naming
-// the variable and the values it takes), else none.
-std::optional<MixerStackPath> mixerStackOverride();
-void setMixerStackOverride(std::optional<MixerStackPath> path);  // for tests; nullopt: back to the environment
-
-// The path for a stack whose tensors look like `reference` (the embedding weight): the override,
-// else kFused where the token mix takes the GEMM (a GPU with half-precision products, see
-// kernels::customCausalOpPreferred), else kModules (the CPU's custom causal op skips the masked half).
-// The model falls back to a simpler path when its blocks do not fit this one (MaskedMixer::stackPath).
+// The path for a stack whose tensors look like `reference` (the embedding weight): the active compute
+// paths' mixer_stack, else kFused where the token mix takes the GEMM (a GPU with half-precision
+// products, see kernels::customCausalOpPreferred), else kModules (the CPU's custom causal op skips the
+// masked half). The model falls back to a simpler path when its blocks do not fit this one
+// (MaskedMixer::stackPath).
 MixerStackPath preferredMixerStackPath(const at::Tensor& reference);
 
 }  // namespace mixerlab

@@ -60,6 +60,7 @@ ArchitectureInfo mambaFamily() {
                "recomputes the states in its backward.");
     return cost;
   };
+  info.generation = GenerationSupport{ContextPolicy::kUnbounded, FastDecoder::kRecurrent, {}};
   return info;
 }
 

@@ -1,7 +1,8 @@
-// Registry entry of the GPT-style baseline (HF OpenAIGPT defaults): builder, validation, cost.
+// Registry entry of the GPT-style baseline (HF OpenAIGPT defaults): builder, validation, cost, generation.
 #include <string>
 
 #include "core/models/families.h"
+#include "core/models/transformers/gpt_step.h"
 #include "core/models/transformers/gpt_transformer.h"
 
 namespace mixerlab {
@@ -42,6 +43,7 @@ ArchitectureInfo gptFamily() {
                "context) + 4*ff_mult*D^2 (MLP) FLOPs/token; head tied to the token embedding.");
     return cost;
   };
+  info.generation = GenerationSupport{ContextPolicy::kSlideWindow, FastDecoder::kKvCache, makeGptStack};
   return info;
 }
 

@@ -1,7 +1,8 @@
-// Registry entry of the Llama-style transformer: builder, validation and analytic cost.
+// Registry entry of the Llama-style transformer: builder, validation, analytic cost and how it generates.
 #include <string>
 
 #include "core/models/families.h"
+#include "core/models/transformers/llama_step.h"
 #include "core/models/transformers/llama_transformer.h"
 
 namespace mixerlab {
@@ -35,6 +36,7 @@ ArchitectureInfo llamaFamily() {
                "computed) + 6*ff_mult*D^2 (SwiGLU) FLOPs/token.");
     return cost;
   };
+  info.generation = GenerationSupport{ContextPolicy::kSlideWindow, FastDecoder::kKvCache, makeLlamaStack};
   return info;
 }
 

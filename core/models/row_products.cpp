@@ -1,5 +1,5 @@
 // One-row products for the decoders (see row_products.h).
-#include "core/analysis/decoders/row_products.h"
+#include "core/models/row_products.h"
 
 #include <torch/torch.h>
 

@@ -1,5 +1,5 @@
 // Row-wise causal token mixing (see token_mix_rows.h).
-#include "core/analysis/decoders/token_mix_rows.h"
+#include "core/models/mixers/token_mix_rows.h"
 
 #include <torch/torch.h>
 

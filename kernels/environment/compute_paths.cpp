@@ -1,0 +1,230 @@
+// The compute-path table and the process's active paths (see compute_paths.h).
+#include "kernels/environment/compute_paths.h"
+
+#include <mutex>
+#include <stdexcept>
+
+namespace mixerlab::kernels {
+namespace {
+
+// Names of an enum's values, in enumerator order.
+template <typename Enum, size_t N>
+std::string nameOf(Enum value, const std::array<const char*, N>& names) {
+  return names.at(static_cast<size_t>(value));
+}
+template <typename Enum, size_t N>
+std::optional<Enum> valueOf(const std::string& name, const std::array<const char*, N>& names) {
+  for (size_t i = 0; i < N; ++i) {
+    if (name == names[i]) return static_cast<Enum>(i);
+  }
+  return std::nullopt;
+}
+
+constexpr std::array<const char*, 3> kTokenMixNames{"auto", "gemm", "custom"};
+constexpr std::array<const char*, 3> kMixerStackNames{"modules", "token_major", "fused"};
+constexpr std::array<const char*, 2> kScanForwardNames{"thread", "lanes"};
+constexpr std::array<const char*, 3> kRowSimdNames{"generic", "avx2", "avx512"};
+constexpr std::array<const char*, 2> kDecodeStepNames{"fused", "aten"};
+constexpr std::array<const char*, 3> kOptimizerNames{"auto", "foreach", "library"};
+constexpr const char* kAutomatic = "auto";
+
+std::string joinValues(const std::vector<std::string>& values) {
+  std::string text;
+  for (size_t i = 0; i < values.size(); ++i) {
+    text += (i == 0 ? "" : i + 1 == values.size() ? " or " : ", ") + values[i];
+  }
+  return text;
+}
+
+std::string expectedText(const ComputePathSetting& setting) {
+  std::string text = joinValues(setting.values);
+  if (setting.variable == EnvironmentVariable::kRowSimd) {
+    text += " (a set this CPU supports; auto: the widest here, " + rowSimdName(widestRowSimd()) + ")";
+  }
+  return text;
+}
+
+std::vector<ComputePathSetting> buildSettings() {
+  std::vector<ComputePathSetting> settings;
+  settings.push_back({"token_mix",
+                      EnvironmentVariable::kTokenMix,
+                      {"auto", "gemm", "custom"},
+                      [](const ComputePaths& p) { return nameOf(p.token_mix, kTokenMixNames); },
+                      [](ComputePaths& p, const std::string& v) {
+                        const auto parsed = valueOf<TokenMixPath>(v, kTokenMixNames);
+                        if (parsed) p.token_mix = *parsed;
+                        return parsed.has_value();
+                      }});
+  settings.push_back({"mixer_stack",
+                      EnvironmentVariable::kMixerStack,
+                      {"auto", "modules", "token_major", "fused"},
+                      [](const ComputePaths& p) {
+                        return p.mixer_stack ? mixerStackPathName(*p.mixer_stack) : std::string(kAutomatic);
+                      },
+                      [](ComputePaths& p, const std::string& v) {
+                        if (v == kAutomatic) {
+                          p.mixer_stack.reset();
+                          return true;
+                        }
+                        const auto parsed = parseMixerStackPath(v);
+                        if (parsed) p.mixer_stack = parsed;
+                        return parsed.has_value();
+                      }});
+  settings.push_back({"scan_forward",
+                      EnvironmentVariable::kScanForward,
+                      {"lanes", "thread"},
+                      [](const ComputePaths& p) { return nameOf(p.scan_forward, kScanForwardNames); },
+                      [](ComputePaths& p, const std::string& v) {
+                        const auto parsed = parseScanForwardKernel(v);
+                        if (parsed) p.scan_forward = *parsed;
+                        return parsed.has_value();
+                      }});
+  settings.push_back(
+      {"row_simd",
+       EnvironmentVariable::kRowSimd,
+       {"auto", "generic", "avx2", "avx512"},
+       [](const ComputePaths& p) { return p.row_simd ? rowSimdName(*p.row_simd) : std::string(kAutomatic); },
+       [](ComputePaths& p, const std::string& v) {
+         if (v == kAutomatic) {
+           p.row_simd.reset();
+           return true;
+         }
+         const auto parsed = parseRowSimd(v);
+         if (!parsed || !rowSimdSupported(*parsed)) return false;
+         p.row_simd = parsed;
+         return true;
+       }});
+  settings.push_back({"decode_step",
+                      EnvironmentVariable::kDecodeStep,
+                      {"fused", "aten"},
+                      [](const ComputePaths& p) { return nameOf(p.decode_step, kDecodeStepNames); },
+                      [](ComputePaths& p, const std::string& v) {
+                        const auto parsed = valueOf<DecodeStepPath>(v, kDecodeStepNames);
+                        if (parsed) p.decode_step = *parsed;
+                        return parsed.has_value();
+                      }});
+  settings.push_back({"decode_graphs",
+                      EnvironmentVariable::kDecodeGraphs,
+                      {"off", "on"},
+                      [](const ComputePaths& p) { return std::string(p.decode_graphs ? "on" : "off"); },
+                      [](ComputePaths& p, const std::string& v) {
+                        if (v != "on" && v != "off") return false;
+                        p.decode_graphs = v == "on";
+                        return true;
+                      }});
+  settings.push_back({"optimizer",
+                      EnvironmentVariable::kOptimizer,
+                      {"auto", "foreach", "library"},
+                      [](const ComputePaths& p) { return nameOf(p.optimizer, kOptimizerNames); },
+                      [](ComputePaths& p, const std::string& v) {
+                        const auto parsed = valueOf<OptimizerPath>(v, kOptimizerNames);
+                        if (parsed) p.optimizer = *parsed;
+                        return parsed.has_value();
+                      }});
+  return settings;
+}
+
+struct ActivePaths {
+  std::mutex mutex;
+  std::optional<ComputePaths> paths;
+};
+ActivePaths& activePaths() {
+  static ActivePaths active;
+  return active;
+}
+
+}  // namespace
+
+bool ComputePaths::operator==(const ComputePaths& other) const {
+  return token_mix == other.token_mix && mixer_stack == other.mixer_stack && scan_forward == other.scan_forward &&
+         row_simd == other.row_simd && decode_step == other.decode_step && decode_graphs == other.decode_graphs &&
+         optimizer == other.optimizer;
+}
+
+const std::vector<ComputePathSetting>& computePathSettings() {
+  static const std::vector<ComputePathSetting> settings = buildSettings();
+  return settings;
+}
+
+ComputePaths computePathsFromEnvironment() {
+  ComputePaths paths;
+  for (const ComputePathSetting& setting : computePathSettings()) {
+    const auto value = environmentValue(setting.variable);
+    if (!value || setting.set(paths, *value)) continue;
+    throw std::invalid_argument(std::string(environmentVariableName(setting.variable)) + "=\"" + *value +
+                                "\": expected " + expectedText(setting) + " (unset it for " + setting.values[0] + ")");
+  }
+  return paths;
+}
+
+void applyComputePath(ComputePaths& paths, const std::string& key_equals_value) {
+  const auto equals = key_equals_value.find('=');
+  const std::string key = key_equals_value.substr(0, equals);
+  std::string keys;
+  for (const ComputePathSetting& setting : computePathSettings()) {
+    keys += (keys.empty() ? "" : ", ") + std::string(setting.key);
+    if (key != setting.key) continue;
+    const std::string value = equals == std::string::npos ? "" : key_equals_value.substr(equals + 1);
+    if (setting.set(paths, value)) return;
+    throw std::invalid_argument("compute path " + key + "=\"" + value + "\": expected " + expectedText(setting));
+  }
+  throw std::invalid_argument("unknown compute path \"" + key_equals_value + "\": expected key=value with a key of " +
+                              keys);
+}
+
+std::vector<std::pair<std::string, std::string>> computePathValues(const ComputePaths& paths) {
+  std::vector<std::pair<std::string, std::string>> values;
+  for (const ComputePathSetting& setting : computePathSettings()) values.emplace_back(setting.key, setting.get(paths));
+  return values;
+}
+
+std::string describeComputePaths(const ComputePaths& paths) {
+  std::string text;
+  for (const auto& [key, value] : computePathValues(paths)) text += (text.empty() ? "" : " ") + key + "=" + value;
+  return text;
+}
+
+ComputePaths activeComputePaths() {
+  ActivePaths& active = activePaths();
+  std::lock_guard<std::mutex> lock(active.mutex);
+  if (!active.paths) active.paths = computePathsFromEnvironment();
+  return *active.paths;
+}
+
+void setActiveComputePaths(const ComputePaths& paths) {
+  ActivePaths& active = activePaths();
+  std::lock_guard<std::mutex> lock(active.mutex);
+  active.paths = paths;
+}
+
+ScopedComputePaths::ScopedComputePaths(const ComputePaths& paths) : previous_(activeComputePaths()) {
+  setActiveComputePaths(paths);
+}
+ScopedComputePaths::~ScopedComputePaths() { setActiveComputePaths(previous_); }
+
+std::string rowSimdName(RowSimd simd) { return nameOf(simd, kRowSimdNames); }
+std::optional<RowSimd> parseRowSimd(const std::string& name) { return valueOf<RowSimd>(name, kRowSimdNames); }
+
+bool rowSimdSupported(RowSimd simd) {
+#if defined(__x86_64__)
+  if (simd == RowSimd::kAvx512) return __builtin_cpu_supports("avx512f");
+  if (simd == RowSimd::kAvx2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+  return simd == RowSimd::kGeneric;
+}
+
+RowSimd widestRowSimd() {
+  if (rowSimdSupported(RowSimd::kAvx512)) return RowSimd::kAvx512;
+  if (rowSimdSupported(RowSimd::kAvx2)) return RowSimd::kAvx2;
+  return RowSimd::kGeneric;
+}
+
+std::string mixerStackPathName(MixerStackPath path) { return nameOf(path, kMixerStackNames); }
+std::optional<MixerStackPath> parseMixerStackPath(const std::string& name) {
+  return valueOf<MixerStackPath>(name, kMixerStackNames);
+}
+std::optional<ScanForwardKernel> parseScanForwardKernel(const std::string& name) {
+  return valueOf<ScanForwardKernel>(name, kScanForwardNames);
+}
+
+}  // namespace mixerlab::kernels
