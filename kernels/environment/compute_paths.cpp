@@ -44,84 +44,68 @@ std::string expectedText(const ComputePathSetting& setting) {
   return text;
 }
 
+// A setting over an enum field whose names are `names` in enumerator order; `values` lists them
+// with the default first.
+template <typename Enum, size_t N>
+ComputePathSetting enumSetting(const char* key, EnvironmentVariable variable, Enum ComputePaths::*field,
+                               const std::array<const char*, N>& names, std::vector<std::string> values) {
+  return {key, variable, std::move(values), [field, &names](const ComputePaths& p) { return nameOf(p.*field, names); },
+          [field, &names](ComputePaths& p, const std::string& v) {
+            const auto parsed = valueOf<Enum>(v, names);
+            if (parsed) p.*field = *parsed;
+            return parsed.has_value();
+          }};
+}
+
+// A setting over an optional enum field: "auto" is nullopt; `accept` may refuse a parsed value.
+template <typename Enum, size_t N>
+ComputePathSetting automaticSetting(const char* key, EnvironmentVariable variable,
+                                    std::optional<Enum> ComputePaths::*field, const std::array<const char*, N>& names,
+                                    bool (*accept)(Enum)) {
+  std::vector<std::string> values{kAutomatic};
+  values.insert(values.end(), names.begin(), names.end());
+  return {key, variable, std::move(values),
+          [field, &names](const ComputePaths& p) {
+            return p.*field ? nameOf(*(p.*field), names) : std::string(kAutomatic);
+          },
+          [field, &names, accept](ComputePaths& p, const std::string& v) {
+            if (v == kAutomatic) {
+              (p.*field).reset();
+              return true;
+            }
+            const auto parsed = valueOf<Enum>(v, names);
+            if (!parsed || !accept(*parsed)) return false;
+            p.*field = parsed;
+            return true;
+          }};
+}
+
+bool anyStackPath(MixerStackPath) { return true; }
+
 std::vector<ComputePathSetting> buildSettings() {
-  std::vector<ComputePathSetting> settings;
-  settings.push_back({"token_mix",
-                      EnvironmentVariable::kTokenMix,
-                      {"auto", "gemm", "custom"},
-                      [](const ComputePaths& p) { return nameOf(p.token_mix, kTokenMixNames); },
-                      [](ComputePaths& p, const std::string& v) {
-                        const auto parsed = valueOf<TokenMixPath>(v, kTokenMixNames);
-                        if (parsed) p.token_mix = *parsed;
-                        return parsed.has_value();
-                      }});
-  settings.push_back({"mixer_stack",
-                      EnvironmentVariable::kMixerStack,
-                      {"auto", "modules", "token_major", "fused"},
-                      [](const ComputePaths& p) {
-                        return p.mixer_stack ? mixerStackPathName(*p.mixer_stack) : std::string(kAutomatic);
-                      },
-                      [](ComputePaths& p, const std::string& v) {
-                        if (v == kAutomatic) {
-                          p.mixer_stack.reset();
-                          return true;
-                        }
-                        const auto parsed = parseMixerStackPath(v);
-                        if (parsed) p.mixer_stack = parsed;
-                        return parsed.has_value();
-                      }});
-  settings.push_back({"scan_forward",
-                      EnvironmentVariable::kScanForward,
-                      {"lanes", "thread"},
-                      [](const ComputePaths& p) { return nameOf(p.scan_forward, kScanForwardNames); },
-                      [](ComputePaths& p, const std::string& v) {
-                        const auto parsed = parseScanForwardKernel(v);
-                        if (parsed) p.scan_forward = *parsed;
-                        return parsed.has_value();
-                      }});
-  settings.push_back(
-      {"row_simd",
-       EnvironmentVariable::kRowSimd,
-       {"auto", "generic", "avx2", "avx512"},
-       [](const ComputePaths& p) { return p.row_simd ? rowSimdName(*p.row_simd) : std::string(kAutomatic); },
+  return {
+      enumSetting("token_mix", EnvironmentVariable::kTokenMix, &ComputePaths::token_mix, kTokenMixNames,
+                  {"auto", "gemm", "custom"}),
+      automaticSetting("mixer_stack", EnvironmentVariable::kMixerStack, &ComputePaths::mixer_stack, kMixerStackNames,
+                       anyStackPath),
+      enumSetting("scan_forward", EnvironmentVariable::kScanForward, &ComputePaths::scan_forward, kScanForwardNames,
+                  {"lanes", "thread"}),
+      automaticSetting("row_simd", EnvironmentVariable::kRowSimd, &ComputePaths::row_simd, kRowSimdNames,
+                       rowSimdSupported),
+      enumSetting("decode_step", EnvironmentVariable::kDecodeStep, &ComputePaths::decode_step, kDecodeStepNames,
+                  {"fused", "aten"}),
+      {"decode_graphs",
+       EnvironmentVariable::kDecodeGraphs,
+       {"off", "on"},
+       [](const ComputePaths& p) { return std::string(p.decode_graphs ? "on" : "off"); },
        [](ComputePaths& p, const std::string& v) {
-         if (v == kAutomatic) {
-           p.row_simd.reset();
-           return true;
-         }
-         const auto parsed = parseRowSimd(v);
-         if (!parsed || !rowSimdSupported(*parsed)) return false;
-         p.row_simd = parsed;
+         if (v != "on" && v != "off") return false;
+         p.decode_graphs = v == "on";
          return true;
-       }});
-  settings.push_back({"decode_step",
-                      EnvironmentVariable::kDecodeStep,
-                      {"fused", "aten"},
-                      [](const ComputePaths& p) { return nameOf(p.decode_step, kDecodeStepNames); },
-                      [](ComputePaths& p, const std::string& v) {
-                        const auto parsed = valueOf<DecodeStepPath>(v, kDecodeStepNames);
-                        if (parsed) p.decode_step = *parsed;
-                        return parsed.has_value();
-                      }});
-  settings.push_back({"decode_graphs",
-                      EnvironmentVariable::kDecodeGraphs,
-                      {"off", "on"},
-                      [](const ComputePaths& p) { return std::string(p.decode_graphs ? "on" : "off"); },
-                      [](ComputePaths& p, const std::string& v) {
-                        if (v != "on" && v != "off") return false;
-                        p.decode_graphs = v == "on";
-                        return true;
-                      }});
-  settings.push_back({"optimizer",
-                      EnvironmentVariable::kOptimizer,
-                      {"auto", "foreach", "library"},
-                      [](const ComputePaths& p) { return nameOf(p.optimizer, kOptimizerNames); },
-                      [](ComputePaths& p, const std::string& v) {
-                        const auto parsed = valueOf<OptimizerPath>(v, kOptimizerNames);
-                        if (parsed) p.optimizer = *parsed;
-                        return parsed.has_value();
-                      }});
-  return settings;
+       }},
+      enumSetting("optimizer", EnvironmentVariable::kOptimizer, &ComputePaths::optimizer, kOptimizerNames,
+                  {"auto", "foreach", "library"}),
+  };
 }
 
 struct ActivePaths {

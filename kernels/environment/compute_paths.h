@@ -6,6 +6,7 @@
 // benchmarks set the struct (ScopedComputePaths), never the variables. Torch-free.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -49,8 +50,8 @@ struct ComputePathSetting {
   const char* key;
   EnvironmentVariable variable;
   std::vector<std::string> values;
-  std::string (*get)(const ComputePaths&);
-  bool (*set)(ComputePaths&, const std::string& value);  // false: not one of `values` (or not on this CPU)
+  std::function<std::string(const ComputePaths&)> get;
+  std::function<bool(ComputePaths&, const std::string& value)> set;  // false: not one of `values` (or not on this CPU)
 };
 const std::vector<ComputePathSetting>& computePathSettings();
 

@@ -321,17 +321,15 @@ class TestBatchDecoding : public QObject {
     decoder->prefillBatch({{1, 2}, {3, 4}});
     const QString count = errorOf([&] { decoder->appendBatch({5}); });
     QVERIFY2(count.contains("holds 2 sequences but was given 1 tokens"), qPrintable(count));
-    if (choice == int(DecoderChoice::kFast)) {  // the references leave ids to the model's own forward
-      const QString vocabulary = errorOf([&] { decoder->appendBatch({5, kVocab + 3}); });
-      QVERIFY2(vocabulary.contains("token id 67 is outside the vocabulary (0..63)"), qPrintable(vocabulary));
-      const QString in_prompt = errorOf([&] { decoder->prefillBatch({{1, -2}}); });
-      QVERIFY2(in_prompt.contains("token id -2 is outside"), qPrintable(in_prompt));
-    }
+    const QString vocabulary = errorOf([&] { decoder->appendBatch({5, kVocab + 3}); });
+    QVERIFY2(vocabulary.contains("token id 67 is outside the vocabulary (0..63)"), qPrintable(vocabulary));
+    const QString in_prompt = errorOf([&] { decoder->prefillBatch({{1, -2}}); });
+    QVERIFY2(in_prompt.contains("token id -2 is outside"), qPrintable(in_prompt));
   }
 
   // Every limit exactly at its boundary, for every next-token family of the registry and both
   // decoder choices, one sequence (the fused step) and a batch: ids 0 and V-1 are accepted and V and
-  // -1 refused (fast decoders; the references leave ids to the model's forward); a prompt of exactly
+  // -1 refused by every decoder (a family may generate through the references alone); a prompt of exactly
   // T tokens is accepted; a family that stops at the window's end accepts appends up to position
   // T-1 and refuses the next by name, a prompt of T+1 tokens too; the others append past T.
   void limitsHoldExactlyAtTheBoundary_data() {
@@ -354,7 +352,6 @@ class TestBatchDecoding : public QObject {
     QFETCH(int, batch);
     torch::NoGradGuard no_grad;
     auto model = tinyModel(arch.toStdString(), nlohmann::json::object(), 1);
-    const bool fast = choice == int(DecoderChoice::kFast);
     const auto policy = contextPolicy(nextTokenModel(*model));
     const auto prompts = [&](int64_t length, int64_t first_id) {
       std::vector<std::vector<int64_t>> out(static_cast<size_t>(batch));
@@ -374,7 +371,7 @@ class TestBatchDecoding : public QObject {
     QCOMPARE(decoder->prefillBatch(edge_prompt).sizes().vec(), (std::vector<int64_t>{batch, kVocab}));
     QCOMPARE(decoder->appendBatch(last_ids).size(0), int64_t{batch});
     QCOMPARE(decoder->appendBatch(zero_ids).size(0), int64_t{batch});
-    if (fast) {
+    {
       for (const int64_t bad : {kVocab, int64_t{-1}}) {
         std::vector<int64_t> ids(static_cast<size_t>(batch), 1);
         ids.back() = bad;

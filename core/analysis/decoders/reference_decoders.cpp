@@ -52,6 +52,7 @@ class FixedWindowDecoder : public TokenDecoder {
   // window_: batch_ rows of T ids, filler where nothing is written yet.
   at::Tensor prefillBatch(const std::vector<std::vector<int64_t>>& prompts) override {
     const int64_t length = promptBatchLength(prompts, "fixed-window");
+    for (const auto& prompt : prompts) checkTokenIds(prompt, model_.config().vocab_size);
     if (length > context_) {
       throw MixerLabError("fixed-window decoding needs 1.." + std::to_string(context_) + " prompt tokens, got " +
                           std::to_string(length));
@@ -65,6 +66,7 @@ class FixedWindowDecoder : public TokenDecoder {
 
   at::Tensor appendBatch(const std::vector<int64_t>& ids) override {
     checkAppendBatch(ids, batch_, "fixed-window");
+    checkTokenIds(ids, model_.config().vocab_size);
     if (length_ >= context_) throw MixerLabError("the fixed window is full (" + std::to_string(context_) + " tokens)");
     for (int64_t b = 0; b < batch_; ++b) *slot(b, length_) = ids[static_cast<size_t>(b)];
     ++length_;
@@ -98,11 +100,13 @@ class RecomputeDecoder : public TokenDecoder {
 
   at::Tensor prefillBatch(const std::vector<std::vector<int64_t>>& prompts) override {
     promptBatchLength(prompts, "recompute");
+    for (const auto& prompt : prompts) checkTokenIds(prompt, model_.config().vocab_size);
     sequences_ = prompts;
     return run();
   }
   at::Tensor appendBatch(const std::vector<int64_t>& ids) override {
     checkAppendBatch(ids, static_cast<int64_t>(sequences_.size()), "recompute");
+    checkTokenIds(ids, model_.config().vocab_size);
     for (size_t b = 0; b < ids.size(); ++b) sequences_[b].push_back(ids[b]);
     return run();
   }
