@@ -302,6 +302,37 @@ class TestComputePaths : public QObject {
     QCOMPARE(cell.at("compute_paths").at("optimizer").get<std::string>(), std::string("foreach"));
     QCOMPARE(cell.at("compute_paths").at("mixer_stack").get<std::string>(), std::string("token_major"));
     QCOMPARE(cell.at("compute_paths").at("token_mix").get<std::string>(), std::string("auto"));
+
+    // A flag that sets a path back to its default also clears the variable for the children: the
+    // environment's value must not come back in the cells.
+    qputenv("MIXERLAB_TOKEN_MIX", "gemm");
+    const auto back = testing::runCli({"bench",
+                                       "train",
+                                       "--grid",
+                                       "--archs",
+                                       "mixer",
+                                       "--d-models",
+                                       "16",
+                                       "--layers",
+                                       "1",
+                                       "--context",
+                                       "8",
+                                       "--vocab",
+                                       "32",
+                                       "--tokens-per-step",
+                                       "32",
+                                       "--steps",
+                                       "1",
+                                       "--warmup",
+                                       "0",
+                                       "--json",
+                                       QString::fromStdString(json.string()),
+                                       "--compute-path",
+                                       "token_mix=auto"});
+    qunsetenv("MIXERLAB_TOKEN_MIX");
+    QVERIFY2(back.exit_code == 0, qPrintable(back.err + back.out));
+    const nlohmann::json again = nlohmann::json::parse(readText(json));
+    QCOMPARE(again.at("cells").at(0).at("compute_paths").at("token_mix").get<std::string>(), std::string("auto"));
   }
 
   // docs/compute-paths.md lists every variable of the table, and every key with all its values in

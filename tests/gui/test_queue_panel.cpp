@@ -118,7 +118,7 @@ class TestQueuePanel : public QObject {
     // A run that trained here: 1000 tokens/s at 1e6 FLOPs per token = 1 GFLOP/s.
     gui::RunSnapshot measured;
     measured.run = "earlier";
-    measured.state = "finished";
+    measured.state = RunState::Finished;
     measured.step = 10;
     measured.tokens = 5000;
     measured.tokens_per_s = 1000;
@@ -137,7 +137,7 @@ class TestQueuePanel : public QObject {
     runs.setProjectSettings(QString::fromStdString(run.name), {{"train.max_steps", 100}});
     gui::RunSnapshot halfway;
     halfway.run = QString::fromStdString(run.name);
-    halfway.state = "running";
+    halfway.state = RunState::Running;
     halfway.step = 50;
     halfway.wall_s = 30;
     runs.applySnapshot(halfway);

@@ -47,7 +47,7 @@ QString demoProjectCopy(const std::string& tag) {
 gui::RunSnapshot runningLlama() {
   gui::RunSnapshot s;
   s.run = "llama";
-  s.state = "running";
+  s.state = RunState::Running;
   s.arch = "llama";
   s.device = "cpu (2 threads, BLAS /usr/lib/libopenblas.so)";
   s.step = 40;
@@ -79,7 +79,7 @@ class TestRunListModel : public QObject {
     QCOMPARE(cell(model, 1, RunListModel::Status), QString("not started"));
     QCOMPARE(cell(model, 1, RunListModel::Step), QString());
     QCOMPARE(cell(model, 1, RunListModel::Elapsed), QString());
-    QCOMPARE(model.state("llama"), QString());
+    QVERIFY(!model.state("llama"));
     QVERIFY(model.series("llama") == nullptr);
     QSignalSpy series_changed(&model, &RunListModel::seriesChanged);
     QSignalSpy data_changed(&model, &QAbstractItemModel::dataChanged);
@@ -87,7 +87,7 @@ class TestRunListModel : public QObject {
     model.applySnapshot(runningLlama());
     QCOMPARE(model.rowCount(), 2);
     QCOMPARE(data_changed.count(), 1);
-    QCOMPARE(model.state("llama"), QString("running"));
+    QVERIFY(model.state("llama") == RunState::Running);
     QCOMPARE(cell(model, 1, RunListModel::Run), QString("llama"));
     QCOMPARE(cell(model, 1, RunListModel::Status), QString("running"));
     QCOMPARE(cell(model, 1, RunListModel::Step), QString("40"));
@@ -107,7 +107,7 @@ class TestRunListModel : public QObject {
 
     // A later snapshot without points: status and reason change, the series does not.
     gui::RunSnapshot failed = runningLlama();
-    failed.state = "failed";
+    failed.state = RunState::Failed;
     failed.reason = "out of memory";
     failed.best_eval_loss = -1;
     failed.tokens_per_s = 0;
@@ -182,7 +182,7 @@ class TestRunListModel : public QObject {
     model.applySnapshot(runningLlama());
     model.syncProjectRuns({{"mixer", "masked_mixer"}, {"mamba", "mamba"}});
     QCOMPARE(model.runNames(), QStringList({"mixer", "mamba", "llama"}));  // llama has a run directory
-    QCOMPARE(model.state("llama"), QString("running"));
+    QVERIFY(model.state("llama") == RunState::Running);
     // A renamed run keeps its place in the project's order; a kept index follows its run.
     QPersistentModelIndex llama(model.index(2, RunListModel::Run));
     model.syncProjectRuns({{"mixer-renamed", "masked_mixer"}, {"mamba", "mamba"}});

@@ -105,8 +105,34 @@ class TestRunQueue : public QObject {
     QVERIFY(!queue.remove("b"));
     QCOMPARE(queue.pending(), QStringList({"c"}));
     QVERIFY(changed.count() >= 4);
-    queue.onRunStateChanged("a", "finished");  // a notification from the run monitor
+    queue.onRunStateChanged("a", RunState::Finished);  // a notification from the run monitor
     QCOMPARE(queue.current(), QString("c"));
+    QVERIFY(queue.pending().isEmpty());
+  }
+
+  // The run monitor's states, typed: pending and running keep the current run, each end state
+  // (failed, stopped, finished) moves the queue on, and a run that is not the current one changes
+  // nothing.
+  void queueMovesOnAtEveryEndState() {
+    struct NullTarget : gui::LaunchTarget {
+      QString name() const override { return "null"; }
+      QString start(const QStringList&, const QString&, gui::LaunchedProcess*) override { return {}; }
+    };
+    gui::RunQueue queue(std::make_unique<NullTarget>(), "p.json",
+                        QString::fromStdString((dir_ / "end-state-runs").string()));
+    for (const QString run : {"a", "b", "c", "d"}) queue.enqueue(run, false);
+    QCOMPARE(queue.current(), QString("a"));
+    queue.onRunStateChanged("a", RunState::Pending);
+    queue.onRunStateChanged("a", RunState::Running);
+    QCOMPARE(queue.current(), QString("a"));
+    queue.onRunStateChanged("a", RunState::Failed);
+    QCOMPARE(queue.current(), QString("b"));
+    queue.onRunStateChanged("b", RunState::Stopped);
+    QCOMPARE(queue.current(), QString("c"));
+    queue.onRunStateChanged("x", RunState::Finished);
+    QCOMPARE(queue.current(), QString("c"));
+    queue.onRunStateChanged("c", RunState::Finished);
+    QCOMPARE(queue.current(), QString("d"));
     QVERIFY(queue.pending().isEmpty());
   }
 

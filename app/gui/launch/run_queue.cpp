@@ -123,12 +123,19 @@ QString RunQueue::setStateFile(const QString& path) {
   return {};
 }
 
-void RunQueue::onRunStateChanged(const QString& run, const QString& state) {
+void RunQueue::onRunStateChanged(const QString& run, RunState state) {
   if (run != current_) return;
-  if (state == "running") {
-    current_seen_running_ = true;
-  } else if (state == "finished" || state == "failed" || state == "stopped") {
-    finishCurrent();
+  switch (state) {
+    case RunState::Running:
+      current_seen_running_ = true;
+      break;
+    case RunState::Finished:
+    case RunState::Failed:
+    case RunState::Stopped:
+      finishCurrent();
+      break;
+    case RunState::Pending:
+      break;
   }
 }
 

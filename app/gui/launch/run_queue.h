@@ -14,6 +14,8 @@
 #include <QVector>
 #include <memory>
 
+#include "core/runs/run_status.h"
+
 class QTimer;
 
 namespace mixerlab::gui {
@@ -55,8 +57,8 @@ class RunQueue : public QObject {
   QStringList runningRuns() const;
 
  public Q_SLOTS:
-  // From the run monitor (run = run id): state is a run_status name ("running", "finished", "failed", "stopped").
-  void onRunStateChanged(const QString& run, const QString& state);
+  // From the run monitor (run = run id): the run's state from its status.json.
+  void onRunStateChanged(const QString& run, RunState state);
 
  Q_SIGNALS:
   void started(const QString& run);

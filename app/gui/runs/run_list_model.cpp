@@ -107,7 +107,7 @@ QVariant RunListModel::sortValue(const RunRow& row, int column) const {
   const double fraction = progressFraction(settingsOf(row), row.step, row.tokens, row.wall_s);
   switch (column) {
     case Progress:
-      return row.state == "finished" ? 1.0 : fraction;
+      return row.state == RunState::Finished ? 1.0 : fraction;
     case Step:
       return row.reported ? row.step : -1;
     case Tokens:
@@ -119,7 +119,7 @@ QVariant RunListModel::sortValue(const RunRow& row, int column) const {
     case Elapsed:
       return row.wall_s;
     case Eta:
-      return row.state == "running" && fraction > 0 ? row.wall_s * (1 - fraction) / fraction : 1e300;
+      return row.state == RunState::Running && fraction > 0 ? row.wall_s * (1 - fraction) / fraction : 1e300;
     default:
       break;
   }
@@ -138,9 +138,12 @@ QVariant RunListModel::displayText(const RunRow& row, int column) const {
       return row.run;
     case Architecture:
       return row.arch;
-    case Status:
-      if (row.state.isEmpty()) return QString("not started");
-      return row.reason.isEmpty() ? row.state : row.state + ": " + row.reason;
+    case Status: {
+      const QString state = row.launch_failed ? QString("failed to start")
+                            : row.state       ? QString::fromStdString(runStateName(*row.state))
+                                              : QString("not started");
+      return row.reason.isEmpty() ? state : state + ": " + row.reason;
+    }
     case Step:
       return row.reported ? QString::number(row.step) : QString();
     case Tokens:
@@ -154,13 +157,13 @@ QVariant RunListModel::displayText(const RunRow& row, int column) const {
     case Device:
       return shortDevice(row.device);
     case Progress: {
-      if (row.state == "finished") return QString("100%");
+      if (row.state == RunState::Finished) return QString("100%");
       const double fraction = progressFraction(settingsOf(row), row.step, row.tokens, row.wall_s);
       return fraction < 0 || !row.reported ? QString() : QString::number(int(fraction * 100)) + "%";
     }
     case Eta: {
       const double fraction = progressFraction(settingsOf(row), row.step, row.tokens, row.wall_s);
-      if (row.state != "running" || fraction <= 0 || row.wall_s <= 0) return QString();
+      if (row.state != RunState::Running || fraction <= 0 || row.wall_s <= 0) return QString();
       return elapsedText(row.wall_s * (1 - fraction) / fraction);
     }
     case Tags:
@@ -293,7 +296,7 @@ void RunListModel::applySnapshot(const RunSnapshot& s) {
   const int r = ensureRow(s.run, s.arch, false);
   RunRow& row = rows_[r];
   row.reported = true;
-  if (!row.launch_failed || s.state != "pending") {
+  if (!row.launch_failed || s.state != RunState::Pending) {
     row.launch_failed = false;
     row.state = s.state;
     row.reason = s.reason;
@@ -327,7 +330,7 @@ void RunListModel::setLaunchError(const QString& run, const QString& error) {
   const int r = ensureRow(run, QString(), false);
   RunRow& row = rows_[r];
   row.launch_failed = true;
-  row.state = "failed to start";
+  row.state.reset();
   row.reason = QString(error).replace('\n', ' ');
   Q_EMIT dataChanged(index(r, 0), index(r, columnCount() - 1), {Qt::DisplayRole, Qt::ToolTipRole});
 }
@@ -414,9 +417,14 @@ QStringList RunListModel::runNames() const {
   return names;
 }
 
-QString RunListModel::state(const QString& run) const {
+std::optional<RunState> RunListModel::state(const QString& run) const {
   const int r = rowOf(run);
-  return r < 0 ? QString() : rows_[r].state;
+  return r < 0 ? std::nullopt : rows_[r].state;
+}
+
+bool RunListModel::launchFailed(const QString& run) const {
+  const int r = rowOf(run);
+  return r >= 0 && rows_[r].launch_failed;
 }
 
 bool RunListModel::isOverlaid(const QString& run) const {

@@ -86,7 +86,10 @@ class RunListModel : public QAbstractTableModel {
   QString runAt(int row) const;
   QStringList runNames() const;
   // pending, running, finished, failed or stopped; empty until the monitor reports the run.
-  QString state(const QString& run) const;
+  // The run's state from its status.json; nullopt before it reported one (never started, or its
+  // launch failed: launchFailed).
+  std::optional<RunState> state(const QString& run) const;
+  bool launchFailed(const QString& run) const;
   bool isOverlaid(const QString& run) const;  // true for an unknown run
   void setOverlaid(const QString& run, bool overlaid);
   // The run's loss curves; nullptr until the monitor has reported the run.
@@ -102,14 +105,15 @@ class RunListModel : public QAbstractTableModel {
 
  private:
   struct RunRow {
-    QString run, arch, state, reason, device;
+    QString run, arch, reason, device;
+    std::optional<RunState> state;  // nullopt: not started (or its launch failed)
     qint64 step = 0, tokens = 0;
     double wall_s = 0, tokens_per_s = 0;
     double best_eval_loss = -1;  // < 0: none yet
     bool reported = false;       // the monitor has sent a snapshot
     bool in_project = true;      // false: a run directory the project does not name (a fork)
     bool overlaid = true;
-    bool launch_failed = false;  // state/reason hold a launch error, kept over "pending" snapshots
+    bool launch_failed = false;  // reason holds a launch error, kept over pending snapshots
     widgets::LossSeries series;
     QByteArray config_json;
     QVariantMap project_settings, run_settings;  // flattened; run_settings from run.json

@@ -20,7 +20,8 @@ struct RunMonitor::Watched {
   double training_flops_per_token = 0;  // from run.json, for the FLOPs axis
   bool logs_lr = false;  // a positive learning rate was logged: a later 0 is the schedule's end, not "none"
   QByteArray run_config_json;
-  QString last_state, last_reason;
+  std::optional<RunState> last_state;  // nullopt until the first snapshot
+  QString last_reason;
   qint64 last_step = -1;
 };
 
@@ -90,7 +91,7 @@ void RunMonitor::pollNow() {
       watched->summary.applyStatus(RunStatus{});
     }
     const RunSummary& summary = watched->summary;
-    snap.state = QString::fromStdString(runStateName(summary.state));
+    snap.state = summary.state;
     snap.reason = QString::fromStdString(summary.reason);
     snap.arch = QString::fromStdString(summary.arch);
     snap.device = QString::fromStdString(summary.device);

@@ -5,13 +5,14 @@
 #include <QString>
 #include <QVector>
 
+#include "core/runs/run_status.h"
 #include "widgets/plots/loss_series.h"
 
 namespace mixerlab::gui {
 
 struct RunSnapshot {
-  QString run;    // run-id (folder name)
-  QString state;  // pending, running, finished, failed, stopped
+  QString run;  // run-id (folder name)
+  RunState state = RunState::Pending;
   QString reason;
   QString arch, device;        // from run.json (empty until the run has written it)
   QByteArray run_config_json;  // run.json's "run" object (name, model, train), for comparisons

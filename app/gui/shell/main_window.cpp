@@ -316,7 +316,11 @@ QString MainWindow::selectedRun() const {
   return rows.isEmpty() ? QString() : runs_->runAt(table_filter_->mapToSource(rows.first()).row());
 }
 
-QString MainWindow::runState(const QString& run) const { return runs_->state(run); }
+QString MainWindow::runState(const QString& run) const {
+  if (runs_->launchFailed(run)) return "failed to start";
+  const auto state = runs_->state(run);
+  return state ? QString::fromStdString(runStateName(*state)) : QString();
+}
 
 void MainWindow::onRunUpdated(const RunSnapshot& s) {
   runs_->applySnapshot(s);

@@ -73,6 +73,7 @@ class MainWindow : public QMainWindow {
   QTableView* runTable() const { return table_; }
   RunListModel* runModel() const { return runs_; }
   ProjectDocument* project() const { return document_; }
+  // The run's state as the table words it: "running", "failed to start", "" when never started.
   QString runState(const QString& run) const;
   // Starts the run (a fork resumes as its project run); returns an error when it cannot start at all.
   // A start the CLI refuses is reported a moment later: the run list shows "failed to start: <why>".
