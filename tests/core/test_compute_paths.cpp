@@ -183,6 +183,14 @@ class TestComputePaths : public QObject {
         const std::string message = e.what();
         QVERIFY2(message.find(name + "=\"fastest\"") != std::string::npos, e.what());
         for (const std::string& value : s.values) QVERIFY2(message.find(value) != std::string::npos, e.what());
+        // It ends by naming the default, and only the SIMD setting speaks of this CPU.
+        const std::string ending = "(unset it for " + s.values.front() + ")";
+        QVERIFY2(message.size() >= ending.size() &&
+                     message.compare(message.size() - ending.size(), ending.size(), ending) == 0,
+                 e.what());
+        const bool names_the_cpu = message.find("this CPU supports") != std::string::npos &&
+                                   message.find(rowSimdName(widestRowSimd())) != std::string::npos;
+        QCOMPARE(names_the_cpu, s.variable == EnvironmentVariable::kRowSimd);
       }
       qunsetenv(name.c_str());
       ComputePaths p;
