@@ -119,8 +119,9 @@ int benchTrain(const BenchOptions& o) {
               static_cast<long long>(o.model.d_model), static_cast<long long>(o.model.n_layers),
               static_cast<long long>(T), static_cast<long long>(o.model.vocab_size), static_cast<long long>(o.batch),
               static_cast<long long>(trainer.parameterCount()));
-  std::printf("device %s, %d threads, BLAS %s, precision %s\n", describeDevice(device).c_str(), threads,
-              loadedBlasLibrary().c_str(), o.precision.c_str());
+  // The CPU's description already names its threads and BLAS; a GPU's does not.
+  const std::string host = device.is_cuda() ? ", " + std::to_string(threads) + " CPU threads" : "";
+  std::printf("device %s%s, precision %s\n", describeDevice(device).c_str(), host.c_str(), o.precision.c_str());
   std::printf("compute paths: %s\n", kernels::describeComputePaths(kernels::activeComputePaths()).c_str());
   std::printf("steps %lld (after %lld warm-up): mean %.1f ms/step, median %.1f ms/step\n",
               static_cast<long long>(o.steps), static_cast<long long>(o.warmup), mean_ms, step_ms[step_ms.size() / 2]);
