@@ -1,7 +1,7 @@
 // Products of a decoder's single new row. With one row, BLAS matrix-matrix products (gemm) pack the
 // whole weight matrix on every call, which costs more than the product itself when decoding token
 // by token; these helpers use matrix-vector products (gemv) for one row and fall back to the
-// module's own forward for several (prefill). Shared by the incremental decoders.
+// module's own forward for several (prefill). Used by the families' one-token steps and the decoders.
 #pragma once
 #include <ATen/core/Tensor.h>
 #include <torch/nn/modules/linear.h>

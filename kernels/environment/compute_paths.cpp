@@ -44,11 +44,15 @@ std::string expectedText(const ComputePathSetting& setting) {
   return text;
 }
 
-// A setting over an enum field whose names are `names` in enumerator order; `values` lists them
-// with the default first.
+// A setting over an enum field whose names are `names` in enumerator order; its values are those
+// names with the default's first.
 template <typename Enum, size_t N>
 ComputePathSetting enumSetting(const char* key, EnvironmentVariable variable, Enum ComputePaths::*field,
-                               const std::array<const char*, N>& names, std::vector<std::string> values) {
+                               const std::array<const char*, N>& names) {
+  std::vector<std::string> values{nameOf(ComputePaths{}.*field, names)};
+  for (const char* name : names) {
+    if (name != values.front()) values.emplace_back(name);
+  }
   return {key, variable, std::move(values), [field, &names](const ComputePaths& p) { return nameOf(p.*field, names); },
           [field, &names](ComputePaths& p, const std::string& v) {
             const auto parsed = valueOf<Enum>(v, names);
@@ -84,16 +88,13 @@ bool anyStackPath(MixerStackPath) { return true; }
 
 std::vector<ComputePathSetting> buildSettings() {
   return {
-      enumSetting("token_mix", EnvironmentVariable::kTokenMix, &ComputePaths::token_mix, kTokenMixNames,
-                  {"auto", "gemm", "custom"}),
+      enumSetting("token_mix", EnvironmentVariable::kTokenMix, &ComputePaths::token_mix, kTokenMixNames),
       automaticSetting("mixer_stack", EnvironmentVariable::kMixerStack, &ComputePaths::mixer_stack, kMixerStackNames,
                        anyStackPath),
-      enumSetting("scan_forward", EnvironmentVariable::kScanForward, &ComputePaths::scan_forward, kScanForwardNames,
-                  {"lanes", "thread"}),
+      enumSetting("scan_forward", EnvironmentVariable::kScanForward, &ComputePaths::scan_forward, kScanForwardNames),
       automaticSetting("row_simd", EnvironmentVariable::kRowSimd, &ComputePaths::row_simd, kRowSimdNames,
                        rowSimdSupported),
-      enumSetting("decode_step", EnvironmentVariable::kDecodeStep, &ComputePaths::decode_step, kDecodeStepNames,
-                  {"fused", "aten"}),
+      enumSetting("decode_step", EnvironmentVariable::kDecodeStep, &ComputePaths::decode_step, kDecodeStepNames),
       {"decode_graphs",
        EnvironmentVariable::kDecodeGraphs,
        {"off", "on"},
@@ -103,8 +104,7 @@ std::vector<ComputePathSetting> buildSettings() {
          p.decode_graphs = v == "on";
          return true;
        }},
-      enumSetting("optimizer", EnvironmentVariable::kOptimizer, &ComputePaths::optimizer, kOptimizerNames,
-                  {"auto", "foreach", "library"}),
+      enumSetting("optimizer", EnvironmentVariable::kOptimizer, &ComputePaths::optimizer, kOptimizerNames),
   };
 }
 
@@ -119,10 +119,9 @@ ActivePaths& activePaths() {
 
 }  // namespace
 
+// Through the table, so a new setting is compared without being listed here.
 bool ComputePaths::operator==(const ComputePaths& other) const {
-  return token_mix == other.token_mix && mixer_stack == other.mixer_stack && scan_forward == other.scan_forward &&
-         row_simd == other.row_simd && decode_step == other.decode_step && decode_graphs == other.decode_graphs &&
-         optimizer == other.optimizer;
+  return computePathValues(*this) == computePathValues(other);
 }
 
 const std::vector<ComputePathSetting>& computePathSettings() {

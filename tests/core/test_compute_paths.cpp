@@ -56,6 +56,20 @@ std::string readText(const fs::path& path) {
   return text.str();
 }
 
+// A one-cell `bench train --grid` (the cell runs in a child process) with these --compute-path
+// flags; its JSON file, or an empty object after a failed check.
+nlohmann::json gridWith(const QStringList& paths) {
+  const fs::path json = testing::makeScratchDir("compute-paths-grid") / "grid.json";
+  QStringList args{
+      "bench",    "train",   "--grid",    "--archs",  "mixer",   "--d-models", "16",
+      "--layers", "1",       "--context", "8",        "--vocab", "32",         "--tokens-per-step",
+      "32",       "--steps", "1",         "--warmup", "0",       "--json",     QString::fromStdString(json.string())};
+  for (const QString& path : paths) args << "--compute-path" << path;
+  const auto r = testing::runCli(args);
+  [&] { QVERIFY2(r.exit_code == 0, qPrintable(r.err + r.out)); }();
+  return r.exit_code == 0 ? nlohmann::json::parse(readText(json)) : nlohmann::json::object();
+}
+
 }  // namespace
 
 class TestComputePaths : public QObject {
@@ -136,6 +150,23 @@ class TestComputePaths : public QObject {
       }
       qputenv(environmentVariableName(s.variable), "");
       QVERIFY(computePathsFromEnvironment() == ComputePaths{});
+    }
+  }
+
+  // Two structs are equal exactly when every setting agrees: each setting moved alone away from its
+  // default makes them differ.
+  void equalityComparesEverySetting() {
+    QVERIFY(ComputePaths{} == ComputePaths{});
+    QVERIFY(lastValues() == lastValues());
+    for (const ComputePathSetting& s : computePathSettings()) {
+      for (const std::string& value : takenValues(s)) {
+        ComputePaths changed;
+        s.set(changed, value);
+        QVERIFY2((changed == ComputePaths{}) == (value == s.values.front()),
+                 (std::string(s.key) + "=" + value).c_str());
+        QVERIFY2((changed != ComputePaths{}) == (value != s.values.front()),
+                 (std::string(s.key) + "=" + value).c_str());
+      }
     }
   }
 
@@ -275,34 +306,7 @@ class TestComputePaths : public QObject {
   // A flag reaches the processes the CLI starts: each grid cell runs in a child, and records the paths
   // it ran with; the grid's JSON records the parent's.
   void flagReachesChildProcesses() {
-    const fs::path json = testing::makeScratchDir("compute-paths-grid") / "grid.json";
-    const auto r = testing::runCli({"bench",
-                                    "train",
-                                    "--grid",
-                                    "--archs",
-                                    "mixer",
-                                    "--d-models",
-                                    "16",
-                                    "--layers",
-                                    "1",
-                                    "--context",
-                                    "8",
-                                    "--vocab",
-                                    "32",
-                                    "--tokens-per-step",
-                                    "32",
-                                    "--steps",
-                                    "1",
-                                    "--warmup",
-                                    "0",
-                                    "--json",
-                                    QString::fromStdString(json.string()),
-                                    "--compute-path",
-                                    "optimizer=foreach",
-                                    "--compute-path",
-                                    "mixer_stack=token_major"});
-    QVERIFY2(r.exit_code == 0, qPrintable(r.err + r.out));
-    const nlohmann::json doc = nlohmann::json::parse(readText(json));
+    const nlohmann::json doc = gridWith({"optimizer=foreach", "mixer_stack=token_major"});
     QCOMPARE(doc.at("compute_paths").at("optimizer").get<std::string>(), std::string("foreach"));
     QCOMPARE(doc.at("cells").size(), size_t{1});
     const nlohmann::json& cell = doc.at("cells").at(0);
@@ -314,32 +318,8 @@ class TestComputePaths : public QObject {
     // A flag that sets a path back to its default also clears the variable for the children: the
     // environment's value must not come back in the cells.
     qputenv("MIXERLAB_TOKEN_MIX", "gemm");
-    const auto back = testing::runCli({"bench",
-                                       "train",
-                                       "--grid",
-                                       "--archs",
-                                       "mixer",
-                                       "--d-models",
-                                       "16",
-                                       "--layers",
-                                       "1",
-                                       "--context",
-                                       "8",
-                                       "--vocab",
-                                       "32",
-                                       "--tokens-per-step",
-                                       "32",
-                                       "--steps",
-                                       "1",
-                                       "--warmup",
-                                       "0",
-                                       "--json",
-                                       QString::fromStdString(json.string()),
-                                       "--compute-path",
-                                       "token_mix=auto"});
+    const nlohmann::json again = gridWith({"token_mix=auto"});
     qunsetenv("MIXERLAB_TOKEN_MIX");
-    QVERIFY2(back.exit_code == 0, qPrintable(back.err + back.out));
-    const nlohmann::json again = nlohmann::json::parse(readText(json));
     QCOMPARE(again.at("cells").at(0).at("compute_paths").at("token_mix").get<std::string>(), std::string("auto"));
   }
 
