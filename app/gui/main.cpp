@@ -18,6 +18,7 @@
 #include "app/gui/shell/main_window.h"
 #include "app/gui/startup/startup_options.h"
 #include "core/util/openmp_wait.h"
+#include "kernels/environment/compute_paths.h"
 
 namespace {
 // --help needs no display: it is answered by a QCoreApplication, before the GUI application (which
@@ -41,6 +42,12 @@ int main(int argc, char** argv) {
     return 0;
   }
   mixerlab::ensurePassiveOpenMpWait(argv);  // before anything starts a thread
+  try {
+    mixerlab::kernels::activeComputePaths();  // parsed once, here: a mistyped MIXERLAB_* path stops by name
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mixerlab-gui: %s\n", e.what());
+    return 2;
+  }
   QApplication app(argc, argv);
   QApplication::setApplicationName("MixerLab");
   const mixerlab::gui::StartupParse parsed = mixerlab::gui::parseStartupOptions(QApplication::arguments());

@@ -50,6 +50,24 @@ class TestStartupOptions : public QObject {
     QVERIFY2(out.contains("--screenshot") && out.contains("--scene"), qPrintable(out + process.readAllStandardError()));
   }
 
+  // A mistyped compute-path variable stops the workbench at start, naming the variable and the
+  // values it takes, before any window (the CLI refuses it the same way).
+  void aMistypedComputePathStopsTheStartByName() {
+    const QString gui =
+        QString::fromStdString((testing::cliPath().parent_path().parent_path() / "gui" / "mixerlab-gui").string());
+    QProcess process;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert("MIXERLAB_DECODE_STEP", "fastest");
+    environment.insert("QT_QPA_PLATFORM", "offscreen");
+    process.setProcessEnvironment(environment);
+    process.start(gui,
+                  {"--screenshot", QString::fromStdString((testing::makeScratchDir("bad-path") / "x.png").string())});
+    QVERIFY(process.waitForFinished(60000));
+    const QString err = QString::fromUtf8(process.readAllStandardError());
+    QCOMPARE(process.exitCode(), 2);
+    QVERIFY2(err.contains("MIXERLAB_DECODE_STEP=\"fastest\"") && err.contains("aten"), qPrintable(err));
+  }
+
   // A project file with a trailing comma gets a dialog naming the file, the line and
   // column and the fix, in plain words (no "[json.exception...]" id), and the project that was open
   // stays open.
