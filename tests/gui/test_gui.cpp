@@ -249,12 +249,12 @@ class TestGui : public QObject {
     QCOMPARE(window.openProject(QString::fromStdString(first.string())), QString());
     auto* selector = window.findChild<gui::LaunchTargetSelector*>();
     QVERIFY(selector != nullptr);
-    QCOMPARE(selector->targets().value(0), QString("local"));
-    selector->setCurrentTarget("local, 2 ranks");
+    QVERIFY(selector->targets().value(0) == gui::LaunchTargetSpec::local());
+    QVERIFY(selector->setCurrentTarget(gui::LaunchTargetSpec::localRanks(2)));
     QCOMPARE(window.openProject(QString::fromStdString(first.string())), QString());
-    QCOMPARE(selector->currentTarget(), QString("local, 2 ranks"));
+    QVERIFY(selector->currentTarget() == gui::LaunchTargetSpec::localRanks(2));
     QCOMPARE(window.openProject(QString::fromStdString(second.string())), QString());
-    QCOMPARE(selector->currentTarget(), QString("local"));
+    QVERIFY(selector->currentTarget() == gui::LaunchTargetSpec::local());
   }
 
   // A launch the CLI refuses said "started" and nothing happened. Now the run list

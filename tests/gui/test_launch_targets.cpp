@@ -16,6 +16,7 @@
 #include <chrono>
 #include <thread>
 
+#include <QComboBox>
 #include <QRegularExpression>
 #include <QThread>
 
@@ -185,21 +186,23 @@ class TestLaunchTargets : public QObject {
     host.user = "me";
     host.port = 2222;
     host.folder = "/data/it's a \"dir\"; rm -rf x";
-    gui::saveRemoteHost(host);
-    const QStringList args = gui::TargetProbe::probeArguments("ssh: me@gpu-node");
-    QCOMPARE(args.mid(0, 6), QStringList({"probe", "--json", "--host", "gpu-node", "--port", "2222"}));
-    QCOMPARE(args.at(args.indexOf("--folder") + 1), host.folder);
-    QCOMPARE(args.at(args.indexOf("--user") + 1), QString("me"));
-    QCOMPARE(gui::TargetProbe::probeArguments("local, GPU 2"), QStringList({"probe", "--json"}));
-    QVERIFY(gui::TargetProbe::probeArguments("ssh: nobody@nowhere").isEmpty());
-    gui::AppSettings().setRemoteHosts({});
+    host.program = "/opt/mixerlab/bin/mixerlab";
+    host.identity = "/home/me/.ssh/id_node";
+    const QStringList args = gui::LaunchTargetSpec::remote(host).probeArguments();
+    QCOMPARE(args, QStringList({"probe", "--json", "--host", "gpu-node", "--port", "2222", "--program",
+                                "/opt/mixerlab/bin/mixerlab", "--ssh-option", "ConnectTimeout=10", "--folder",
+                                host.folder, "--user", "me", "--identity", "/home/me/.ssh/id_node"}));
+    QCOMPARE(gui::LaunchTargetSpec::localGpu(2).probeArguments(), QStringList({"probe", "--json"}));
   }
 
   void selectorShowsThisMachineBeforeLaunch() {
     gui::AppSettings().setTargetHardware("local", "", "");
     gui::LaunchTargetSelector selector(QString::fromStdString(testing::cliPath().string()), nullptr, 2);
-    QCOMPARE(selector.targets(),
-             QStringList({"local", "local, 2 ranks", "local, GPU 0", "local, GPU 1", "local, 2 GPUs"}));
+    QCOMPARE(selector.targets(), gui::launchTargets(2));
+    QStringList shown;
+    for (int i = 0; i < selector.findChild<QComboBox*>("launch_target")->count(); ++i)
+      shown << selector.findChild<QComboBox*>("launch_target")->itemText(i);
+    QCOMPARE(shown, QStringList({"local", "local, 2 ranks", "local, GPU 0", "local, GPU 1", "local, 2 GPUs"}));
     QSignalSpy probed(selector.probe(), &gui::TargetProbe::probed);
     QVERIFY(selector.hardwareLabelText().contains("probing"));
     QVERIFY(probed.wait(60000));
@@ -208,8 +211,8 @@ class TestLaunchTargets : public QObject {
     QVERIFY2(selector.hardwareLabelText().contains(cores), qPrintable(selector.hardwareLabelText()));
     QCOMPARE(gui::AppSettings().targetHardware("local"), probed.at(0).at(1).toString());
     // Another local target shows the same machine at once, from the cache.
-    selector.setCurrentTarget("local, 2 ranks");
-    QVERIFY(selector.hardwareOf("local, 2 ranks").contains(cores));
+    QVERIFY(selector.setCurrentTarget(gui::LaunchTargetSpec::localRanks(2)));
+    QVERIFY(selector.hardwareOf(gui::LaunchTargetSpec::localRanks(2)).contains(cores));
   }
 
   // Every local target is this one machine: choosing another local target probes it again under
@@ -223,7 +226,7 @@ class TestLaunchTargets : public QObject {
     QVERIFY(probed.wait(60000));  // the first target's probe
     QCOMPARE(probed.at(0).at(0).toString(), QString("local"));
     probed.clear();
-    selector.setCurrentTarget("local, GPU 0");
+    QVERIFY(selector.setCurrentTarget(gui::LaunchTargetSpec::localGpu(0)));
     QVERIFY(selector.probe()->isProbing("local"));
     QVERIFY(!selector.probe()->isProbing("local, GPU 0"));
     QVERIFY2(selector.hardwareLabelText().contains("probing"), qPrintable(selector.hardwareLabelText()));
@@ -244,7 +247,7 @@ class TestLaunchTargets : public QObject {
     gui::saveRemoteHost(host);
     gui::LaunchTargetSelector selector(QString::fromStdString(testing::cliPath().string()), nullptr, 0);
     QSignalSpy failed(selector.probe(), &gui::TargetProbe::failed);
-    selector.setCurrentTarget("ssh: nobody@127.0.0.1");
+    QVERIFY(selector.setCurrentTarget(gui::LaunchTargetSpec::remote(host)));
     QVERIFY(failed.wait(30000));
     QCOMPARE(failed.at(0).at(0).toString(), QString("ssh: nobody@127.0.0.1"));
     QVERIFY2(failed.at(0).at(1).toString().contains("probing nobody@127.0.0.1 failed"),

@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 namespace {
 // A target that starts nothing: the first run stays "current" and the rest wait.
 struct NullTarget : gui::LaunchTarget {
-  QString name() const override { return "null"; }
+  NullTarget() : gui::LaunchTarget(gui::LaunchTargetSpec::localRanks(3)) {}
   QString start(const QStringList&, const QString&, gui::LaunchedProcess*) override { return {}; }
 };
 

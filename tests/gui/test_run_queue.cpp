@@ -19,6 +19,14 @@
 using namespace mixerlab;
 namespace fs = std::filesystem;
 
+namespace {
+// A target that never runs anything: the first run stays "current", the rest wait.
+struct NullTarget : gui::LaunchTarget {
+  NullTarget() : gui::LaunchTarget(gui::LaunchTargetSpec::localRanks(3)) {}
+  QString start(const QStringList&, const QString&, gui::LaunchedProcess*) override { return {}; }
+};
+}  // namespace
+
 class TestRunQueue : public QObject {
   Q_OBJECT
   fs::path dir_, project_;
@@ -31,19 +39,40 @@ class TestRunQueue : public QObject {
         dir_, R"(, "max_steps": 60, "schedule_steps": 60, "checkpoint_every": 20, "eval_every": 20)", 64, 64);
   }
 
+  // Each kind of target, by value: its display name, help, hardware key and launcher come from the
+  // spec; the names are only ever words for a user, never parsed back.
   void registryAndArguments() {
     gui::AppSettings().setRemoteHosts({});  // this test's settings file outlives a run of the test
-    QCOMPARE(gui::launchTargetNames(), QStringList({"local", "local, 2 ranks"}));
-    auto ranks = gui::makeLaunchTarget("local, 2 ranks");
+    using Spec = gui::LaunchTargetSpec;
+    QCOMPARE(gui::launchTargets(0), QList<Spec>({Spec::local(), Spec::localRanks(2)}));
+    auto ranks = gui::makeLaunchTarget(Spec::localRanks(2));
     QVERIFY(ranks != nullptr);
     QCOMPARE(ranks->name(), QString("local, 2 ranks"));
-    QVERIFY(gui::makeLaunchTarget("local, 1 ranks") == nullptr);
+    QVERIFY(ranks->spec() == Spec::localRanks(2));
+    QVERIFY(gui::makeLaunchTarget(Spec::localRanks(1)) == nullptr);
+    QVERIFY(gui::makeLaunchTarget(Spec::localGpus(1)) == nullptr);
+    QVERIFY(gui::makeLaunchTarget(Spec::localGpu(-1)) == nullptr);
+    QVERIFY(gui::makeLaunchTarget(Spec::remote({})) == nullptr);
     // A machine with GPUs adds one target per GPU and one rank per GPU over all of them.
-    QCOMPARE(gui::launchTargetNames(4), QStringList({"local", "local, 2 ranks", "local, GPU 0", "local, GPU 1",
-                                                     "local, GPU 2", "local, GPU 3", "local, 4 GPUs"}));
-    QCOMPARE(gui::launchTargetNames(1), QStringList({"local", "local, 2 ranks", "local, GPU 0"}));
-    QCOMPARE(gui::makeLaunchTarget("local, GPU 3")->name(), QString("local, GPU 3"));
-    QCOMPARE(gui::makeLaunchTarget("local, 4 GPUs")->name(), QString("local, 4 GPUs"));
+    QCOMPARE(gui::launchTargets(4),
+             QList<Spec>({Spec::local(), Spec::localRanks(2), Spec::localGpu(0), Spec::localGpu(1), Spec::localGpu(2),
+                          Spec::localGpu(3), Spec::localGpus(4)}));
+    QCOMPARE(gui::launchTargets(1), QList<Spec>({Spec::local(), Spec::localRanks(2), Spec::localGpu(0)}));
+    QCOMPARE(gui::makeLaunchTarget(Spec::localGpu(3))->name(), QString("local, GPU 3"));
+    QCOMPARE(gui::makeLaunchTarget(Spec::localGpus(4))->name(), QString("local, 4 GPUs"));
+    QVERIFY(gui::makeLaunchTarget(Spec::localGpus(4))->spec() == Spec::localGpus(4));
+    QVERIFY(gui::makeLaunchTarget(Spec::localGpu(3))->spec() == Spec::localGpu(3));
+    QVERIFY(Spec::localGpu(3) != Spec::localGpu(2));
+    QVERIFY(Spec::localGpus(2) != Spec::localRanks(2));
+    // Every local target is this machine: one hardware key, one probe command.
+    for (const Spec& target : gui::launchTargets(2)) {
+      QCOMPARE(target.hardwareKey(), QString("local"));
+      QCOMPARE(target.probeArguments(), QStringList({"probe", "--json"}));
+      QVERIFY2(!target.help().isEmpty(), qPrintable(target.displayName()));
+    }
+    QCOMPARE(Spec::localRanks(2).help(),
+             QString("Data parallel on this machine's CPU: the ranks share the cores and the global batch (Gloo)."));
+    QCOMPARE(Spec::localGpu(1).help(), QString("One process on this GPU."));
     // A saved SSH host becomes a target; its arguments keep a hostile folder as one word.
     gui::RemoteHostSettings host;
     host.host = "gpu-node";
@@ -51,9 +80,16 @@ class TestRunQueue : public QObject {
     host.folder = "/data/it's a \"dir\"; rm -rf x";
     host.nproc = 4;
     gui::saveRemoteHost(host);
-    QVERIFY(gui::launchTargetNames().contains("ssh: me@gpu-node"));
-    auto remote = gui::makeLaunchTarget("ssh: me@gpu-node");
+    const QList<Spec> with_host = gui::launchTargets(0);
+    QCOMPARE(with_host.size(), 3);
+    QCOMPARE(with_host.at(2).kind, gui::LaunchTargetKind::kRemoteHost);
+    QCOMPARE(with_host.at(2).displayName(), QString("ssh: me@gpu-node"));
+    QCOMPARE(with_host.at(2).hardwareKey(), QString("ssh: me@gpu-node"));
+    QCOMPARE(with_host.at(2).host.folder, host.folder);
+    QCOMPARE(with_host.at(2).host.nproc, 4);
+    auto remote = gui::makeLaunchTarget(with_host.at(2));
     QVERIFY(remote != nullptr);
+    QCOMPARE(remote->name(), QString("ssh: me@gpu-node"));
     const QStringList args =
         static_cast<gui::RemoteLaunchTarget*>(remote.get())
             ->remoteArguments(gui::trainArguments("/home/me/p/project.json", "mixer", false), "/home/me/p");
@@ -77,10 +113,9 @@ class TestRunQueue : public QObject {
                                 "project.json",
                                 "--run",
                                 "mixer"}));
-    auto local = gui::makeLaunchTarget("local");
+    auto local = gui::makeLaunchTarget(Spec::local());
     QVERIFY(local != nullptr);
     QCOMPARE(local->name(), QString("local"));
-    QVERIFY(gui::makeLaunchTarget("remote host (SSH)") == nullptr);
     QCOMPARE(gui::trainArguments("p.json", "mixer", false), QStringList({"train", "p.json", "--run", "mixer"}));
     QCOMPARE(gui::trainArguments("p.json", "mixer", false, "mixer-lr", "/r/mixer/checkpoints/step-8"),
              QStringList({"train", "p.json", "--run", "mixer", "--run-id", "mixer-lr", "--fork-from",
@@ -88,11 +123,6 @@ class TestRunQueue : public QObject {
   }
 
   void removeDropsAWaitingRun() {
-    // A target that never runs anything: the first run stays "current", the rest wait.
-    struct NullTarget : gui::LaunchTarget {
-      QString name() const override { return "null"; }
-      QString start(const QStringList&, const QString&, gui::LaunchedProcess*) override { return {}; }
-    };
     gui::RunQueue queue(std::make_unique<NullTarget>(), "p.json",
                         QString::fromStdString((dir_ / "null-runs").string()));
     QSignalSpy changed(&queue, &gui::RunQueue::queueChanged);
@@ -114,10 +144,6 @@ class TestRunQueue : public QObject {
   // (failed, stopped, finished) moves the queue on, and a run that is not the current one changes
   // nothing.
   void queueMovesOnAtEveryEndState() {
-    struct NullTarget : gui::LaunchTarget {
-      QString name() const override { return "null"; }
-      QString start(const QStringList&, const QString&, gui::LaunchedProcess*) override { return {}; }
-    };
     gui::RunQueue queue(std::make_unique<NullTarget>(), "p.json",
                         QString::fromStdString((dir_ / "end-state-runs").string()));
     for (const QString run : {"a", "b", "c", "d"}) queue.enqueue(run, false);
@@ -139,10 +165,6 @@ class TestRunQueue : public QObject {
   // A queued run started at once while a run started by hand was training, so the
   // two shared the cores. The queue now waits for the target to be free.
   void queueWaitsForARunStartedByHand() {
-    struct NullTarget : gui::LaunchTarget {
-      QString name() const override { return "null"; }
-      QString start(const QStringList&, const QString&, gui::LaunchedProcess*) override { return {}; }
-    };
     const fs::path runs = dir_ / "busy-runs";
     RunStatus busy;
     busy.state = RunState::Running;
@@ -186,7 +208,8 @@ class TestRunQueue : public QObject {
     QCOMPARE(window.openProject(QString::fromStdString(project_.string())), QString());
     window.show();
     const QString runs_dir = window.runsDirectory();
-    gui::RunQueue queue(gui::makeLaunchTarget("local"), QString::fromStdString(project_.string()), runs_dir);
+    gui::RunQueue queue(gui::makeLaunchTarget(gui::LaunchTargetSpec::local()),
+                        QString::fromStdString(project_.string()), runs_dir);
     QStringList started;
     QString mixer_state_when_llama_started;
     connect(&queue, &gui::RunQueue::started, this, [&](const QString& run) {

@@ -7,25 +7,9 @@
 #include <QLabel>
 
 #include "app/gui/common/app_settings.h"
-#include "app/gui/launch/run_launcher.h"
 #include "app/gui/launch/target_probe.h"
 
 namespace mixerlab::gui {
-
-namespace {
-QString targetHelp(const QString& name) {
-  if (name == "local") return "One process on this machine, on the project's device (train.device).";
-  if (name.endsWith(" ranks"))
-    return "Data parallel on this machine's CPU: the ranks share the cores and the global batch (Gloo).";
-  if (name.endsWith(" GPUs")) return "Data parallel, one rank per GPU of this machine (NCCL when the build has it).";
-  if (name.startsWith("local, GPU")) return "One process on this GPU.";
-  return "A saved remote host: trains there over SSH and mirrors the run here.";
-}
-
-// What a target's hardware is cached and probed under: every local target is this one machine, so
-// switching between them neither probes it again nor caches it twice.
-QString hardwareKey(const QString& name) { return name.startsWith("local") ? QString("local") : name; }
-}  // namespace
 
 LaunchTargetSelector::LaunchTargetSelector(QString cli_path, QWidget* parent, int gpu_count) : QWidget(parent) {
   auto* layout = new QHBoxLayout(this);
@@ -40,59 +24,67 @@ LaunchTargetSelector::LaunchTargetSelector(QString cli_path, QWidget* parent, in
   probe_ = new TargetProbe(std::move(cli_path), this);
   connect(probe_, &TargetProbe::probed, this, &LaunchTargetSelector::onProbed);
   connect(probe_, &TargetProbe::failed, this, &LaunchTargetSelector::onProbeFailed);
-  for (const QString& name : launchTargetNames(gpu_count)) addTarget(name);
-  connect(box_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
-    probe_->probe(hardwareKey(name));  // first, so the label says "probing..."
-    showHardwareOf(name);
-    Q_EMIT targetChanged(name);
+  for (const LaunchTargetSpec& target : launchTargets(gpu_count)) addTarget(target);
+  connect(box_, &QComboBox::currentIndexChanged, this, [this](int index) {
+    if (index < 0 || index >= targets_.size()) return;
+    const LaunchTargetSpec target = targets_.at(index);
+    probe_->probe(target);  // first, so the label says "probing..."
+    showHardwareOf(target);
+    Q_EMIT targetChanged(target);
   });
-  probe_->probe(hardwareKey(currentTarget()));
+  probe_->probe(currentTarget());
   showHardwareOf(currentTarget());
 }
 
-QString LaunchTargetSelector::currentTarget() const { return box_->currentText(); }
-void LaunchTargetSelector::setCurrentTarget(const QString& name) { box_->setCurrentText(name); }
-
-QStringList LaunchTargetSelector::targets() const {
-  QStringList names;
-  for (int i = 0; i < box_->count(); ++i) names << box_->itemText(i);
-  return names;
+LaunchTargetSpec LaunchTargetSelector::currentTarget() const {
+  return targets_.value(box_->currentIndex(), LaunchTargetSpec::local());
 }
 
-void LaunchTargetSelector::addTarget(const QString& name) {
-  if (box_->findText(name) >= 0) return;
-  box_->addItem(name);
-  box_->setItemData(box_->count() - 1, targetHelp(name) + "\n" + hardwareOf(name), Qt::ToolTipRole);
+bool LaunchTargetSelector::setCurrentTarget(const LaunchTargetSpec& target) {
+  const qsizetype index = targets_.indexOf(target);
+  if (index < 0) return false;
+  box_->setCurrentIndex(static_cast<int>(index));
+  return true;
 }
 
-QString LaunchTargetSelector::hardwareOf(const QString& name) const {
-  const QString cached = AppSettings().targetHardware(hardwareKey(name));
+void LaunchTargetSelector::addTarget(const LaunchTargetSpec& target) {
+  if (const qsizetype listed = targets_.indexOf(target); listed >= 0) {
+    targets_[listed] = target;
+    return;
+  }
+  targets_ << target;
+  box_->addItem(target.displayName());
+  box_->setItemData(box_->count() - 1, target.help() + "\n" + hardwareOf(target), Qt::ToolTipRole);
+}
+
+QString LaunchTargetSelector::hardwareOf(const LaunchTargetSpec& target) const {
+  const QString cached = AppSettings().targetHardware(target.hardwareKey());
   if (cached.isEmpty()) return "hardware: not probed yet";
   return cached;
 }
 
 QString LaunchTargetSelector::hardwareLabelText() const { return hardware_->text(); }
 
-void LaunchTargetSelector::showHardwareOf(const QString& name) {
-  QString text = hardwareOf(name);
-  const QString when = AppSettings().targetHardwareTime(hardwareKey(name));
-  if (probe_->isProbing(hardwareKey(name))) text += "  (probing...)";
+void LaunchTargetSelector::showHardwareOf(const LaunchTargetSpec& target) {
+  QString text = hardwareOf(target);
+  const QString when = AppSettings().targetHardwareTime(target.hardwareKey());
+  if (probe_->isProbing(target.hardwareKey())) text += "  (probing...)";
   hardware_->setText(" " + text);
-  hardware_->setToolTip(when.isEmpty() ? targetHelp(name) : targetHelp(name) + "\nprobed " + when);
+  hardware_->setToolTip(when.isEmpty() ? target.help() : target.help() + "\nprobed " + when);
 }
 
 // `key` is a hardwareKey(): "local" answers for every local target.
 void LaunchTargetSelector::onProbed(const QString& key, const QString& description) {
   AppSettings().setTargetHardware(key, description, QDateTime::currentDateTime().toString(Qt::ISODate));
-  for (int i = 0; i < box_->count(); ++i) {
-    const QString item = box_->itemText(i);
-    if (hardwareKey(item) == key) box_->setItemData(i, targetHelp(item) + "\n" + description, Qt::ToolTipRole);
+  for (int i = 0; i < targets_.size(); ++i) {
+    const LaunchTargetSpec& item = targets_.at(i);
+    if (item.hardwareKey() == key) box_->setItemData(i, item.help() + "\n" + description, Qt::ToolTipRole);
   }
-  if (hardwareKey(currentTarget()) == key) showHardwareOf(currentTarget());
+  if (currentTarget().hardwareKey() == key) showHardwareOf(currentTarget());
 }
 
 void LaunchTargetSelector::onProbeFailed(const QString& key, const QString& error) {
-  if (hardwareKey(currentTarget()) != key) return;
+  if (currentTarget().hardwareKey() != key) return;
   const QString cached = AppSettings().targetHardware(key);
   hardware_->setText(" " + (cached.isEmpty() ? QString("hardware unknown") : cached + "  (last known)") +
                      ": probe failed");

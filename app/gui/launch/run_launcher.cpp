@@ -6,12 +6,9 @@
 #include <algorithm>
 
 #include <QFileInfo>
-#include <QRegularExpression>
 #include <QThread>
 
-#include "app/gui/common/app_settings.h"
 #include "app/gui/launch/detached_spawn.h"
-#include "core/train/device.h"
 
 #include <signal.h>
 
@@ -42,34 +39,6 @@ QStringList trainArguments(const QString& project_file, const QString& run_name,
   if (!run_id.isEmpty()) args << "--run-id" << run_id;
   if (!fork_from.isEmpty()) args << "--fork-from" << fork_from;
   return args;
-}
-
-QStringList launchTargetNames(int gpu_count) {
-  if (gpu_count < 0) gpu_count = static_cast<int>(cudaDeviceCount());
-  QStringList names{"local", "local, 2 ranks"};
-  for (int k = 0; k < gpu_count; ++k) names << "local, GPU " + QString::number(k);
-  if (gpu_count >= 2) names << "local, " + QString::number(gpu_count) + " GPUs";
-  for (const QVariantMap& host : AppSettings().remoteHosts()) names << RemoteHostSettings::fromMap(host).targetName();
-  return names;
-}
-
-QString RemoteHostSettings::targetName() const { return "ssh: " + (user.isEmpty() ? host : user + "@" + host); }
-
-QVariantMap RemoteHostSettings::toMap() const {
-  return {{"host", host},     {"user", user},       {"port", port},  {"identity", identity},
-          {"folder", folder}, {"program", program}, {"nproc", nproc}};
-}
-
-RemoteHostSettings RemoteHostSettings::fromMap(const QVariantMap& map) {
-  RemoteHostSettings h;
-  h.host = map.value("host").toString();
-  h.user = map.value("user").toString();
-  h.port = map.value("port", 22).toInt();
-  h.identity = map.value("identity").toString();
-  h.folder = map.value("folder").toString();
-  h.program = map.value("program", "mixerlab").toString();
-  h.nproc = std::max(1, map.value("nproc", 1).toInt());
-  return h;
 }
 
 QStringList RemoteLaunchTarget::remoteArguments(const QStringList& arguments, const QString& project_dir) const {
@@ -105,26 +74,23 @@ QString RemoteLaunchTarget::start(const QStringList& arguments, const QString& w
   return local_.start(remoteArguments(arguments, working_directory), working_directory, launched);
 }
 
-std::unique_ptr<LaunchTarget> makeLaunchTarget(const QString& name) {
-  if (name == "local") return std::make_unique<LocalLaunchTarget>(findCliExecutable());
-  static const QRegularExpression ranks_pattern("^local, (\\d+) (ranks|GPUs)$");
-  if (const auto match = ranks_pattern.match(name); match.hasMatch() && match.captured(1).toInt() >= 2) {
-    return std::make_unique<LocalDataParallelTarget>(findCliExecutable(), match.captured(1).toInt(),
-                                                     match.captured(2) == "GPUs");
-  }
-  static const QRegularExpression gpu_pattern("^local, GPU (\\d+)$");
-  if (const auto match = gpu_pattern.match(name); match.hasMatch()) {
-    return std::make_unique<LocalLaunchTarget>(findCliExecutable(), match.captured(1).toInt());
-  }
-  for (const QVariantMap& saved : AppSettings().remoteHosts()) {
-    const RemoteHostSettings host = RemoteHostSettings::fromMap(saved);
-    if (host.targetName() == name) return std::make_unique<RemoteLaunchTarget>(findCliExecutable(), host);
+std::unique_ptr<LaunchTarget> makeLaunchTarget(const LaunchTargetSpec& spec) {
+  switch (spec.kind) {
+    case LaunchTargetKind::kLocal:
+      return std::make_unique<LocalLaunchTarget>(findCliExecutable());
+    case LaunchTargetKind::kLocalGpu:
+      if (spec.count < 0) return nullptr;
+      return std::make_unique<LocalLaunchTarget>(findCliExecutable(), spec.count);
+    case LaunchTargetKind::kLocalRanks:
+    case LaunchTargetKind::kLocalGpus:
+      if (spec.count < 2) return nullptr;
+      return std::make_unique<LocalDataParallelTarget>(findCliExecutable(), spec.count,
+                                                       spec.kind == LaunchTargetKind::kLocalGpus);
+    case LaunchTargetKind::kRemoteHost:
+      if (spec.host.host.isEmpty()) return nullptr;
+      return std::make_unique<RemoteLaunchTarget>(findCliExecutable(), spec.host);
   }
   return nullptr;
-}
-
-QString LocalDataParallelTarget::name() const {
-  return "local, " + QString::number(ranks_) + (on_gpus_ ? " GPUs" : " ranks");
 }
 
 QString LocalDataParallelTarget::start(const QStringList& arguments, const QString& working_directory,

@@ -1,11 +1,12 @@
 // Starts and stops training runs as detached child processes of the mixerlab CLI, so they keep
 // going when the GUI closes and the GUI reattaches by reading their run directories. The launch
-// target is an interface so multi-GPU nodes and remote hosts can be added as further targets.
+// target is an interface made from a LaunchTargetSpec (launch_target_spec.h), one class per kind.
 #pragma once
 #include <QString>
 #include <QStringList>
-#include <QVariantMap>
 #include <memory>
+
+#include "app/gui/launch/launch_target_spec.h"
 
 namespace mixerlab::gui {
 
@@ -18,20 +19,27 @@ struct LaunchedProcess {
 
 class LaunchTarget {
  public:
+  explicit LaunchTarget(LaunchTargetSpec spec) : spec_(std::move(spec)) {}
   virtual ~LaunchTarget() = default;
-  virtual QString name() const = 0;
+  const LaunchTargetSpec& spec() const { return spec_; }
+  QString name() const { return spec_.displayName(); }
   // Starts `mixerlab <arguments>`; returns an error message, empty on success. `launched` (when
   // given) receives the process and its error file, for a LaunchWatcher.
   virtual QString start(const QStringList& arguments, const QString& working_directory,
                         LaunchedProcess* launched = nullptr) = 0;
+
+ private:
+  LaunchTargetSpec spec_;
 };
 
 // The local machine: a detached `mixerlab` process. "local" trains where the project says (its
 // train.device, "auto" by default); "local, GPU k" appends `--device cuda:k` to the train command.
 class LocalLaunchTarget : public LaunchTarget {
  public:
-  explicit LocalLaunchTarget(QString cli_path, int gpu = -1) : cli_path_(std::move(cli_path)), gpu_(gpu) {}
-  QString name() const override { return gpu_ < 0 ? "local" : "local, GPU " + QString::number(gpu_); }
+  explicit LocalLaunchTarget(QString cli_path, int gpu = -1)
+      : LaunchTarget(gpu < 0 ? LaunchTargetSpec::local() : LaunchTargetSpec::localGpu(gpu)),
+        cli_path_(std::move(cli_path)),
+        gpu_(gpu) {}
   QString start(const QStringList& arguments, const QString& working_directory,
                 LaunchedProcess* launched = nullptr) override;
 
@@ -46,8 +54,10 @@ class LocalLaunchTarget : public LaunchTarget {
 class LocalDataParallelTarget : public LaunchTarget {
  public:
   LocalDataParallelTarget(QString cli_path, int ranks, bool on_gpus = false)
-      : local_(std::move(cli_path)), ranks_(ranks), on_gpus_(on_gpus) {}
-  QString name() const override;
+      : LaunchTarget(on_gpus ? LaunchTargetSpec::localGpus(ranks) : LaunchTargetSpec::localRanks(ranks)),
+        local_(std::move(cli_path)),
+        ranks_(ranks),
+        on_gpus_(on_gpus) {}
   QString start(const QStringList& arguments, const QString& working_directory,
                 LaunchedProcess* launched = nullptr) override;
 
@@ -59,19 +69,11 @@ class LocalDataParallelTarget : public LaunchTarget {
 
 // A saved remote host: `mixerlab remote --host ... -- train ...` started locally (a detached process
 // like any run), which trains on the host over SSH and mirrors the run into the local run folder
-// (core/runs/remote_run.h). The remote folder must hold the project under the same file name.
-struct RemoteHostSettings {
-  QString host, user, identity, folder, program = "mixerlab";
-  int port = 22, nproc = 1;
-  QString targetName() const;  // "ssh: user@host"
-  QVariantMap toMap() const;
-  static RemoteHostSettings fromMap(const QVariantMap& map);
-};
-
+// (core/runs/remote_run.h).
 class RemoteLaunchTarget : public LaunchTarget {
  public:
-  RemoteLaunchTarget(QString cli_path, RemoteHostSettings host) : local_(std::move(cli_path)), host_(std::move(host)) {}
-  QString name() const override { return host_.targetName(); }
+  RemoteLaunchTarget(QString cli_path, RemoteHostSettings host)
+      : LaunchTarget(LaunchTargetSpec::remote(host)), local_(std::move(cli_path)), host_(std::move(host)) {}
   QString start(const QStringList& arguments, const QString& working_directory,
                 LaunchedProcess* launched = nullptr) override;
   // The local `mixerlab remote ...` arguments for train `arguments` of a project in `project_dir`.
@@ -90,14 +92,10 @@ QString findCliExecutable();
 QStringList trainArguments(const QString& project_file, const QString& run_name, bool resume,
                            const QString& run_id = {}, const QString& fork_from = {});
 
-// The launch-target registry behind the GUI's target selector: "local" (one process, on the
-// project's device), "local, 2 ranks" (data parallel on the CPU), then for a machine with GPUs
-// "local, GPU k" for each and "local, N GPUs" (one rank per GPU), and "ssh: user@host" for every
-// saved remote host (AppSettings::remoteHosts); callers only ever see the LaunchTarget interface.
-// `gpu_count` < 0: the GPUs LibTorch sees.
-QStringList launchTargetNames(int gpu_count = -1);
-// A new target for a name from launchTargetNames(); nullptr for an unknown name.
-std::unique_ptr<LaunchTarget> makeLaunchTarget(const QString& name);
+// The target that launches runs as `spec` says (launchTargets() lists a machine's); callers only
+// ever see the LaunchTarget interface. nullptr when the spec cannot launch (fewer than 2 ranks, a
+// negative GPU index, a remote host without host name).
+std::unique_ptr<LaunchTarget> makeLaunchTarget(const LaunchTargetSpec& spec);
 
 // Asks a running run to stop (SIGTERM: it checkpoints and records "stopped"). Returns an error
 // message, empty on success.

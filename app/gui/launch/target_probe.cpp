@@ -6,8 +6,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/gui/common/app_settings.h"
-#include "app/gui/launch/run_launcher.h"
 #include "core/train/hardware_report.h"
 
 namespace mixerlab::gui {
@@ -23,49 +21,33 @@ TargetProbe::~TargetProbe() {
   }
 }
 
-QStringList TargetProbe::probeArguments(const QString& target_name) {
-  if (target_name.startsWith("local")) return {"probe", "--json"};
-  for (const QVariantMap& saved : AppSettings().remoteHosts()) {
-    const RemoteHostSettings host = RemoteHostSettings::fromMap(saved);
-    if (host.targetName() != target_name) continue;
-    QStringList args{
-        "probe",     "--json",     "--host",       host.host,          "--port", QString::number(host.port),
-        "--program", host.program, "--ssh-option", "ConnectTimeout=10"};
-    if (!host.folder.isEmpty()) args << "--folder" << host.folder;
-    if (!host.user.isEmpty()) args << "--user" << host.user;
-    if (!host.identity.isEmpty()) args << "--identity" << host.identity;
-    return args;
-  }
-  return {};
-}
-
-void TargetProbe::probe(const QString& target_name) {
-  if (running_.contains(target_name)) return;
-  const QStringList args = probeArguments(target_name);
-  if (args.isEmpty()) return;
+void TargetProbe::probe(const LaunchTargetSpec& target) {
+  const QString hardware_key = target.hardwareKey();
+  if (running_.contains(hardware_key)) return;
+  const QStringList args = target.probeArguments();
   if (cli_path_.isEmpty()) {
-    Q_EMIT failed(target_name, "cannot find the mixerlab executable next to the GUI or on PATH");
+    Q_EMIT failed(hardware_key, "cannot find the mixerlab executable next to the GUI or on PATH");
     return;
   }
   auto* process = new QProcess(this);
   process->setProcessChannelMode(QProcess::MergedChannels);
-  running_.insert(target_name, process);
-  connect(process, &QProcess::finished, this, [this, target_name] { finish(target_name); });
-  connect(process, &QProcess::errorOccurred, this, [this, target_name](QProcess::ProcessError error) {
-    if (error == QProcess::FailedToStart) finish(target_name);
+  running_.insert(hardware_key, process);
+  connect(process, &QProcess::finished, this, [this, hardware_key] { finish(hardware_key); });
+  connect(process, &QProcess::errorOccurred, this, [this, hardware_key](QProcess::ProcessError error) {
+    if (error == QProcess::FailedToStart) finish(hardware_key);
   });
   QTimer::singleShot(time_limit_ms_, process, [process] { process->kill(); });
   process->start(cli_path_, args);
 }
 
-void TargetProbe::finish(const QString& target_name) {
-  QProcess* process = running_.take(target_name);
+void TargetProbe::finish(const QString& hardware_key) {
+  QProcess* process = running_.take(hardware_key);
   if (!process) return;
   process->deleteLater();
   const QString output = QString::fromUtf8(process->readAll());
   if (process->exitStatus() != QProcess::NormalExit || process->exitCode() != 0) {
     const QString why = process->error() == QProcess::FailedToStart ? process->errorString() : output.trimmed();
-    Q_EMIT failed(target_name, why.isEmpty() ? "the probe was stopped after its time limit" : why);
+    Q_EMIT failed(hardware_key, why.isEmpty() ? "the probe was stopped after its time limit" : why);
     return;
   }
   // The JSON follows the marker line; ssh warnings before it are not part of the report.
@@ -74,9 +56,9 @@ void TargetProbe::finish(const QString& target_name) {
   try {
     if (json_start < 0) throw std::runtime_error("no hardware report in: " + output.trimmed().toStdString());
     const auto report = hardwareReportFromJson(nlohmann::json::parse(output.mid(json_start).toStdString()));
-    Q_EMIT probed(target_name, QString::fromStdString(describeHardware(report)));
+    Q_EMIT probed(hardware_key, QString::fromStdString(describeHardware(report)));
   } catch (const std::exception& e) {
-    Q_EMIT failed(target_name, QString::fromUtf8(e.what()));
+    Q_EMIT failed(hardware_key, QString::fromUtf8(e.what()));
   }
 }
 

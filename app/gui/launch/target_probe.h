@@ -9,6 +9,8 @@
 #include <QString>
 #include <QStringList>
 
+#include "app/gui/launch/launch_target_spec.h"
+
 class QProcess;
 
 namespace mixerlab::gui {
@@ -19,22 +21,17 @@ class TargetProbe : public QObject {
   explicit TargetProbe(QString cli_path, QObject* parent = nullptr, int time_limit_ms = 30000);
   ~TargetProbe() override;
 
-  // The CLI arguments that probe a target name from launchTargetNames(): {"probe", "--json"} for the
-  // local targets, with --host/--user/--port/--identity/--folder/--program for a saved SSH host.
-  // Empty for an unknown name.
-  static QStringList probeArguments(const QString& target_name);
-
-  // Starts a probe of `target_name` (nothing when one is already running for it, or the name is
-  // unknown). Exactly one of probed / failed follows.
-  void probe(const QString& target_name);
-  bool isProbing(const QString& target_name) const { return running_.contains(target_name); }
+  // Starts a probe of `target` (LaunchTargetSpec::probeArguments), under its hardware key: nothing
+  // when one is already running for that key. Exactly one of probed / failed follows, naming the key.
+  void probe(const LaunchTargetSpec& target);
+  bool isProbing(const QString& hardware_key) const { return running_.contains(hardware_key); }
 
  Q_SIGNALS:
-  void probed(const QString& target_name, const QString& description);
-  void failed(const QString& target_name, const QString& error);
+  void probed(const QString& hardware_key, const QString& description);
+  void failed(const QString& hardware_key, const QString& error);
 
  private:
-  void finish(const QString& target_name);
+  void finish(const QString& hardware_key);
 
   QString cli_path_;
   int time_limit_ms_;

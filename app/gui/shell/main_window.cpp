@@ -219,18 +219,19 @@ void MainWindow::buildMenusAndToolbar() {
   run_menu->addAction("Reproduce the &paper...", this, &MainWindow::onReproducePaper);
   toolbar->addWidget(new QLabel(" target: ", this));
   target_selector_ = new LaunchTargetSelector(findCliExecutable(), this);
-  connect(target_selector_, &LaunchTargetSelector::targetChanged, this, [this](const QString& name) {
-    if (auto target = makeLaunchTarget(name)) target_ = std::move(target);
+  connect(target_selector_, &LaunchTargetSelector::targetChanged, this, [this](const LaunchTargetSpec& spec) {
+    if (auto target = makeLaunchTarget(spec)) target_ = std::move(target);
   });
   toolbar->addWidget(target_selector_);
   run_menu->addAction("Add remote &host...", this, [this] {
     RemoteHostDialog dialog(this);
     if (dialog.exec() != QDialog::Accepted) return;
     saveRemoteHost(dialog.host());
-    const QString name = dialog.host().targetName();
-    target_selector_->addTarget(name);
-    target_selector_->setCurrentTarget(name);
-    statusBar()->showMessage("runs now start on " + name + " (the target selector switches back)", 10000);
+    const LaunchTargetSpec target = LaunchTargetSpec::remote(dialog.host());
+    target_selector_->addTarget(target);
+    target_selector_->setCurrentTarget(target);
+    statusBar()->showMessage("runs now start on " + target.displayName() + " (the target selector switches back)",
+                             10000);
   });
   addHelpMenu(this);
 }
@@ -270,8 +271,8 @@ QString MainWindow::openProject(const QString& project_file) {
   stopMonitor();
   if (!previous_file.isEmpty() && previous_file != QFileInfo(document_->filePath()).absoluteFilePath()) {
     // Another project starts on this machine, not on the previous project's ranks or remote host
-    //; reopening the same project keeps the target.
-    target_selector_->setCurrentTarget(target_selector_->targets().value(0));
+    // reopening the same project keeps the target.
+    target_selector_->setCurrentTarget(LaunchTargetSpec::local());
     sweep_drafts_.clear();  // drafts name the other project's runs
   }
   panels_->forgetRuns();  // the previous project's curves and their colours
