@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/models/generation_support.h"
+#include "core/models/research_arm.h"
 #include "core/models/language_model.h"
 #include "core/models/model_cost.h"
 #include "core/util/field_spec.h"
@@ -33,6 +34,9 @@ struct ArchitectureInfo {
   int64_t embedding_position_from_end = 0;
   // Shorter names the benchmark commands accept for it ("mixer").
   std::vector<std::string> aliases;
+  // The side of the research's comparisons this family stands for (research_arm.h); at most one
+  // family per arm.
+  std::optional<ResearchArm> research_arm;
 };
 
 const std::vector<ArchitectureInfo>& architectures();

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "core/models/research_arm.h"
+
 namespace mixerlab {
 using json = nlohmann::json;
 
@@ -70,8 +72,10 @@ Comparison compareGroups(const json& groups, const std::string& field, const std
     if (!g.value("equal_compute", false) || !g.contains(field)) continue;
     const double mean = numberAt(g[field], "mean");
     if (!std::isfinite(mean)) continue;
-    if (g["family"] == "mixer" && (!mixer || mean < numberAt((*mixer)[field], "mean"))) mixer = &g;
-    if (g["family"] == "transformer" && (!best_transformer || mean < numberAt((*best_transformer)[field], "mean"))) {
+    if (g["family"] == researchArmName(ResearchArm::kMixer) && (!mixer || mean < numberAt((*mixer)[field], "mean")))
+      mixer = &g;
+    if (g["family"] == researchArmName(ResearchArm::kTransformer) &&
+        (!best_transformer || mean < numberAt((*best_transformer)[field], "mean"))) {
       best_transformer = &g;
     }
   }
@@ -92,9 +96,9 @@ Comparison compareGroups(const json& groups, const std::string& field, const std
   const double mixer_mean = numberAt((*mixer)[field], "mean");
   const double transformer_mean = numberAt((*best_transformer)[field], "mean");
   c.measured = {{"mixer_group", (*mixer)["label"]},
-                {"mixer", (*mixer)[field]},
+                {researchArmName(ResearchArm::kMixer), (*mixer)[field]},
                 {"best_transformer_group", (*best_transformer)["label"]},
-                {"transformer", (*best_transformer)[field]},
+                {researchArmName(ResearchArm::kTransformer), (*best_transformer)[field]},
                 {"difference", transformer_mean - mixer_mean},
                 {"seeds_paired", paired},
                 {"seeds_mixer_lower", mixer_lower}};
@@ -218,8 +222,9 @@ json retrievalClaim(const json& retrieval, const json& paper) {
     runs.push_back(r["run"]);
     const double top1 = numberAt(r["best"], "top1");
     chance = numberAt(r, "chance_top1");
-    if (r["family"] == "mixer") mixer_top1 = std::isnan(mixer_top1) ? top1 : std::max(mixer_top1, top1);
-    if (r["family"] == "transformer" && top1 > transformer_top1) {
+    if (r["family"] == researchArmName(ResearchArm::kMixer))
+      mixer_top1 = std::isnan(mixer_top1) ? top1 : std::max(mixer_top1, top1);
+    if (r["family"] == researchArmName(ResearchArm::kTransformer) && top1 > transformer_top1) {
       transformer_top1 = top1;
       transformer_run = r["run"];
     }

@@ -46,7 +46,7 @@ nlohmann::json ReproducePlan::toJson() const {
   for (const auto& r : runs) {
     j["runs"].push_back({{"name", r.name},
                          {"group", r.group},
-                         {"family", r.family},
+                         {"family", researchArmName(r.arm)},
                          {"embedding_init", r.embedding_init},
                          {"equal_compute", r.equal_compute},
                          {"seed", r.seed},
@@ -75,7 +75,7 @@ ReproducePlan ReproducePlan::fromJson(const nlohmann::json& j) {
       PlannedRun run;
       run.name = r.at("name").get<std::string>();
       run.group = r.at("group").get<std::string>();
-      run.family = r.at("family").get<std::string>();
+      run.arm = researchArmFromName(r.at("family").get<std::string>());
       run.embedding_init = r.value("embedding_init", "");
       run.equal_compute = r.value("equal_compute", true);
       run.seed = r.value("seed", uint64_t{0});
@@ -125,12 +125,12 @@ nlohmann::json baseProject(const fs::path& project_file, const std::string& name
   return j;
 }
 
-PlannedRun planned(std::string name, std::string group, std::string family, std::string init, uint64_t seed,
+PlannedRun planned(std::string name, std::string group, ResearchArm arm, std::string init, uint64_t seed,
                    nlohmann::json model, std::string paper_row, bool equal_compute = true) {
   PlannedRun r;
   r.name = std::move(name);
   r.group = std::move(group);
-  r.family = std::move(family);
+  r.arm = arm;
   r.embedding_init = std::move(init);
   r.seed = seed;
   r.model = std::move(model);
@@ -148,24 +148,29 @@ nlohmann::json withEmbeddingStd(nlohmann::json model, double std) {
 // The CPU suites: the mixer, two Llama widths and the init variants, `seeds` seeds each, every
 // equal-compute run stopped at `budget_flops` with its learning rate decaying to zero there.
 void addCpuSuite(ReproducePlan& plan, int64_t mixer_d, int64_t llama_small_d, int64_t n_layers, int seeds) {
-  const auto mixer = nlohmann::json{{"arch", "masked_mixer"}, {"d_model", mixer_d}, {"n_layers", n_layers}};
+  const auto mixer = nlohmann::json{
+      {"arch", researchArmArchitecture(ResearchArm::kMixer)}, {"d_model", mixer_d}, {"n_layers", n_layers}};
   const auto llama = [&](int64_t d) {
-    return nlohmann::json{{"arch", "llama"}, {"d_model", d}, {"n_layers", n_layers}, {"n_heads", 4}};
+    return nlohmann::json{{"arch", researchArmArchitecture(ResearchArm::kTransformer)},
+                          {"d_model", d},
+                          {"n_layers", n_layers},
+                          {"n_heads", 4}};
   };
   const std::string m = "mixer-d" + std::to_string(mixer_d);
   const std::string l1 = "llama-d" + std::to_string(llama_small_d), l2 = "llama-d" + std::to_string(mixer_d);
   for (int s = 1; s <= seeds; ++s) {
     const std::string seed = "-seed" + std::to_string(s);
-    plan.runs.push_back(planned(m + seed, m, "mixer", "N(0,1)", s, mixer, "flat mixer D=" + std::to_string(mixer_d)));
-    plan.runs.push_back(planned(l1 + seed, l1, "transformer", "N(0,0.02)", s, llama(llama_small_d),
+    plan.runs.push_back(
+        planned(m + seed, m, ResearchArm::kMixer, "N(0,1)", s, mixer, "flat mixer D=" + std::to_string(mixer_d)));
+    plan.runs.push_back(planned(l1 + seed, l1, ResearchArm::kTransformer, "N(0,0.02)", s, llama(llama_small_d),
                                 "Llama D=" + std::to_string(llama_small_d) + " H=32"));
-    plan.runs.push_back(planned(l2 + seed, l2, "transformer", "N(0,0.02)", s, llama(mixer_d),
+    plan.runs.push_back(planned(l2 + seed, l2, ResearchArm::kTransformer, "N(0,0.02)", s, llama(mixer_d),
                                 "Llama D=" + std::to_string(mixer_d) + " H=32"));
   }
   // The inversion claim's other embedding scale for each side (seed 1 only).
-  plan.runs.push_back(
-      planned(m + "-emb0.02-seed1", m + "-emb0.02", "mixer", "N(0,0.02)", 1, withEmbeddingStd(mixer, 0.02), "", false));
-  plan.runs.push_back(planned(l1 + "-emb1-seed1", l1 + "-emb1", "transformer", "N(0,1)", 1,
+  plan.runs.push_back(planned(m + "-emb0.02-seed1", m + "-emb0.02", ResearchArm::kMixer, "N(0,0.02)", 1,
+                              withEmbeddingStd(mixer, 0.02), "", false));
+  plan.runs.push_back(planned(l1 + "-emb1-seed1", l1 + "-emb1", ResearchArm::kTransformer, "N(0,1)", 1,
                               withEmbeddingStd(llama(llama_small_d), 1.0), "", false));
   for (const auto& run : {m + "-seed1", l1 + "-seed1", m + "-emb0.02-seed1", l1 + "-emb1-seed1"}) {
     plan.inversion.push_back({run, false});
@@ -231,22 +236,22 @@ ReproducePlan planReproduction(ReproduceScale scale, const fs::path& projects_di
       }
       throw MixerLabError("projects/paper/project.json has no preset " + name);
     };
-    auto from = [&](const std::string& preset_name, std::string name, std::string group, std::string family,
+    auto from = [&](const std::string& preset_name, std::string name, std::string group, ResearchArm arm,
                     std::string init, std::string row, bool equal, double emb_std) {
       nlohmann::json p = preset(preset_name);
-      PlannedRun r = planned(std::move(name), std::move(group), std::move(family), std::move(init), 42,
+      PlannedRun r = planned(std::move(name), std::move(group), arm, std::move(init), 42,
                              emb_std > 0 ? withEmbeddingStd(p["model"], emb_std) : p["model"], std::move(row), equal);
       if (p.contains("train")) r.train.update(p["train"]);
       return r;
     };
-    plan.runs.push_back(
-        from("s3-mixer-d1024", "mixer-d1024", "mixer-d1024", "mixer", "N(0,1)", "flat mixer D=1024", true, 0));
-    plan.runs.push_back(from("s1-llama-d512-h32", "llama-d512-h32", "llama-d512-h32", "transformer", "N(0,0.02)",
-                             "Llama D=512 H=32", true, 0));
-    plan.runs.push_back(
-        from("s3-mixer-d1024", "mixer-d1024-emb0.02", "mixer-d1024-emb0.02", "mixer", "N(0,0.02)", "", false, 0.02));
-    plan.runs.push_back(from("s1-llama-d512-h32", "llama-d512-h32-emb1", "llama-d512-h32-emb1", "transformer", "N(0,1)",
-                             "", false, 1.0));
+    plan.runs.push_back(from("s3-mixer-d1024", "mixer-d1024", "mixer-d1024", ResearchArm::kMixer, "N(0,1)",
+                             "flat mixer D=1024", true, 0));
+    plan.runs.push_back(from("s1-llama-d512-h32", "llama-d512-h32", "llama-d512-h32", ResearchArm::kTransformer,
+                             "N(0,0.02)", "Llama D=512 H=32", true, 0));
+    plan.runs.push_back(from("s3-mixer-d1024", "mixer-d1024-emb0.02", "mixer-d1024-emb0.02", ResearchArm::kMixer,
+                             "N(0,0.02)", "", false, 0.02));
+    plan.runs.push_back(from("s1-llama-d512-h32", "llama-d512-h32-emb1", "llama-d512-h32-emb1",
+                             ResearchArm::kTransformer, "N(0,1)", "", false, 1.0));
     for (const auto& r : plan.runs) {
       plan.inversion.push_back({r.name, false});
       plan.inversion.push_back({r.name, true});

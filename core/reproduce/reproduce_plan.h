@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 #include <vector>
+#include "core/models/research_arm.h"
 
 #include <nlohmann/json.hpp>
 
@@ -18,11 +19,11 @@ std::string scaleName(ReproduceScale scale);
 ReproduceScale parseScale(const std::string& name);  // throws MixerLabError listing the scales
 
 struct PlannedRun {
-  std::string name;            // run name in the generated project (runs/<name>)
-  std::string group;           // the seed group: runs that differ only in seed share it
-  std::string family;          // "mixer" or "transformer": which side of each claim it is on
-  std::string embedding_init;  // "N(0,1)" or "N(0,0.02)"
-  bool equal_compute = true;   // part of the equal-compute comparison (false: an init variant)
+  std::string name;                       // run name in the generated project (runs/<name>)
+  std::string group;                      // the seed group: runs that differ only in seed share it
+  ResearchArm arm = ResearchArm::kMixer;  // which side of each claim it is on ("family" in plan files)
+  std::string embedding_init;             // "N(0,1)" or "N(0,0.02)"
+  bool equal_compute = true;              // part of the equal-compute comparison (false: an init variant)
   uint64_t seed = 0;
   nlohmann::json model;   // the project's run.model
   nlohmann::json train;   // the project's run.train overrides (budget included)

@@ -60,7 +60,7 @@ std::string utcNow() {
 json runEntry(const PlannedRun& planned, const fs::path& run_dir, json& environment) {
   json entry{{"name", planned.name},
              {"group", planned.group},
-             {"family", planned.family},
+             {"family", researchArmName(planned.arm)},
              {"seed", planned.seed},
              {"embedding_init", planned.embedding_init},
              {"equal_compute", planned.equal_compute},
@@ -195,9 +195,10 @@ json inversionOf(const ReproducePlan& plan, const fs::path& out) {
     if (!fs::exists(file)) continue;
     const json r = parseJsonDocument(readFile(file), file.string());
     const PlannedRun& planned = plan.run(job.run);
-    json entry{{"run", job.run},         {"family", planned.family},     {"embedding_init", planned.embedding_init},
-               {"trained", job.trained}, {"texts", r.value("texts", 0)}, {"iterations", r.value("iterations", 0)},
-               {"layers", json::array()}};
+    json entry{
+        {"run", job.run},         {"family", researchArmName(planned.arm)}, {"embedding_init", planned.embedding_init},
+        {"trained", job.trained}, {"texts", r.value("texts", 0)},           {"iterations", r.value("iterations", 0)},
+        {"layers", json::array()}};
     for (const auto& layer : r["layers"]) {
       const Spread top_k = spreadOf(layer["hamming_top_k"].get<std::vector<double>>());
       const Spread exact = spreadOf(layer["hamming_exact"].get<std::vector<double>>());
@@ -224,7 +225,7 @@ json retrievalOf(const ReproducePlan& plan, const fs::path& out) {
     }
     json entry{{"run", run},
                {"retrieval_run", "retrieval-" + run},
-               {"family", plan.run(run).family},
+               {"family", researchArmName(plan.run(run).arm)},
                {"context", record->context},
                {"epochs", record->epochs},
                {"best", best},

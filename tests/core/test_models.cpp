@@ -8,6 +8,8 @@
 
 #include "core/models/mixers/masked_mixer.h"
 #include "core/models/model_registry.h"
+#include "core/reproduce/reproduce_plan.h"
+#include "tests/test_support.h"
 #include "tests/tiny_model_config.h"
 
 using namespace mixerlab;
@@ -238,6 +240,37 @@ class TestModels : public QObject {
     } catch (const std::exception& e) {
       QVERIFY(QString(e.what()).contains("mamba9"));
       QVERIFY(QString(e.what()).contains("masked_mixer"));
+    }
+  }
+
+  // Each side of the research's comparisons is represented by exactly one registry family, and
+  // the reproduction's planned runs train that family on their side.
+  void researchArmsAreRegistryFamilies() {
+    QCOMPARE(researchArmArchitecture(ResearchArm::kMixer), std::string("masked_mixer"));
+    QCOMPARE(researchArmArchitecture(ResearchArm::kTransformer), std::string("llama"));
+    for (const ResearchArm arm : kResearchArms) {
+      int families = 0;
+      for (const auto& family : architectures()) families += family.research_arm == arm ? 1 : 0;
+      QCOMPARE(families, 1);
+      QVERIFY(researchArmFromName(researchArmName(arm)) == arm);
+    }
+    QCOMPARE(researchArmName(ResearchArm::kMixer), std::string("mixer"));
+    QCOMPARE(researchArmName(ResearchArm::kTransformer), std::string("transformer"));
+    try {
+      researchArmFromName("hybrid");
+      QFAIL("expected an error");
+    } catch (const std::exception& e) {
+      QVERIFY2(QString(e.what()).contains("\"hybrid\""), e.what());
+      QVERIFY2(QString(e.what()).contains("mixer or transformer"), e.what());
+    }
+    for (const ReproduceScale scale : {ReproduceScale::kTiny, ReproduceScale::kSmall, ReproduceScale::kPaper}) {
+      const ReproducePlan plan = planReproduction(scale, testing::sourceDir() / "projects");
+      int per_arm[2] = {0, 0};
+      for (const PlannedRun& run : plan.runs) {
+        QCOMPARE(run.model.at("arch").get<std::string>(), researchArmArchitecture(run.arm));
+        ++per_arm[run.arm == ResearchArm::kMixer ? 0 : 1];
+      }
+      QVERIFY2(per_arm[0] > 0 && per_arm[1] > 0, scaleName(scale).c_str());
     }
   }
 };

@@ -41,7 +41,7 @@ PlannedRun plannedRun(const FixtureRun& f) {
   PlannedRun p;
   p.name = f.name;
   p.group = f.group;
-  p.family = f.family;
+  p.arm = researchArmFromName(f.family);
   p.seed = f.seed;
   p.embedding_init = (f.family == "mixer") == f.equal_compute ? "N(0,1)" : "N(0,0.02)";
   p.equal_compute = f.equal_compute;

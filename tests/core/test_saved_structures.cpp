@@ -282,7 +282,7 @@ class TestSavedStructures : public QObject {
     PlannedRun run;
     run.name = "llama-init-seed2";
     run.group = "llama-init";
-    run.family = "transformer";
+    run.arm = ResearchArm::kTransformer;
     run.embedding_init = "N(0,1)";
     run.equal_compute = false;
     run.seed = 2;
@@ -309,7 +309,7 @@ class TestSavedStructures : public QObject {
     const PlannedRun& p = r.runs.front();
     QCOMPARE(p.name, run.name);
     QCOMPARE(p.group, run.group);
-    QCOMPARE(p.family, run.family);
+    QVERIFY(p.arm == run.arm);
     QCOMPARE(p.embedding_init, run.embedding_init);
     QCOMPARE(p.equal_compute, false);
     QCOMPARE(p.seed, uint64_t{2});

@@ -5,6 +5,7 @@
 #include <QFileInfo>
 
 #include "core/config/project_config.h"
+#include "core/models/research_arm.h"
 #include "core/util/atomic_file.h"
 #include "core/util/json_document.h"
 
@@ -48,8 +49,12 @@ QString createProject(const QString& folder, const QString& corpus_file, QString
       {"corpus", {{"train", QFileInfo(corpus_file).absoluteFilePath().toStdString()}, {"eval_fraction", 0.05}}},
       {"tokenizer", {{"vocab_size", 4096}}},
       {"runs",
-       {{{"name", "mixer"},
-         {"model", {{"arch", "masked_mixer"}, {"d_model", 256}, {"n_layers", 4}, {"context_length", 128}}},
+       {{{"name", researchArmName(ResearchArm::kMixer)},
+         {"model",
+          {{"arch", researchArmArchitecture(ResearchArm::kMixer)},
+           {"d_model", 256},
+           {"n_layers", 4},
+           {"context_length", 128}}},
          {"train", {{"max_steps", 1000}, {"warmup_steps", 50}, {"eval_every", 100}}}}}}};
   try {
     parseProject(document, file.toStdString());

@@ -37,6 +37,7 @@ ArchitectureInfo llamaFamily() {
     return cost;
   };
   info.generation = GenerationSupport{ContextPolicy::kSlideWindow, FastDecoder::kKvCache, makeLlamaStack};
+  info.research_arm = ResearchArm::kTransformer;
   return info;
 }
 
