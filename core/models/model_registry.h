@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "core/models/generation_support.h"
-#include "core/models/research_arm.h"
 #include "core/models/language_model.h"
 #include "core/models/model_cost.h"
+#include "core/models/research_arm.h"
 #include "core/util/field_spec.h"
 
 namespace mixerlab {
