@@ -59,6 +59,33 @@ KernelTimingMs timeBoth(const std::function<at::Tensor()>& forward, const std::v
 
 }  // namespace
 
+KernelTimingMs timeKernelEntryMs(const KernelEntry& entry, bool use_reference, const KernelShape& shape,
+                                 const at::Device& device, at::ScalarType dtype, int repeats) {
+  const auto opts = at::TensorOptions().dtype(dtype).device(device);
+  std::vector<at::Tensor> inputs = entry.make_inputs(shape, opts);
+  for (at::Tensor& t : inputs) t = t.detach().requires_grad_(true);
+  const KernelFunction& op = use_reference ? entry.reference : entry.kernel;
+  std::vector<at::Tensor> weights;
+  {
+    at::NoGradGuard no_grad;
+    for (const at::Tensor& out : op(inputs)) weights.push_back(at::randn_like(out));
+  }
+  KernelTimingMs t;
+  {
+    at::NoGradGuard no_grad;
+    t.forward_ms = medianMs([&] { op(inputs); }, device, repeats);
+  }
+  t.forward_backward_ms = medianMs(
+      [&] {
+        const std::vector<at::Tensor> outputs = op(inputs);
+        at::Tensor loss = (outputs[0] * weights[0]).sum();
+        for (size_t i = 1; i < outputs.size(); ++i) loss = loss + (outputs[i] * weights[i]).sum();
+        torch::autograd::grad({loss}, inputs, {}, c10::nullopt, false, /*allow_unused=*/true);
+      },
+      device, repeats);
+  return t;
+}
+
 KernelTimingMs timeTokenMixMs(bool custom, int64_t batch, int64_t length, int64_t width, const at::Device& device,
                               int repeats) {
   const auto opts = at::TensorOptions().dtype(at::kFloat).device(device);

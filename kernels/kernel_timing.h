@@ -5,6 +5,7 @@
 
 #include <ATen/ATen.h>
 
+#include "kernels/kernel_table.h"
 #include "kernels/selective_scan.h"
 
 namespace mixerlab::kernels {
@@ -12,6 +13,11 @@ namespace mixerlab::kernels {
 struct KernelTimingMs {
   double forward_ms = 0, forward_backward_ms = 0;
 };
+
+// One op of the kernel table at `shape` in `dtype` on `device`: its custom kernel, or with
+// `use_reference` the ATen reference it replaced; backward is of sum(output * w) over every output.
+KernelTimingMs timeKernelEntryMs(const KernelEntry& entry, bool use_reference, const KernelShape& shape,
+                                 const at::Device& device, at::ScalarType dtype, int repeats);
 
 // The causal token mix on x [batch, length, width] with a [length, length] weight and a bias:
 // custom = true is causalTokenMix (causal_token_mix.h), false the autograd path it replaced

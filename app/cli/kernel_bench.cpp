@@ -1,8 +1,8 @@
-// `mixerlab bench kernels`: ms per forward and per forward+backward call of the custom kernels
-// (kernels/kernel_timing.h) against the paths they replace, on the chosen device: the causal token
-// mix (custom op vs the autograd GEMM on the masked weight, and on the CPU the reference's GEMM
-// block sizes) and residual add + LayerNorm (fused vs add then at::layer_norm; on a GPU also with a
-// bf16 residual), and the selective scan against the memory bound of any scan.
+// `mixerlab bench kernels`: ms per forward and per forward+backward call of every op of the kernel
+// table (kernels/kernel_table.h) against its ATen reference, on the chosen device; then on the CPU
+// the token-mix reference's GEMM block sizes, on a GPU residual add + LayerNorm with a bf16
+// residual, and the selective scan against the memory bound of any scan.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -16,6 +16,7 @@
 
 #include "app/cli/cli_commands.h"
 #include "core/train/device.h"
+#include "kernels/kernel_table.h"
 #include "kernels/kernel_timing.h"
 #include "kernels/selective_scan.h"
 
@@ -27,8 +28,9 @@ struct KernelBenchOptions {
   std::vector<int64_t> lengths = {128, 512};
   int repeats = 5;
   std::string device = "cpu";
-  bool scan = false;        // --scan: the selective-scan section on a CPU too (always on a GPU)
-  int64_t scan_state = 16;  // N of the scan section; its channels are 2 x width (Mamba's expansion)
+  bool scan = false;                 // --scan: the selective-scan section on a CPU too (always on a GPU)
+  int64_t scan_state = 16;           // N of the scan section and of the table's selective_scan rows
+  std::vector<std::string> kernels;  // --kernel: these ops of the table only (empty: all)
 };
 
 // The selective scan against the memory bound of any scan: a forward must at least read u, delta, B
@@ -74,7 +76,7 @@ void printScanSection(const KernelBenchOptions& o, const c10::Device& device) {
 
 void printTimingRow(const char* op, long long length, const char* path, const kernels::KernelTimingMs& t,
                     const kernels::KernelTimingMs& base) {
-  std::printf("%-12s %6lld  %-22s %10.3f %12.3f   %5.2fx %6.2fx\n", op, length, path, t.forward_ms,
+  std::printf("%-20s %6lld  %-22s %10.3f %12.3f   %5.2fx %6.2fx\n", op, length, path, t.forward_ms,
               t.forward_backward_ms, base.forward_ms / t.forward_ms, base.forward_backward_ms / t.forward_backward_ms);
 }
 
@@ -89,19 +91,25 @@ void keepAllocationsWarm() {
 }
 
 int benchKernels(const KernelBenchOptions& o) {
+  for (const std::string& name : o.kernels) kernels::findKernel(name);  // an unknown name stops here, listing the table
   keepAllocationsWarm();
   const int threads = configureCpuThreads(o.threads);
   const c10::Device device = selectDevice(o.device);
   std::printf("bench kernels: B=%lld D=%lld on %s, %d threads, %d repeats (fp32; speedup = old / new)\n",
               static_cast<long long>(o.batch), static_cast<long long>(o.width), device.str().c_str(), threads,
               o.repeats);
-  std::printf("%-12s %6s  %-22s %10s %12s   %6s %7s\n", "op", "L", "path", "fwd ms", "fwd+bwd ms", "fwd", "fwd+bwd");
+  std::printf("%-20s %6s  %-22s %10s %12s   %6s %7s\n", "op", "L", "path", "fwd ms", "fwd+bwd ms", "fwd", "fwd+bwd");
   for (const int64_t length : o.lengths) {
-    const auto old_mix = kernels::timeTokenMixMs(false, o.batch, length, o.width, device, o.repeats);
-    const auto new_mix = kernels::timeTokenMixMs(true, o.batch, length, o.width, device, o.repeats);
-    printTimingRow("token mix", length, "autograd (old)", old_mix, old_mix);
-    printTimingRow("token mix", length, "custom op", new_mix, old_mix);
+    const kernels::KernelShape shape{o.batch, length, o.width, o.scan_state};
+    for (const kernels::KernelEntry& entry : kernels::kernelTable()) {
+      if (!o.kernels.empty() && std::find(o.kernels.begin(), o.kernels.end(), entry.name) == o.kernels.end()) continue;
+      const auto reference = kernels::timeKernelEntryMs(entry, true, shape, device, at::kFloat, o.repeats);
+      const auto kernel = kernels::timeKernelEntryMs(entry, false, shape, device, at::kFloat, o.repeats);
+      printTimingRow(entry.name.c_str(), length, "reference (old)", reference, reference);
+      printTimingRow(entry.name.c_str(), length, "kernel", kernel, reference);
+    }
     if (device.is_cpu()) {
+      const auto old_mix = kernels::timeTokenMixMs(false, o.batch, length, o.width, device, o.repeats);
       std::vector<int64_t> block_rows;
       for (const int64_t rows : {int64_t{64}, int64_t{128}, int64_t{256}}) {
         if (rows < length) block_rows.push_back(rows);
@@ -110,20 +118,16 @@ int benchKernels(const KernelBenchOptions& o) {
       for (const int64_t rows : block_rows) {
         const auto ref = kernels::timeTokenMixReferenceMs(rows, o.batch, length, o.width, o.repeats);
         const std::string path = rows >= length ? "reference dense" : "reference blocks " + std::to_string(rows);
-        printTimingRow("token mix", length, path.c_str(), ref, old_mix);
+        printTimingRow("causal_token_mix", length, path.c_str(), ref, old_mix);
       }
     }
-    const auto unfused = kernels::timeResidualLayerNormMs(false, o.batch, length, o.width, device, o.repeats);
-    const auto fused = kernels::timeResidualLayerNormMs(true, o.batch, length, o.width, device, o.repeats);
-    printTimingRow("residual+LN", length, "add + layer_norm (old)", unfused, unfused);
-    printTimingRow("residual+LN", length, "fused", fused, unfused);
     if (device.is_cuda()) {  // fp32 stream + bf16 residual, bf16 out: the fused mixer stack under autocast
       const auto unfused_mixed =
           kernels::timeResidualLayerNormMs(false, o.batch, length, o.width, device, o.repeats, at::kBFloat16);
       const auto fused_mixed =
           kernels::timeResidualLayerNormMs(true, o.batch, length, o.width, device, o.repeats, at::kBFloat16);
-      printTimingRow("residual+LN", length, "bf16 residual: unfused", unfused_mixed, unfused_mixed);
-      printTimingRow("residual+LN", length, "bf16 residual: fused", fused_mixed, unfused_mixed);
+      printTimingRow("residual_layer_norm", length, "bf16 residual: unfused", unfused_mixed, unfused_mixed);
+      printTimingRow("residual_layer_norm", length, "bf16 residual: fused", fused_mixed, unfused_mixed);
     }
     std::fflush(stdout);
   }
@@ -137,7 +141,7 @@ void addKernelBench(CLI::App& bench, Action& action) {
   auto o = std::make_shared<KernelBenchOptions>();
   auto* cmd = bench.add_subcommand(
       "kernels",
-      "Custom kernels (token mix, residual+LayerNorm): ms per forward and forward+backward, new vs old path");
+      "Every op of the kernel table: ms per forward and forward+backward, the kernel against its ATen reference");
   cmd->add_option("--batch", o->batch, "Batch B")->check(CLI::PositiveNumber);
   cmd->add_option("--width", o->width, "Hidden size D")->check(CLI::PositiveNumber);
   cmd->add_option("--lengths", o->lengths, "Sequence lengths L")->delimiter(',')->check(CLI::PositiveNumber);
@@ -146,7 +150,8 @@ void addKernelBench(CLI::App& bench, Action& action) {
   cmd->add_option("--device", o->device, "cpu, cuda or auto");
   cmd->add_flag("--scan", o->scan,
                 "Also time the selective scan against its memory bound on a CPU (always on a GPU; E = 2 x width)");
-  cmd->add_option("--scan-state", o->scan_state, "State size N of the scan section")->check(CLI::PositiveNumber);
+  cmd->add_option("--scan-state", o->scan_state, "State size N of the scan rows")->check(CLI::PositiveNumber);
+  cmd->add_option("--kernel", o->kernels, "Only this op of the table (repeatable; default: every op)");
   cmd->callback([o, &action]() { action = [o]() { return benchKernels(*o); }; });
 }
 

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/models/model_registry.h"
+#include "kernels/kernel_table.h"
 #include "tests/cli_process.h"
 #include "tests/test_support.h"
 #include "tests/tiny_model_config.h"
@@ -206,6 +207,31 @@ class TestBenchCli : public QObject {
     QVERIFY2(whole.exit_code == 0, qPrintable(whole.err + whole.out));
     QVERIFY(record(whole).value("status", "") == "ok");
     QVERIFY(!record(whole).contains("phase_ms_median"));
+  }
+
+  // `bench kernels` times every op of the kernel table, its kernel against its reference, and
+  // --kernel keeps one op; an unknown op is refused with the table's names.
+  void kernelsBenchTimesEveryTableOp() {
+    const QStringList small{"bench",   "kernels", "--lengths", "16", "--batch",   "2",
+                            "--width", "8",       "--repeats", "1",  "--threads", "1"};
+    const auto all = runCli(small);
+    QVERIFY2(all.exit_code == 0, qPrintable(all.err + all.out));
+    for (const kernels::KernelEntry& entry : kernels::kernelTable()) {
+      for (const QString path : {"reference \\(old\\)", "kernel"}) {
+        const QRegularExpression row("^" + QString::fromStdString(entry.name) + " +16 +" + path +
+                                         " +([0-9.]+) +([0-9.]+) +([0-9.]+)x +([0-9.]+)x$",
+                                     QRegularExpression::MultilineOption);
+        const auto match = row.match(all.out);
+        QVERIFY2(match.hasMatch(), qPrintable(QString::fromStdString(entry.name) + " " + path + "\n" + all.out));
+      }
+    }
+    const auto one = runCli(small + QStringList{"--kernel", "selective_scan"});
+    QVERIFY2(one.exit_code == 0, qPrintable(one.err + one.out));
+    QVERIFY2(one.out.contains("selective_scan ") && !one.out.contains("residual_layer_norm "), qPrintable(one.out));
+    const auto unknown = runCli(small + QStringList{"--kernel", "fused_attention"});
+    QVERIFY(unknown.exit_code != 0);
+    QVERIFY2(unknown.err.contains("unknown kernel \"fused_attention\"") && unknown.err.contains("causal_token_mix"),
+             qPrintable(unknown.err));
   }
 
   // `bench kernels --scan`: the selective scan's rows and its memory bound, which is the bytes any
