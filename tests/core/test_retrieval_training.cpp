@@ -297,6 +297,29 @@ class TestRetrievalTraining : public QObject {
     QVERIFY(best.has_value());
     for (const auto& e : default_result.epochs) QVERIFY(best->eval_loss <= e.eval_loss);
   }
+
+  // A non-finite loss stops retrieval training at once with the step and the fix, instead of
+  // stepping on NaN gradients (the shared optimizer step refuses it before its backward).
+  void nonFiniteLossStopsWithTheStep() {
+    torch::manual_seed(11);
+    const auto map = std::get<0>(torch::linalg_qr(torch::randn({16, 16}))).contiguous();
+    Pairs train = makePairs(64, 16, 1, map);
+    const Pairs test = makePairs(16, 16, 2, map);
+    train.queries[0][3] = std::numeric_limits<float>::quiet_NaN();  // one bad embedding poisons a batch
+    RetrievalTrainSettings s;
+    s.context = 8;
+    s.layers = 1;
+    s.batch_size = 64;  // every row in the first step's batch
+    s.epochs = 2;
+    try {
+      trainRetrievalModel(train.queries, train.targets, test.queries, test.targets, s, {}, nullptr, nullptr);
+      QFAIL("expected an error");
+    } catch (const std::exception& e) {
+      const QString what = e.what();
+      QVERIFY2(what.contains("the loss became nan at step 1 (epoch 1)"), e.what());
+      QVERIFY2(what.contains("lower learning_rate"), e.what());
+    }
+  }
 };
 
 QTEST_GUILESS_MAIN(TestRetrievalTraining)

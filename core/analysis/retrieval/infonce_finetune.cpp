@@ -13,7 +13,7 @@
 #include "core/runs/run_directory.h"
 #include "core/train/checkpoint.h"
 #include "core/train/lr_schedule.h"
-#include "core/train/optimizer_update.h"
+#include "core/train/optimizer_step.h"
 #include "core/util/error.h"
 
 namespace mixerlab {
@@ -84,6 +84,7 @@ std::filesystem::path infoNceFinetune(const ModelSource& base, const std::vector
   m.model->train();
   torch::manual_seed(s.seed);
   torch::optim::AdamW optimizer(m.model->parameters(), torch::optim::AdamWOptions(s.learning_rate));
+  const c10::Device device = m.model->parameters().front().device();
   std::mt19937_64 rng(s.seed);
   const int64_t eval_context = std::min<int64_t>(s.candidates + 1, static_cast<int64_t>(held_out.size()));
   if (progress && eval_context >= 2) {  // the starting point, for comparison
@@ -95,10 +96,8 @@ std::filesystem::path infoNceFinetune(const ModelSource& base, const std::vector
   int64_t loss_steps = 0, step = 0;
   for (; step < s.steps; ++step) {
     if (cancel != nullptr && cancel->load()) break;
-    setLearningRate(optimizer, learningRateAt(step, s.learning_rate, s.warmup_steps, s.steps, "linear", 0.0));
-    optimizer.zero_grad();
-    double step_loss = 0;
-    for (int64_t micro = 0; micro < s.grad_accum_steps; ++micro) {  // the mean loss over the summaries
+    // One micro-batch: a random summary against its story and s.candidates - 1 other stories.
+    auto summary_loss = [&]() -> MicroBatchLoss {
       const size_t query = static_cast<size_t>(rng() % train.size());
       const CandidateSample sample = sampleCandidates(query, train.size(), s.candidates + 1, rng);
       std::vector<std::string> texts = {train[query].summary};
@@ -106,12 +105,21 @@ std::filesystem::path infoNceFinetune(const ModelSource& base, const std::vector
       const auto embeddings = torch::nn::functional::normalize(embedWithGrad(m, texts, s.position_from_end),
                                                                torch::nn::functional::NormalizeFuncOptions().dim(1));
       const auto cosines = torch::matmul(embeddings.narrow(0, 1, s.candidates), embeddings[0]);  // [candidates]
-      const auto loss = torch::nn::functional::cross_entropy((cosines / s.temperature).unsqueeze(0),
-                                                             torch::tensor({sample.label}, torch::kLong));
-      (loss / static_cast<double>(s.grad_accum_steps)).backward();
-      step_loss += loss.item<double>() / static_cast<double>(s.grad_accum_steps);
+      return {torch::nn::functional::cross_entropy((cosines / s.temperature).unsqueeze(0),
+                                                   torch::tensor({sample.label}, torch::kLong)),
+              1,
+              {}};
+    };
+    const StepOutcome outcome = runOptimizerStep(
+        m.model->parameters(), optimizer, summary_loss,
+        {learningRateAt(step, s.learning_rate, s.warmup_steps, s.steps, "linear", 0.0), s.grad_accum_steps, 1.0},
+        device);
+    if (outcome.non_finite_loss) {
+      throw MixerLabError("InfoNCE fine-tuning: the loss became " + std::to_string(*outcome.non_finite_loss) +
+                              " at step " + std::to_string(step + 1),
+                          "lower learning_rate (now " + std::to_string(s.learning_rate) + ") or raise temperature");
     }
-    clipAndUpdate(optimizer, m.model->parameters(), 1.0);
+    const double step_loss = outcome.loss;
     loss_sum += step_loss;
     ++loss_steps;
     const bool evaluate = (step + 1) % s.eval_every == 0 || step + 1 == s.steps;

@@ -9,7 +9,7 @@
 #include "core/analysis/retrieval/candidate_sampler.h"
 #include "core/analysis/retrieval/cosine_retrieval.h"
 #include "core/train/lr_schedule.h"
-#include "core/train/optimizer_update.h"
+#include "core/train/optimizer_step.h"
 #include "core/util/error.h"
 
 namespace mixerlab {
@@ -151,12 +151,20 @@ RetrievalTrainResult trainRetrievalModel(const at::Tensor& train_queries, const 
           order.begin() + static_cast<std::ptrdiff_t>(std::min(n, first + static_cast<size_t>(s.batch_size))));
       auto [samples, labels] = buildBatch(train_queries, train_targets, rows, s.context, rng, s.with_replacement);
       ++step;
-      setLearningRate(optimizer, s.learningRateOfStep(step, total_steps));
-      optimizer.zero_grad();
-      const auto loss = torch::nn::functional::cross_entropy(model->forward(samples), labels);
-      loss.backward();
-      clipAndUpdate(optimizer, model->parameters(), s.grad_clip_norm);
-      loss_sum += loss.item<double>() * static_cast<double>(rows.size());
+      auto batch_loss = [&, &samples = samples, &labels = labels] {
+        return MicroBatchLoss{torch::nn::functional::cross_entropy(model->forward(samples), labels),
+                              static_cast<int64_t>(rows.size()),
+                              {}};
+      };
+      const StepOutcome outcome =
+          runOptimizerStep(model->parameters(), optimizer, batch_loss,
+                           {s.learningRateOfStep(step, total_steps), 1, s.grad_clip_norm}, samples.device());
+      if (outcome.non_finite_loss) {
+        throw MixerLabError("retrieval training: the loss became " + std::to_string(*outcome.non_finite_loss) +
+                                " at step " + std::to_string(step) + " (epoch " + std::to_string(epoch) + ")",
+                            "lower learning_rate (now " + std::to_string(s.learning_rate) + ")");
+      }
+      loss_sum += outcome.loss * static_cast<double>(rows.size());
     }
     if (result.cancelled) break;
     RetrievalEpoch e = evaluateRetrievalModel(model, test_queries, test_targets, s.context, s.seed + 1);
