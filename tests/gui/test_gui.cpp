@@ -68,6 +68,41 @@ class TestGui : public QObject {
     QCOMPARE(plot.pointCount("", false), 12);
   }
 
+  // A growing metrics log reaches the plot as appended points: every panel, the loss panel and a
+  // metric panel, holds every point once, in step order.
+  void liveMetricsReachThePlotAsAppendedPoints() {
+    const fs::path dir = testing::makeScratchDir("gui-live-points");
+    const fs::path project = testing::writeTinyProject(dir);
+    const fs::path run_dir = dir / "runs" / "mixer";
+    fs::create_directories(run_dir);
+    auto log_steps = [&](int first, int last) {
+      MetricsWriter metrics(run_dir / "metrics.jsonl");
+      for (int step = first; step <= last; ++step) {
+        MetricsRecord r;
+        r.step = step;
+        r.train_loss = 6.0 - 0.01 * step;
+        r.learning_rate = 1e-3;
+        metrics.append(r);
+      }
+    };
+    log_steps(1, 10);
+    writeRunStatus(run_dir, finishedStatus());  // the plot takes points whatever the state says
+    gui::MainWindow window;
+    window.show();
+    QCOMPARE(window.openProject(QString::fromStdString(project.string())), QString());
+    auto* panels = window.findChild<widgets::PlotPanels*>();
+    QVERIFY(panels != nullptr);
+    widgets::LossPlotWidget* lr = panels->addPanel("lr");
+    QTRY_COMPARE_WITH_TIMEOUT(window.lossPlot()->pointCount("mixer", false), 10, 20000);
+    log_steps(11, 25);
+    QTRY_COMPARE_WITH_TIMEOUT(window.lossPlot()->pointCount("mixer", false), 25, 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(lr->drawnPointCount("mixer", false), 25, 20000);
+    log_steps(26, 30);
+    QTRY_COMPARE_WITH_TIMEOUT(window.lossPlot()->drawnPointCount("mixer", false), 30, 20000);
+    QCOMPARE(window.lossPlot()->pointCount("mixer", false), 30);
+    panels->closePanel(lr);
+  }
+
   // After File > Open of another project, nothing of the previous project's runs
   // may stay on the plot (or reach its exports), even a monitor report still queued at the switch.
   void openingAnotherProjectClearsThePlot() {

@@ -187,6 +187,44 @@ class TestLossPlot : public QObject {
     QCOMPARE(innerPlot(w)->graph(0)->dataCount(), 80);
   }
 
+  // Live updates append what arrived: a widget fed the points in pieces, a resumed run's re-logged
+  // steps among them, and a widget given the whole series draw the same curves, and a metric that
+  // first appears in an appended piece joins the metric picker.
+  void appendedPointsDrawAsTheWholeSeries() {
+    LossSeries whole, first, second;
+    whole.run = first.run = second.run = "mixer";
+    for (int step = 1; step <= 50; ++step)
+      first.train.push_back({double(step), step * 100.0, step * 0.5, 5.0 - step * 0.01, 0});
+    first.eval.push_back({25, 2500, 12.5, 4.9, 0});
+    // The run resumed from step 40: steps 41..70 come again, with other losses, and lr appears.
+    for (int step = 41; step <= 70; ++step) {
+      second.train.push_back({double(step), step * 100.0, step * 0.5, 6.0 - step * 0.01, 0});
+      second.metrics["lr"].push_back({double(step), step * 100.0, step * 0.5, 1e-3, 0});
+    }
+    second.eval.push_back({50, 5000, 25, 4.7, 0});
+    whole.append(first);
+    whole.append(second);
+    QCOMPARE(whole.train.size(), 70);
+    QCOMPARE(whole.train[45].loss, 6.0 - 46 * 0.01);  // step 46 as re-logged
+    QCOMPARE(whole.eval.size(), 2);
+    LossPlotWidget pieces, at_once;
+    pieces.appendPoints(first);  // a run not shown yet starts with its first points
+    QCOMPARE(pieces.pointCount("mixer", false), 50);
+    QVERIFY(!pieces.availableMetrics().contains("lr"));
+    pieces.appendPoints(second);
+    at_once.setSeries(whole);
+    QCOMPARE(pieces.pointCount("mixer", false), 70);
+    QCOMPARE(pieces.pointCount("mixer", true), 2);
+    QCOMPARE(pieces.drawnPointCount("mixer", false), at_once.drawnPointCount("mixer", false));
+    QCOMPARE(innerPlot(pieces)->graph(0)->dataCount(), 70);
+    for (int i = 0; i < 70; ++i) {
+      QCOMPARE(innerPlot(pieces)->graph(0)->data()->at(i)->value, innerPlot(at_once)->graph(0)->data()->at(i)->value);
+    }
+    QVERIFY(pieces.availableMetrics().contains("lr"));
+    pieces.setMetric("lr");
+    QCOMPARE(pieces.drawnPointCount("mixer", false), 30);
+  }
+
   void axisSwitchingIncludesFlops() {
     LossPlotWidget w;
     QVERIFY(showPlot(w));

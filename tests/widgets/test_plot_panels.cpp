@@ -361,6 +361,38 @@ class TestPlotPanels : public QObject {
     panels.closePanel(panels.panels()[1]);
     QCOMPARE(panels.panelMetrics(), (QStringList{kLossMetric, "router_entropy"}));
   }
+
+  // Appended points reach every panel, a new panel starts from the appended whole, and a run not
+  // given yet starts with its first appended points.
+  void appendedPointsReachEveryPanel() {
+    PlotPanels panels;
+    panels.resize(900, 900);
+    LossSeries mixer = runWithMetrics("mixer", 1e-5, 1);
+    const int first_points = static_cast<int>(mixer.train.size());
+    panels.setSeries(mixer);
+    LossPlotWidget* lr = panels.addPanel("lr");
+    LossSeries more;
+    more.run = "mixer";
+    const double last_step = mixer.train.back().step;
+    for (int k = 1; k <= 5; ++k) {
+      more.train.push_back({last_step + k, 0, 0, 3.0, 0});
+      more.metrics["lr"].push_back({last_step + k, 0, 0, 5e-6, 0});
+    }
+    QVERIFY(panels.hasRun("mixer"));
+    panels.appendPoints(more);
+    QCOMPARE(panels.firstPanel()->pointCount("mixer", false), first_points + 5);
+    QCOMPARE(lr->drawnPointCount("mixer", false), static_cast<int>(mixer.metrics["lr"].size()) + 5);
+    LossPlotWidget* again = panels.addPanel(kLossMetric);
+    QCOMPARE(again->pointCount("mixer", false), first_points + 5);
+    QVERIFY(!panels.hasRun("llama"));
+    LossSeries llama;
+    llama.run = "llama";
+    llama.train.push_back({1, 0, 0, 9.0, 0});
+    panels.appendPoints(llama);
+    QVERIFY(panels.hasRun("llama"));
+    QCOMPARE(panels.firstPanel()->pointCount("llama", false), 1);
+    QCOMPARE(again->pointCount("llama", false), 1);
+  }
 };
 
 QTEST_MAIN(TestPlotPanels)

@@ -80,6 +80,16 @@ void LossPlotWidget::setSeries(const LossSeries& series) {
   redraw();
 }
 
+void LossPlotWidget::appendPoints(const LossSeries& points) {
+  LossSeries& series = series_[points.run];
+  series.run = points.run;
+  series.append(points);
+  for (auto it = points.metrics.cbegin(); it != points.metrics.cend(); ++it) {
+    if (metric_box_->findData(it.key()) < 0) metric_box_->addItem(metricLabel(it.key()), it.key());
+  }
+  redraw();
+}
+
 QStringList LossPlotWidget::availableMetrics() const {
   QStringList metrics{kLossMetric};
   for (const LossSeries& s : series_) {

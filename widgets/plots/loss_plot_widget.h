@@ -40,7 +40,10 @@ class LossPlotWidget : public QWidget {
   explicit LossPlotWidget(QWidget* parent = nullptr);
   ~LossPlotWidget() override;
   void setSeries(const LossSeries& series);  // adds or replaces the run's curves
-  void removeRun(const QString& run);        // hides it; it keeps its colour for when it comes back
+  // Adds new points to the run's curves (LossSeries::append; a run not shown yet starts with them),
+  // so a live update copies only what arrived.
+  void appendPoints(const LossSeries& points);
+  void removeRun(const QString& run);  // hides it; it keeps its colour for when it comes back
   // The colour a run is drawn with: given when the run is first seen and kept while the widget
   // lives, so showing or hiding other runs never recolours it.
   QColor runColour(const QString& run) const;

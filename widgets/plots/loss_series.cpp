@@ -27,6 +27,14 @@ QString lossAxisLabel(LossAxis axis) {
 void LossSeries::appendTrain(const LossPoint& p) { appendMonotonic(train, p); }
 void LossSeries::appendEval(const LossPoint& p) { appendMonotonic(eval, p); }
 void LossSeries::appendMetric(const QString& metric, const LossPoint& p) { appendMonotonic(metrics[metric], p); }
+void LossSeries::append(const LossSeries& points) {
+  for (const LossPoint& p : points.train) appendTrain(p);
+  for (const LossPoint& p : points.eval) appendEval(p);
+  for (auto it = points.metrics.cbegin(); it != points.metrics.cend(); ++it) {
+    for (const LossPoint& p : it.value()) appendMetric(it.key(), p);
+  }
+}
+
 void LossSeries::clear() {
   train.clear();
   eval.clear();

@@ -49,6 +49,9 @@ struct LossSeries {
   void appendTrain(const LossPoint& p);
   void appendEval(const LossPoint& p);
   void appendMetric(const QString& metric, const LossPoint& p);
+  // Every point of `points` (train, eval, then each metric, in order) by the rules above: a copy
+  // fed the same appends holds the same curves.
+  void append(const LossSeries& points);
   void clear();
 };
 

@@ -227,6 +227,25 @@ void PlotPanels::setSeries(const LossSeries& series) {
   }
 }
 
+void PlotPanels::appendPoints(const LossSeries& points) {
+  auto it = std::find_if(series_.begin(), series_.end(), [&](const LossSeries& s) { return s.run == points.run; });
+  if (it == series_.end()) {
+    setSeries(points);
+    return;
+  }
+  it->append(points);
+  for (LossPlotWidget* p : panels_) p->appendPoints(points);
+  if (group_of_ && !grouping().isEmpty()) {
+    applyGroups();  // a group's mean and band take the new points
+  } else {
+    alignXRanges();
+  }
+}
+
+bool PlotPanels::hasRun(const QString& run) const {
+  return std::any_of(series_.cbegin(), series_.cend(), [&](const LossSeries& s) { return s.run == run; });
+}
+
 void PlotPanels::removeRun(const QString& run) {
   series_.erase(std::remove_if(series_.begin(), series_.end(), [&](const LossSeries& s) { return s.run == run; }),
                 series_.end());

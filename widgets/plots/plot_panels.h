@@ -40,6 +40,9 @@ class PlotPanels : public QWidget {
   void setPanelMetrics(const QStringList& metrics);
 
   void setSeries(const LossSeries& series);
+  // New points of a run already given (LossPlotWidget::appendPoints on every panel).
+  void appendPoints(const LossSeries& points);
+  bool hasRun(const QString& run) const;
   void removeRun(const QString& run);
   void forgetRuns();
   RunLegendList* legend() const { return legend_; }

@@ -315,15 +315,15 @@ void RunListModel::applySnapshot(const RunSnapshot& s) {
     const auto flat = widgets::flattenConfig(QJsonDocument::fromJson(row.config_json).object());
     for (auto it = flat.cbegin(); it != flat.cend(); ++it) row.run_settings[it.key()] = it.value().toVariant();
   }
+  const widgets::LossSeries points{s.run, s.new_train, s.new_eval, s.new_metrics};
   if (s.reset) row.series.clear();
-  for (const auto& p : s.new_train) row.series.appendTrain(p);
-  for (const auto& p : s.new_eval) row.series.appendEval(p);
-  for (auto it = s.new_metrics.cbegin(); it != s.new_metrics.cend(); ++it) {
-    for (const auto& p : it.value()) row.series.appendMetric(it.key(), p);
-  }
+  row.series.append(points);
   Q_EMIT dataChanged(index(r, 0), index(r, columnCount() - 1), {Qt::DisplayRole, Qt::ToolTipRole});
-  if (!s.new_train.isEmpty() || !s.new_eval.isEmpty() || !s.new_metrics.isEmpty() || s.reset)
+  if (s.reset) {
     Q_EMIT seriesChanged(s.run);
+  } else if (!s.new_train.isEmpty() || !s.new_eval.isEmpty() || !s.new_metrics.isEmpty()) {
+    Q_EMIT pointsAppended(points);
+  }
 }
 
 void RunListModel::setLaunchError(const QString& run, const QString& error) {

@@ -99,7 +99,9 @@ class RunListModel : public QAbstractTableModel {
   QVector<widgets::RunCurve> overlaidCurves() const;
 
  Q_SIGNALS:
-  void seriesChanged(const QString& run);  // points arrived, or the series restarted (resume)
+  void seriesChanged(const QString& run);  // the series restarted (resume) or was cleared: redraw it whole
+  // New points of a run, already appended to its series: a plot holding the run appends the same.
+  void pointsAppended(const mixerlab::widgets::LossSeries& points);
   void overlayChanged(const QString& run, bool overlaid);
   void annotationEdited(const QString& run);  // tags or notes were edited in the table
 

@@ -75,6 +75,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), target_(new Local
   connect(launch_watcher_, &LaunchWatcher::started, this,
           [this](const QString& run) { statusBar()->showMessage("started " + run + " on " + target_->name(), 8000); });
   connect(runs_, &RunListModel::seriesChanged, this, &MainWindow::onSeriesChanged);
+  connect(runs_, &RunListModel::pointsAppended, this, &MainWindow::onPointsAppended);
   connect(runs_, &RunListModel::overlayChanged, this, &MainWindow::onOverlayToggled);
   buildUi();
   const AppSettings settings;
@@ -332,8 +333,24 @@ void MainWindow::onRunUpdated(const RunSnapshot& s) {
 void MainWindow::onSeriesChanged(const QString& run) {
   const widgets::LossSeries* series = runs_->series(run);
   if (series && plotShows(run)) panels_->setSeries(*series);
-  // A run's settings are known once it is first reported (its run.json): the fields that differ
-  // are listed again then, not on every metrics update.
+  regroupOnFirstReport(run);
+}
+
+// Live updates: the plots append what arrived instead of taking the whole series again.
+void MainWindow::onPointsAppended(const widgets::LossSeries& points) {
+  if (plotShows(points.run)) {
+    if (panels_->hasRun(points.run)) {
+      panels_->appendPoints(points);
+    } else if (const widgets::LossSeries* series = runs_->series(points.run)) {
+      panels_->setSeries(*series);
+    }
+  }
+  regroupOnFirstReport(points.run);
+}
+
+// A run's settings are known once it is first reported (its run.json): the fields that differ
+// are listed again then, not on every metrics update.
+void MainWindow::regroupOnFirstReport(const QString& run) {
   if (!grouped_runs_.contains(run)) {
     grouped_runs_.insert(run);
     panels_->setGroupingFields(varyingSettings());

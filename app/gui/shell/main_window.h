@@ -130,6 +130,8 @@ class MainWindow : public QMainWindow {
   void refreshComparison();
   void onOverlayToggled(const QString& run, bool overlaid);
   void onSeriesChanged(const QString& run);
+  void onPointsAppended(const widgets::LossSeries& points);
+  void regroupOnFirstReport(const QString& run);
   // The plots (panels, comparison, Scaling) draw a run when its checkbox is on and the table's
   // filter shows it.
   bool plotShows(const QString& run) const;
