@@ -176,14 +176,56 @@ class TestRunQueue : public QObject {
     QSignalSpy started(&queue, &gui::RunQueue::started);
     QCOMPARE(queue.runningRuns(), QStringList({"by-hand"}));
     queue.enqueue("a", false);
-    QTest::qWait(1200);  // a few polls while the hand-started run still runs
+    // The monitor's reports of other runs bring a new try, which still finds by-hand running.
+    queue.onRunStateChanged("other", RunState::Stopped);
     QCOMPARE(started.count(), 0);
     QCOMPARE(queue.current(), QString());
     QCOMPARE(queue.pending(), QStringList({"a"}));
     busy.state = RunState::Finished;
     writeRunStatus(runs / "by-hand", busy);
-    QTRY_COMPARE_WITH_TIMEOUT(started.count(), 1, 5000);
+    queue.onRunStateChanged("by-hand", RunState::Finished);  // the monitor's report of it ending
+    QCOMPARE(started.count(), 1);
     QCOMPARE(queue.current(), QString("a"));
+  }
+
+  // The current run's state counts only when it was read from a status written after the launch:
+  // the monitor's report of the run's previous life (a resumed run's old "stopped") never ends its
+  // turn. A launch the monitor saw fail moves the queue on; one that writes no status within the
+  // startup time fails by itself.
+  void queueTrustsOnlyStatesWrittenAfterTheLaunch() {
+    const fs::path runs = dir_ / "stale-runs";
+    RunStatus old;
+    old.state = RunState::Stopped;
+    fs::create_directories(runs / "a");
+    writeRunStatus(runs / "a", old);
+    const QString stamp_before = QString::fromStdString(readRunStatus(runs / "a")->updated_at);
+    QVERIFY(!stamp_before.isEmpty());
+    gui::RunQueue queue(std::make_unique<NullTarget>(), "p.json", QString::fromStdString(runs.string()));
+    QSignalSpy launched(&queue, &gui::RunQueue::launched);
+    QSignalSpy failed(&queue, &gui::RunQueue::launchFailed);
+    queue.enqueue("a", true);
+    queue.enqueue("b", false);
+    queue.enqueue("c", false);
+    QCOMPARE(launched.count(), 1);
+    QCOMPARE(launched.at(0).at(0).toString(), QString("a"));
+    QCOMPARE(launched.at(0).at(1).value<gui::LaunchedProcess>().status_before, stamp_before);
+    queue.onRunStateChanged("a", RunState::Stopped, stamp_before);  // stale
+    QCOMPARE(queue.current(), QString("a"));
+    queue.onRunStateChanged("a", RunState::Stopped, "2026-11-28T22:00:00Z");  // written since
+    QCOMPARE(queue.current(), QString("b"));
+    queue.onLaunchFailed("c");  // not the current run: nothing
+    QCOMPARE(queue.current(), QString("b"));
+    queue.onLaunchFailed("b");
+    QCOMPARE(queue.current(), QString("c"));
+    QCOMPARE(failed.count(), 0);  // the monitor reports those failures itself
+    queue.setStartupTimeoutMs(200);
+    queue.enqueue("d", false);
+    queue.onRunStateChanged("c", RunState::Finished);
+    QCOMPARE(queue.current(), QString("d"));
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 5000);
+    QCOMPARE(failed.at(0).at(0).toString(), QString("d"));
+    QCOMPARE(failed.at(0).at(1).toString(), QString("the run wrote no status within 0.2 s"));
+    QCOMPARE(queue.current(), QString());
   }
 
   // The "local, 2 ranks" target trains data parallel, and the run list says so.
@@ -208,8 +250,7 @@ class TestRunQueue : public QObject {
     QCOMPARE(window.openProject(QString::fromStdString(project_.string())), QString());
     window.show();
     const QString runs_dir = window.runsDirectory();
-    gui::RunQueue queue(gui::makeLaunchTarget(gui::LaunchTargetSpec::local()),
-                        QString::fromStdString(project_.string()), runs_dir);
+    gui::RunQueue& queue = *window.queue();  // fed by the window's run monitor
     QStringList started;
     QString mixer_state_when_llama_started;
     connect(&queue, &gui::RunQueue::started, this, [&](const QString& run) {

@@ -107,7 +107,7 @@ QString LocalLaunchTarget::start(const QStringList& arguments, const QString& wo
   const QStringList device = gpu_ < 0 ? QStringList{} : QStringList{"--device", "cuda:" + QString::number(gpu_)};
   qint64 pid = 0;
   // Standard output is progress (the run writes its own log.txt). Standard error goes to a file the
-  // LaunchWatcher reads if the process ends without starting the run: the CLI's refusal ("already
+  // run monitor reads if the process ends without starting the run: the CLI's refusal ("already
   // exists; pass --resume") must reach the user. Spawned, not forked (detached_spawn.h).
   const QString error_file =
       QDir(QDir::tempPath()).filePath("mixerlab-launch-" + QUuid::createUuid().toString(QUuid::WithoutBraces) + ".log");
@@ -115,7 +115,10 @@ QString LocalLaunchTarget::start(const QStringList& arguments, const QString& wo
       {cli_path_, arguments + device, working_directory, QString(), launched != nullptr ? error_file : QString()},
       &pid);
   if (!error.isEmpty()) return error;
-  if (launched != nullptr) *launched = {pid, error_file};
+  if (launched != nullptr) {
+    launched->pid = pid;
+    launched->error_file = error_file;
+  }
   return {};
 }
 

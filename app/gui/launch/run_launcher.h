@@ -6,16 +6,10 @@
 #include <QStringList>
 #include <memory>
 
+#include "app/gui/common/launched_process.h"
 #include "app/gui/launch/launch_target_spec.h"
 
 namespace mixerlab::gui {
-
-// A started CLI process: its pid and the file that receives its standard error, where a command
-// the CLI refuses (a run that already exists, an unknown run) says why.
-struct LaunchedProcess {
-  qint64 pid = 0;
-  QString error_file;
-};
 
 class LaunchTarget {
  public:
@@ -24,7 +18,7 @@ class LaunchTarget {
   const LaunchTargetSpec& spec() const { return spec_; }
   QString name() const { return spec_.displayName(); }
   // Starts `mixerlab <arguments>`; returns an error message, empty on success. `launched` (when
-  // given) receives the process and its error file, for a LaunchWatcher.
+  // given) receives the process and its error file, for the run monitor (watchLaunch).
   virtual QString start(const QStringList& arguments, const QString& working_directory,
                         LaunchedProcess* launched = nullptr) = 0;
 

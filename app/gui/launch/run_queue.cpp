@@ -12,7 +12,6 @@
 #include <QSaveFile>
 #include <QTimer>
 
-#include "app/gui/launch/launch_watcher.h"
 #include "app/gui/launch/run_launcher.h"
 #include "core/runs/run_directory.h"
 #include "core/runs/run_status.h"
@@ -20,14 +19,8 @@
 namespace mixerlab::gui {
 
 namespace {
-constexpr int kPollIntervalMs = 500;
+constexpr int kDefaultStartupTimeoutMs = 300000;
 
-// The status as a reader sees it (a dead "running" process reads as stopped); nullopt if none.
-std::optional<RunStatus> currentStatus(const QString& run_dir) {
-  auto status = readRunStatus(run_dir.toStdString());
-  if (!status) return std::nullopt;
-  return status->resolvedForReader();
-}
 }  // namespace
 
 RunQueue::RunQueue(std::unique_ptr<LaunchTarget> target, QString project_file, QString runs_directory, QObject* parent)
@@ -35,16 +28,13 @@ RunQueue::RunQueue(std::unique_ptr<LaunchTarget> target, QString project_file, Q
       target_(std::move(target)),
       project_file_(std::move(project_file)),
       runs_dir_(std::move(runs_directory)),
-      poll_timer_(new QTimer(this)),
-      launch_watcher_(new LaunchWatcher(this)) {
-  poll_timer_->setInterval(kPollIntervalMs);
-  connect(poll_timer_, &QTimer::timeout, this, &RunQueue::poll);
-  connect(launch_watcher_, &LaunchWatcher::launchFailed, this, [this](const QString& run, const QString& error) {
-    if (run != current_) return;
-    finishCurrent();
-    Q_EMIT launchFailed(run, error);
-  });
+      startup_timer_(new QTimer(this)) {
+  startup_timer_->setSingleShot(true);
+  startup_timer_->setInterval(kDefaultStartupTimeoutMs);
+  connect(startup_timer_, &QTimer::timeout, this, &RunQueue::onStartupTimeout);
 }
+
+void RunQueue::setStartupTimeoutMs(int timeout_ms) { startup_timer_->setInterval(timeout_ms); }
 
 RunQueue::~RunQueue() = default;
 
@@ -123,8 +113,13 @@ QString RunQueue::setStateFile(const QString& path) {
   return {};
 }
 
-void RunQueue::onRunStateChanged(const QString& run, RunState state) {
-  if (run != current_) return;
+void RunQueue::onRunStateChanged(const QString& run, RunState state, const QString& status_stamp) {
+  if (run != current_) {
+    // Another run (one started by hand) ended: the target may be free for the next turn.
+    if (current_.isEmpty() && !queue_.isEmpty() && state != RunState::Running) startNext();
+    return;
+  }
+  if (!status_stamp.isEmpty() && status_stamp == current_status_before_) return;  // the run's previous life
   switch (state) {
     case RunState::Running:
       current_seen_running_ = true;
@@ -150,42 +145,31 @@ QStringList RunQueue::runningRuns() const {
   return running;
 }
 
-void RunQueue::poll() {
-  if (current_.isEmpty()) {
-    startNext();  // waiting for a run started by hand to end
-    if (current_.isEmpty() && queue_.isEmpty()) poll_timer_->stop();
-    return;
-  }
-  const auto status = currentStatus(runDirectory(current_));
-  const bool fresh = status && QString::fromStdString(status->updated_at) != current_status_before_;
-  if (fresh && status->state == RunState::Running) {
-    current_seen_running_ = true;
-    return;
-  }
-  if (fresh && status->state != RunState::Pending) {
-    finishCurrent();
-    return;
-  }
+void RunQueue::onLaunchFailed(const QString& run) {
+  if (run == current_) finishCurrent();
+}
+
+void RunQueue::onStartupTimeout() {
   // No status written since the launch: the process is still preparing data (a project's first
-  // run trains its tokenizer), or it died on bad arguments before writing one.
-  if (!current_seen_running_ && since_launch_.elapsed() > startup_timeout_ms_) {
-    const QString run = current_;
-    finishCurrent();
-    Q_EMIT launchFailed(run, "the run wrote no status within " + QString::number(startup_timeout_ms_ / 1000) + " s");
-  }
+  // run trains its tokenizer), or it hangs before writing one.
+  if (current_.isEmpty() || current_seen_running_) return;
+  const QString run = current_;
+  finishCurrent();
+  Q_EMIT launchFailed(run,
+                      "the run wrote no status within " + QString::number(startup_timer_->interval() / 1000.0) + " s");
 }
 
 void RunQueue::finishCurrent() {
   current_.clear();
   current_seen_running_ = false;
+  startup_timer_->stop();
   startNext();
 }
 
 void RunQueue::startNext() {
-  if (!queue_.isEmpty() && current_.isEmpty() && runningRuns().size() >= max_running_) {
-    poll_timer_->start();  // the target is busy with runs the queue did not start: look again later
-    return;
-  }
+  // The target is busy with runs the queue did not start: the monitor's report of one of them
+  // ending (onRunStateChanged) brings the next try.
+  if (!queue_.isEmpty() && current_.isEmpty() && runningRuns().size() >= max_running_) return;
   while (current_.isEmpty() && !queue_.isEmpty()) {
     const Entry next = queue_.takeFirst();
     changed();
@@ -198,22 +182,21 @@ void RunQueue::startNext() {
       Q_EMIT launchFailed(next.run_id, "no checkpoint folder " + next.fork_from);
       continue;
     }
-    const auto before = currentStatus(dir);
     const QString run_id = next.run_id == next.run ? QString() : next.run_id;
     const QStringList arguments = trainArguments(project_file_, next.run, next.resume, run_id, next.fork_from);
-    LaunchedProcess launched;
-    const QString error = target_ ? target_->start(arguments, QFileInfo(project_file_).absolutePath(), &launched)
+    LaunchedProcess process;
+    process.status_before = statusStamp(dir);
+    const QString error = target_ ? target_->start(arguments, QFileInfo(project_file_).absolutePath(), &process)
                                   : QString("no launch target");
     if (!error.isEmpty()) {
       Q_EMIT launchFailed(next.run_id, error);
       continue;
     }
     current_ = next.run_id;
-    launch_watcher_->watch(next.run_id, dir, launched);
-    current_status_before_ = before ? QString::fromStdString(before->updated_at) : QString();
+    current_status_before_ = process.status_before;
     current_seen_running_ = false;
-    since_launch_.start();
-    poll_timer_->start();
+    startup_timer_->start();
+    Q_EMIT launched(next.run_id, process);
     Q_EMIT started(next.run_id);
   }
 }

@@ -2,18 +2,20 @@
 // when the run the queue started last is no longer running and no other run of the project is
 // running on the target (one started by hand, say), so a machine trains one run at a time and
 // throughput and wall-clock figures are not distorted by runs sharing the cores (setMaxRunning
-// allows more). The queue learns about run states by polling status.json every 500 ms (tiny reads) and
-// also accepts notifications from the main window's run monitor (onRunStateChanged). With a state
+// allows more). The queue reads no files on a timer: the run monitor (runs/run_monitor.h), the one
+// poller of the project's runs, tells it every run's state (onRunStateChanged) and the launches that
+// ended before their run started (onLaunchFailed), and watches the processes the queue launches
+// (the launched signal). The runs running now are read once when a turn would start. With a state
 // file set, the waiting entries are saved there on every change (atomically) and read back when
 // the project is opened again, so a queue survives a restart of the workbench.
 #pragma once
-#include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 #include <QStringList>
 #include <QVector>
 #include <memory>
 
+#include "app/gui/common/launched_process.h"
 #include "core/runs/run_status.h"
 
 class QTimer;
@@ -21,7 +23,6 @@ class QTimer;
 namespace mixerlab::gui {
 
 class LaunchTarget;
-class LaunchWatcher;
 
 class RunQueue : public QObject {
   Q_OBJECT
@@ -50,25 +51,34 @@ class RunQueue : public QObject {
   QString current() const { return current_; }  // the run id the queue started that still runs, or empty
   QString targetName() const;
   // A launched run that writes no status within this time is taken as failed to start.
-  void setStartupTimeoutMs(int timeout_ms) { startup_timeout_ms_ = timeout_ms; }
+  void setStartupTimeoutMs(int timeout_ms);
   // How many runs of the project may run on the target at once, counting ones started by hand (1).
   void setMaxRunning(int runs) { max_running_ = runs; }
   // The runs of the project's runs folder that are running now (status.json, a live process).
   QStringList runningRuns() const;
 
  public Q_SLOTS:
-  // From the run monitor (run = run id): the run's state from its status.json.
-  void onRunStateChanged(const QString& run, RunState state);
+  // From the run monitor (run = run id): the run's state, read from the status.json written at
+  // `status_stamp`. The current run's state counts once its stamp differs from the one before its
+  // launch (a stale report of the run's previous life never ends its turn); "" always counts. When
+  // another run stops running, a waiting queue tries its next turn.
+  void onRunStateChanged(const QString& run, RunState state, const QString& status_stamp = {});
+  // From the run monitor: the process launched for `run` ended before the run started (the monitor
+  // reports the CLI's message itself). The queue moves on.
+  void onLaunchFailed(const QString& run);
 
  Q_SIGNALS:
   void started(const QString& run);
+  // A launch the queue itself saw fail: the target refused it, the run folder exists, no status came.
   void launchFailed(const QString& run, const QString& error);
   void queueChanged();
+  // A process was launched for run folder `run`: for the run monitor's watchLaunch.
+  void launched(const QString& run, const mixerlab::gui::LaunchedProcess& process);
 
  private:
   using Entry = Waiting;
   void changed();  // emits queueChanged and saves the state file
-  void poll();
+  void onStartupTimeout();
   void finishCurrent();
   void startNext();
   QString runDirectory(const QString& run) const;
@@ -79,11 +89,8 @@ class RunQueue : public QObject {
   QString current_;
   QString current_status_before_;  // status.json's updated_at before the launch ("" if none)
   bool current_seen_running_ = false;
-  QElapsedTimer since_launch_;
-  int startup_timeout_ms_ = 300000;  // the first run of a project trains its tokenizer first
-  QTimer* poll_timer_ = nullptr;
+  QTimer* startup_timer_ = nullptr;  // 300 s by default: the first run of a project trains its tokenizer first
   int max_running_ = 1;
-  LaunchWatcher* launch_watcher_ = nullptr;  // a refused launch ends its turn at once, with the CLI's message
 };
 
 }  // namespace mixerlab::gui

@@ -62,7 +62,7 @@ class RunListModel : public QAbstractTableModel {
   void syncProjectRuns(const QVector<ProjectRunSummary>& runs);
   // Folds one monitor snapshot in (adding a row for a run directory not seen before).
   void applySnapshot(const RunSnapshot& snapshot);
-  // A launch the CLI refused (LaunchWatcher): the row reads "failed to start: <the CLI's message>"
+  // A launch the CLI refused (the run monitor saw it end first): the row reads "failed to start: <the CLI's message>"
   // until the run writes a status of its own.
   void setLaunchError(const QString& run, const QString& error);
 

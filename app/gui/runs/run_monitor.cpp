@@ -2,7 +2,9 @@
 // throughput) is decided by core/runs' RunSummary; this file only turns it into RunSnapshots.
 #include "app/gui/runs/run_monitor.h"
 
+#include <QDateTime>
 #include <QDir>
+#include <QFile>
 #include <filesystem>
 
 #include "core/runs/metrics_log.h"
@@ -28,7 +30,9 @@ struct RunMonitor::Watched {
 RunMonitor::RunMonitor(QString runs_directory, int interval_ms)
     : runs_directory_(std::move(runs_directory)), interval_ms_(interval_ms) {}
 
-RunMonitor::~RunMonitor() = default;
+RunMonitor::~RunMonitor() {
+  for (const Launch& launch : launches_) QFile::remove(launch.process.error_file);
+}
 
 void RunMonitor::run() {
   timer_ = new QTimer(this);
@@ -37,7 +41,44 @@ void RunMonitor::run() {
   pollNow();
 }
 
+void RunMonitor::watchLaunch(const QString& run, const LaunchedProcess& launched) {
+  if (launched.pid <= 0) return;  // a target that gives no process to watch
+  launches_.push_back({run, launched, QDateTime::currentMSecsSinceEpoch()});
+}
+
+void RunMonitor::checkLaunches(const QString& run, const QString& status_stamp) {
+  const qint64 now_ms = QDateTime::currentMSecsSinceEpoch();
+  for (auto it = launches_.begin(); it != launches_.end();) {
+    if (it->run != run) {
+      ++it;
+      continue;
+    }
+    const bool status_written = status_stamp != it->process.status_before;
+    const bool alive = processAlive(it->process.pid);
+    if (!status_written && alive && now_ms - it->launched_ms <= kGiveUpLaunchMs) {
+      ++it;
+      continue;
+    }
+    if (status_written) {
+      Q_EMIT launchStarted(run);
+    } else if (!alive) {
+      QString message = cliErrorMessage(it->process.error_file);
+      if (message.isEmpty()) message = "the mixerlab process ended before the run started, without a message";
+      Q_EMIT launchFailed(run, message);
+    }
+    QFile::remove(it->process.error_file);
+    it = launches_.erase(it);
+  }
+}
+
 void RunMonitor::pollNow() {
+  // Launches whose run folder does not exist yet: only the process can have ended.
+  QStringList without_folder;
+  for (const Launch& launch : launches_) {
+    if (!without_folder.contains(launch.run) && !QDir(runs_directory_ + "/" + launch.run).exists())
+      without_folder << launch.run;
+  }
+  for (const QString& run : without_folder) checkLaunches(run, QString());
   for (const std::filesystem::path& dir : listRunDirectories(runs_directory_.toStdString())) {
     const QString name = QString::fromStdString(dir.filename().string());
     auto& watched = runs_[name];
@@ -85,14 +126,14 @@ void RunMonitor::pollNow() {
       for (const auto& [name, value] : r.extra_metrics) metric(QString::fromStdString(name), value);
       watched->summary.add(r);
     }
-    if (const auto status = readRunStatus(dir)) {
-      watched->summary.applyStatus(*status);
-    } else {
-      watched->summary.applyStatus(RunStatus{});
-    }
+    const auto status = readRunStatus(dir);
+    watched->summary.applyStatus(status ? *status : RunStatus{});
+    // Before the snapshot: a queue hears that its launch started before it hears the run's state.
+    checkLaunches(name, status ? QString::fromStdString(status->updated_at) : QString());
     const RunSummary& summary = watched->summary;
     snap.state = summary.state;
     snap.reason = QString::fromStdString(summary.reason);
+    snap.status_stamp = status ? QString::fromStdString(status->updated_at) : QString();
     snap.arch = QString::fromStdString(summary.arch);
     snap.device = QString::fromStdString(summary.device);
     snap.run_config_json = watched->run_config_json;

@@ -14,6 +14,7 @@ struct RunSnapshot {
   QString run;  // run-id (folder name)
   RunState state = RunState::Pending;
   QString reason;
+  QString status_stamp;        // status.json's updated_at the state was read from ("" when there is none)
   QString arch, device;        // from run.json (empty until the run has written it)
   QByteArray run_config_json;  // run.json's "run" object (name, model, train), for comparisons
   qint64 step = 0, tokens = 0;

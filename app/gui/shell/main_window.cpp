@@ -34,7 +34,6 @@
 #include "app/gui/generation/generation_panel.h"
 #include "app/gui/inversion/inversion_panel.h"
 #include "app/gui/launch/launch_target_selector.h"
-#include "app/gui/launch/launch_watcher.h"
 #include "app/gui/launch/queue_panel.h"
 #include "app/gui/launch/remote_host_dialog.h"
 #include "app/gui/launch/reproduce_dialog.h"
@@ -70,10 +69,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), target_(new Local
   connect(document_, &ProjectDocument::writeFailed, this,
           [this](const QString& error) { statusBar()->showMessage(error, 10000); });
   runs_ = new RunListModel(this);
-  launch_watcher_ = new LaunchWatcher(this);
-  connect(launch_watcher_, &LaunchWatcher::launchFailed, this, &MainWindow::onLaunchFailed);
-  connect(launch_watcher_, &LaunchWatcher::started, this,
-          [this](const QString& run) { statusBar()->showMessage("started " + run + " on " + target_->name(), 8000); });
   connect(runs_, &RunListModel::seriesChanged, this, &MainWindow::onSeriesChanged);
   connect(runs_, &RunListModel::pointsAppended, this, &MainWindow::onPointsAppended);
   connect(runs_, &RunListModel::overlayChanged, this, &MainWindow::onOverlayToggled);
@@ -241,13 +236,28 @@ void MainWindow::startMonitor() {
   if (monitor_job_ == nullptr) monitor_job_ = new BackgroundJob("run-monitor", this);
   auto* monitor = new RunMonitor(runsDirectory());
   monitor_job_->forward(monitor, &RunMonitor::runUpdated, this, &MainWindow::onRunUpdated);
+  monitor_job_->forward(monitor, &RunMonitor::launchStarted,
+                        [this](const QString& run) { statusBar()->showMessage("started " + run, 8000); });
+  monitor_job_->forward(monitor, &RunMonitor::launchFailed, [this](const QString& run, const QString& error) {
+    onLaunchFailed(run, error);
+    if (queue_) queue_->onLaunchFailed(run);
+  });
   monitor_job_->startResident(monitor);
+  monitor_ = monitor;
+}
+
+// The monitor lives on its job's thread: the call runs there, and is dropped with the monitor.
+void MainWindow::watchLaunch(const QString& run, const LaunchedProcess& launched) {
+  if (monitor_job_ == nullptr || !monitor_job_->isRunning()) return;
+  RunMonitor* monitor = monitor_;
+  monitor_job_->post([monitor, run, launched] { monitor->watchLaunch(run, launched); });
 }
 
 // The snapshots the stopped monitor still had queued are dropped: none of a previous project's runs
 // reaches the next project's table or plot.
 void MainWindow::stopMonitor() {
   if (monitor_job_ != nullptr) monitor_job_->stop();
+  monitor_ = nullptr;
 }
 
 QString MainWindow::runsDirectory() const { return document_->runsDirectory(); }
@@ -290,17 +300,18 @@ QString MainWindow::openProject(const QString& project_file) {
   AppSettings().rememberProject(file);
   rebuildRecentMenu();
 
+  startMonitor();  // before the queue, which may launch a saved run at once for the monitor to watch
   delete queue_;
   queue_ = new RunQueue(makeLaunchTarget(target_selector_->currentTarget()), file, runsDirectory(), this);
   connect(queue_, &RunQueue::started, this,
           [this](const QString& run) { statusBar()->showMessage("queue started " + run, 5000); });
   connect(queue_, &RunQueue::launchFailed, this, &MainWindow::onLaunchFailed);
+  connect(queue_, &RunQueue::launched, this, &MainWindow::watchLaunch);
   queue_panel_->setQueue(queue_);
   if (const QString queue_error = queue_->setStateFile(QFileInfo(file).absolutePath() + "/queue.json");
       !queue_error.isEmpty()) {
     statusBar()->showMessage(queue_error, 15000);
   }
-  startMonitor();
   if (runs_->rowCount() > 0) table_->selectRow(0);
   statusBar()->showMessage("opened " + file, 5000);
   return {};
@@ -326,7 +337,7 @@ QString MainWindow::runState(const QString& run) const {
 
 void MainWindow::onRunUpdated(const RunSnapshot& s) {
   runs_->applySnapshot(s);
-  if (queue_) queue_->onRunStateChanged(s.run, s.state);
+  if (queue_) queue_->onRunStateChanged(s.run, s.state, s.status_stamp);
   if (s.run == selectedRun()) showSelectedLog();
 }
 
@@ -408,10 +419,11 @@ QString MainWindow::launch(const QString& run, bool resume) {
     }
   }
   LaunchedProcess launched;
+  launched.status_before = statusStamp(runsDirectory() + "/" + run);
   const QString error = target_->start(trainArguments(project_file, project_run, resume, run_id),
                                        QFileInfo(project_file).absolutePath(), &launched);
   if (error.isEmpty()) {
-    launch_watcher_->watch(run, runsDirectory() + "/" + run, launched);
+    watchLaunch(run, launched);
     statusBar()->showMessage("starting " + run + " on " + target_->name() + "...", 8000);
   } else {
     onLaunchFailed(run, error);

@@ -37,6 +37,8 @@ namespace mixerlab::gui {
 
 class BackgroundJob;
 class LaunchTarget;
+struct LaunchedProcess;
+class RunMonitor;
 class LaunchTargetSelector;
 class RunQueue;
 class QueuePanel;
@@ -48,7 +50,6 @@ class GenerationPanel;
 class InversionPanel;
 class RetrievalPanel;
 class ReproduceDialog;
-class LaunchWatcher;
 class CheckpointPicker;
 class RunSetupDialog;
 
@@ -169,6 +170,9 @@ class MainWindow : public QMainWindow {
   QString editRunInDialog(const QJsonObject& initial, const QString& replace_name);
   void startMonitor();
   void stopMonitor();
+  // Has the run monitor watch a process just launched for run folder `run` (launchFailed shows
+  // the CLI's refusal).
+  void watchLaunch(const QString& run, const LaunchedProcess& launched);
   QString selectedRun() const;
   // Empty for a run of the project; else why Edit/Remove do not apply (a fork's run folder).
   QString notAProjectRun(const QString& run) const;
@@ -193,7 +197,6 @@ class MainWindow : public QMainWindow {
   RetrievalPanel* retrieval_ = nullptr;
   ReproduceDialog* reproduce_dialog_ = nullptr;
   widgets::ComputeFrontierView* frontier_ = nullptr;
-  LaunchWatcher* launch_watcher_ = nullptr;
   QMenu* run_menu_ = nullptr;
   QPlainTextEdit* log_view_ = nullptr;
   QLabel* project_label_ = nullptr;
@@ -204,6 +207,7 @@ class MainWindow : public QMainWindow {
   EventLoopLatency* latency_ = nullptr;
   widgets::RunComparisonWidget* comparison_ = nullptr;
   BackgroundJob* monitor_job_ = nullptr;  // runs a RunMonitor of the open project
+  RunMonitor* monitor_ = nullptr;         // that job's worker (it lives on the job's thread)
   std::unique_ptr<LaunchTarget> target_;
   QHash<QString, widgets::SweepDraft> sweep_drafts_;
   QSet<QString> grouped_runs_;  // runs whose settings the "Mean by" list has seen  // base run name -> the cancelled

@@ -7,7 +7,6 @@
 #include <memory>
 
 #include "app/gui/common/fork_point.h"
-#include "app/gui/launch/launch_watcher.h"
 #include "app/gui/launch/run_launcher.h"
 #include "app/gui/project/project_document.h"
 #include "app/gui/project/run_setup_dialog.h"
@@ -64,10 +63,11 @@ QString MainWindow::forkInForm(const QString& run, const QString& checkpoint, co
   if (error.isEmpty()) {
     const QString project_file = document_->filePath();
     LaunchedProcess launched;
+    launched.status_before = statusStamp(runsDirectory() + "/" + name);
     error = target_->start(trainArguments(project_file, name, false, {}, dialog.forkCheckpoint()),
                            QFileInfo(project_file).absolutePath(), &launched);
     if (error.isEmpty()) {
-      launch_watcher_->watch(name, runsDirectory() + "/" + name, launched);
+      watchLaunch(name, launched);
       statusBar()->showMessage("forking " + name + " from " + dialog.forkCheckpoint(), 8000);
       return {};
     }

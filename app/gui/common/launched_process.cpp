@@ -1,0 +1,35 @@
+// Launched processes and what they left behind (see launched_process.h).
+#include "app/gui/common/launched_process.h"
+
+#include <signal.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include <QFile>
+#include <QStringList>
+
+#include "core/runs/run_status.h"
+
+namespace mixerlab::gui {
+
+QString statusStamp(const QString& run_directory) {
+  const auto status = readRunStatus(run_directory.toStdString());
+  return status ? QString::fromStdString(status->updated_at) : QString();
+}
+
+bool processAlive(qint64 pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
+
+QString cliErrorMessage(const QString& error_file) {
+  QFile file(error_file);
+  if (!file.open(QIODevice::ReadOnly)) return {};
+  const QStringList lines = QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts);
+  QStringList picked;
+  for (const QString& line : lines) {
+    if (line.startsWith("error:") || line.startsWith("fix:")) picked << line.trimmed();
+  }
+  if (picked.isEmpty()) picked = lines.mid(std::max<qsizetype>(0, lines.size() - 5));
+  return picked.join('\n');
+}
+
+}  // namespace mixerlab::gui

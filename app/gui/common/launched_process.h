@@ -1,0 +1,22 @@
+// A CLI process the GUI has just started for a run, as the run monitor watches it until the run
+// has visibly started (runs/run_monitor.h): its pid, the file that receives its standard error
+// (where a command the CLI refuses says why) and the run's status.json stamp before the launch.
+#pragma once
+#include <QString>
+
+namespace mixerlab::gui {
+
+struct LaunchedProcess {
+  qint64 pid = 0;
+  QString error_file;
+  QString status_before;  // status.json's updated_at before the launch ("" when there was none)
+};
+
+// The updated_at of `run_directory`'s status.json; "" when it has none (yet).
+QString statusStamp(const QString& run_directory);
+// True while the process runs (or exists under another user).
+bool processAlive(qint64 pid);
+// The CLI's message in an error file: its "error:" and "fix:" lines, else its last five lines.
+QString cliErrorMessage(const QString& error_file);
+
+}  // namespace mixerlab::gui
