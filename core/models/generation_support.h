@@ -10,6 +10,7 @@
 
 #include "core/models/incremental_stack.h"
 #include "core/models/language_model.h"
+#include "core/models/recurrent_stack.h"
 
 namespace mixerlab {
 
@@ -20,8 +21,8 @@ enum class ContextPolicy {
 };
 
 // The fast decoder of a family, from core/analysis/decoders: row caches of a masked mixer's token
-// mixing, KV caches over the family's IncrementalStack, a recurrent state, or none (kReference: the
-// reference decoders, one full forward per token; what a new family starts with).
+// mixing, KV caches over the family's IncrementalStack, the states of its RecurrentStack, or none
+// (kReference: the reference decoders, one full forward per token; what a new family starts with).
 enum class FastDecoder { kCachedMixer, kKvCache, kRecurrent, kReference };
 std::string fastDecoderKindName(FastDecoder decoder);  // "cached-mixer", "kv-cache", "recurrent", "reference"
 
@@ -31,6 +32,8 @@ struct GenerationSupport {
   // The family's one-token step for the KV-cache decoder (required with FastDecoder::kKvCache); the
   // model passed is the family's own (never an objective wrapper).
   std::function<std::unique_ptr<IncrementalStack>(LanguageModel&)> make_stack;
+  // The family's one-token step for the recurrent decoder (required with FastDecoder::kRecurrent).
+  std::function<std::unique_ptr<RecurrentStack>(LanguageModel&)> make_recurrent;
 };
 
 }  // namespace mixerlab

@@ -62,7 +62,7 @@ std::unique_ptr<TokenDecoder> makeTokenDecoder(LanguageModel& model, DecoderChoi
     case FastDecoder::kCachedMixer:
       return makeCachedMixerDecoder(base);
     case FastDecoder::kRecurrent:
-      return makeMambaRecurrentDecoder(base);
+      return makeRecurrentDecoder(base);
     case FastDecoder::kKvCache:
     case FastDecoder::kReference:
       break;

@@ -56,6 +56,6 @@ std::unique_ptr<TokenDecoder> makeFixedWindowDecoder(LanguageModel& model, int64
 std::unique_ptr<TokenDecoder> makeRecomputeDecoder(LanguageModel& model);
 std::unique_ptr<TokenDecoder> makeCachedMixerDecoder(LanguageModel& model);
 std::unique_ptr<TokenDecoder> makeKvCacheDecoder(LanguageModel& model);
-std::unique_ptr<TokenDecoder> makeMambaRecurrentDecoder(LanguageModel& model);
+std::unique_ptr<TokenDecoder> makeRecurrentDecoder(LanguageModel& model);
 
 }  // namespace mixerlab

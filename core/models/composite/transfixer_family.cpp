@@ -42,7 +42,7 @@ ArchitectureInfo transfixerFamily() {
                "token conv (the causal half is zeros) FLOPs/token.");
     return cost;
   };
-  info.generation = GenerationSupport{ContextPolicy::kStopAtWindowEnd, FastDecoder::kKvCache, makeTransfixerStack};
+  info.generation = GenerationSupport{ContextPolicy::kStopAtWindowEnd, FastDecoder::kKvCache, makeTransfixerStack, {}};
   return info;
 }
 

@@ -87,7 +87,7 @@ ArchitectureInfo maskedMixerFamily() {
   info.embedding_position_from_end = 1;  // the research's retrieval read the mixer one token before the last
   info.aliases = {"mixer"};
   info.research_arm = ResearchArm::kMixer;
-  info.generation = GenerationSupport{ContextPolicy::kStopAtWindowEnd, FastDecoder::kCachedMixer, {}};
+  info.generation = GenerationSupport{ContextPolicy::kStopAtWindowEnd, FastDecoder::kCachedMixer, {}, {}};
   return info;
 }
 

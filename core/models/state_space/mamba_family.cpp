@@ -4,6 +4,7 @@
 
 #include "core/models/families.h"
 #include "core/models/state_space/mamba.h"
+#include "core/models/state_space/mamba_step.h"
 
 namespace mixerlab {
 
@@ -60,7 +61,7 @@ ArchitectureInfo mambaFamily() {
                "recomputes the states in its backward.");
     return cost;
   };
-  info.generation = GenerationSupport{ContextPolicy::kUnbounded, FastDecoder::kRecurrent, {}};
+  info.generation = GenerationSupport{ContextPolicy::kUnbounded, FastDecoder::kRecurrent, {}, makeMambaRecurrentStack};
   return info;
 }
 

@@ -43,7 +43,7 @@ ArchitectureInfo gptFamily() {
                "context) + 4*ff_mult*D^2 (MLP) FLOPs/token; head tied to the token embedding.");
     return cost;
   };
-  info.generation = GenerationSupport{ContextPolicy::kSlideWindow, FastDecoder::kKvCache, makeGptStack};
+  info.generation = GenerationSupport{ContextPolicy::kSlideWindow, FastDecoder::kKvCache, makeGptStack, {}};
   return info;
 }
 

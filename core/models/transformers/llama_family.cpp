@@ -36,7 +36,7 @@ ArchitectureInfo llamaFamily() {
                "computed) + 6*ff_mult*D^2 (SwiGLU) FLOPs/token.");
     return cost;
   };
-  info.generation = GenerationSupport{ContextPolicy::kSlideWindow, FastDecoder::kKvCache, makeLlamaStack};
+  info.generation = GenerationSupport{ContextPolicy::kSlideWindow, FastDecoder::kKvCache, makeLlamaStack, {}};
   info.research_arm = ResearchArm::kTransformer;
   return info;
 }
