@@ -13,8 +13,8 @@
 #include <set>
 #include <thread>
 
-#include "core/analysis/decoders/mixer_row_step.h"
 #include "core/analysis/decoders/token_decoder.h"
+#include "core/models/mixers/mixer_row_step.h"
 #include "core/models/model_registry.h"
 #include "kernels/phase_team.h"
 #include "kernels/row_kernels.h"

@@ -1,249 +1,28 @@
-// The cached incremental decoder of the masked mixer: token mixing is causal and linear,
-// so each layer keeps the rows its mixing reads (its normalised inputs; per head their projections;
-// for the expanded mixer also the intermediate channels) and computes the new position's output as
-// one product over them: O(t*D) per layer per token instead of a full forward. Flat, kernel-k,
-// softmax, softmax_compat (one application, as one forward does), expanded and multi-head mixing
-// (intended and the research's compat loop) are covered. Position i is absolute: the caller stops at T.
-// A batch of B sequences keeps B rows per position ([B, T, width] caches) and steps them together.
-// One-token steps of one flat kernel-1 sequence in fp32 on the CPU run as one fused routine
-// (mixer_row_step.h); MIXERLAB_DECODE_STEP=aten keeps them on the ATen ops, for comparison.
-#include <algorithm>
-#include <optional>
-
+// The cached incremental decoder of the masked mixer, over the family's MixerCachedStack
+// (core/models/mixers/mixer_cached_stack.h, which owns the arithmetic: row caches per layer, one
+// product per new position). The decoder owns the batch, the window (position T-1 is the last),
+// the static step replayed as a CUDA graph, and the choice of the fused one-token routine: steps of
+// one flat kernel-1 sequence in fp32 on the CPU run as one fused routine (mixer_row_step.h); the
+// decode_step compute path "aten" keeps them on the ATen ops, for comparison.
 #include <torch/torch.h>
 
 #include "core/analysis/decoders/decode_batch.h"
 #include "core/analysis/decoders/decode_step_scope.h"
 #include "core/analysis/decoders/graphed_step.h"
-#include "core/analysis/decoders/mixer_row_step.h"
 #include "core/analysis/decoders/token_decoder.h"
 #include "core/models/mixers/masked_mixer.h"
-#include "core/models/mixers/mixer_expanded.h"
-#include "core/models/mixers/mixer_head.h"
-#include "core/models/mixers/mixer_options.h"
-#include "core/models/mixers/token_mix_rows.h"
-#include "core/models/row_products.h"
+#include "core/models/mixers/mixer_cached_stack.h"
+#include "core/models/mixers/mixer_row_step.h"
 #include "core/util/error.h"
 #include "kernels/phase_team.h"
 
 namespace mixerlab {
 namespace {
-namespace F = torch::nn::functional;
-
-// The feed-forward sublayer on one new row per sequence ([B, D]): its products as gemv for a batch
-// of one (gemm otherwise), with the GELU between them where the block has one.
-at::Tensor rowFeedForward(const MixerBlockImpl::FeedForwardProducts& ff, at::Tensor x) {
-  x = decodeLinear(x, ff.in->weight, ff.in->bias);
-  if (ff.gelu) x = torch::gelu(x);
-  return decodeLinear(x, ff.out->weight, ff.out->bias);
-}
-
-// A conv's applied weight and bias with the cache of the rows it mixes ([B, T, width], filled 0..n-1).
-// Kernel-1 convs decode one row in one of two exact ways, whichever reads less: early in the window
-// the new output pulls from the rows so far (position p reads p rows); from the window's middle on,
-// every row is pushed into running sums of the positions still to come (position p touches T-1-p
-// sums), so a token near the end of a 512 window reads 32 rows instead of 480.
-struct MixCache {
-  MixCache(at::Tensor applied_weight, const at::Tensor& conv_bias, at::Tensor cache)
-      : weight(std::move(applied_weight)), bias(conv_bias), rows(std::move(cache)), rows_2d(rows.select(0, 0)) {
-    if (weight.size(2) == 1) {  // one-row decoding: the [T, T] weight and the biases as numbers, made once
-      weight_2d = weight.select(2, 0);
-      auto numbers = [](const at::Tensor& t) {
-        const at::Tensor values = t.detach().to(at::kCPU, at::kDouble).contiguous();
-        return std::vector<double>(values.data_ptr<double>(), values.data_ptr<double>() + values.numel());
-      };
-      diagonal_values = numbers(weight_2d.diagonal());
-      if (bias.defined()) bias_values = numbers(bias);
-    }
-  }
-  at::Tensor mix(const at::Tensor& new_rows, int64_t first) {  // writes rows first.., returns their outputs
-    rows.narrow(1, first, new_rows.size(1)).copy_(new_rows);
-    return mixTokenRows(weight, bias, rows.narrow(1, 0, first + new_rows.size(1)), first);
-  }
-  // One new row per sequence ([B, width]) of a kernel-1 mix: W[first, :first+1] . rows[b, :first+1] +
-  // bias[first]. A batch of one runs as matrix-vector products on [T, width] views.
-  at::Tensor mixRow(const at::Tensor& row, int64_t first) {
-    const int64_t batch = rows.size(0), context = rows.size(1), width = rows.size(2);
-    rows.select(1, first).copy_(row);
-    if (2 * first < context - 1) {  // pull: one product over the rows so far
-      const int64_t n = first + 1;
-      const at::Tensor w = weight_2d.select(0, first).narrow(0, 0, n);
-      at::Tensor out = batch == 1 ? at::mv(rows_2d.narrow(0, 0, n).t(), w).unsqueeze(0)
-                                  : at::matmul(w.view({1, n}), rows.narrow(1, 0, n)).squeeze(1);
-      if (!bias_values.empty()) out.add_(bias_values[static_cast<size_t>(first)]);
-      return out;
-    }
-    if (!pushed_sums.defined()) {  // once per batch: the sums of positions first.. over rows 0..first-1
-      pushed_sums = at::zeros({batch, context, width}, rows.options());
-      if (first > 0) {
-        pushed_sums.narrow(1, first, context - first)
-            .copy_(
-                at::matmul(weight_2d.narrow(0, first, context - first).narrow(1, 0, first), rows.narrow(1, 0, first)));
-      }
-    }
-    const auto position = static_cast<size_t>(first);
-    at::Tensor out = pushed_sums.select(1, first).add(row, diagonal_values[position]);
-    if (!bias_values.empty()) out.add_(bias_values[position]);
-    if (first + 1 < context) {  // push: sums[b, i] += W[i, first] * row[b] for every later position i
-      const int64_t later = context - first - 1;
-      const at::Tensor column = weight_2d.select(1, first).narrow(0, first + 1, later);
-      if (batch == 1) {
-        pushed_sums.select(0, 0).narrow(0, first + 1, later).addr_(column, row.select(0, 0));
-      } else {
-        pushed_sums.narrow(1, first + 1, later)
-            .baddbmm_(column.view({1, later, 1}).expand({batch, later, 1}), row.view({batch, 1, width}));
-      }
-    }
-    return out;
-  }
-  // The static form of mixRow (graphed_step.h): the position is a device tensor ([1], int64) and the
-  // new rows are mixed with all T rows of their sequence (the rows after them are zero, and so are
-  // their weights): O(T) instead of O(position) per row, no host number in any kernel.
-  at::Tensor mixRowAt(const at::Tensor& row, const at::Tensor& position) {
-    rows.index_copy_(1, position, row.unsqueeze(1));
-    at::Tensor out = at::matmul(weight_2d.index_select(0, position), rows).squeeze(1);  // [B, width]
-    if (bias.defined()) out.add_(bias.index_select(0, position));
-    return out;
-  }
-  bool mixesRows() const { return weight_2d.defined(); }
-  at::Tensor weight, bias, rows;
-  at::Tensor rows_2d, weight_2d;  // rows_2d: sequence 0's rows [T, width] (the fused step's, for a batch of one)
-  at::Tensor pushed_sums;         // [B, T, width]: row i > the last written position holds sum_j W[i, j] rows[b, j]
-  std::vector<double> bias_values, diagonal_values;
-};
-
-// A tensor the fused step can read as raw fp32: defined, on the CPU, float32, contiguous.
-bool plainFloat(const at::Tensor& t) {
-  return t.defined() && t.device().is_cpu() && t.scalar_type() == at::kFloat && t.is_contiguous();
-}
-bool plainFloatOrAbsent(const at::Tensor& t) { return !t.defined() || plainFloat(t); }
-
-// Fills a LayerNorm's slot of a MixerRowLayer; false when the module is not a plain fp32 LayerNorm.
-bool describeNorm(const torch::nn::LayerNorm& norm, bool& has, at::Tensor& weight, at::Tensor& bias, double& eps) {
-  has = static_cast<bool>(norm);
-  if (!has) return true;
-  const auto& shape = norm->options.normalized_shape();
-  if (shape.size() != 1 || !plainFloatOrAbsent(norm->weight) || !plainFloatOrAbsent(norm->bias)) return false;
-  weight = norm->weight;
-  bias = norm->bias;
-  eps = norm->options.eps();
-  return true;
-}
-
-class CachedBlock {
- public:
-  CachedBlock(MixerBlockImpl& block, int64_t batch, int64_t context, int64_t d_model, const at::TensorOptions& options)
-      : block_(block) {
-    auto add = [&](const at::Tensor& weight, const at::Tensor& bias, int64_t width) {
-      caches_.emplace_back(weight, bias, torch::zeros({batch, context, width}, options));
-    };
-    if (block.conv) {
-      add(block.conv->appliedWeight(), block.conv->bias, d_model);
-    } else if (block.expanded) {
-      auto& e = *block.expanded;
-      add(e.conv0->maskedWeight(), e.conv0->bias, d_model);  // normed inputs -> intermediate channels
-      add(e.conv2->maskedWeight(), e.conv2->bias, d_model);  // GELU'd channels -> outputs
-    } else {
-      auto& head = *block.mixerhead;
-      if (head.compat()) {
-        auto* last = head.convs[head.convs->size() - 1]->as<MaskedTokenConv>();
-        add(last->appliedWeight(), last->bias, d_model);
-      } else {
-        for (size_t h = 0; h < head.convs->size(); ++h) {
-          auto* conv = head.convs[h]->as<MaskedTokenConv>();
-          add(conv->appliedWeight(), conv->bias, head.proj_head[h]->as<torch::nn::Linear>()->weight.size(0));
-        }
-      }
-    }
-  }
-
-  // x: the block input at positions first..first+L-1 ([B, L, D]); returns the block output there.
-  at::Tensor forward(const at::Tensor& x, int64_t first) {
-    auto normed = block_.seq_layernorm ? block_.seq_layernorm->forward(x) : x;
-    auto mixed = mix(normed, first);
-    auto h = block_.residual() ? x + mixed : mixed;
-    if (!block_.patch_ff) return h;
-    auto ff = block_.feedForward(block_.patch_layernorm ? block_.patch_layernorm->forward(h) : h);
-    return block_.residual() ? h + ff : ff;
-  }
-
-  // Whether forwardRow applies: the flat, kernel-1 mixer.
-  bool mixesRows() const { return block_.conv && caches_[0].mixesRows(); }
-
-  // This block as the fused step reads it, or nothing when it is not a plain fp32 CPU block of the
-  // kinds the step covers (flat kernel-1 mix; Linear, GELU or nothing, Linear feed-forward).
-  std::optional<MixerRowLayer> rowLayer() const {
-    if (!mixesRows()) return std::nullopt;
-    const MixCache& cache = caches_[0];
-    MixerRowLayer layer;
-    layer.mix_weight = cache.weight_2d.contiguous();
-    layer.rows = cache.rows_2d;
-    layer.mix_bias.assign(cache.bias_values.begin(), cache.bias_values.end());
-    layer.residual = block_.residual();
-    if (!plainFloat(layer.mix_weight) || !plainFloat(layer.rows) ||
-        !describeNorm(block_.seq_layernorm, layer.has_norm1, layer.norm1_weight, layer.norm1_bias, layer.norm1_eps) ||
-        !describeNorm(block_.patch_layernorm, layer.has_norm2, layer.norm2_weight, layer.norm2_bias, layer.norm2_eps)) {
-      return std::nullopt;
-    }
-    const auto ff = block_.feedForwardProducts();
-    layer.feed_forward = ff.has_value();
-    if (!layer.feed_forward) return layer;
-    layer.gelu = ff->gelu;
-    layer.ff1_weight = ff->in->weight;
-    layer.ff1_bias = ff->in->bias;
-    layer.ff2_weight = ff->out->weight;
-    layer.ff2_bias = ff->out->bias;
-    const bool plain = plainFloat(layer.ff1_weight) && plainFloatOrAbsent(layer.ff1_bias) &&
-                       plainFloat(layer.ff2_weight) && plainFloatOrAbsent(layer.ff2_bias);
-    if (!plain) return std::nullopt;
-    return layer;
-  }
-
-  // One new row per sequence ([B, D]) through the flat kernel-1 block: about a dozen small ops
-  // (matrix-vector products for a batch of one), against some thirty on the general path, and the
-  // mix pushes rows from the window's middle on, as for one sequence.
-  at::Tensor forwardRow(const at::Tensor& x, int64_t first) { return forwardRowWith(x, first, {}); }
-  // The same with the position as a device tensor: the static step (graphed_step.h).
-  at::Tensor forwardRowAt(const at::Tensor& x, const at::Tensor& position) { return forwardRowWith(x, 0, position); }
-
- private:
-  at::Tensor forwardRowWith(const at::Tensor& x, int64_t first, const at::Tensor& position) {
-    const at::Tensor normed = block_.seq_layernorm ? block_.seq_layernorm->forward(x) : x;
-    auto h = position.defined() ? caches_[0].mixRowAt(normed, position) : caches_[0].mixRow(normed, first);
-    if (block_.residual()) h.add_(x);
-    const auto products = block_.feedForwardProducts();
-    if (!products) return h;
-    auto ff = rowFeedForward(*products, block_.patch_layernorm ? block_.patch_layernorm->forward(h) : h);
-    if (block_.residual()) ff.add_(h);
-    return ff;
-  }
-
-  at::Tensor mix(const at::Tensor& normed, int64_t first) {
-    if (block_.conv) return caches_[0].mix(normed, first);
-    if (block_.expanded) return caches_[1].mix(torch::gelu(caches_[0].mix(normed, first)), first);
-    auto& head = *block_.mixerhead;
-    std::vector<at::Tensor> parts;
-    if (head.compat()) {
-      parts.assign(head.convs->size(), caches_[0].mix(normed, first));
-    } else {
-      for (size_t h = 0; h < head.convs->size(); ++h) {
-        parts.push_back(caches_[h].mix(head.proj_head[h]->as<BiasFusedLinearImpl>()->forward(normed), first));
-      }
-    }
-    return head.out_proj->forward(torch::cat(parts, -1));
-  }
-
-  MixerBlockImpl& block_;
-  std::vector<MixCache> caches_;
-};
 
 class CachedMixerDecoder : public TokenDecoder {
  public:
   explicit CachedMixerDecoder(MaskedMixer& model)
-      : model_(model),
-        context_(model.config().context_length),
-        relu_head_(mixerOptions(model.config()).head_activation == "relu"),
-        step_threads_(rowStepTeamSize(at::get_num_threads())) {}
+      : stack_(model), context_(stack_.context()), step_threads_(rowStepTeamSize(at::get_num_threads())) {}
   std::string name() const override { return "cached-mixer"; }
   std::string stepDescription() const override {
     if (graph_) return graph_->describe();
@@ -262,16 +41,12 @@ class CachedMixerDecoder : public TokenDecoder {
                           std::to_string(length));
     }
     std::vector<int64_t> ids = flattenPrompts(prompts);
-    checkTokenIds(ids, model_.wte->weight.size(0));
-    return runDecodeStep(model_.wte->weight.device(), true, [&] {
+    checkTokenIds(ids, stack_.vocabSize());
+    return runDecodeStep(stack_.device(), true, [&] {
       batch_ = static_cast<int64_t>(prompts.size());
-      blocks_.clear();
-      const auto options = model_.wte->weight.options();
-      for (const auto& item : *model_.mixerblocks) {
-        blocks_.emplace_back(*item->as<MixerBlock>(), batch_, context_, model_.config().d_model, options);
-      }
+      stack_.reset(batch_);
       length_ = 0;
-      rows_only_ = std::all_of(blocks_.begin(), blocks_.end(), [](const CachedBlock& b) { return b.mixesRows(); });
+      rows_only_ = stack_.mixesRows();
       graph_.reset();  // the caches above are new tensors: a graph of the last sequence's would miss them
       row_step_ = batch_ == 1 && !decodeGraphsRequested() ? makeRowStep() : nullptr;
       return run(ids);
@@ -280,33 +55,19 @@ class CachedMixerDecoder : public TokenDecoder {
 
   at::Tensor appendBatch(const std::vector<int64_t>& ids) override {
     checkAppendBatch(ids, batch_, "cached mixer");
-    checkTokenIds(ids, model_.wte->weight.size(0));
+    checkTokenIds(ids, stack_.vocabSize());
     if (length_ >= context_)
       throw MixerLabError("the mixer's window is full (" + std::to_string(context_) + " tokens)");
-    return runDecodeStep(model_.wte->weight.device(), true, [&] { return run(ids); });
+    return runDecodeStep(stack_.device(), true, [&] { return run(ids); });
   }
 
  private:
-  // The fused one-token step when every block and the head are plain fp32 CPU tensors of the kinds
-  // it covers (and the fused path is requested, as by default); null otherwise.
+  // The fused one-token step when the stack covers it and the fused path is requested (the
+  // default); null otherwise.
   std::unique_ptr<MixerRowStep> makeRowStep() {
     if (requestedCachedMixerStepPath() != CachedMixerStepPath::kFused) return nullptr;
-    std::vector<MixerRowLayer> layers;
-    for (const auto& block : blocks_) {
-      auto layer = block.rowLayer();
-      if (!layer) return nullptr;
-      layers.push_back(std::move(*layer));
-    }
-    MixerRowHead head;
-    head.weight = model_.lm_head ? model_.lm_head->weight : model_.wte->weight;
-    head.bias = model_.lm_head ? model_.lm_head->bias : at::Tensor();
-    head.relu = relu_head_;
-    if (layers.empty() || !plainFloat(head.weight) || !plainFloatOrAbsent(head.bias) ||
-        !plainFloat(model_.wte->weight)) {
-      return nullptr;
-    }
     if (!team_) team_ = std::make_shared<kernels::PhaseTeam>(step_threads_);
-    return std::make_unique<MixerRowStep>(std::move(layers), std::move(head), team_);
+    return stack_.makeRowStep(team_);
   }
 
   // Logits [B, V] (the model's dtype and device) for the token after `ids` (batch_ rows of equal
@@ -316,42 +77,25 @@ class CachedMixerDecoder : public TokenDecoder {
     const bool one_row = length == 1 && rows_only_;
     if (one_row && decodeGraphsRequested()) return staticStep(ids);
     if (one_row && row_step_) {
-      const at::Tensor& table = model_.wte->weight;
-      const at::Tensor& logits = row_step_->step(table.data_ptr<float>() + ids.front() * table.size(1), length_);
+      const at::Tensor& logits = row_step_->step(stack_.embeddingRow(ids.front()), length_);
       length_ += 1;
       return logits.unsqueeze(0);
     }
-    at::Tensor x;
-    if (one_row) {  // one new row per sequence ([B, D]; for one sequence the embedding row as a view)
-      x = batch_ == 1
-              ? model_.wte->weight.narrow(0, ids.front(), 1)
-              : model_.wte->weight.index_select(0, torch::tensor(ids, torch::kLong).to(model_.wte->weight.device()));
-      for (auto& block : blocks_) x = block.forwardRow(x, length_);
-    } else {
-      x = model_.wte->forward(tokenIdTensor(ids, batch_, model_.wte->weight.device()));
-      for (auto& block : blocks_) x = block.forward(x, length_);
-      x = x.select(1, length - 1);  // [B, D]
-    }
+    const at::Tensor logits = one_row ? stack_.forwardRow(ids, length_)
+                                      : stack_.forward(tokenIdTensor(ids, batch_, stack_.device()), length_);
     length_ += length;
-    return logitsOf(x);
-  }
-
-  // The head (ReLU first where the model has one): [B, D] -> logits [B, V].
-  at::Tensor logitsOf(at::Tensor x) const {
-    if (relu_head_) x = torch::relu(x);
-    return decodeLinear(x, model_.lm_head ? model_.lm_head->weight : model_.wte->weight,
-                        model_.lm_head ? model_.lm_head->bias : at::Tensor());
+    return logits;
   }
 
   // One new token per sequence as a static step (graphed_step.h): ids and position in device
   // buffers (the logits in GraphedStep's); on a GPU replayed as a CUDA graph from the second token.
   at::Tensor staticStep(const std::vector<int64_t>& ids) {
-    const c10::Device device = model_.wte->weight.device();
+    const c10::Device device = stack_.device();
     if (!graph_) {
       const auto index_options = at::TensorOptions().dtype(at::kLong).device(device);
       step_ids_ = at::empty({batch_}, index_options);
       step_position_ = at::empty({1}, index_options);
-      graph_ = std::make_unique<GraphedStep>([this] { return runStaticStep(); });
+      graph_ = std::make_unique<GraphedStep>([this] { return stack_.forwardRowAt(step_ids_, step_position_); });
     }
     step_ids_.copy_(torch::tensor(ids, torch::kLong));
     step_position_.fill_(length_);
@@ -360,22 +104,14 @@ class CachedMixerDecoder : public TokenDecoder {
     return logits;
   }
 
-  at::Tensor runStaticStep() {
-    at::Tensor x = model_.wte->weight.index_select(0, step_ids_);  // [B, D]
-    for (auto& block : blocks_) x = block.forwardRowAt(x, step_position_);
-    return logitsOf(x);
-  }
-
-  MaskedMixer& model_;
+  MixerCachedStack stack_;
   int64_t context_;
-  bool relu_head_;
   int step_threads_;  // the fused step's team, from the intra-op thread count when the decoder was made
   int64_t batch_ = 0, length_ = 0;
-  std::vector<CachedBlock> blocks_;
   bool rows_only_ = false;  // every block mixes one new row at a time (flat kernel-1): set at prefill
   std::shared_ptr<kernels::PhaseTeam> team_;
   std::unique_ptr<MixerRowStep> row_step_;
-  std::unique_ptr<GraphedStep> graph_;   // the static step of this batch (MIXERLAB_DECODE_GRAPHS=on)
+  std::unique_ptr<GraphedStep> graph_;   // the static step of this batch (decode_graphs=on)
   at::Tensor step_ids_, step_position_;  // its input buffers
 };
 

@@ -3,8 +3,8 @@
 // residual) and the head, on raw pointers with preallocated buffers, the matrix-vector products
 // split over a PhaseTeam. Decoding one token is a chain of small products; through ATen each of
 // some fifty ops paid dispatch, allocation and a BLAS thread hand-off, about half of the step's
-// time (docs/generation.md). The decoder (mixer_cached_decoder.cpp) describes its model's layers
-// as MixerRowLayer and falls back to its ATen path for anything this does not cover.
+// time (docs/generation.md). The cached stack (mixer_cached_stack.cpp) describes its model's layers
+// as MixerRowLayer; the decoder falls back to the ATen path for anything this does not cover.
 #pragma once
 
 #include <cstdint>

@@ -3,7 +3,7 @@
 // pushed into running sums of later positions from the middle on, as MixCache does), residual,
 // LayerNorm, then the two feed-forward products with GELU and residual fused into their loops. Each
 // product is one PhaseTeam phase, split by output rows; small mixes stay on the calling thread.
-#include "core/analysis/decoders/mixer_row_step.h"
+#include "core/models/mixers/mixer_row_step.h"
 
 #include <algorithm>
 #include <cstring>
