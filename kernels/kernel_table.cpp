@@ -107,18 +107,12 @@ const KernelEntry& findKernel(const std::string& name) {
 }
 
 std::string dtypeName(at::ScalarType dtype) {
-  switch (dtype) {
-    case at::kDouble:
-      return "fp64";
-    case at::kFloat:
-      return "fp32";
-    case at::kBFloat16:
-      return "bf16";
-    case at::kHalf:
-      return "fp16";
-    default:
-      return c10::toString(dtype);
+  static const std::pair<at::ScalarType, const char*> kNames[] = {
+      {at::kDouble, "fp64"}, {at::kFloat, "fp32"}, {at::kBFloat16, "bf16"}, {at::kHalf, "fp16"}};
+  for (const auto& [type, name] : kNames) {
+    if (type == dtype) return name;
   }
+  return c10::toString(dtype);
 }
 
 }  // namespace mixerlab::kernels

@@ -51,8 +51,6 @@ ForwardBackward runOp(const KernelFunction& op, std::vector<at::Tensor>& inputs,
 class TestKernelTable : public QObject {
   Q_OBJECT
  private Q_SLOTS:
-  void initTestCase() { at::set_num_threads(2); }
-
   // Every entry is complete: names, inputs and outputs as listed, a tolerance for both devices.
   void entriesAreComplete() {
     QVERIFY(!kernelTable().empty());

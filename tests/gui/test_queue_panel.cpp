@@ -15,17 +15,14 @@
 #include "core/config/project_config.h"
 #include "core/models/model_registry.h"
 #include "core/runs/run_status.h"
+#include "tests/gui_test_support.h"
 #include "tests/training_fixture.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;
 
 namespace {
-// A target that starts nothing: the first run stays "current" and the rest wait.
-struct NullTarget : gui::LaunchTarget {
-  NullTarget() : gui::LaunchTarget(gui::LaunchTargetSpec::localRanks(3)) {}
-  QString start(const QStringList&, const QString&, gui::LaunchedProcess*) override { return {}; }
-};
+using testing::NullTarget;
 
 QStringList column(const QTableWidget* table, int c) {
   QStringList out;

@@ -14,18 +14,13 @@
 #include "app/gui/shell/main_window.h"
 #include "app/gui/tooling/event_loop_latency.h"
 #include "core/runs/run_status.h"
+#include "tests/gui_test_support.h"
 #include "tests/training_fixture.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;
 
-namespace {
-// A target that never runs anything: the first run stays "current", the rest wait.
-struct NullTarget : gui::LaunchTarget {
-  NullTarget() : gui::LaunchTarget(gui::LaunchTargetSpec::localRanks(3)) {}
-  QString start(const QStringList&, const QString&, gui::LaunchedProcess*) override { return {}; }
-};
-}  // namespace
+using testing::NullTarget;
 
 class TestRunQueue : public QObject {
   Q_OBJECT

@@ -44,19 +44,15 @@ QString LaunchTargetSpec::displayName() const {
 }
 
 QString LaunchTargetSpec::help() const {
-  switch (kind) {
-    case LaunchTargetKind::kLocal:
-      return "One process on this machine, on the project's device (train.device).";
-    case LaunchTargetKind::kLocalRanks:
-      return "Data parallel on this machine's CPU: the ranks share the cores and the global batch (Gloo).";
-    case LaunchTargetKind::kLocalGpu:
-      return "One process on this GPU.";
-    case LaunchTargetKind::kLocalGpus:
-      return "Data parallel, one rank per GPU of this machine (NCCL when the build has it).";
-    case LaunchTargetKind::kRemoteHost:
-      return "A saved remote host: trains there over SSH and mirrors the run here.";
-  }
-  return {};
+  // One sentence per LaunchTargetKind, in the enum's order.
+  static const char* const kHelp[] = {
+      "One process on this machine, on the project's device (train.device).",
+      "Data parallel on this machine's CPU: the ranks share the cores and the global batch (Gloo).",
+      "One process on this GPU.",
+      "Data parallel, one rank per GPU of this machine (NCCL when the build has it).",
+      "A saved remote host: trains there over SSH and mirrors the run here.",
+  };
+  return kHelp[static_cast<int>(kind)];
 }
 
 QString LaunchTargetSpec::hardwareKey() const { return isLocal() ? QString("local") : host.targetName(); }

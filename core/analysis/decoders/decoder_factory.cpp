@@ -7,9 +7,14 @@
 #include "core/util/error.h"
 
 namespace mixerlab {
+
+const std::optional<GenerationSupport>& familyGeneration(const LanguageModel& model) {
+  return findArchitecture(model.config().arch).generation;
+}
+
 namespace {
 const GenerationSupport& generationOf(const LanguageModel& model) {
-  const auto& generation = findArchitecture(model.config().arch).generation;
+  const auto& generation = familyGeneration(model);
   if (!generation) {
     throw MixerLabError("architecture \"" + model.config().arch +
                             "\" does not generate text: it sees both sides or reconstructs its input",

@@ -118,12 +118,7 @@ class KvCacheDecoder : public TokenDecoder {
 }  // namespace
 
 std::unique_ptr<TokenDecoder> makeKvCacheDecoder(LanguageModel& model) {
-  const auto& generation = findArchitecture(model.config().arch).generation;
-  if (!generation || !generation->make_stack) {
-    throw MixerLabError("no KV-cache step for architecture \"" + model.config().arch + "\"",
-                        "give the family a GenerationSupport::make_stack in its registry entry");
-  }
-  return std::make_unique<KvCacheDecoder>(model, generation->make_stack(model));
+  return std::make_unique<KvCacheDecoder>(model, makeFamilyStep(model, &GenerationSupport::make_stack, "make_stack"));
 }
 
 }  // namespace mixerlab

@@ -59,12 +59,8 @@ class RecurrentDecoder : public TokenDecoder {
 }  // namespace
 
 std::unique_ptr<TokenDecoder> makeRecurrentDecoder(LanguageModel& model) {
-  const auto& generation = findArchitecture(model.config().arch).generation;
-  if (!generation || !generation->make_recurrent) {
-    throw MixerLabError("no recurrent step for architecture \"" + model.config().arch + "\"",
-                        "give the family a GenerationSupport::make_recurrent in its registry entry");
-  }
-  return std::make_unique<RecurrentDecoder>(generation->make_recurrent(model));
+  return std::make_unique<RecurrentDecoder>(
+      makeFamilyStep(model, &GenerationSupport::make_recurrent, "make_recurrent"));
 }
 
 }  // namespace mixerlab

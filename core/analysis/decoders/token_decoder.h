@@ -6,7 +6,9 @@
 // is the family's registry entry (GenerationSupport, core/models/generation_support.h).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "core/analysis/generation.h"
 #include "core/models/generation_support.h"
 #include "core/models/language_model.h"
+#include "core/util/error.h"
 
 namespace mixerlab {
 
@@ -57,5 +60,27 @@ std::unique_ptr<TokenDecoder> makeRecomputeDecoder(LanguageModel& model);
 std::unique_ptr<TokenDecoder> makeCachedMixerDecoder(LanguageModel& model);
 std::unique_ptr<TokenDecoder> makeKvCacheDecoder(LanguageModel& model);
 std::unique_ptr<TokenDecoder> makeRecurrentDecoder(LanguageModel& model);
+// The registry's GenerationSupport of `model`'s family (nullopt: it does not generate).
+const std::optional<GenerationSupport>& familyGeneration(const LanguageModel& model);
+
+// The step `model`'s family offers a fast decoder in its registry entry (`field`:
+// &GenerationSupport::make_stack or ::make_recurrent, named `field_name`), made for `model`; throws
+// naming the architecture and the field when the family offers none.
+template <typename Step>
+std::unique_ptr<Step> makeFamilyStep(LanguageModel& model,
+                                     std::function<std::unique_ptr<Step>(LanguageModel&)> GenerationSupport::*field,
+                                     const std::string& field_name);
+
+template <typename Step>
+std::unique_ptr<Step> makeFamilyStep(LanguageModel& model,
+                                     std::function<std::unique_ptr<Step>(LanguageModel&)> GenerationSupport::*field,
+                                     const std::string& field_name) {
+  const auto& generation = familyGeneration(model);
+  if (!generation || !((*generation).*field)) {
+    throw MixerLabError("no " + field_name + " step for architecture \"" + model.config().arch + "\"",
+                        "give the family a GenerationSupport::" + field_name + " in its registry entry");
+  }
+  return ((*generation).*field)(model);
+}
 
 }  // namespace mixerlab

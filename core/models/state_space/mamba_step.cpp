@@ -77,9 +77,7 @@ class MambaRecurrentStack : public RecurrentStack {
 }  // namespace
 
 std::unique_ptr<RecurrentStack> makeMambaRecurrentStack(LanguageModel& model) {
-  auto* mamba = dynamic_cast<MambaModel*>(&model);
-  if (mamba == nullptr) throw MixerLabError("the Mamba step needs a mamba model");
-  return std::make_unique<MambaRecurrentStack>(*mamba);
+  return std::make_unique<MambaRecurrentStack>(dynamic_cast<MambaModel&>(model));
 }
 
 }  // namespace mixerlab
