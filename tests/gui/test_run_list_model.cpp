@@ -82,6 +82,7 @@ class TestRunListModel : public QObject {
     QVERIFY(!model.state("llama"));
     QVERIFY(model.series("llama") == nullptr);
     QSignalSpy series_changed(&model, &RunListModel::seriesChanged);
+    QSignalSpy points_appended(&model, &RunListModel::pointsAppended);
     QSignalSpy data_changed(&model, &QAbstractItemModel::dataChanged);
 
     model.applySnapshot(runningLlama());
@@ -98,8 +99,13 @@ class TestRunListModel : public QObject {
     QCOMPARE(cell(model, 1, RunListModel::Device), QString("cpu (2 threads)"));
     QCOMPARE(cell(model, 1, RunListModel::Device, Qt::ToolTipRole),
              QString("cpu (2 threads, BLAS /usr/lib/libopenblas.so)"));
-    QCOMPARE(series_changed.count(), 1);
-    QCOMPARE(series_changed.at(0).at(0).toString(), QString("llama"));
+    // New points are appended, not a whole series to redraw: the signal carries just what arrived.
+    QCOMPARE(series_changed.count(), 0);
+    QCOMPARE(points_appended.count(), 1);
+    const auto appended = points_appended.at(0).at(0).value<widgets::LossSeries>();
+    QCOMPARE(appended.run, QString("llama"));
+    QCOMPARE(appended.train.size(), 2);
+    QCOMPARE(appended.eval.size(), 1);
     QCOMPARE(model.series("llama")->train.size(), 2);
     QCOMPARE(model.series("llama")->eval.size(), 1);
     QCOMPARE(model.runConfigJson("llama"), runningLlama().run_config_json);
@@ -120,7 +126,8 @@ class TestRunListModel : public QObject {
     QCOMPARE(cell(model, 1, RunListModel::BestEval), QString());
     QCOMPARE(cell(model, 1, RunListModel::TokensPerS), QString());
     QCOMPARE(cell(model, 1, RunListModel::Elapsed), QString("1:02:05"));
-    QCOMPARE(series_changed.count(), 1);
+    QCOMPARE(series_changed.count(), 0);
+    QCOMPARE(points_appended.count(), 1);
     QCOMPARE(model.series("llama")->train.size(), 2);
 
     // A resume resets the series; a run directory the project does not name gets its own row.
@@ -129,7 +136,9 @@ class TestRunListModel : public QObject {
     resumed.new_train = {{1, 512, 0.5, 4.9}};
     resumed.new_eval.clear();
     model.applySnapshot(resumed);
-    QCOMPARE(series_changed.count(), 2);
+    QCOMPARE(series_changed.count(), 1);  // the series restarts: redrawn whole
+    QCOMPARE(series_changed.at(0).at(0).toString(), QString("llama"));
+    QCOMPARE(points_appended.count(), 1);
     QCOMPARE(model.series("llama")->train.size(), 1);
     gui::RunSnapshot fork = runningLlama();
     fork.run = "llama-fork";

@@ -30,13 +30,13 @@
 #include <QVBoxLayout>
 
 #include "app/gui/common/app_settings.h"
-#include "app/gui/common/background_job.h"
 #include "app/gui/generation/generation_panel.h"
 #include "app/gui/inversion/inversion_panel.h"
 #include "app/gui/launch/launch_target_selector.h"
 #include "app/gui/launch/queue_panel.h"
 #include "app/gui/launch/remote_host_dialog.h"
 #include "app/gui/launch/reproduce_dialog.h"
+#include "app/gui/launch/run_control.h"
 #include "app/gui/launch/run_launcher.h"
 #include "app/gui/launch/run_queue.h"
 #include "app/gui/launch/run_time_estimate.h"
@@ -48,7 +48,6 @@
 #include "app/gui/runs/compute_frontier_groups.h"
 #include "app/gui/runs/run_group_names.h"
 #include "app/gui/runs/run_list_model.h"
-#include "app/gui/runs/run_monitor.h"
 #include "app/gui/runs/run_table_filter.h"
 #include "app/gui/shell/help_menu.h"
 #include "app/gui/tooling/event_loop_latency.h"
@@ -63,7 +62,14 @@
 
 namespace mixerlab::gui {
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), target_(new LocalLaunchTarget(findCliExecutable())) {
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  control_ = new RunControl(this);
+  connect(control_, &RunControl::runUpdated, this, &MainWindow::onRunUpdated);
+  connect(control_, &RunControl::launchFailed, this, &MainWindow::onLaunchFailed);
+  connect(control_, &RunControl::launchStarted, this,
+          [this](const QString& run) { statusBar()->showMessage("started " + run, 8000); });
+  connect(control_, &RunControl::queueStarted, this,
+          [this](const QString& run) { statusBar()->showMessage("queue started " + run, 5000); });
   document_ = new ProjectDocument(this);
   connect(document_, &ProjectDocument::edited, this, &MainWindow::onProjectEdited);
   connect(document_, &ProjectDocument::writeFailed, this,
@@ -78,7 +84,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), target_(new Local
   restoreState(settings.windowState());
 }
 
-MainWindow::~MainWindow() { stopMonitor(); }
+MainWindow::~MainWindow() { control_->stopMonitor(); }
 
 void MainWindow::buildUi() {
   setWindowTitle("MixerLab");
@@ -215,9 +221,8 @@ void MainWindow::buildMenusAndToolbar() {
   run_menu->addAction("Reproduce the &paper...", this, &MainWindow::onReproducePaper);
   toolbar->addWidget(new QLabel(" target: ", this));
   target_selector_ = new LaunchTargetSelector(findCliExecutable(), this);
-  connect(target_selector_, &LaunchTargetSelector::targetChanged, this, [this](const LaunchTargetSpec& spec) {
-    if (auto target = makeLaunchTarget(spec)) target_ = std::move(target);
-  });
+  connect(target_selector_, &LaunchTargetSelector::targetChanged, this,
+          [this](const LaunchTargetSpec& spec) { control_->setTarget(spec); });
   toolbar->addWidget(target_selector_);
   run_menu->addAction("Add remote &host...", this, [this] {
     RemoteHostDialog dialog(this);
@@ -232,35 +237,8 @@ void MainWindow::buildMenusAndToolbar() {
   addHelpMenu(this);
 }
 
-void MainWindow::startMonitor() {
-  if (monitor_job_ == nullptr) monitor_job_ = new BackgroundJob("run-monitor", this);
-  auto* monitor = new RunMonitor(runsDirectory());
-  monitor_job_->forward(monitor, &RunMonitor::runUpdated, this, &MainWindow::onRunUpdated);
-  monitor_job_->forward(monitor, &RunMonitor::launchStarted,
-                        [this](const QString& run) { statusBar()->showMessage("started " + run, 8000); });
-  monitor_job_->forward(monitor, &RunMonitor::launchFailed, [this](const QString& run, const QString& error) {
-    onLaunchFailed(run, error);
-    if (queue_) queue_->onLaunchFailed(run);
-  });
-  monitor_job_->startResident(monitor);
-  monitor_ = monitor;
-}
-
-// The monitor lives on its job's thread: the call runs there, and is dropped with the monitor.
-void MainWindow::watchLaunch(const QString& run, const LaunchedProcess& launched) {
-  if (monitor_job_ == nullptr || !monitor_job_->isRunning()) return;
-  RunMonitor* monitor = monitor_;
-  monitor_job_->post([monitor, run, launched] { monitor->watchLaunch(run, launched); });
-}
-
-// The snapshots the stopped monitor still had queued are dropped: none of a previous project's runs
-// reaches the next project's table or plot.
-void MainWindow::stopMonitor() {
-  if (monitor_job_ != nullptr) monitor_job_->stop();
-  monitor_ = nullptr;
-}
-
 QString MainWindow::runsDirectory() const { return document_->runsDirectory(); }
+RunQueue* MainWindow::queue() const { return control_->queue(); }
 
 QString MainWindow::openProject(const QString& project_file) {
   const QString previous_file = document_->isOpen() ? QFileInfo(document_->filePath()).absoluteFilePath() : QString();
@@ -279,7 +257,7 @@ QString MainWindow::openProject(const QString& project_file) {
     statusBar()->showMessage("could not open " + QFileInfo(project_file).fileName() + " (see the message)", 15000);
     return error;
   }
-  stopMonitor();
+  control_->stopMonitor();
   if (!previous_file.isEmpty() && previous_file != QFileInfo(document_->filePath()).absoluteFilePath()) {
     // Another project starts on this machine, not on the previous project's ranks or remote host
     // reopening the same project keeps the target.
@@ -300,18 +278,9 @@ QString MainWindow::openProject(const QString& project_file) {
   AppSettings().rememberProject(file);
   rebuildRecentMenu();
 
-  startMonitor();  // before the queue, which may launch a saved run at once for the monitor to watch
-  delete queue_;
-  queue_ = new RunQueue(makeLaunchTarget(target_selector_->currentTarget()), file, runsDirectory(), this);
-  connect(queue_, &RunQueue::started, this,
-          [this](const QString& run) { statusBar()->showMessage("queue started " + run, 5000); });
-  connect(queue_, &RunQueue::launchFailed, this, &MainWindow::onLaunchFailed);
-  connect(queue_, &RunQueue::launched, this, &MainWindow::watchLaunch);
-  queue_panel_->setQueue(queue_);
-  if (const QString queue_error = queue_->setStateFile(QFileInfo(file).absolutePath() + "/queue.json");
-      !queue_error.isEmpty()) {
-    statusBar()->showMessage(queue_error, 15000);
-  }
+  const QString queue_error = control_->openProject(file, runsDirectory());
+  queue_panel_->setQueue(control_->queue());
+  if (!queue_error.isEmpty()) statusBar()->showMessage(queue_error, 15000);
   if (runs_->rowCount() > 0) table_->selectRow(0);
   statusBar()->showMessage("opened " + file, 5000);
   return {};
@@ -337,7 +306,6 @@ QString MainWindow::runState(const QString& run) const {
 
 void MainWindow::onRunUpdated(const RunSnapshot& s) {
   runs_->applySnapshot(s);
-  if (queue_) queue_->onRunStateChanged(s.run, s.state, s.status_stamp);
   if (s.run == selectedRun()) showSelectedLog();
 }
 
@@ -418,16 +386,10 @@ QString MainWindow::launch(const QString& run, bool resume) {
       run_id = run;
     }
   }
-  LaunchedProcess launched;
-  launched.status_before = statusStamp(runsDirectory() + "/" + run);
-  const QString error = target_->start(trainArguments(project_file, project_run, resume, run_id),
-                                       QFileInfo(project_file).absolutePath(), &launched);
-  if (error.isEmpty()) {
-    watchLaunch(run, launched);
-    statusBar()->showMessage("starting " + run + " on " + target_->name() + "...", 8000);
-  } else {
-    onLaunchFailed(run, error);
-  }
+  const QString error =
+      control_->start(run, runsDirectory() + "/" + run, trainArguments(project_file, project_run, resume, run_id),
+                      QFileInfo(project_file).absolutePath());
+  if (error.isEmpty()) statusBar()->showMessage("starting " + run + " on " + control_->targetName() + "...", 8000);
   return error;
 }
 
@@ -559,10 +521,11 @@ void MainWindow::onCompareConfigs() {
 }
 
 void MainWindow::onQueueSelected() {
-  if (!queue_ || selectedRun().isEmpty()) return;
+  RunQueue* queue = control_->queue();
+  if (!queue || selectedRun().isEmpty()) return;
   const bool resume = RunPaths{(runsDirectory() + "/" + selectedRun()).toStdString()}.hasRunInfo();
-  queue_->enqueue(selectedRun(), resume);
-  statusBar()->showMessage("queued " + selectedRun() + " (" + QString::number(queue_->pending().size()) + " waiting)",
+  queue->enqueue(selectedRun(), resume);
+  statusBar()->showMessage("queued " + selectedRun() + " (" + QString::number(queue->pending().size()) + " waiting)",
                            5000);
 }
 
@@ -620,10 +583,10 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   AppSettings settings;
   settings.setWindowGeometry(saveGeometry());
   settings.setWindowState(saveState());
-  stopMonitor();        // runs keep going: they are separate processes
-  generation_->stop();  // generation runs in this process: cancel it and join its threads
-  inversion_->stop();   // so does inversion
-  retrieval_->stop();   // and retrieval
+  control_->stopMonitor();  // runs keep going: they are separate processes
+  generation_->stop();      // generation runs in this process: cancel it and join its threads
+  inversion_->stop();       // so does inversion
+  retrieval_->stop();       // and retrieval
   event->accept();
 }
 

@@ -1,12 +1,12 @@
 // The MixerLab main window: a project's runs (status, step, tokens, best eval loss, throughput),
 // a live loss plot of all runs, the selected run's log, and actions to train, resume and stop runs.
-// Runs are CLI child processes; a RunMonitor on a BackgroundJob's thread feeds a RunListModel, which the
-// runs table, the plot and the comparison dock read. The project is held once by a ProjectDocument,
-// whose edits are undoable (Edit menu). The central area has five tabs: the loss curves, the
-// side-by-side generation panel (Run > Generate from run), the representation-inversion inspector
-// (Run > Inspect representations), the summary-to-story retrieval panel (Run > Retrieve stories
-// with run; these three are also in the run list's context menu) and Scaling (loss vs compute:
-// Pareto frontiers and power-law fits). Run > Reproduce the paper runs `mixerlab reproduce`.
+// Runs are CLI child processes, started, watched and queued by a RunControl (launch/run_control.h),
+// whose run monitor feeds a RunListModel, which the runs table, the plot and the comparison dock read. The project is
+// held once by a ProjectDocument, whose edits are undoable (Edit menu). The central area has five tabs: the loss
+// curves, the side-by-side generation panel (Run > Generate from run), the representation-inversion inspector (Run >
+// Inspect representations), the summary-to-story retrieval panel (Run > Retrieve stories with run; these three are also
+// in the run list's context menu) and Scaling (loss vs compute: Pareto frontiers and power-law fits). Run > Reproduce
+// the paper runs `mixerlab reproduce`.
 #pragma once
 #include <QHash>
 #include <QJsonObject>
@@ -35,10 +35,9 @@ class RunComparisonWidget;
 
 namespace mixerlab::gui {
 
-class BackgroundJob;
 class LaunchTarget;
 struct LaunchedProcess;
-class RunMonitor;
+class RunControl;
 class LaunchTargetSelector;
 class RunQueue;
 class QueuePanel;
@@ -93,7 +92,7 @@ class MainWindow : public QMainWindow {
   QString deleteRun(const QString& run);
   RunTableFilter* runTableFilter() const { return table_filter_; }
   QLineEdit* runFilterEdit() const { return filter_edit_; }
-  RunQueue* queue() const { return queue_; }
+  RunQueue* queue() const;
   QueuePanel* queuePanel() const { return queue_panel_; }
   GenerationPanel* generationPanel() const { return generation_; }
   // Shows the Generate tab and adds a column per checkpoint (run or checkpoint folders, or run
@@ -168,11 +167,6 @@ class MainWindow : public QMainWindow {
   void rebuildRecentMenu();
   // Opens the run setup dialog; on OK adds the run (or replaces `replace_name`) through the document.
   QString editRunInDialog(const QJsonObject& initial, const QString& replace_name);
-  void startMonitor();
-  void stopMonitor();
-  // Has the run monitor watch a process just launched for run folder `run` (launchFailed shows
-  // the CLI's refusal).
-  void watchLaunch(const QString& run, const LaunchedProcess& launched);
   QString selectedRun() const;
   // Empty for a run of the project; else why Edit/Remove do not apply (a fork's run folder).
   QString notAProjectRun(const QString& run) const;
@@ -202,13 +196,10 @@ class MainWindow : public QMainWindow {
   QLabel* project_label_ = nullptr;
   QMenu* recent_menu_ = nullptr;
   LaunchTargetSelector* target_selector_ = nullptr;
-  RunQueue* queue_ = nullptr;
   QueuePanel* queue_panel_ = nullptr;
   EventLoopLatency* latency_ = nullptr;
   widgets::RunComparisonWidget* comparison_ = nullptr;
-  BackgroundJob* monitor_job_ = nullptr;  // runs a RunMonitor of the open project
-  RunMonitor* monitor_ = nullptr;         // that job's worker (it lives on the job's thread)
-  std::unique_ptr<LaunchTarget> target_;
+  RunControl* control_ = nullptr;  // the launch target, the run monitor and the queue of the open project
   QHash<QString, widgets::SweepDraft> sweep_drafts_;
   QSet<QString> grouped_runs_;  // runs whose settings the "Mean by" list has seen  // base run name -> the cancelled
                                 // editor's fields

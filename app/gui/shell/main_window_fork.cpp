@@ -62,17 +62,14 @@ QString MainWindow::forkInForm(const QString& run, const QString& checkpoint, co
   error = document_->addRun(fork, "fork " + run + " as " + name);
   if (error.isEmpty()) {
     const QString project_file = document_->filePath();
-    LaunchedProcess launched;
-    launched.status_before = statusStamp(runsDirectory() + "/" + name);
-    error = target_->start(trainArguments(project_file, name, false, {}, dialog.forkCheckpoint()),
-                           QFileInfo(project_file).absolutePath(), &launched);
+    error = control_->start(name, runsDirectory() + "/" + name,
+                            trainArguments(project_file, name, false, {}, dialog.forkCheckpoint()),
+                            QFileInfo(project_file).absolutePath());
     if (error.isEmpty()) {
-      watchLaunch(name, launched);
       statusBar()->showMessage("forking " + name + " from " + dialog.forkCheckpoint(), 8000);
       return {};
     }
-    onLaunchFailed(name, error);
-    return error;
+    return error;  // RunControl reported it (onLaunchFailed)
   }
   statusBar()->showMessage("fork not created: " + error, 15000);
   return error;

@@ -221,8 +221,8 @@ QString MainWindow::createSweep(const QVector<QJsonObject>& runs, bool queue) {
     statusBar()->showMessage("sweep not created: " + error, 20000);
     return error;
   }
-  if (queue && queue_) {
-    for (const QJsonObject& run : runs) queue_->enqueue(run.value("name").toString(), false);
+  if (queue && control_->queue()) {
+    for (const QJsonObject& run : runs) control_->queue()->enqueue(run.value("name").toString(), false);
   }
   statusBar()->showMessage(
       QString("added %1 runs%2 (Edit > Undo removes them)").arg(runs.size()).arg(queue ? " and queued them" : ""),
