@@ -1,5 +1,5 @@
 // A Hugging Face `tokenizer.json` tokenizer of the Llama / SentencePiece-like BPE kind the research uses
-// (research notes §10: trained with `train_new_from_iterator` from open_llama_3b's fast tokenizer; specials
+// (docs/fidelity.md: trained with `train_new_from_iterator` from open_llama_3b's fast tokenizer; specials
 // <unk>=0, <s>=1, </s>=2; pad := eos). Written from the format's documentation; hf_tokenizer_json.h lists
 // the supported subset, and files outside it are rejected when loaded.
 //

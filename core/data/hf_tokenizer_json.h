@@ -1,6 +1,6 @@
 // The subset of a Hugging Face `tokenizer.json` that MixerLab implements, read into plain structs: the
-// Llama-style SentencePiece-like BPE with byte fallback that the research's tokenizers use (§10 of the
-// research notes). Anything outside the subset (another model type, a NFKC or regex normalizer, a
+// Llama-style SentencePiece-like BPE with byte fallback that the research's tokenizers use
+// (docs/fidelity.md). Anything outside the subset (another model type, a NFKC or regex normalizer, a
 // ByteLevel pre-tokenizer, BPE dropout, ...) is rejected with a MixerLabError that names the file and the
 // unsupported component, so a tokenizer is never applied differently from what its file says.
 // hf_bpe_tokenizer.h runs what is read here.

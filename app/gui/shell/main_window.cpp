@@ -309,58 +309,6 @@ void MainWindow::onRunUpdated(const RunSnapshot& s) {
   if (s.run == selectedRun()) showSelectedLog();
 }
 
-void MainWindow::onSeriesChanged(const QString& run) {
-  const widgets::LossSeries* series = runs_->series(run);
-  if (series && plotShows(run)) panels_->setSeries(*series);
-  regroupOnFirstReport(run);
-}
-
-// Live updates: the plots append what arrived instead of taking the whole series again.
-void MainWindow::onPointsAppended(const widgets::LossSeries& points) {
-  if (plotShows(points.run)) {
-    if (panels_->hasRun(points.run)) {
-      panels_->appendPoints(points);
-    } else if (const widgets::LossSeries* series = runs_->series(points.run)) {
-      panels_->setSeries(*series);
-    }
-  }
-  regroupOnFirstReport(points.run);
-}
-
-// A run's settings are known once it is first reported (its run.json): the fields that differ
-// are listed again then, not on every metrics update.
-void MainWindow::regroupOnFirstReport(const QString& run) {
-  if (!grouped_runs_.contains(run)) {
-    grouped_runs_.insert(run);
-    panels_->setGroupingFields(varyingSettings());
-  }
-}
-
-QStringList MainWindow::varyingSettings() const {
-  QStringList keys;
-  const QStringList runs = runs_->runNames();
-  for (const QString& key : runs_->availableHyperparameters()) {
-    if (key == "name" || key == "train.seed") continue;  // seeds group by "Mean of seeds"
-    QSet<QString> values;
-    for (const QString& run : runs) values.insert(runs_->settings(run).value(key).toString());
-    if (values.size() > 1) keys << key;
-  }
-  return keys;
-}
-
-bool MainWindow::plotShows(const QString& run) const {
-  return runs_->isOverlaid(run) && (!table_filter_ || table_filter_->acceptsRun(run));
-}
-
-void MainWindow::showOrHideInPlots(const QString& run) {
-  const widgets::LossSeries* series = runs_->series(run);
-  if (series && plotShows(run)) {
-    panels_->setSeries(*series);
-  } else {
-    panels_->removeRun(run);
-  }
-}
-
 void MainWindow::showSelectedLog() {
   const QString run = selectedRun();
   if (run.isEmpty() || runsDirectory().isEmpty()) return;

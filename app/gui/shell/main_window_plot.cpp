@@ -1,15 +1,73 @@
-// The main window's plot area: the panels' view kept across sessions (x axis, log scales,
-// smoothing, which metric each panel shows). "Fork from here" is in main_window_fork.cpp.
+// The main window's plotting: what the run list reports reaches the plot panels (a run's new
+// points appended, a restarted series redrawn whole, only the runs ticked and passing the table's
+// filter), the settings that vary between runs offered for grouping, and the panels' view kept
+// across sessions (x axis, log scales, smoothing, which metric each panel shows). Run control
+// (starting, watching, queueing runs) is RunControl's; "Fork from here" is in main_window_fork.cpp.
 #include <algorithm>
+
+#include <QSet>
 
 #include "app/gui/common/app_settings.h"
 #include "app/gui/project/project_document.h"
 #include "app/gui/runs/run_list_model.h"
+#include "app/gui/runs/run_table_filter.h"
 #include "app/gui/shell/main_window.h"
 #include "widgets/plots/loss_plot_widget.h"
 #include "widgets/plots/plot_panels.h"
 
 namespace mixerlab::gui {
+
+void MainWindow::onSeriesChanged(const QString& run) {
+  const widgets::LossSeries* series = runs_->series(run);
+  if (series && plotShows(run)) panels_->setSeries(*series);
+  regroupOnFirstReport(run);
+}
+
+// Live updates: the plots append what arrived instead of taking the whole series again.
+void MainWindow::onPointsAppended(const widgets::LossSeries& points) {
+  if (plotShows(points.run)) {
+    if (panels_->hasRun(points.run)) {
+      panels_->appendPoints(points);
+    } else if (const widgets::LossSeries* series = runs_->series(points.run)) {
+      panels_->setSeries(*series);
+    }
+  }
+  regroupOnFirstReport(points.run);
+}
+
+// A run's settings are known once it is first reported (its run.json): the fields that differ
+// are listed again then, not on every metrics update.
+void MainWindow::regroupOnFirstReport(const QString& run) {
+  if (!grouped_runs_.contains(run)) {
+    grouped_runs_.insert(run);
+    panels_->setGroupingFields(varyingSettings());
+  }
+}
+
+QStringList MainWindow::varyingSettings() const {
+  QStringList keys;
+  const QStringList runs = runs_->runNames();
+  for (const QString& key : runs_->availableHyperparameters()) {
+    if (key == "name" || key == "train.seed") continue;  // seeds group by "Mean of seeds"
+    QSet<QString> values;
+    for (const QString& run : runs) values.insert(runs_->settings(run).value(key).toString());
+    if (values.size() > 1) keys << key;
+  }
+  return keys;
+}
+
+bool MainWindow::plotShows(const QString& run) const {
+  return runs_->isOverlaid(run) && (!table_filter_ || table_filter_->acceptsRun(run));
+}
+
+void MainWindow::showOrHideInPlots(const QString& run) {
+  const widgets::LossSeries* series = runs_->series(run);
+  if (series && plotShows(run)) {
+    panels_->setSeries(*series);
+  } else {
+    panels_->removeRun(run);
+  }
+}
 
 void MainWindow::restorePlotView() {
   const QVariantMap view = AppSettings().plotView();
