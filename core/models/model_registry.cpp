@@ -50,6 +50,14 @@ std::string canonicalArchitectureName(const std::string& name) {
   return name;
 }
 
+std::string researchArmArchitecture(ResearchArm arm) {
+  for (const auto& family : architectures()) {
+    if (family.research_arm == arm) return family.name;
+  }
+  throw MixerLabError("no family represents the " + researchArmName(arm) + " arm",
+                      "mark one family's registry entry with research_arm");
+}
+
 std::string fastDecoderKindName(FastDecoder decoder) {
   switch (decoder) {
     case FastDecoder::kCachedMixer:

@@ -47,6 +47,8 @@ std::vector<std::string> generatingArchitectures();  // the families with a Gene
 std::string generatingArchitectureNames();           // the same joined: "masked_mixer, llama, ..."
 // The registry name of `name` or of the family that lists it as an alias; `name` itself otherwise.
 std::string canonicalArchitectureName(const std::string& name);
+// The registry name of the family that represents `arm` (exactly one per arm; checked by the tests).
+std::string researchArmArchitecture(ResearchArm arm);
 
 // Validates (throwing MixerLabError with every problem) and builds.
 LanguageModelPtr buildModel(const ModelConfig& config);

@@ -5,7 +5,7 @@
 #include <QFileInfo>
 
 #include "core/config/project_config.h"
-#include "core/models/research_arm.h"
+#include "core/models/model_registry.h"
 #include "core/util/atomic_file.h"
 #include "core/util/json_document.h"
 
