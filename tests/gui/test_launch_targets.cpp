@@ -195,6 +195,20 @@ class TestLaunchTargets : public QObject {
     QCOMPARE(gui::LaunchTargetSpec::localGpu(2).probeArguments(), QStringList({"probe", "--json"}));
   }
 
+  // A probe whose program cannot start at all fails at once with the reason, and is not left
+  // "probing" forever.
+  void probeOfAMissingProgramFails() {
+    gui::TargetProbe probe(QString::fromStdString((dir_ / "no-such-mixerlab").string()));
+    QSignalSpy failed(&probe, &gui::TargetProbe::failed);
+    QSignalSpy probed(&probe, &gui::TargetProbe::probed);
+    probe.probe(gui::LaunchTargetSpec::localGpu(1));
+    QVERIFY(failed.wait(10000));
+    QCOMPARE(failed.at(0).at(0).toString(), QString("local"));
+    QVERIFY2(!failed.at(0).at(1).toString().isEmpty(), "no reason given");
+    QCOMPARE(probed.count(), 0);
+    QVERIFY(!probe.isProbing("local"));
+  }
+
   void selectorShowsThisMachineBeforeLaunch() {
     gui::AppSettings().setTargetHardware("local", "", "");
     gui::LaunchTargetSelector selector(QString::fromStdString(testing::cliPath().string()), nullptr, 2);

@@ -70,10 +70,15 @@ class TestRunMonitor : public QObject {
     QCOMPARE(started.count(), 0);
     QCOMPARE(monitor.watchedLaunches(), 0);
     QVERIFY(!QFile::exists(launched.error_file));
-    // A process that says nothing gets the monitor's own words.
-    launchScript(monitor, "silent", "exit 1");
+    // Without "error:" or "fix:" lines (a crash's trace, say), the last five lines are the message.
+    launchScript(monitor, "crashed", "for n in 1 2 3 4 5 6 7; do echo \"trace line $n\" >&2; done; exit 134");
     QVERIFY(pollUntil(monitor, [&] { return failed.count() > 1; }));
     QCOMPARE(failed.at(1).at(1).toString(),
+             QString("trace line 3\ntrace line 4\ntrace line 5\ntrace line 6\ntrace line 7"));
+    // A process that says nothing gets the monitor's own words.
+    launchScript(monitor, "silent", "exit 1");
+    QVERIFY(pollUntil(monitor, [&] { return failed.count() > 2; }));
+    QCOMPARE(failed.at(2).at(1).toString(),
              QString("the mixerlab process ended before the run started, without a message"));
   }
 

@@ -4,6 +4,8 @@
 // launch-target registry, the train arguments for --run-id / --fork-from, and a queued fork.
 #include <QtTest/QtTest>
 
+#include <QStatusBar>
+
 #include <QComboBox>
 
 #include "app/gui/common/app_settings.h"
@@ -246,6 +248,7 @@ class TestRunQueue : public QObject {
     window.show();
     const QString runs_dir = window.runsDirectory();
     gui::RunQueue& queue = *window.queue();  // fed by the window's run monitor
+    QSignalSpy messages(window.statusBar(), &QStatusBar::messageChanged);
     QStringList started;
     QString mixer_state_when_llama_started;
     connect(&queue, &gui::RunQueue::started, this, [&](const QString& run) {
@@ -265,6 +268,9 @@ class TestRunQueue : public QObject {
     queue.enqueue("llama", false);
     QCOMPARE(started, QStringList({"mixer"}));
     QCOMPARE(queue.pending(), QStringList({"llama"}));
+    // The window says what the queue started (the run control passes the queue's report on).
+    QVERIFY(std::any_of(messages.begin(), messages.end(),
+                        [](const QList<QVariant>& m) { return m.at(0).toString() == "queue started mixer"; }));
     // The window's monitor polls every 300 ms, so a run of a second or two may go from "pending" to
     // "finished" between two polls: wait for either. That llama waited for mixer is checked below
     // from mixer's own status at the moment llama started.
