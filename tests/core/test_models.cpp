@@ -268,6 +268,12 @@ class TestModels : public QObject {
       int per_arm[2] = {0, 0};
       for (const PlannedRun& run : plan.runs) {
         QCOMPARE(run.model.at("arch").get<std::string>(), researchArmArchitecture(run.arm));
+        // A run named "...-seedN" trains with seed N.
+        if (const auto at = run.name.rfind("-seed"); at != std::string::npos) {
+          const uint64_t named = std::stoull(run.name.substr(at + 5));
+          QCOMPARE(run.seed, named);
+          QCOMPARE(run.train.at("seed").get<uint64_t>(), named);
+        }
         ++per_arm[run.arm == ResearchArm::kMixer ? 0 : 1];
       }
       QVERIFY2(per_arm[0] > 0 && per_arm[1] > 0, scaleName(scale).c_str());
