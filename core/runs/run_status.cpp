@@ -17,6 +17,7 @@
 #include "core/util/atomic_file.h"
 #include "core/util/enum_names.h"
 #include "core/util/error.h"
+#include "core/util/subprocess.h"
 
 namespace mixerlab {
 
@@ -52,8 +53,7 @@ std::string utcTimestamp() {
 RunStatus RunStatus::resolvedForReader() const {
   RunStatus s = *this;
   if (state == RunState::Running && pid > 0 && host == hostName()) {
-    const bool alive = ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
-    if (!alive) {
+    if (!processAlive(pid)) {
       s.state = RunState::Stopped;
       s.reason = "process ended without a final status (killed?); resume it to continue from the last checkpoint";
     }

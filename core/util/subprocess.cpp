@@ -537,6 +537,8 @@ std::string replaceProcessImage(const SubprocessSpec& spec) {
   }
 }
 
+bool processAlive(int64_t pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
+
 std::string currentExecutable() {
   char path[4096];
   const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);

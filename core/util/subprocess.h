@@ -141,4 +141,7 @@ std::string replaceProcessImage(const SubprocessSpec& spec);
 // The path of the running executable (/proc/self/exe); empty when it cannot be read.
 std::string currentExecutable();
 
+// True while process `pid` (> 0) exists on this host, also when it belongs to another user.
+bool processAlive(int64_t pid);
+
 }  // namespace mixerlab

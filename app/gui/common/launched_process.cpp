@@ -1,10 +1,7 @@
 // Launched processes and what they left behind (see launched_process.h).
 #include "app/gui/common/launched_process.h"
 
-#include <signal.h>
-
 #include <algorithm>
-#include <cerrno>
 
 #include <QFile>
 #include <QStringList>
@@ -17,8 +14,6 @@ QString statusStamp(const QString& run_directory) {
   const auto status = readRunStatus(run_directory.toStdString());
   return status ? QString::fromStdString(status->updated_at) : QString();
 }
-
-bool processAlive(qint64 pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
 
 QString cliErrorMessage(const QString& error_file) {
   QFile file(error_file);

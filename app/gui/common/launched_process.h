@@ -14,8 +14,6 @@ struct LaunchedProcess {
 
 // The updated_at of `run_directory`'s status.json; "" when it has none (yet).
 QString statusStamp(const QString& run_directory);
-// True while the process runs (or exists under another user).
-bool processAlive(qint64 pid);
 // The CLI's message in an error file: its "error:" and "fix:" lines, else its last five lines.
 QString cliErrorMessage(const QString& error_file);
 

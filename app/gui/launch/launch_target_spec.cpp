@@ -2,6 +2,7 @@
 #include "app/gui/launch/launch_target_spec.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "app/gui/common/app_settings.h"
 #include "core/train/device.h"
@@ -52,6 +53,7 @@ QString LaunchTargetSpec::help() const {
       "Data parallel, one rank per GPU of this machine (NCCL when the build has it).",
       "A saved remote host: trains there over SSH and mirrors the run here.",
   };
+  static_assert(std::size(kHelp) == static_cast<size_t>(LaunchTargetKind::kRemoteHost) + 1, "one sentence per kind");
   return kHelp[static_cast<int>(kind)];
 }
 

@@ -11,6 +11,7 @@
 #include "core/runs/run_directory.h"
 #include "core/runs/run_info.h"
 #include "core/runs/run_summary.h"
+#include "core/util/subprocess.h"
 
 namespace mixerlab::gui {
 
