@@ -2,6 +2,9 @@
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(SENTENCEPIECE REQUIRED IMPORTED_TARGET sentencepiece)
 find_library(SENTENCEPIECE_TRAIN_LIB sentencepiece_train REQUIRED)
+# Compressed corpora (core/data/compressed_reader.cpp): gzip through zlib, zstd through libzstd.
+find_package(ZLIB REQUIRED)
+pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 find_package(spdlog REQUIRED)
 find_package(nlohmann_json 3.9 REQUIRED)
 find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)

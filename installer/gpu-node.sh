@@ -21,6 +21,7 @@ PACKAGES=(
   libsentencepiece-dev libsentencepiece0
   libspdlog-dev libspdlog1.10 libfmt-dev libfmt9
   libcli11-dev nlohmann-json3-dev libsqlite3-dev
+  libzstd-dev libzstd1 zlib1g-dev zlib1g  # compressed corpora (core/data/compressed_reader.cpp)
   # Qt Test programs (Core + Test, moc) and the libraries Qt Core loads
   qt6-base-dev qt6-base-dev-tools qmake6 qmake6-bin libqt6core6 libqt6test6
   libicu72 libdouble-conversion3 libpcre2-16-0 libb2-1 libmd4c0

@@ -10,6 +10,7 @@ PACKAGES=(
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev
   libqcustomplot-dev           # provides the QCustomPlotQt6 CMake target
   libsentencepiece-dev sentencepiece
+  libzstd-dev zlib1g-dev zstd  # compressed corpora (.gz, .zst); the zstd tool checks a damaged file
   libspdlog-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev libgloo-dev openssh-client openssh-server
   xvfb xauth                   # headless GUI tests and screenshots
   clang-format                 # clang-format 14: installer/check-format.sh
