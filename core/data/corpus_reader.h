@@ -1,6 +1,7 @@
 // Reads a training corpus file and splits it into documents (one story / paragraph / JSON record each).
-// Every later stage (tokenizer training, token cache, batching) works on this list of documents, so the
-// split rules live here in one place: three on-disk formats plus auto-detection.
+// Every later stage (tokenizer training, token cache, batching) works on this list of documents. The
+// formats and their names live here; the split rules in document_splitter.h, shared by these whole-text
+// functions and the streaming reader (document_stream.h, corpus_sources.h).
 #pragma once
 #include <filesystem>
 #include <string>
@@ -27,8 +28,10 @@ CorpusFormat detectCorpusFormat(const std::filesystem::path& path, std::string_v
 std::vector<std::string> splitCorpusText(std::string_view contents, CorpusFormat format,
                                          const std::string& source_name);
 
-// Reads and splits a file (loadCorpusFile's checks). A missing file throws MixerLabError naming the path; a
-// file without any document gives an empty vector (callers decide whether that is an error).
+// Reads and splits a file through DocumentStream (document_stream.h): loadCorpusFile's checks, gzip and zstd
+// files decompressed, Auto decided by detectSourceFormat (the first MiB of text), documents longer than
+// 256 MiB refused. A missing file throws MixerLabError naming the path; a file without any document gives
+// an empty vector (callers decide whether that is an error).
 std::vector<std::string> readCorpus(const std::filesystem::path& path, CorpusFormat format = CorpusFormat::Auto);
 
 // A corpus file read once, for the caches: its bytes, the hash of those bytes and the resolved format.
