@@ -9,6 +9,7 @@
 #include "core/runs/run_directory.h"
 #include "core/train/checkpoint.h"
 #include "core/train/device.h"
+#include "core/train/project_data.h"
 #include "core/util/error.h"
 
 namespace mixerlab {
@@ -44,11 +45,7 @@ AnalysisModel loadAnalysisModel(const ModelSource& source) {
     const ProjectConfig project = loadProject(source.path);
     const RunConfig& run = project.run(source.run_name);
     m.train = run.train;
-    fs::path tokenizer_path = project.tokenizer.file;
-    if (tokenizer_path.empty()) {
-      tokenizer_path = ensureTokenizer(project.corpus.train_path, project.corpus.format, project.tokenizer,
-                                       project.cacheDirectory());
-    }
+    const fs::path tokenizer_path = ensureProjectTokenizer(project, {});
     m.tokenizer = std::make_unique<Tokenizer>(Tokenizer::load(tokenizer_path));
     m.model = freshModel(run.model, source.seed != 0 ? source.seed : run.train.seed);
   } else {

@@ -1,6 +1,8 @@
 // Project file loading and validation (see project_config.h).
 #include "core/config/project_config.h"
 
+#include <glob.h>
+
 #include <limits>
 #include <set>
 
@@ -20,6 +22,17 @@ namespace mixerlab {
 namespace fs = std::filesystem;
 
 namespace {
+
+// A corpus input exists when it is a file or folder, or a glob pattern that matches something.
+bool corpusInputExists(const fs::path& input) {
+  std::error_code ec;
+  if (fs::exists(input, ec)) return true;
+  if (input.string().find_first_of("*?[") == std::string::npos) return false;
+  glob_t matches{};
+  const bool found = ::glob(input.c_str(), 0, nullptr, &matches) == 0 && matches.gl_pathc > 0;
+  ::globfree(&matches);
+  return found;
+}
 
 fs::path resolvePath(const fs::path& base, const std::string& value) {
   fs::path p(value);
@@ -114,12 +127,12 @@ ProjectConfig parseProject(const nlohmann::json& document, const fs::path& path,
   p.corpus.train_path = resolvePath(base, p.corpus.train_path.string());
   if (!p.corpus.eval_path.empty()) p.corpus.eval_path = resolvePath(base, p.corpus.eval_path.string());
   const bool check_files = corpus_files == CorpusFiles::MustExist;
-  if (check_files && !fs::exists(p.corpus.train_path)) {
-    corpus.fail("train", "file " + p.corpus.train_path.string() + " does not exist",
+  if (check_files && !corpusInputExists(p.corpus.train_path)) {
+    corpus.fail("train", "file " + p.corpus.train_path.string() + " does not exist (or the glob matches nothing)",
                 "relative paths are resolved against " + base.string());
   }
-  if (check_files && !p.corpus.eval_path.empty() && !fs::exists(p.corpus.eval_path)) {
-    corpus.fail("eval", "file " + p.corpus.eval_path.string() + " does not exist",
+  if (check_files && !p.corpus.eval_path.empty() && !corpusInputExists(p.corpus.eval_path)) {
+    corpus.fail("eval", "file " + p.corpus.eval_path.string() + " does not exist (or the glob matches nothing)",
                 "relative paths are resolved against " + base.string());
   }
 

@@ -21,7 +21,12 @@ struct CorpusConfig {
   CorpusFormat format = CorpusFormat::Auto;
   double eval_fraction = 0.05;  // used when eval_path is empty
   uint64_t split_seed = 1234;
-  int64_t max_examples = 0;  // train on the first N training documents only (0 = all)
+  int64_t max_examples = 0;         // train on the first N training documents only (0 = all)
+  std::string json_field = "text";  // JSON Lines: the string field holding a document's text
+  // > 0: the first N documents of the training corpus are the eval split (blog II's Fineweb convention);
+  // eval_fraction is then unused.
+  int64_t eval_documents = 0;
+  int64_t memory_mb = 2048;  // data preparation's memory bound
 };
 
 struct RunConfig {

@@ -27,7 +27,9 @@ const FieldSet<ProjectConfig>& projectFields() {
 
 const FieldSet<CorpusConfig>& corpusFields() {
   static const auto fields = [] {
-    FieldSpec train = pathSpec("train", "Training text", "training text file, relative to the project file's folder");
+    FieldSpec train = pathSpec("train", "Training text",
+                               "training text: a file, a folder of files or a glob (shard-*.jsonl.zst), relative to "
+                               "the project file's folder; .gz and .zst files are read as they are");
     train.required = true;
     FieldSpec format;
     format.key = "format";
@@ -63,7 +65,14 @@ const FieldSet<CorpusConfig>& corpusFields() {
         .integer("split_seed", &CorpusConfig::split_seed, 0, kFieldMaxInteger, "Split seed", "seed of that split")
         .integer("max_examples", &CorpusConfig::max_examples, 0, kFieldMaxInteger, "Max train documents",
                  "train on the first N training documents only, in file order (0 = all; the research used the "
-                 "first 2,000,000 TinyStories stories)");
+                 "first 2,000,000 TinyStories stories)")
+        .text("json_field", &CorpusConfig::json_field, "JSON Lines field",
+              "the string field of each JSON Lines record that holds the document's text")
+        .integer("eval_documents", &CorpusConfig::eval_documents, 0, kFieldMaxInteger, "Eval documents",
+                 "when above 0, the first N training documents are the eval split (the research's Fineweb "
+                 "convention) and eval_fraction is unused")
+        .integer("memory_mb", &CorpusConfig::memory_mb, 256, 1 << 20, "Data memory (MB)",
+                 "memory bound of data preparation (tokenizer sample, encoding blocks), whatever the corpus size");
   }();
   return fields;
 }

@@ -33,10 +33,10 @@ const FieldSet<TrainConfig>& trainFields() {
                    "Loss-scale growth interval", "finite steps in a row before the loss scale doubles")
           .unit("steps")
           .group("Data")
-          .choice("batch_mode", &TrainConfig::batch_mode, {"padded", "packed"}, "Batch mode",
+          .choice("batch_mode", &TrainConfig::batch_mode, {"padded", "packed", "chunked"}, "Batch mode",
                   "padded (research, TinyStories): one document per row, its beginning kept, padded to T (pads "
                   "excluded from the loss); packed: documents concatenated (see pack_separator) and cut into rows of "
-                  "T")
+                  "T; chunked (research, Fineweb): each document cut into rows of T, its remainder dropped")
           .choice("padding_side", &TrainConfig::padding_side, {"left", "right"}, "Padding side",
                   "padded mode: left (research: its tokenizer's default, relied on by the last-token embedding, "
                   "inference and the autoencoder; the first token is a target, predicted from the pads) or right "

@@ -45,7 +45,7 @@ struct TrainConfig {
   int64_t loss_scale_growth_interval = 2000;  // finite steps before the scale doubles
   // Data layout of this run (defaults: the research's TinyStories setup, except the newline token
   // and the eos between packed documents, kept as improvements).
-  std::string batch_mode = "padded";   // "padded" (one document per row) or "packed"
+  std::string batch_mode = "padded";   // "padded" (one document per row), "packed" or "chunked"
   std::string padding_side = "left";   // padded mode: "left" (research) or "right"
   std::string pad_token = "eos";       // padded mode: "eos" (research: pad = </s>) or "pad" (<pad>)
   std::string newline = "token";       // "token" (the tokenizer's newline) or "unk" (research)

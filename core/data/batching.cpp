@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <random>
 
+#include "core/util/enum_names.h"
 #include "core/util/error.h"
 #include "core/util/hashing.h"
 
@@ -39,13 +40,17 @@ std::vector<int64_t> epochOrder(int64_t n, uint64_t seed, int64_t epoch, bool sh
 
 }  // namespace
 
+namespace {
+constexpr EnumName<BatchMode> kBatchModeNames[] = {
+    {BatchMode::Padded, "padded"}, {BatchMode::Packed, "packed"}, {BatchMode::Chunked, "chunked"}};
+}  // namespace
+
 BatchMode parseBatchMode(const std::string& name) {
-  if (name == "padded") return BatchMode::Padded;
-  if (name == "packed") return BatchMode::Packed;
-  throw MixerLabError("unknown batch mode \"" + name + "\"", "use \"padded\" or \"packed\"");
+  if (const auto mode = enumFromName(kBatchModeNames, name)) return *mode;
+  throw MixerLabError("unknown batch mode \"" + name + "\"", "use \"padded\", \"packed\" or \"chunked\"");
 }
 
-std::string batchModeName(BatchMode mode) { return mode == BatchMode::Packed ? "packed" : "padded"; }
+std::string batchModeName(BatchMode mode) { return enumName(kBatchModeNames, mode, "padded"); }
 
 PaddingSide parsePaddingSide(const std::string& name) {
   if (name == "left") return PaddingSide::Left;
@@ -71,10 +76,14 @@ std::pair<std::vector<size_t>, std::vector<size_t>> splitDocuments(size_t num_do
   }
   std::pair<std::vector<size_t>, std::vector<size_t>> split;
   for (size_t i = 0; i < num_documents; ++i) {
-    const double u = static_cast<double>(hashPair(split_seed, i) >> 11) * 0x1.0p-53;  // uniform in [0, 1)
-    (u < eval_fraction ? split.second : split.first).push_back(i);
+    (isEvalDocument(i, eval_fraction, split_seed) ? split.second : split.first).push_back(i);
   }
   return split;
+}
+
+bool isEvalDocument(size_t document, double eval_fraction, uint64_t split_seed) {
+  const double u = static_cast<double>(hashPair(split_seed, document) >> 11) * 0x1.0p-53;  // uniform in [0, 1)
+  return u < eval_fraction;
 }
 
 ExampleSet::ExampleSet(const TokenCache& cache, std::vector<size_t> doc_indices, BatchingSettings settings)
@@ -99,6 +108,14 @@ ExampleSet::ExampleSet(const TokenCache& cache, std::vector<size_t> doc_indices,
       if (cache.document(doc).size > 0) doc_indices_.push_back(doc);
     }
     num_examples_ = static_cast<int64_t>(doc_indices_.size());
+  } else if (settings_.mode == BatchMode::Chunked) {
+    doc_indices_ = std::move(doc_indices);
+    chunk_start_.reserve(doc_indices_.size() + 1);
+    chunk_start_.push_back(0);
+    for (size_t doc : doc_indices_) {
+      chunk_start_.push_back(chunk_start_.back() + static_cast<int64_t>(cache.document(doc).size) / T);
+    }
+    num_examples_ = chunk_start_.back();
   } else {
     doc_indices_ = std::move(doc_indices);
     const int64_t separator = settings_.pack_separator == PackSeparator::Eos ? 1 : 0;
@@ -116,6 +133,16 @@ void ExampleSet::fill(int64_t example, int64_t* input_ids_out, int64_t* labels_o
     throw std::out_of_range("example " + std::to_string(example) + " of " + std::to_string(num_examples_));
   }
   const int64_t T = settings_.context_length;
+  if (settings_.mode == BatchMode::Chunked) {
+    // Row j of document k: its tokens [j*T, (j+1)*T).
+    const auto k = static_cast<size_t>(std::upper_bound(chunk_start_.begin(), chunk_start_.end(), example) -
+                                       chunk_start_.begin() - 1);
+    const TokenSpan tokens = cache_->document(doc_indices_[k]);
+    const auto first = static_cast<size_t>((example - chunk_start_[k]) * T);
+    for (int64_t t = 0; t < T; ++t) input_ids_out[t] = tokens[first + static_cast<size_t>(t)];
+    std::copy(input_ids_out, input_ids_out + T, labels_out);
+    return;
+  }
   if (settings_.mode == BatchMode::Packed) {
     fillPacked(example, input_ids_out);
     std::copy(input_ids_out, input_ids_out + T, labels_out);
@@ -126,7 +153,7 @@ void ExampleSet::fill(int64_t example, int64_t* input_ids_out, int64_t* labels_o
   const int64_t first = settings_.padding_side == PaddingSide::Left ? T - n : 0;  // where the tokens start
   for (int64_t t = 0; t < T; ++t) {
     const bool is_token = t >= first && t < first + n;
-    input_ids_out[t] = is_token ? tokens.data[t - first] : settings_.pad_id;
+    input_ids_out[t] = is_token ? tokens[static_cast<size_t>(t - first)] : settings_.pad_id;
     // HF's collator rule: the id decides, so a real token equal to the pad id is no target either.
     labels_out[t] = input_ids_out[t] == settings_.pad_id ? kIgnoreLabel : input_ids_out[t];
   }
@@ -144,7 +171,8 @@ void ExampleSet::fillPacked(int64_t example, int64_t* input_ids_out) const {
     const int64_t offset = pos - packed_start_[k];
     const TokenSpan tokens = cache_->document(doc_indices_[k]);
     // Past the document's tokens only when a separator follows it (empty documents are skipped above).
-    input_ids_out[t] = offset < static_cast<int64_t>(tokens.size) ? tokens.data[offset] : settings_.eos_id;
+    input_ids_out[t] =
+        offset < static_cast<int64_t>(tokens.size) ? tokens[static_cast<size_t>(offset)] : settings_.eos_id;
   }
 }
 

@@ -22,8 +22,8 @@
 
 namespace mixerlab {
 
-enum class BatchMode { Padded, Packed };
-BatchMode parseBatchMode(const std::string& name);  // "padded" / "packed"; else MixerLabError
+enum class BatchMode { Padded, Packed, Chunked };
+BatchMode parseBatchMode(const std::string& name);  // "padded" / "packed" / "chunked"; else MixerLabError
 std::string batchModeName(BatchMode mode);
 
 enum class PaddingSide { Left, Right };
@@ -58,6 +58,8 @@ struct Batch {
 // Returns {train, eval} document indices, each ascending. eval_fraction must lie in [0, 1]; 0 -> all train.
 std::pair<std::vector<size_t>, std::vector<size_t>> splitDocuments(size_t num_documents, double eval_fraction,
                                                                    uint64_t split_seed);
+// That rule for one document (so a stream of documents can be split without counting them first).
+bool isEvalDocument(size_t document, double eval_fraction, uint64_t split_seed);
 
 // A fixed list of examples of exactly context_length tokens from some of a cache's documents.
 // Padded: one example per document with at least one token, truncated to T (beginning kept) and padded
@@ -68,6 +70,8 @@ std::pair<std::vector<size_t>, std::vector<size_t>> splitDocuments(size_t num_do
 // Packed: the documents in the given order, each followed by eos_id when pack_separator is Eos (none
 // follows with None: documents are concatenated directly, as in the research), cut into
 // floor(length / T) rows (remainder dropped); no pads, no -100 labels.
+// Chunked (blog II's Fineweb layout): each document on its own is cut into floor(length / T) rows, its
+// remainder dropped; rows never span two documents; no pads, no -100 labels.
 class ExampleSet {
  public:
   ExampleSet(const TokenCache& cache, std::vector<size_t> doc_indices, BatchingSettings settings);
@@ -84,6 +88,7 @@ class ExampleSet {
   const TokenCache* cache_;
   std::vector<size_t> doc_indices_;    // padded: the documents with at least one token
   std::vector<int64_t> packed_start_;  // packed: start of document k in the stream; back() = stream length
+  std::vector<int64_t> chunk_start_;   // chunked: first row of document k; back() = number of rows
   BatchingSettings settings_;
   int64_t num_examples_ = 0;
 };

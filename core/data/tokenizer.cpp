@@ -181,32 +181,4 @@ void trainTokenizer(const std::vector<std::string>& documents, const TokenizerSe
   writeFileAtomic(out_model_path, serialized);
 }
 
-fs::path ensureTokenizer(const fs::path& corpus_path, CorpusFormat format, const TokenizerSettings& settings,
-                         const fs::path& cache_dir, bool* reused) {
-  return ensureTokenizer(loadCorpusFile(corpus_path, format), settings, cache_dir, reused);
-}
-
-fs::path ensureTokenizer(const CorpusFile& corpus, const TokenizerSettings& settings, const fs::path& cache_dir,
-                         bool* reused) {
-  validate(settings);
-  const fs::path& corpus_path = corpus.path;
-  const fs::path model_path =
-      cache_dir / ("tokenizer-" + hashHex(corpus.cacheKey() + "|" + settings.cacheKey()) + ".model");
-  std::error_code ec;
-  if (fs::is_regular_file(model_path, ec)) {
-    if (reused) *reused = true;
-    return model_path;
-  }
-  fs::create_directories(cache_dir);
-  const std::vector<std::string> documents = corpus.documents();
-  if (documents.empty()) {
-    throw MixerLabError(
-        "corpus " + corpus_path.string() + " contains no documents (read as " + corpusFormatName(corpus.format) + ")",
-        "check the file, or set the corpus format explicitly");
-  }
-  trainTokenizer(documents, settings, model_path, corpus_path.string());
-  if (reused) *reused = false;
-  return model_path;
-}
-
 }  // namespace mixerlab

@@ -20,8 +20,6 @@
 #include <string_view>
 #include <vector>
 
-#include "core/data/corpus_reader.h"
-
 namespace sentencepiece {
 class SentencePieceProcessor;
 }
@@ -78,14 +76,6 @@ class Tokenizer {
 void trainTokenizer(const std::vector<std::string>& documents, const TokenizerSettings& settings,
                     const std::filesystem::path& out_model_path, const std::string& corpus_name = {});
 
-// Cached training: cache_dir/"tokenizer-<key>.model", key = hash of (corpus bytes hash, resolved corpus
-// format, settings.cacheKey()). Reuses an existing file (*reused = true), otherwise reads the corpus and
-// trains. Creates cache_dir. Throws MixerLabError if the corpus has no documents.
-std::filesystem::path ensureTokenizer(const std::filesystem::path& corpus_path, CorpusFormat format,
-                                      const TokenizerSettings& settings, const std::filesystem::path& cache_dir,
-                                      bool* reused = nullptr);
-// The same for a corpus the caller already read (run preparation reads and hashes it only once).
-std::filesystem::path ensureTokenizer(const CorpusFile& corpus, const TokenizerSettings& settings,
-                                      const std::filesystem::path& cache_dir, bool* reused = nullptr);
+// Cached training over corpus files (streamed, in bounded memory) is in tokenizer_sample.h.
 
 }  // namespace mixerlab

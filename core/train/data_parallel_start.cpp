@@ -7,8 +7,7 @@
 
 namespace mixerlab {
 
-namespace {
-// Sends rank 0's `bytes` to every rank (length first, then the bytes as a uint8 tensor).
+// Length first, then the bytes as a uint8 tensor.
 void broadcastBytes(ProcessGroup& group, std::string& bytes) {
   at::Tensor length = torch::tensor({static_cast<int64_t>(bytes.size())}, torch::kInt64);
   group.broadcast(length, 0);
@@ -17,7 +16,6 @@ void broadcastBytes(ProcessGroup& group, std::string& bytes) {
   if (buffer.numel() > 0) group.broadcast(buffer, 0);
   bytes.assign(reinterpret_cast<const char*>(buffer.data_ptr()), static_cast<size_t>(buffer.numel()));
 }
-}  // namespace
 
 void synchronizeRunStart(ProcessGroup& group, LanguageModel& model, torch::optim::Optimizer& optimizer,
                          TrainerState& state) {

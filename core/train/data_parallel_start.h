@@ -4,6 +4,8 @@
 // serialized bytes), so the ranks start identical whether the checkpoint folder is visible to them
 // or not, and a run resumes with any world size.
 #pragma once
+#include <string>
+
 #include "core/distributed/process_group.h"
 #include "core/models/language_model.h"
 #include "core/train/checkpoint.h"
@@ -19,6 +21,9 @@ void synchronizeRunStart(ProcessGroup& group, LanguageModel& model, torch::optim
 
 // The largest |w - w_rank0| over every weight of every rank (0 when the ranks agree exactly).
 double maxWeightDifferenceFromRank0(ProcessGroup& group, LanguageModel& model);
+
+// Sends rank 0's `bytes` to every rank (every rank calls it; the others' `bytes` are replaced).
+void broadcastBytes(ProcessGroup& group, std::string& bytes);
 
 // True on every rank when `flag` is true on any (a stop request, a budget reached by wall-clock).
 bool anyRank(ProcessGroup& group, bool flag);

@@ -3,6 +3,9 @@
 
 #include "core/util/error.h"
 
+#include <algorithm>
+#include <tuple>
+
 namespace mixerlab {
 
 BatchingSettings batchingFor(const RunConfig& run, const Tokenizer& tokenizer) {
@@ -26,8 +29,9 @@ namespace {
 
 std::string layoutDescription(const RunConfig& run) {
   const TrainConfig& t = run.train;
-  const std::string layout = t.batch_mode == "packed" ? "packed, separator " + t.pack_separator
-                                                      : "padded " + t.padding_side + ", pad " + t.pad_token;
+  const std::string layout = t.batch_mode == "packed"    ? "packed, separator " + t.pack_separator
+                             : t.batch_mode == "chunked" ? std::string("chunked per document, remainders dropped")
+                                                         : "padded " + t.padding_side + ", pad " + t.pad_token;
   return layout + ", newline " + t.newline;
 }
 
@@ -39,65 +43,87 @@ std::vector<size_t> firstDocuments(std::vector<size_t> documents, int64_t cap) {
 
 }  // namespace
 
-RunData prepareRunData(const ProjectConfig& project, const RunConfig& run, const LogFn& log) {
-  RunData data;
-  const auto cache_dir = project.cacheDirectory();
-  const NewlineMode newline = parseNewlineMode(run.train.newline);
-  bool reused = false;
-  {
-    // Read and hash the training corpus once for both caches (it can be gigabytes).
-    const CorpusFile train_corpus = loadCorpusFile(project.corpus.train_path, project.corpus.format);
-    if (!project.tokenizer.file.empty()) {  // a ready-made tokenizer (e.g. an imported run's)
-      data.tokenizer_path = project.tokenizer.file;
-      log("tokenizer (from tokenizer.file): " + data.tokenizer_path.string());
-    } else {
-      data.tokenizer_path = ensureTokenizer(train_corpus, project.tokenizer, cache_dir, &reused);
-      log((reused ? "tokenizer (cached): " : "tokenizer trained: ") + data.tokenizer_path.string());
+std::pair<std::vector<size_t>, std::vector<size_t>> trainEvalDocuments(const ProjectConfig& project,
+                                                                       size_t num_documents) {
+  const CorpusConfig& corpus = project.corpus;
+  std::vector<size_t> train_docs, eval_docs;
+  if (corpus.eval_documents > 0) {
+    const size_t n_eval = std::min(num_documents, static_cast<size_t>(corpus.eval_documents));
+    for (size_t i = 0; i < num_documents; ++i) (i < n_eval ? eval_docs : train_docs).push_back(i);
+    if (train_docs.empty()) {
+      throw MixerLabError(project.file.string() + ": corpus.eval_documents " + std::to_string(corpus.eval_documents) +
+                              " takes every one of the corpus's " + std::to_string(num_documents) +
+                              " documents, leaving none to train on",
+                          "lower corpus.eval_documents");
     }
-    data.tokenizer = std::make_unique<Tokenizer>(Tokenizer::load(data.tokenizer_path));
-    data.train_cache_path = ensureTokenCache(train_corpus, *data.tokenizer, cache_dir, &reused, newline);
-    log((reused ? "token cache (cached): " : "token cache built: ") + data.train_cache_path.string());
-  }
-  if (data.tokenizer->vocabSize() != run.model.vocab_size) {
-    throw MixerLabError("tokenizer " + data.tokenizer_path.string() + " has " +
-                            std::to_string(data.tokenizer->vocabSize()) + " tokens but run \"" + run.name +
-                            "\" expects vocab_size " + std::to_string(run.model.vocab_size),
-                        project.tokenizer.file.empty() ? "delete " + cache_dir.string() + " to retrain the tokenizer"
-                                                       : "set tokenizer.vocab_size to the file's vocabulary");
-  }
-  data.train_cache = std::make_unique<TokenCache>(TokenCache::open(data.train_cache_path));
-  const BatchingSettings batching = batchingFor(run, *data.tokenizer);
-
-  if (project.corpus.eval_path.empty()) {
-    auto [train_docs, eval_docs] =
-        splitDocuments(data.train_cache->numDocuments(), project.corpus.eval_fraction, project.corpus.split_seed);
-    if (eval_docs.empty()) {
-      throw MixerLabError(project.file.string() + ": corpus.eval_fraction leaves no evaluation documents",
-                          "raise corpus.eval_fraction or set corpus.eval to a separate file");
-    }
-    data.train_examples = std::make_unique<ExampleSet>(
-        *data.train_cache, firstDocuments(train_docs, project.corpus.max_examples), batching);
-    data.eval_examples = std::make_unique<ExampleSet>(*data.train_cache, eval_docs, batching);
   } else {
-    std::vector<size_t> all_train(data.train_cache->numDocuments());
-    for (size_t i = 0; i < all_train.size(); ++i) all_train[i] = i;
+    std::tie(train_docs, eval_docs) = splitDocuments(num_documents, corpus.eval_fraction, corpus.split_seed);
+  }
+  if (eval_docs.empty()) {
+    throw MixerLabError(project.file.string() + ": corpus.eval_fraction leaves no evaluation documents",
+                        "raise corpus.eval_fraction, set corpus.eval_documents or set corpus.eval to a separate file");
+  }
+  return {firstDocuments(std::move(train_docs), corpus.max_examples), std::move(eval_docs)};
+}
+
+namespace {
+std::vector<size_t> allDocuments(size_t count) {
+  std::vector<size_t> all(count);
+  for (size_t i = 0; i < count; ++i) all[i] = i;
+  return all;
+}
+}  // namespace
+
+RunData openRunData(const ProjectConfig& project, const RunConfig& run, const PreparedProjectData& prepared,
+                    const LogFn& log) {
+  RunData data;
+  data.tokenizer_path = prepared.tokenizer_path;
+  data.tokenizer = std::make_unique<Tokenizer>(Tokenizer::load(data.tokenizer_path));
+  if (data.tokenizer->vocabSize() != run.model.vocab_size) {
+    throw MixerLabError(
+        "tokenizer " + data.tokenizer_path.string() + " has " + std::to_string(data.tokenizer->vocabSize()) +
+            " tokens but run \"" + run.name + "\" expects vocab_size " + std::to_string(run.model.vocab_size),
+        project.tokenizer.file.empty() ? "delete " + project.cacheDirectory().string() + " to retrain the tokenizer"
+                                       : "set tokenizer.vocab_size to the file's vocabulary");
+  }
+  data.train_data = prepared.train_data;
+  data.train_cache = std::make_unique<TokenCache>(TokenCache::open(prepared.train_data));
+  const BatchingSettings batching = batchingFor(run, *data.tokenizer);
+  if (prepared.eval_data.empty()) {
+    auto [train_docs, eval_docs] = trainEvalDocuments(project, data.train_cache->numDocuments());
+    data.train_examples = std::make_unique<ExampleSet>(*data.train_cache, std::move(train_docs), batching);
+    data.eval_examples = std::make_unique<ExampleSet>(*data.train_cache, std::move(eval_docs), batching);
+  } else {
     data.train_examples = std::make_unique<ExampleSet>(
-        *data.train_cache, firstDocuments(all_train, project.corpus.max_examples), batching);
-    const auto eval_cache_path =
-        ensureTokenCache(project.corpus.eval_path, project.corpus.format, *data.tokenizer, cache_dir, &reused, newline);
-    data.eval_cache = std::make_unique<TokenCache>(TokenCache::open(eval_cache_path));
-    std::vector<size_t> all_eval(data.eval_cache->numDocuments());
-    for (size_t i = 0; i < all_eval.size(); ++i) all_eval[i] = i;
-    data.eval_examples = std::make_unique<ExampleSet>(*data.eval_cache, all_eval, batching);
+        *data.train_cache, firstDocuments(allDocuments(data.train_cache->numDocuments()), project.corpus.max_examples),
+        batching);
+    data.eval_cache = std::make_unique<TokenCache>(TokenCache::open(prepared.eval_data));
+    data.eval_examples =
+        std::make_unique<ExampleSet>(*data.eval_cache, allDocuments(data.eval_cache->numDocuments()), batching);
   }
   if (project.corpus.max_examples > 0) {
     log("corpus.max_examples: training on the first " + std::to_string(project.corpus.max_examples) + " documents of " +
         project.corpus.train_path.string());
   }
+  if (project.corpus.eval_documents > 0 && prepared.eval_data.empty()) {
+    log("corpus.eval_documents: the first " + std::to_string(project.corpus.eval_documents) +
+        " documents are the eval split");
+  }
   log("examples: " + std::to_string(data.train_examples->numExamples()) + " train, " +
       std::to_string(data.eval_examples->numExamples()) + " eval, context " + std::to_string(batching.context_length) +
-      " (" + layoutDescription(run) + ")");
+      " (" + layoutDescription(run) + "); " + std::to_string(data.train_cache->numTokens()) + " tokens in " +
+      std::to_string(data.train_cache->numShards()) + " shard(s) of " +
+      std::to_string(data.train_cache->tokenBytes() * 8) + "-bit ids");
   return data;
+}
+
+RunData prepareRunData(const ProjectConfig& project, const RunConfig& run, const LogFn& log,
+                       const std::atomic<bool>* stop) {
+  ProjectDataOptions options;
+  options.newline = parseNewlineMode(run.train.newline);
+  options.stop = stop;
+  options.log = log;
+  return openRunData(project, run, prepareProjectData(project, options), log);
 }
 
 }  // namespace mixerlab

@@ -11,6 +11,7 @@
 
 #include <torch/torch.h>
 
+#include "core/data/preparation_lock.h"
 #include "core/distributed/gradient_sync.h"
 #include "core/distributed/rank_heartbeat.h"
 #include "core/models/model_registry.h"
@@ -192,12 +193,31 @@ class TrainSession {
     if (device_.device.is_cpu()) checkTrainingFitsInMemory(run_);  // before the data and the model are built
   }
 
+  // Rank 0 prepares the data (it alone may read the raw corpus) and sends the other ranks where the
+  // prepared tokenizer and shards are; they open those and nothing else.
   void loadData() {
     torch::manual_seed(tc_.seed);
-    // Rank 0 trains the tokenizer and builds the token cache; the others then find them cached.
-    if (group_ && !writer_) group_->barrier();
-    data_ = prepareRunData(*req_.project, run_, [this](const std::string& line) { log_.info(line); });
-    if (group_ && writer_) group_->barrier();
+    const auto log = [this](const std::string& line) { log_.info(line); };
+    PreparedProjectData prepared;
+    if (writer_) {
+      ProjectDataOptions options;
+      options.newline = parseNewlineMode(tc_.newline);
+      options.stop = req_.stop_requested;
+      options.log = log;
+      prepared = prepareProjectData(*req_.project, options);
+    }
+    if (group_) {
+      std::string published = writer_ ? nlohmann::json{{"tokenizer", prepared.tokenizer_path.string()},
+                                                       {"train", prepared.train_data.string()},
+                                                       {"eval", prepared.eval_data.string()}}
+                                            .dump()
+                                      : std::string();
+      broadcastBytes(*group_, published);
+      const auto paths = nlohmann::json::parse(published);
+      prepared = {paths.at("tokenizer").get<std::string>(), paths.at("train").get<std::string>(),
+                  paths.at("eval").get<std::string>()};
+    }
+    data_ = openRunData(*req_.project, run_, prepared, log);
   }
 
   // The model and AdamW, with the weights, optimizer and trainer state the plan starts from.
@@ -413,7 +433,13 @@ class TrainSession {
 TrainOutcome trainSession(const TrainRequest& req, const StartPlan& plan, const RunPaths& paths, RunLog& log,
                           RunStatusRecorder& status, TrainerState& state) {
   TrainSession session(req, plan, paths, log, status, state);
-  session.setUp();
+  try {
+    session.setUp();
+  } catch (const PreparationStopped& e) {  // finished shards are kept; the next start resumes after them
+    status.set(RunState::Stopped, e.what(), state.step, state.tokens);
+    log.info(std::string(e.what()) + "; the prepared shards are kept and the next start continues from them");
+    return {RunState::Stopped, e.what(), state.step, std::nullopt};
+  }
   if (auto stopped_or_failed = session.train()) return *stopped_or_failed;
   return session.finish();
 }

@@ -13,8 +13,10 @@
 #include "core/config/project_config.h"
 #include "core/config/train_config.h"
 #include "core/data/batching.h"
+#include "core/data/shard_preparation.h"
 #include "core/data/token_cache.h"
 #include "core/data/tokenizer.h"
+#include "core/data/tokenizer_sample.h"
 #include "core/models/model_registry.h"
 #include "core/runs/metrics_log.h"
 #include "core/runs/run_directory.h"
@@ -37,18 +39,9 @@ constexpr int kEos = 2, kPad = 3;
 
 // A token cache file in the documented layout (token_cache.h) holding exactly these documents.
 void writeTokenCache(const fs::path& path, const std::vector<std::vector<int32_t>>& documents) {
-  std::vector<uint64_t> offsets{0};
-  std::vector<int32_t> tokens;
-  for (const auto& d : documents) {
-    tokens.insert(tokens.end(), d.begin(), d.end());
-    offsets.push_back(tokens.size());
-  }
-  std::ofstream out(path, std::ios::binary);
-  const uint64_t header[2] = {documents.size(), tokens.size()};
-  out.write("MXLTOK01", 8);
-  out.write(reinterpret_cast<const char*>(header), sizeof header);
-  out.write(reinterpret_cast<const char*>(offsets.data()), static_cast<std::streamsize>(offsets.size() * 8));
-  out.write(reinterpret_cast<const char*>(tokens.data()), static_cast<std::streamsize>(tokens.size() * 4));
+  TokenShardWriter writer(path, 4);
+  for (const auto& d : documents) writer.addDocument(std::vector<int>(d.begin(), d.end()));
+  writer.commit();
 }
 
 std::vector<size_t> allDocs(const TokenCache& cache) {
@@ -219,14 +212,14 @@ class TestDataFidelity : public QObject {
 
     // The token cache applies the mode and keeps the two encodings in separate files.
     testing::writeText(dir_ / "nl.jsonl", nlohmann::json({{"text", text}}).dump() + "\n");
-    const fs::path token_cache = ensureTokenCache(dir_ / "nl.jsonl", CorpusFormat::Auto, *tokenizer_, dir_ / "cache",
-                                                  nullptr, NewlineMode::Token);
-    const fs::path unk_cache =
-        ensureTokenCache(dir_ / "nl.jsonl", CorpusFormat::Auto, *tokenizer_, dir_ / "cache", nullptr, NewlineMode::Unk);
+    const fs::path token_cache = prepareCorpusShards(dir_ / "nl.jsonl", CorpusFormat::Auto, *tokenizer_, dir_ / "cache",
+                                                     nullptr, NewlineMode::Token);
+    const fs::path unk_cache = prepareCorpusShards(dir_ / "nl.jsonl", CorpusFormat::Auto, *tokenizer_, dir_ / "cache",
+                                                   nullptr, NewlineMode::Unk);
     QVERIFY(token_cache != unk_cache);
     const TokenCache cache = TokenCache::open(unk_cache);
     const TokenSpan span = cache.document(0);
-    QCOMPARE(std::vector<int>(span.data, span.data + span.size), unk);
+    QCOMPARE(span.ids(), unk);
   }
 
   // pack_separator none (the research): the documents' tokens back to back, no eos anywhere;

@@ -7,13 +7,20 @@
 // the run restarts from step 0; SIGKILL on the launcher takes its ranks with it; a rank stopped with
 // SIGSTOP fails the job after --stall-timeout-s, named; two ranks in two network namespaces joined
 // by a veth pair meet over the veth addresses (skipped, with the reason printed, where namespaces
-// cannot be made).
+// cannot be made); four ranks start with only rank 0 opening the raw corpus (fanotify; skipped
+// without CAP_SYS_ADMIN).
 #include <QtTest/QtTest>
 
 #include <QElapsedTimer>
 #include <QProcess>
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/fanotify.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <set>
 
 #include <fstream>
 
@@ -169,6 +176,60 @@ class TestDataParallel : public QObject {
     const double after_resume = weightDifference(runs / "two" / "checkpoints" / "step-00000012",
                                                  runs / "one" / "checkpoints" / "step-00000012");
     QVERIFY2(after_resume < 5e-5, qPrintable(QString::number(after_resume)));
+  }
+
+  // Four ranks on a fresh cache: rank 0 prepares, the others open the published tokenizer and
+  // shards; fanotify (root only) records which processes open the raw corpus.
+  void onlyThePreparerReadsTheRawCorpus() {
+    const fs::path dir = dir_ / "four-ranks";
+    fs::create_directories(dir);
+    fs::copy_file(testing::sourceDir() / "projects/demo/data/stories-b.txt", dir / "train.txt");
+    auto project = nlohmann::json::parse(fileText(testing::writeTinyProject(dir, R"(, "threads": 1)")).toStdString());
+    project["corpus"]["train"] = (dir / "train.txt").string();
+    project["corpus"].erase("eval");
+    testing::writeText(dir / "project.json", project.dump());
+    const int watch = fanotify_init(FAN_CLASS_NOTIF | FAN_NONBLOCK, O_RDONLY | O_LARGEFILE);
+    if (watch < 0)
+      QSKIP(qPrintable("fanotify is not available here (needs CAP_SYS_ADMIN): " + QString(strerror(errno))));
+    struct CloseWatch {
+      int fd;
+      ~CloseWatch() { ::close(fd); }
+    } close_watch{watch};
+    QVERIFY(fanotify_mark(watch, FAN_MARK_ADD, FAN_OPEN, AT_FDCWD, (dir / "train.txt").c_str()) == 0);
+    std::set<QString> openers;
+    auto drain = [&] {
+      alignas(fanotify_event_metadata) char buffer[4096];
+      ssize_t n;
+      while ((n = ::read(watch, buffer, sizeof buffer)) > 0) {
+        auto* event = reinterpret_cast<fanotify_event_metadata*>(buffer);
+        for (; FAN_EVENT_OK(event, n); event = FAN_EVENT_NEXT(event, n)) {
+          openers.insert(QString::number(event->pid));
+          if (event->fd >= 0) ::close(event->fd);
+        }
+      }
+    };
+    QProcess launch;
+    launch.setProcessChannelMode(QProcess::MergedChannels);
+    launch.start(cli(),
+                 {"launch", "--nproc", "4", "--", "train", QString::fromStdString((dir / "project.json").string()),
+                  "--run", "mixer", "--max-steps", "2"});
+    QVERIFY(launch.waitForStarted());
+    QStringList ranks;
+    while (!launch.waitForFinished(20)) {
+      if (ranks.size() < 4) ranks = rankPids(launch);
+      drain();
+    }
+    drain();
+    const QString output = QString::fromUtf8(launch.readAll());
+    QVERIFY2(launch.exitCode() == 0, qPrintable(output));
+    QCOMPARE(ranks.size(), 4);
+    QVERIFY2(!openers.empty(), "rank 0 prepared the data from the raw corpus");
+    for (const QString& pid : openers) {
+      QVERIFY2(pid == ranks.front(),
+               qPrintable("process " + pid + " opened the raw corpus; the ranks are " + ranks.join(' ')));
+    }
+    QVERIFY2(fileText(dir / "runs" / "mixer" / "log.txt").contains("training data prepared"),
+             qPrintable(fileText(dir / "runs" / "mixer" / "log.txt")));
   }
 
   // launch --backend reaches every rank (MIXERLAB_PROCESS_GROUP_BACKEND): nccl asked of CPU ranks is

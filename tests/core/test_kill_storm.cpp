@@ -22,6 +22,7 @@
 #include "core/train/checkpoint.h"
 #include "core/util/atomic_file.h"
 #include "tests/kill_storm_support.h"
+#include "tests/small_disk.h"
 #include "tests/training_fixture.h"
 
 using namespace mixerlab;
@@ -30,41 +31,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int64_t kSteps = 300;
-
-// Mounts a tmpfs of `size` ("6m") at `at` for the test's lifetime; the error when it cannot be.
-class SmallDisk {
- public:
-  SmallDisk(const fs::path& at, const QString& size) : at_(at) {
-    fs::create_directories(at);
-    QProcess mount;
-    mount.start("mount", {"-t", "tmpfs", "-o", "size=" + size, "tmpfs", QString::fromStdString(at.string())});
-    if (!mount.waitForFinished(10000) || mount.exitCode() != 0) {
-      error_ = "cannot mount a " + size + " tmpfs here (needs root or CAP_SYS_ADMIN): " +
-               QString::fromUtf8(mount.readAllStandardError()).trimmed();
-    }
-  }
-  ~SmallDisk() {
-    if (error_.isEmpty()) QProcess::execute("umount", {QString::fromStdString(at_.string())});
-  }
-  const QString& error() const { return error_; }
-
- private:
-  fs::path at_;
-  QString error_;
-};
-
-// Allocates all of the file system's free space at `at` but `leave_bytes` (a filler file).
-bool fillDiskLeaving(const fs::path& filler, int64_t leave_bytes) {
-  struct statvfs disk {};
-  if (::statvfs(filler.parent_path().c_str(), &disk) != 0) return false;
-  const int64_t free_bytes = static_cast<int64_t>(disk.f_bavail) * static_cast<int64_t>(disk.f_frsize);
-  if (free_bytes <= leave_bytes) return true;
-  const int fd = ::open(filler.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return false;
-  const bool filled = ::posix_fallocate(fd, 0, static_cast<off_t>(free_bytes - leave_bytes)) == 0;
-  ::close(fd);
-  return filled;
-}
 
 }  // namespace
 
@@ -144,7 +110,7 @@ class TestKillStorm : public QObject {
 
   void diskFullFailsCleanly() {
     const fs::path mount_point = dir_ / "small-disk";
-    const SmallDisk disk(mount_point, "6m");
+    const testing::SmallDisk disk(mount_point, "6m");
     if (!disk.error().isEmpty()) QSKIP(qPrintable(disk.error()));
     QProcess p;
     p.start(QString::fromStdString(testing::cliPath().string()),
@@ -171,7 +137,7 @@ class TestKillStorm : public QObject {
   // and the reserve file is gone.
   void diskThatStaysFullStillGetsAFinalStatus() {
     const fs::path mount_point = dir_ / "full-disk";
-    const SmallDisk disk(mount_point, "6m");
+    const testing::SmallDisk disk(mount_point, "6m");
     if (!disk.error().isEmpty()) QSKIP(qPrintable(disk.error()));
     const fs::path project_dir = dir_ / "stays-full";
     fs::create_directories(project_dir);
@@ -186,7 +152,7 @@ class TestKillStorm : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(p.state() != QProcess::Running || testing::lastLoggedStep(run_dir) >= 3, 240000);
     QVERIFY2(p.state() == QProcess::Running, qPrintable(QString::fromUtf8(p.readAllStandardError())));
     QVERIFY(fs::exists(run_dir / ".final-status-reserve"));  // set aside before the disk filled up
-    QVERIFY(fillDiskLeaving(mount_point / "filler", 20 * 1024));
+    QVERIFY(testing::fillDiskLeaving(mount_point / "filler", 20 * 1024));
     QVERIFY(p.waitForFinished(300000));
     const QString err = QString::fromUtf8(p.readAllStandardError());
     QCOMPARE(p.exitStatus(), QProcess::NormalExit);  // no abort, no segfault

@@ -20,6 +20,7 @@
 #include "core/analysis/research_import.h"
 #include "core/config/project_config.h"
 #include "core/data/tokenizer.h"
+#include "core/data/tokenizer_sample.h"
 #include "core/models/composite/transfixer.h"
 #include "core/models/mixers/bidirectional_mixer.h"
 #include "core/models/model_registry.h"

@@ -9,6 +9,7 @@
 
 #include "core/data/sentencepiece_runtime.h"
 #include "core/data/tokenizer.h"
+#include "core/data/tokenizer_sample.h"
 #include "core/data/tokenizer_trainer_input.h"
 #include "core/util/error.h"
 #include "core/util/hashing.h"

@@ -41,19 +41,13 @@ void writeRandomTokenCache(const fs::path& path, int documents, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int32_t> token(4, kVocab - 1);
   std::uniform_int_distribution<int> length(3, 20);
-  std::vector<uint64_t> offsets{0};
-  std::vector<int32_t> tokens;
+  TokenShardWriter writer(path, 2);
   for (int d = 0; d < documents; ++d) {
-    const int n = length(rng);
-    for (int i = 0; i < n; ++i) tokens.push_back(token(rng));
-    offsets.push_back(tokens.size());
+    std::vector<int> ids(static_cast<size_t>(length(rng)));
+    for (int& id : ids) id = token(rng);
+    writer.addDocument(ids);
   }
-  std::ofstream out(path, std::ios::binary);
-  const uint64_t header[2] = {static_cast<uint64_t>(documents), tokens.size()};
-  out.write("MXLTOK01", 8);
-  out.write(reinterpret_cast<const char*>(header), sizeof header);
-  out.write(reinterpret_cast<const char*>(offsets.data()), static_cast<std::streamsize>(offsets.size() * 8));
-  out.write(reinterpret_cast<const char*>(tokens.data()), static_cast<std::streamsize>(tokens.size() * 4));
+  writer.commit();
 }
 
 ExampleSet packedExamples(const TokenCache& cache, int64_t batch_size) {
