@@ -262,6 +262,7 @@ void addBenchCommands(CLI::App& app, Action& action) {
   addBenchMemoryCommand(*bench, action);
   addBenchCellCommand(*bench, action);
   addKernelBench(*bench, action);
+  addDataBench(*bench, action);
 }
 
 }  // namespace mixerlab::cli

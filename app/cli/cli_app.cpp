@@ -46,6 +46,7 @@ int runCli(int argc, char** argv) {
   addTrainCommands(app, action);
   addInspectCommands(app, action);
   addTokenizerCommands(app, action);
+  addDataCommands(app, action);
   addBenchCommands(app, action);
   addConfigCommands(app, action);
   addGenerateCommand(app, action);

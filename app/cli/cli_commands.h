@@ -18,6 +18,7 @@ using Action = std::function<int()>;
 void addTrainCommands(CLI::App& app, Action& action);
 void addInspectCommands(CLI::App& app, Action& action);  // info, eval, score, export, runs
 void addTokenizerCommands(CLI::App& app, Action& action);
+void addDataCommands(CLI::App& app, Action& action);  // data prepare|list|prune
 void addBenchCommands(CLI::App& app, Action& action);
 void addConfigCommands(CLI::App& app, Action& action);     // config schema
 void addGenerateCommand(CLI::App& app, Action& action);    // generate
@@ -31,5 +32,7 @@ void addReproduceCommand(CLI::App& app, Action& action);   // reproduce (the pap
 void addGenerateBench(CLI::App& bench, Action& action);
 // `bench kernels` (kernel_bench.cpp), added under the bench command by addBenchCommands.
 void addKernelBench(CLI::App& bench, Action& action);
+// `bench data` (data_bench.cpp), added under the bench command by addBenchCommands.
+void addDataBench(CLI::App& bench, Action& action);
 
 }  // namespace mixerlab::cli

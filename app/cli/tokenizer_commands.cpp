@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli_commands.h"
-#include "core/data/corpus_reader.h"
 #include "core/data/tokenizer.h"
+#include "core/data/tokenizer_sample.h"
 
 namespace mixerlab::cli {
 
@@ -22,14 +22,18 @@ void addTokenizerCommands(CLI::App& app, Action& action) {
   tokenizer->require_subcommand(1);
 
   auto* train = tokenizer->add_subcommand("train", "Train a BPE tokenizer (byte fallback, newline token, pad id 3)");
-  train->add_option("--corpus", o->corpus, "Corpus file")->required()->check(CLI::ExistingFile);
+  train->add_option("--corpus", o->corpus, "Corpus: a file, folder or glob (.gz and .zst read as they are)")
+      ->required();
   train->add_option("--format", o->format, "auto, endoftext, blank_line or jsonl");
   train->add_option("--vocab-size", o->settings.vocab_size, "Vocabulary size (default 4096)");
   train->add_option("--model-type", o->settings.model_type, "bpe or unigram");
   train->add_option("--out", o->out, "Output .model file")->required();
   train->callback([o, &action]() {
     action = [o]() {
-      const auto documents = readCorpus(o->corpus, parseCorpusFormat(o->format));
+      PrepareLimits limits;  // a bounded, streamed sample, as a project's tokenizer
+      limits.log = [](const std::string& line) { std::cout << line << "\n"; };
+      const auto documents = sampleTokenizerDocuments(expandCorpusSources({o->corpus}, parseCorpusFormat(o->format)),
+                                                      "text", o->settings, limits);
       trainTokenizer(documents, o->settings, o->out, o->corpus);  // the same input check as `train`
       const auto tok = Tokenizer::load(o->out);
       std::cout << "wrote " << o->out << ": " << tok.vocabSize() << " tokens from " << documents.size()

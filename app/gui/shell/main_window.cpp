@@ -40,6 +40,7 @@
 #include "app/gui/launch/run_launcher.h"
 #include "app/gui/launch/run_queue.h"
 #include "app/gui/launch/run_time_estimate.h"
+#include "app/gui/project/data_preparation_dialog.h"
 #include "app/gui/project/project_document.h"
 #include "app/gui/project/project_file.h"
 #include "app/gui/project/run_config_schema.h"
@@ -174,6 +175,8 @@ void MainWindow::buildMenusAndToolbar() {
   auto* open = file_menu->addAction("&Open project...", this, &MainWindow::onOpenProject);
   open->setShortcut(QKeySequence::Open);
   recent_menu_ = file_menu->addMenu("Open &recent");
+  file_menu->addSeparator();
+  file_menu->addAction("Prepared &data...", this, &MainWindow::onPreparedData);
   file_menu->addSeparator();
   // Ctrl+Q spelled out: QKeySequence::Quit is empty on some platforms (offscreen, some desktops).
   file_menu->addAction("&Quit", this, &QWidget::close)->setShortcut(QKeySequence("Ctrl+Q"));
@@ -501,6 +504,12 @@ double MainWindow::eventLoopP99LatencyMs() const { return latency_ ? latency_->p
 void MainWindow::onOpenProject() {
   const QString file = QFileDialog::getOpenFileName(this, "Open project", QString(), "Project files (*.json)");
   if (!file.isEmpty()) openProject(file);
+}
+
+void MainWindow::onPreparedData() {
+  if (!document_ || document_->filePath().isEmpty()) return;
+  DataPreparationDialog dialog(document_->filePath(), findCliExecutable(), this);
+  dialog.exec();
 }
 
 void MainWindow::onTrainSelected() {

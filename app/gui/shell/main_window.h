@@ -120,6 +120,7 @@ class MainWindow : public QMainWindow {
   void onRunUpdated(const mixerlab::gui::RunSnapshot& snapshot);
   void onOpenProject();
   void onNewProject();
+  void onPreparedData();  // the prepared-data dialog of the open project
   void onNewRun();
   void onDuplicateRun();
   void onEditRun();
