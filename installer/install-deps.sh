@@ -10,6 +10,7 @@ PACKAGES=(
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev
   libqcustomplot-dev           # provides the QCustomPlotQt6 CMake target
   libsentencepiece-dev sentencepiece
+  libpcre2-dev                 # PCRE2: the regex pre-tokenizers of byte-level (GPT-2, Llama-3) tokenizer.json files
   libspdlog-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev libgloo-dev openssh-client openssh-server
   xvfb xauth                   # headless GUI tests and screenshots
   clang-format                 # clang-format 14: installer/check-format.sh
