@@ -88,6 +88,10 @@ class DocumentEncoder {
  public:
   DocumentEncoder(const Tokenizer& tokenizer, NewlineMode mode) : tokenizer_(tokenizer), mode_(mode) {
     if (mode_ != NewlineMode::Unk) return;
+    if (tokenizer_.unkId() < 0) {  // a byte-level tokenizer.json has no unknown token
+      throw MixerLabError(tokenizer_.modelPath().string() + " has no unknown token, so newlines cannot become one",
+                          "set train.newline to \"token\" (the default) for this tokenizer");
+    }
     for (int id : tokenizer_.encode("\n")) {
       if (tokenizer_.piece(id) == "\n") newline_id_ = id;
     }

@@ -26,6 +26,7 @@
 #include "core/data/hf_bpe_tokenizer.h"
 #include "core/data/hf_byte_level.h"
 #include "core/data/hf_split_regex.h"
+#include "core/data/token_cache.h"
 #include "core/data/tokenizer.h"
 #include "core/util/error.h"
 #include "tests/test_support.h"
@@ -305,6 +306,14 @@ class TestByteLevelBpe : public QObject {
     QCOMPARE(idsText(tok.encode("<|begin_of_text|>4123<|end_of_text|>")), idsText({276, 52, 267, 51, 277}));
     QCOMPARE(tok.decode({276, 263, 277}), std::string("<|begin_of_text|> at<|end_of_text|>"));
     QCOMPARE(tok.piece(262), std::string("\u0120cat"));
+    // Without an unknown token, newlines cannot become one (train.newline: unk) and say so.
+    QCOMPARE(idsText(encodeDocument(tok, "a\n\nb", NewlineMode::Token)), idsText({97, 273, 98}));
+    try {
+      encodeDocument(tok, "a\nb", NewlineMode::Unk);
+      QFAIL("newline: unk was accepted without an unknown token");
+    } catch (const MixerLabError& e) {
+      QVERIFY2(std::string(e.what()).find("has no unknown token") != std::string::npos, e.what());
+    }
   }
 
   void encodingIsThreadSafe() {
