@@ -29,6 +29,7 @@
 #include "core/data/token_cache.h"
 #include "core/data/tokenizer.h"
 #include "core/util/error.h"
+#include "tests/cli_process.h"
 #include "tests/test_support.h"
 
 using namespace mixerlab;
@@ -314,6 +315,27 @@ class TestByteLevelBpe : public QObject {
     } catch (const MixerLabError& e) {
       QVERIFY2(std::string(e.what()).find("has no unknown token") != std::string::npos, e.what());
     }
+  }
+
+  void cliEncodesACorpusAndDecodesIds() {
+    const fs::path model = scratch_ / "gpt2-tokenizer.json";
+    const fs::path corpus = scratch_ / "corpus.txt";
+    testing::writeText(model, byteLevelTokenizerJson(Form::Gpt2).dump());
+    testing::writeText(corpus, "the cat\n\nit's 4123\n");
+    const auto encoded = testing::runCli({"tokenizer", "encode", "--model", QString::fromStdString(model.string()),
+                                          "--corpus", QString::fromStdString(corpus.string())});
+    QVERIFY2(encoded.exit_code == 0, qPrintable(encoded.err));
+    const QStringList lines = encoded.out.trimmed().split('\n');
+    QCOMPARE(lines.size(), 2);
+    // "it's 4123" -> "it" | "'s" (8) | " 4123": Ġ 4 1 2 3 -> "1 2" (11), "12 3" (12).
+    QCOMPARE(json::parse(lines[0].toStdString()),
+             json({{"text", "the cat"}, {"ids", {116, 257, 262}}, {"decoded", "the cat"}}));
+    QCOMPARE(json::parse(lines[1].toStdString()),
+             json({{"text", "it's 4123"}, {"ids", {105, 116, 264, 32, 52, 268}}, {"decoded", "it's 4123"}}));
+    const auto decoded = testing::runCli(
+        {"tokenizer", "decode", "--model", QString::fromStdString(model.string()), "--ids", "104", "231", "140"});
+    QVERIFY2(decoded.exit_code == 0, qPrintable(decoded.err));
+    QCOMPARE(decoded.out.toStdString(), std::string("h\xEF\xBF\xBD\n"));  // E7 8C: one U+FFFD
   }
 
   void encodingIsThreadSafe() {
