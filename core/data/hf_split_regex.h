@@ -40,9 +40,9 @@ class SplitRegex {
 // The pattern ByteLevel splits with when use_regex is on (GPT-2's).
 extern const char* const kGpt2SplitPattern;
 
-// `pattern` with \s, and \S outside character classes, spelled out as Oniguruma's whitespace set (U+0009..U+000D,
-// U+0085 and the Unicode separators \p{Z}); an empty string for a pattern that uses \h or \H. Exposed for the
-// tests.
+// `pattern` with \s, and \S outside character classes, spelled out as Oniguruma's whitespace set
+// (U+0009..U+000D, U+0085 and the Unicode separators \p{Z}); an empty string for a pattern that uses \h
+// or \H. Exposed for the tests.
 std::string withOnigurumaWhitespace(std::string_view pattern);
 
 }  // namespace mixerlab::hf

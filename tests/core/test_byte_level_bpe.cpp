@@ -120,9 +120,8 @@ std::vector<HandCase> handCases() {
   return {
       // "the" | " cat": t h e -> "h e" (1) -> t he; Ġ c a t -> "a t" (4), "Ġ c" (5), "Ġc at" (6) -> Ġcat.
       {"the cat", {116, 257, 262}, {116, 257, 262}},
-      // "café" -> c a f Ã ©, "Ã ©" (13); " 猫" -> Ġ ç Į «, "ç Į" (14), "çĮ «" (15); " 🙂" (a symbol, not
-      // a
-      // letter) -> Ġ ð Ł Ļ Ĥ: bytes F0 9F 99 82 with no merges.
+      // "café" -> c a f Ã ©, "Ã ©" (13); " 猫" -> Ġ ç Į «, "ç Į" (14), "çĮ «" (15);
+      // " 🙂" (a symbol, not a letter) -> Ġ ð Ł Ļ Ĥ: bytes F0 9F 99 82 with no merges.
       {"caf\u00e9 \u732b \U0001F642",
        {99, 97, 102, 269, 32, 271, 32, 240, 159, 153, 130},
        {99, 97, 102, 269, 32, 271, 32, 240, 159, 153, 130}},
