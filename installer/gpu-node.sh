@@ -19,6 +19,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(
   libsentencepiece-dev libsentencepiece0
+  libpcre2-dev libpcre2-8-0    # tokenizer.json regex pre-tokenizers
   libspdlog-dev libspdlog1.10 libfmt-dev libfmt9
   libcli11-dev nlohmann-json3-dev libsqlite3-dev
   libzstd-dev libzstd1 zlib1g-dev zlib1g  # compressed corpora (core/data/compressed_reader.cpp)

@@ -11,6 +11,7 @@ PACKAGES=(
   libqcustomplot-dev           # provides the QCustomPlotQt6 CMake target
   libsentencepiece-dev sentencepiece
   libzstd-dev zlib1g-dev zstd  # compressed corpora (.gz, .zst); the zstd tool checks a damaged file
+  libpcre2-dev                 # PCRE2: the regex pre-tokenizers of byte-level (GPT-2, Llama-3) tokenizer.json files
   libspdlog-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev libgloo-dev openssh-client openssh-server
   xvfb xauth                   # headless GUI tests and screenshots
   clang-format                 # clang-format 14: installer/check-format.sh

@@ -1,6 +1,7 @@
-// `mixerlab tokenizer train | encode`: train a sentencepiece BPE tokenizer on a corpus; inspect it or a
-// Hugging Face tokenizer.json.
+// `mixerlab tokenizer train | encode | decode`: train a sentencepiece BPE tokenizer on a corpus; inspect it
+// or a Hugging Face tokenizer.json (encode a text or every document of a corpus, decode ids).
 #include <iostream>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -14,6 +15,7 @@ namespace mixerlab::cli {
 void addTokenizerCommands(CLI::App& app, Action& action) {
   struct Options {
     std::string corpus, format = "auto", out, model, text;
+    std::vector<int> ids;
     TokenizerSettings settings;
   };
   auto o = std::make_shared<Options>();
@@ -43,17 +45,48 @@ void addTokenizerCommands(CLI::App& app, Action& action) {
     };
   });
 
-  auto* encode = tokenizer->add_subcommand("encode", "Print the token ids and pieces of a text (JSON)");
+  auto* encode = tokenizer->add_subcommand(
+      "encode", "Print the token ids and pieces of a text (JSON), or the ids of every document of a corpus");
   encode->add_option("--model", o->model, "Tokenizer file: a sentencepiece .model or a Hugging Face tokenizer.json")
       ->required()
       ->check(CLI::ExistingFile);
-  encode->add_option("--text", o->text, "Text to encode")->required();
-  encode->callback([o, &action]() {
+  auto* text = encode->add_option("--text", o->text, "Text to encode");
+  auto* corpus = encode
+                     ->add_option("--corpus", o->corpus,
+                                  "Corpus file: prints one JSON line per document: its text, ids and decoded ids")
+                     ->check(CLI::ExistingFile);
+  encode->add_option("--format", o->format, "The corpus format: auto, endoftext, blank_line or jsonl");
+  text->excludes(corpus);
+  encode->callback([o, &action, text, corpus]() {
+    if (text->count() == 0 && corpus->count() == 0) throw CLI::ValidationError("give --text or --corpus");
     action = [o]() {
       const auto tok = Tokenizer::load(o->model);
-      nlohmann::json out = nlohmann::json::array();
-      for (int id : tok.encode(o->text)) out.push_back({{"id", id}, {"piece", tok.piece(id)}});
-      std::cout << out.dump(2) << "\n";
+      // Invalid UTF-8 (a SentencePiece decode of stray byte pieces) is printed as U+FFFD, not refused.
+      const auto print = [](const nlohmann::json& value, int indent) {
+        std::cout << value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      };
+      if (o->corpus.empty()) {
+        nlohmann::json out = nlohmann::json::array();
+        for (int id : tok.encode(o->text)) out.push_back({{"id", id}, {"piece", tok.piece(id)}});
+        print(out, 2);
+        return 0;
+      }
+      for (const auto& document : readCorpus(o->corpus, parseCorpusFormat(o->format))) {
+        const std::vector<int> ids = tok.encode(document);
+        print({{"text", document}, {"ids", ids}, {"decoded", tok.decode(ids)}}, -1);
+      }
+      return 0;
+    };
+  });
+
+  auto* decode = tokenizer->add_subcommand("decode", "Print the text of token ids");
+  decode->add_option("--model", o->model, "Tokenizer file: a sentencepiece .model or a Hugging Face tokenizer.json")
+      ->required()
+      ->check(CLI::ExistingFile);
+  decode->add_option("--ids", o->ids, "Token ids, separated by spaces")->required();
+  decode->callback([o, &action]() {
+    action = [o]() {
+      std::cout << Tokenizer::load(o->model).decode(o->ids) << "\n";
       return 0;
     };
   });

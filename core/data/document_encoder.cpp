@@ -38,6 +38,10 @@ DocumentEncoder::DocumentEncoder(const Tokenizer& tokenizer, NewlineMode mode, E
     : tokenizer_(tokenizer), mode_(mode), limits_(limits) {
   newline_prefix_ids_ = tokenizer_.encode("\n");
   if (mode_ != NewlineMode::Unk) return;
+  if (tokenizer_.unkId() < 0) {  // a byte-level tokenizer.json has no unknown token
+    throw MixerLabError(tokenizer_.modelPath().string() + " has no unknown token, so newlines cannot become one",
+                        "set train.newline to \"token\" (the default) for this tokenizer");
+  }
   for (int id : newline_prefix_ids_) {
     if (tokenizer_.piece(id) == "\n") newline_id_ = id;
   }

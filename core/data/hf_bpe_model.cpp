@@ -12,7 +12,7 @@
 namespace mixerlab {
 
 HfBpeModel::HfBpeModel(const hf::TokenizerJson& spec, const std::string& source)
-    : byte_fallback_(spec.byte_fallback), fuse_unk_(spec.fuse_unk) {
+    : byte_fallback_(spec.byte_fallback), fuse_unk_(spec.fuse_unk), ignore_merges_(spec.ignore_merges) {
   for (const auto& [piece, id] : spec.vocab) vocab_[piece] = id;
   byte_ids_.fill(-1);
   for (int byte = 0; byte < 256; ++byte) {
@@ -120,6 +120,13 @@ void HfBpeModel::mergeAll(std::vector<int>& symbols) const {
 }
 
 void HfBpeModel::encodeWord(std::string_view word, std::vector<int>& ids) const {
+  if (word.empty()) return;
+  if (ignore_merges_) {
+    if (auto whole = vocab_.find(std::string(word)); whole != vocab_.end()) {
+      ids.push_back(whole->second);
+      return;
+    }
+  }
   std::vector<int> symbols = initialSymbols(word);
   mergeAll(symbols);
   ids.insert(ids.end(), symbols.begin(), symbols.end());

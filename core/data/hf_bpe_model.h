@@ -1,11 +1,13 @@
 // The BPE model of a Hugging Face tokenizer.json (see hf_tokenizer_json.h): turns one word (a piece of
 // normalized, pre-tokenized text) into token ids.
 //
-// A word starts as its UTF-8 code points. A code point missing from the vocabulary becomes, with
-// byte_fallback, one <0xNN> piece per UTF-8 byte (when all of them are in the vocabulary), otherwise the
-// unknown token (consecutive ones fused into one with fuse_unk; dropped when the file has no unk_token, as
-// the reference implementation does). Then the adjacent pair with the lowest merge rank (the leftmost
-// among equal ranks) is merged, again and again, until no adjacent pair has a merge.
+// With ignore_merges, a word that is a vocabulary piece as a whole becomes that one token without merging
+// (Llama-3 style). Otherwise a word starts as its UTF-8 code points. A code point missing from the
+// vocabulary becomes, with byte_fallback, one <0xNN> piece per UTF-8 byte (when all of them are in the
+// vocabulary), otherwise the unknown token (consecutive ones fused into one with fuse_unk; dropped when the
+// file has no unk_token, as the reference implementation does). Then the adjacent pair with the lowest merge
+// rank (the leftmost among equal ranks) is merged, again and again, until no adjacent pair has a merge. An
+// empty word has no tokens.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -46,6 +48,7 @@ class HfBpeModel {
   int unk_id_ = -1;
   bool byte_fallback_ = false;
   bool fuse_unk_ = false;
+  bool ignore_merges_ = false;
 };
 
 }  // namespace mixerlab

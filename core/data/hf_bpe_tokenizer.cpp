@@ -1,4 +1,4 @@
-// The tokenizer.json pipeline: added tokens, normalizer, Metaspace pre-tokenizer, BPE model, decoder (see
+// The tokenizer.json pipeline: added tokens, normalizer, pre-tokenizer, BPE model, decoder (see
 // hf_bpe_tokenizer.h).
 #include "core/data/hf_bpe_tokenizer.h"
 
@@ -48,7 +48,7 @@ HfBpeTokenizer::HfBpeTokenizer(const hf::TokenizerJson& spec, const std::string&
     : source_(source),
       model_(spec, source),
       normalizer_(spec.normalizer),
-      pre_tokenizer_(spec.pre_tokenizer),
+      pre_tokenizer_(spec.pre_tokenizer, source),
       decoder_(spec.decoder) {
   // id -> token string: the vocabulary, then the added tokens (their content is what decode shows).
   int64_t size = 0;  // the largest id + 1 (int64: an id of INT_MAX + 1 does not overflow)
@@ -87,15 +87,25 @@ HfBpeTokenizer::HfBpeTokenizer(const hf::TokenizerJson& spec, const std::string&
                             " has no token (the vocabulary has gaps)",
                         "use a tokenizer.json whose ids run from 0 without gaps");
   }
-  bos_id_ = idOfToken("<s>");
-  eos_id_ = idOfToken("</s>");
-  const int pad = idOfToken("<pad>");
+  bos_id_ = firstTokenOf(spec.added_tokens, {"<s>", "<|begin_of_text|>", "<|endoftext|>"});
+  eos_id_ = firstTokenOf(spec.added_tokens, {"</s>", "<|end_of_text|>", "<|endoftext|>"});
+  const int pad = firstTokenOf(spec.added_tokens, {"<pad>"});
   pad_id_ = pad >= 0 ? pad : eos_id_;
 }
 
-int HfBpeTokenizer::idOfToken(const std::string& content) const {
-  const auto it = std::find(pieces_.begin(), pieces_.end(), content);
-  return it == pieces_.end() ? -1 : static_cast<int>(it - pieces_.begin());
+int HfBpeTokenizer::firstTokenOf(const std::vector<hf::AddedToken>& added_tokens,
+                                 std::initializer_list<const char*> contents) const {
+  // Added tokens first: in a byte-level vocabulary "<s>" may be ordinary text (a merge of '<', 's', '>').
+  for (const char* content : contents) {
+    for (const auto& token : added_tokens) {
+      if (token.content == content) return token.id;
+    }
+  }
+  for (const char* content : contents) {
+    const auto it = std::find(pieces_.begin(), pieces_.end(), content);
+    if (it != pieces_.end()) return static_cast<int>(it - pieces_.begin());
+  }
+  return -1;
 }
 
 std::string HfBpeTokenizer::normalize(std::string_view text) const {
@@ -111,27 +121,7 @@ std::string HfBpeTokenizer::normalize(std::string_view text) const {
 }
 
 void HfBpeTokenizer::encodeNormalized(std::string_view text, bool at_input_start, std::vector<int>& ids) const {
-  if (!pre_tokenizer_) {
-    if (!text.empty()) model_.encodeWord(text, ids);
-    return;
-  }
-  const hf::Metaspace& metaspace = *pre_tokenizer_;
-  const std::string& mark = metaspace.replacement;
-  std::string word = hf::replaceAll(text, " ", mark);
-  const bool prepend = metaspace.prepend_scheme == hf::PrependScheme::Always ||
-                       (metaspace.prepend_scheme == hf::PrependScheme::First && at_input_start);
-  if (prepend && !word.empty() && word.compare(0, mark.size(), mark) != 0) word.insert(0, mark);
-  if (!metaspace.split || mark.empty()) {
-    if (!word.empty()) model_.encodeWord(word, ids);
-    return;
-  }
-  // Split before every replacement character (it opens the word that follows it).
-  size_t start = 0;
-  for (size_t found = word.find(mark, 1); found != std::string::npos; found = word.find(mark, found + mark.size())) {
-    model_.encodeWord(std::string_view(word).substr(start, found - start), ids);
-    start = found;
-  }
-  if (start < word.size()) model_.encodeWord(std::string_view(word).substr(start), ids);
+  for (const std::string& word : pre_tokenizer_.words(text, at_input_start)) model_.encodeWord(word, ids);
 }
 
 std::vector<int> HfBpeTokenizer::encode(std::string_view text) const {

@@ -2,6 +2,7 @@
 // strings to a new list, as the format describes; the final list is concatenated.
 #include "core/data/hf_decoder.h"
 
+#include "core/data/hf_byte_level.h"
 #include "core/data/utf8.h"
 #include "core/util/text.h"
 
@@ -113,6 +114,13 @@ std::string decodeTokens(const std::optional<std::vector<DecoderStep>>& steps, s
       case DecoderStep::Kind::Metaspace:
         tokens = metaspace(tokens, step.metaspace);
         break;
+      case DecoderStep::Kind::ByteLevel: {
+        // All tokens at once: a character split over two tokens is whole only when their bytes are joined.
+        std::string bytes;
+        for (const auto& token : tokens) appendByteLevelBytes(token, bytes);
+        tokens = {utf8::toValidLossy(bytes)};
+        break;
+      }
     }
   }
   for (const auto& token : tokens) text += token;

@@ -1,6 +1,7 @@
 // The decoder of a Hugging Face tokenizer.json (see hf_tokenizer_json.h): turns the token strings of a list
 // of ids back into text, e.g. the Llama chain Replace "▁" -> " ", ByteFallback (runs of <0xNN> pieces become
-// their bytes, or one U+FFFD per byte when the run is not valid UTF-8), Fuse, Strip one leading space.
+// their bytes, or one U+FFFD per byte when the run is not valid UTF-8), Fuse, Strip one leading space; or the
+// byte-level ByteLevel (hf_byte_level.h: characters back to bytes, ill-formed UTF-8 as U+FFFD).
 #pragma once
 #include <optional>
 #include <string>

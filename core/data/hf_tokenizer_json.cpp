@@ -27,10 +27,11 @@ int tokenId(const nlohmann::json& value, const std::string& what) {
 using nlohmann::json;
 
 const char* const kSupportedSummary =
-    "model \"BPE\" (vocab, merges, unk_token, byte_fallback, fuse_unk; no dropout, ignore_merges or "
+    "model \"BPE\" (vocab, merges, unk_token, byte_fallback, fuse_unk, ignore_merges; no dropout or "
     "subword prefix/suffix); normalizer Prepend and Replace with a String pattern, or a Sequence of them; "
-    "pre_tokenizer Metaspace; decoder Replace (String), ByteFallback, Fuse, Strip and Metaspace; added tokens "
-    "without lstrip, rstrip or single_word";
+    "pre_tokenizer Metaspace, ByteLevel and Split (behavior Isolated), or a Sequence of them; decoder Replace "
+    "(String), ByteFallback, Fuse, Strip, Metaspace and ByteLevel; added tokens without lstrip, rstrip or "
+    "single_word";
 
 // Reads one tokenizer.json, remembering the file for errors.
 class Reader {
@@ -73,7 +74,7 @@ class Reader {
       steps.push_back({NormalizerStep::Kind::Replace, literalPattern(component, "normalizer Replace"),
                        component.at("content").get<std::string>()});
     } else {
-      unsupported("normalizer \"" + type + "\"");
+      unsupported("normalizer type \"" + type + "\"");
     }
   }
 
@@ -99,17 +100,40 @@ class Reader {
     return metaspace;
   }
 
-  std::optional<Metaspace> readPreTokenizer(const json& component) const {
-    if (component.is_null()) return std::nullopt;
+  void readPreTokenizer(const json& component, std::vector<PreTokenizerStep>& steps) const {
+    if (component.is_null()) return;
     const std::string type = typeOf(component, "pre_tokenizer");
-    if (type == "Metaspace") return readMetaspace(component, "pre_tokenizer");
+    PreTokenizerStep step;
     if (type == "Sequence") {
-      const json& inner = component.at("pretokenizers");
-      if (inner.empty()) return std::nullopt;
-      if (inner.size() == 1) return readPreTokenizer(inner[0]);
-      unsupported("a pre_tokenizer Sequence of " + std::to_string(inner.size()) + " pre-tokenizers");
+      for (const json& inner : component.at("pretokenizers")) readPreTokenizer(inner, steps);
+      return;
+    } else if (type == "Metaspace") {
+      step.kind = PreTokenizerStep::Kind::Metaspace;
+      step.metaspace = readMetaspace(component, "pre_tokenizer");
+    } else if (type == "ByteLevel") {
+      step.kind = PreTokenizerStep::Kind::ByteLevel;
+      step.add_prefix_space = component.value("add_prefix_space", true);
+      step.use_regex = component.value("use_regex", true);  // trim_offsets only moves offsets: not read
+    } else if (type == "Split") {
+      step.kind = PreTokenizerStep::Kind::Split;
+      const json& pattern = component.at("pattern");
+      if (pattern.is_object() && pattern.contains("Regex")) {
+        step.pattern = pattern["Regex"].get<std::string>();
+        step.pattern_syntax = SplitRegex::Syntax::Regex;
+      } else if (pattern.is_object() && pattern.contains("String")) {
+        step.pattern = pattern["String"].get<std::string>();
+        step.pattern_syntax = SplitRegex::Syntax::Literal;
+      } else {
+        malformed("pre_tokenizer Split has neither a Regex nor a String pattern");
+      }
+      const std::string behavior = component.at("behavior").get<std::string>();
+      // With Isolated every match and every stretch between matches is a piece, so "invert" (which swaps the
+      // two) changes nothing; the other behaviours join or drop pieces and are not implemented.
+      if (behavior != "Isolated") unsupported("pre_tokenizer Split behavior \"" + behavior + "\"");
+    } else {
+      unsupported("pre_tokenizer type \"" + type + "\"");
     }
-    unsupported("pre_tokenizer \"" + type + "\"");
+    steps.push_back(std::move(step));
   }
 
   void readDecoder(const json& component, std::vector<DecoderStep>& steps) const {
@@ -134,8 +158,10 @@ class Reader {
     } else if (type == "Metaspace") {
       step.kind = DecoderStep::Kind::Metaspace;
       step.metaspace = readMetaspace(component, "decoder");
+    } else if (type == "ByteLevel") {
+      step.kind = DecoderStep::Kind::ByteLevel;  // its options concern encoding and offsets only
     } else {
-      unsupported("decoder \"" + type + "\"");
+      unsupported("decoder type \"" + type + "\"");
     }
     steps.push_back(std::move(step));
   }
@@ -150,7 +176,7 @@ class Reader {
   void readModel(const json& model, TokenizerJson& out) const {
     const std::string type = typeOf(model, "model");
     if (type != "BPE") unsupported("model type \"" + type + "\"");
-    for (const char* key : {"dropout", "continuing_subword_prefix", "end_of_word_suffix", "ignore_merges"}) {
+    for (const char* key : {"dropout", "continuing_subword_prefix", "end_of_word_suffix"}) {
       if (isSet(model, key)) unsupported(std::string("BPE ") + key + " " + model[key].dump());
     }
     if (model.contains("unk_token") && !model["unk_token"].is_null()) {
@@ -158,6 +184,7 @@ class Reader {
     }
     out.byte_fallback = model.value("byte_fallback", false);
     out.fuse_unk = model.value("fuse_unk", false);
+    out.ignore_merges = model.value("ignore_merges", false);
     for (const auto& [piece, id] : model.at("vocab").items()) out.vocab.emplace_back(piece, tokenId(id, piece));
     for (const json& merge : model.at("merges")) out.merges.push_back(readMerge(merge));
   }
@@ -228,7 +255,7 @@ TokenizerJson parseTokenizerJson(std::string_view json_text, const std::string& 
       reader.readAddedTokens(root["added_tokens"], out);
     }
     if (root.contains("normalizer")) reader.readNormalizer(root["normalizer"], out.normalizer);
-    if (root.contains("pre_tokenizer")) out.pre_tokenizer = reader.readPreTokenizer(root["pre_tokenizer"]);
+    if (root.contains("pre_tokenizer")) reader.readPreTokenizer(root["pre_tokenizer"], out.pre_tokenizer);
     if (root.contains("decoder") && !root["decoder"].is_null()) {
       out.decoder.emplace();
       reader.readDecoder(root["decoder"], *out.decoder);

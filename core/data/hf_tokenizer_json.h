@@ -1,8 +1,10 @@
-// The subset of a Hugging Face `tokenizer.json` that MixerLab implements, read into plain structs: the
-// Llama-style SentencePiece-like BPE with byte fallback that the research's tokenizers use
-// (docs/fidelity.md). Anything outside the subset (another model type, a NFKC or regex normalizer, a
-// ByteLevel pre-tokenizer, BPE dropout, ...) is rejected with a MixerLabError that names the file and the
-// unsupported component, so a tokenizer is never applied differently from what its file says.
+// The subset of a Hugging Face `tokenizer.json` that MixerLab implements, read into plain structs: BPE models
+// of two kinds. The Llama-2 / SentencePiece-like kind (normalizer Prepend + Replace or pre-tokenizer Metaspace,
+// byte fallback), and the byte-level kind of GPT-2 and Llama-3 (pre-tokenizer ByteLevel, alone or after a
+// regex Split, decoder ByteLevel). Anything outside the subset (another model type, a NFC, NFKC or regex
+// normalizer, another pre-tokenizer or Split behaviour, BPE dropout, ...) is rejected with a MixerLabError
+// that names the file and the unsupported component, so a tokenizer is never applied differently from what
+// its file says. The post_processor is not read: MixerLab encodes without adding special tokens.
 // hf_bpe_tokenizer.h runs what is read here.
 #pragma once
 #include <optional>
@@ -10,6 +12,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "core/data/hf_split_regex.h"
 
 namespace mixerlab::hf {
 
@@ -34,9 +38,27 @@ struct Metaspace {
   bool split = true;
 };
 
-// One decoder of a "Sequence" (or the only one), applied to the list of token strings.
+// One pre-tokenizer of a "Sequence" (or the only one). Each cuts the pieces of text the one before it left:
+//   Metaspace: see above;
+//   Split: the pattern's matches and the stretches between them each become a piece (behavior "Isolated",
+//     the only one read; "invert" does not change the pieces then);
+//   ByteLevel: a space goes in front of each piece that does not start with one (add_prefix_space), the piece
+//     is cut with the GPT-2 pattern (use_regex), and every byte becomes its byte-level character
+//     (hf_byte_level.h).
+struct PreTokenizerStep {
+  enum class Kind { Metaspace, Split, ByteLevel };
+  Kind kind = Kind::ByteLevel;
+  hf::Metaspace metaspace;
+  std::string pattern;
+  SplitRegex::Syntax pattern_syntax = SplitRegex::Syntax::Regex;
+  bool add_prefix_space = true;
+  bool use_regex = true;
+};
+
+// One decoder of a "Sequence" (or the only one), applied to the list of token strings. ByteLevel turns the
+// whole list into the text its bytes spell (hf_byte_level.h), ill-formed UTF-8 shown as U+FFFD.
 struct DecoderStep {
-  enum class Kind { Replace, ByteFallback, Fuse, Strip, Metaspace };
+  enum class Kind { Replace, ByteFallback, Fuse, Strip, Metaspace, ByteLevel };
   Kind kind = Kind::Fuse;
   std::string pattern;  // Replace: the literal string replaced
   std::string content;  // Replace: its replacement; Strip: the character stripped
@@ -61,10 +83,11 @@ struct TokenizerJson {
   std::optional<std::string> unk_token;
   bool byte_fallback = false;
   bool fuse_unk = false;
+  bool ignore_merges = false;  // a word that is a vocabulary piece as a whole is that one token, unmerged
 
   std::vector<AddedToken> added_tokens;
   std::vector<NormalizerStep> normalizer;           // applied in order; empty when there is none
-  std::optional<Metaspace> pre_tokenizer;           // none: each normalized piece of text is one word
+  std::vector<PreTokenizerStep> pre_tokenizer;      // applied in order; none: each normalized piece is one word
   std::optional<std::vector<DecoderStep>> decoder;  // none: tokens are joined with spaces
 };
 

@@ -1,9 +1,10 @@
 // Tokenizers: a loaded tokenizer of either kind MixerLab reads, and SentencePiece training with a
 // content-keyed training cache.
 //
-// Tokenizer::load reads a SentencePiece .model or a Hugging Face tokenizer.json (Llama-style BPE with byte
-// fallback, the kind the research's checkpoints use; see hf_bpe_tokenizer.h), told apart by content, not by
-// file name. Callers use the same interface for both.
+// Tokenizer::load reads a SentencePiece .model or a Hugging Face tokenizer.json (a Llama-2-style BPE with
+// byte fallback, or a byte-level BPE of the GPT-2 / Llama-3 kind: the research's tokenizers are of these
+// kinds; see hf_bpe_tokenizer.h), told apart by content, not by file name. Callers use the same interface
+// for both. unkId() is -1 for a tokenizer without an unknown token (byte-level ones).
 //
 // Trained models are SentencePiece and lossless for our text: identity normalisation, whitespace kept as is,
 // "\n" a user-defined token, and byte fallback for characters outside the learned vocabulary.

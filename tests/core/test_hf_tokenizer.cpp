@@ -294,9 +294,9 @@ class TestHfTokenizer : public QObject {
          [](json& j) {
            j["normalizer"]["normalizers"][1]["pattern"] = {{"Regex", " +"}};
          }},
-        {"ByteLevel",
+        {"pre_tokenizer type \"Whitespace\"",
          [](json& j) {
-           j["pre_tokenizer"] = {{"type", "ByteLevel"}};
+           j["pre_tokenizer"] = {{"type", "Whitespace"}};
          }},
         {"dropout", [](json& j) { j["model"]["dropout"] = 0.1; }},
         {"gaps", [](json& j) { j["model"]["vocab"]["zz"] = 300; }},
