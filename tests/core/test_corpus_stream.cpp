@@ -395,6 +395,7 @@ class TestCorpusStream : public QObject {
       testing::writeText(dir / c.name, c.bytes);
       const SourceFile file = describeSourceFile(dir / c.name, CorpusFormat::Auto);
       QCOMPARE(file.compression, c.compression);
+      QCOMPARE(compressionName(file.compression), std::string(c.compression == Compression::Gzip ? "gzip" : "zstd"));
       QCOMPARE(file.size_bytes, uint64_t(c.bytes.size()));
       const bool json_case = c.text == &json;
       QCOMPARE(file.format, json_case ? CorpusFormat::JsonLines : CorpusFormat::EndOfText);
@@ -418,6 +419,7 @@ class TestCorpusStream : public QObject {
     // A text file whose name says gzip is read as the text it is.
     testing::writeText(dir / "plain.txt.gz", "A\n\nB");
     QCOMPARE(describeSourceFile(dir / "plain.txt.gz", CorpusFormat::Auto).compression, Compression::None);
+    QCOMPARE(compressionName(Compression::None), std::string("none"));
     QCOMPARE(readCorpusOrError(dir / "plain.txt.gz"), (Docs{"A", "B"}));
   }
 
