@@ -309,7 +309,7 @@ bool DocumentSplitter::finishDocument(std::string& document) {
 void DocumentSplitter::refuseLongDocument(int64_t line, const std::string& what) const {
   throw MixerLabError("corpus file " + source_name_ + ": " + what + " (line " + std::to_string(line) +
                           ") is longer than the limit of " + bytesName(max_document_bytes_),
-                      "split the document into smaller ones, or raise the setting data.max_document_mb");
+                      "split the document into smaller ones (a document is held in memory whole while it is read)");
 }
 
 }  // namespace mixerlab

@@ -23,7 +23,7 @@ class DocumentSplitter {
  public:
   // source_name names the text in messages ("<source_name>:<line>" for JSON errors). A document (or JSON
   // line) longer than max_document_bytes throws MixerLabError naming the source, the document's number and
-  // its first line, and the setting data.max_document_mb. Auto reads as BlankLine (resolve it first).
+  // its first line, and the fix. Auto reads as BlankLine (resolve it first).
   DocumentSplitter(CorpusFormat format, std::string source_name, std::string json_field, size_t max_document_bytes);
 
   // The next chunk of the text, after next() returned false. The splitter rewrites its line ends in place

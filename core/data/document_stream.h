@@ -22,7 +22,7 @@ class DocumentStream {
   // Opens the file (MixerLabError naming it when it cannot be). A format of Auto is resolved with
   // detectSourceFormat. JsonLines documents are the string field json_field; a document, or a JSON line,
   // longer than max_document_bytes throws MixerLabError naming the file, the document number (1-based),
-  // its line and the fix (split the document, or raise the setting data.max_document_mb).
+  // its line and the fix (split the document).
   DocumentStream(const SourceFile& file, std::string json_field = "text", size_t max_document_bytes = 256u << 20,
                  size_t read_chunk_bytes = 4u << 20);
 

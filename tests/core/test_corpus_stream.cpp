@@ -599,7 +599,7 @@ class TestCorpusStream : public QObject {
                   CorpusFormat::EndOfText);
       VERIFY_CONTAINS(message,
                       (dir / "e.txt").string() + ": document 3 (line 8) is longer than the limit of 100 bytes");
-      VERIFY_CONTAINS(message, "data.max_document_mb");
+      VERIFY_CONTAINS(message, "split the document");
       // Text after whitespace that went past the limit still counts.
       message = refusal("e.txt", max_doc + spaces + "z" + sep, CorpusFormat::EndOfText);
       VERIFY_CONTAINS(message, "document 1 (line 1) is longer");

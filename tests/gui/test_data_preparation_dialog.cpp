@@ -4,11 +4,11 @@
 #include <QtTest/QtTest>
 
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QTableWidget>
 
-#include "app/gui/launch/run_launcher.h"
 #include "app/gui/project/data_preparation_dialog.h"
 #include "core/data/data_manifest.h"
 #include "tests/training_fixture.h"
@@ -55,12 +55,13 @@ class TestDataPreparationDialog : public QObject {
   void preparesFromTheDialogAndListsTheData() {
     const fs::path dir = testing::makeScratchDir("data-dialog");
     const fs::path project = testing::writeTinyProject(dir);
-    DataPreparationDialog dialog(QString::fromStdString(project.string()), gui::findCliExecutable());
+    DataPreparationDialog dialog(QString::fromStdString(project.string()),
+                                 QString::fromStdString(testing::cliPath().string()));
     auto* table = dialog.findChild<QTableWidget*>();
     QVERIFY(table);
     QCOMPARE(table->rowCount(), 0);
     buttonNamed(dialog, "&Prepare")->click();
-    QTRY_VERIFY_WITH_TIMEOUT(buttonNamed(dialog, "&Prepare")->isEnabled(), 240000);
+    QTRY_VERIFY_WITH_TIMEOUT(buttonNamed(dialog, "&Prepare")->isEnabled(), 120000);
     // The tokenizer and the train and eval data, all current; documents as their manifests say.
     QCOMPARE(table->rowCount(), 3);
     int with_manifest = 0;
@@ -75,6 +76,17 @@ class TestDataPreparationDialog : public QObject {
     QCOMPARE(with_manifest, 2);
     QCOMPARE(tableText(*table).count("current"), 3);
     QCOMPARE(dialog.findChild<QProgressBar*>()->value(), 100);
+  }
+
+  void aMissingCliIsReportedAndPrepareComesBack() {
+    const fs::path dir = testing::makeScratchDir("data-dialog-no-cli");
+    DataPreparationDialog dialog(QString::fromStdString(testing::writeTinyProject(dir).string()),
+                                 QString::fromStdString((dir / "no-such-mixerlab").string()));
+    buttonNamed(dialog, "&Prepare")->click();
+    QTRY_VERIFY_WITH_TIMEOUT(buttonNamed(dialog, "&Prepare")->isEnabled(), 10000);
+    QVERIFY(!buttonNamed(dialog, "&Stop")->isEnabled());
+    QVERIFY2(dialog.findChild<QPlainTextEdit*>()->toPlainText().contains("no-such-mixerlab"),
+             qPrintable(dialog.findChild<QPlainTextEdit*>()->toPlainText()));
   }
 };
 

@@ -48,7 +48,8 @@ for patch in "${patches[@]}"; do
     continue
   fi
   git apply "$patch" && applied=$patch
-  if ! ninja -C "$build" "${targets[@]}" >"/tmp/mutation-$name-build.log" 2>&1; then
+  # The CLI too: core tests that drive `mixerlab` as a child process must run the mutant.
+  if ! ninja -C "$build" "${targets[@]}" mixerlab >"/tmp/mutation-$name-build.log" 2>&1; then
     echo "$name: CAUGHT at compile time (see /tmp/mutation-$name-build.log)"
     restore
     continue

@@ -76,6 +76,15 @@ DataPreparationDialog::DataPreparationDialog(const QString& project_file, const 
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
   connect(&process_, &QProcess::readyReadStandardOutput, this, &DataPreparationDialog::readOutput);
   connect(&process_, &QProcess::finished, this, &DataPreparationDialog::finished);
+  connect(&process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
+    if (error != QProcess::FailedToStart) return;  // the others end in finished()
+    log_->appendPlainText("Cannot start " + cli_program_ + ": " + process_.errorString() +
+                          " (set MIXERLAB_CLI to the mixerlab program)");
+    rate_->setText("Preparation did not start.");
+    prepare_button_->setEnabled(true);
+    prune_button_->setEnabled(true);
+    stop_button_->setEnabled(false);
+  });
   process_.setProcessChannelMode(QProcess::MergedChannels);
   resize(900, 520);
   refresh();
