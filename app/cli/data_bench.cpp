@@ -123,7 +123,10 @@ fs::path writeProject(const fs::path& dir, const fs::path& corpus, const fs::pat
       {"corpus",
        {{"train", corpus.string()}, {"format", "blank_line"}, {"eval_documents", 100}, {"memory_mb", memory_mb}}},
       {"tokenizer", {{"vocab_size", vocab}, {"file", tokenizer.string()}}},
-      {"runs", {{{"name", "mixer"}, {"model", {{"arch", "masked_mixer"}, {"d_model", 64}, {"n_layers", 1}}}}}}};
+      {"runs",
+       {{{"name", "mixer"},
+         {"model", {{"arch", "masked_mixer"}, {"d_model", 64}, {"n_layers", 1}}},
+         {"train", {{"max_steps", 1}}}}}}};
   fs::create_directories(dir);
   std::ofstream(dir / "project.json") << project.dump(2);
   return dir / "project.json";
@@ -155,7 +158,10 @@ std::optional<StageFigures> pythonReference(const fs::path& corpus, const fs::pa
       "docs = [d.strip() for d in open(sys.argv[1], encoding='utf-8').read().split('\\n\\n') if d.strip()]\n"
       "t = time.perf_counter(); n = sum(len(sp.encode(d)) for d in docs); s = time.perf_counter() - t\n"
       "print(n, s, sum(len(d.encode()) for d in docs))\n";
-  SubprocessSpec spec = commandSpec({"python3", "-c", script, corpus.string(), tokenizer.string()});
+  // Debian's python3 first: python3-sentencepiece installs there, not into other interpreters on PATH.
+  std::error_code ec;
+  const std::string python = fs::exists("/usr/bin/python3", ec) ? "/usr/bin/python3" : "python3";
+  SubprocessSpec spec = commandSpec({python, "-c", script, corpus.string(), tokenizer.string()});
   spec.stdout_to = ChildOutput::kPipe;
   spec.stderr_to = ChildOutput::kPipe;
   const CapturedRun run = spawn(spec).collect(0);
