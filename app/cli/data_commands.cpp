@@ -2,7 +2,6 @@
 // (the same preparation a run does at its start), and the prepared data of its cache folder.
 #include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <set>
@@ -11,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli_commands.h"
+#include "app/cli/stop_signal.h"
 #include "core/analysis/format.h"
 #include "core/config/project_config.h"
 #include "core/data/preparation_lock.h"
@@ -22,13 +22,6 @@ namespace mixerlab::cli {
 namespace fs = std::filesystem;
 
 namespace {
-std::atomic<bool> g_prepare_stop{false};
-
-void onPrepareStopSignal(int) {
-  g_prepare_stop.store(true);
-  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
-}
-
 struct DataOptions {
   std::string project;
   std::string run;
@@ -73,14 +66,13 @@ int prepareCommand(const DataOptions& o) {
     for (const RunConfig& run : project.runs) newlines.insert(run.train.newline);
   }
   if (newlines.empty()) newlines.insert("token");
-  std::signal(SIGINT, onPrepareStopSignal);
-  std::signal(SIGTERM, onPrepareStopSignal);
+  installStopSignalHandlers();
   for (const std::string& newline : newlines) {
     ProjectDataOptions options;
     options.newline = parseNewlineMode(newline);
     options.threads = o.threads;
     options.shard_tokens = o.shard_tokens;
-    options.stop = &g_prepare_stop;
+    options.stop = &stopRequested();
     options.log = [](const std::string& line) { std::cout << line << std::endl; };
     if (o.progress_json) options.on_progress = jsonProgressPrinter();
     PreparedProjectData prepared;

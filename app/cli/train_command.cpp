@@ -8,6 +8,7 @@
 
 #include "app/cli/cli_commands.h"
 #include "app/cli/progress_bar.h"
+#include "app/cli/stop_signal.h"
 #include "core/config/project_config.h"
 #include "core/distributed/distributed_env.h"
 #include "core/distributed/rank_join.h"
@@ -21,13 +22,6 @@ namespace mixerlab::cli {
 namespace fs = std::filesystem;
 
 namespace {
-std::atomic<bool> g_stop_requested{false};
-
-void onStopSignal(int) {
-  g_stop_requested.store(true);
-  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
-}
-
 struct TrainOptions {
   std::string project;
   std::string run;
@@ -62,9 +56,8 @@ int trainOne(const ProjectConfig& project, const TrainOptions& o) {
   ProgressDisplay display;
   request.on_log = [&](const std::string& line) { display.line(line); };
   request.on_progress = [&](const TrainProgress& p) { display.update(p); };
-  request.stop_requested = &g_stop_requested;
-  std::signal(SIGINT, onStopSignal);
-  std::signal(SIGTERM, onStopSignal);
+  request.stop_requested = &stopRequested();
+  installStopSignalHandlers();
   // Started by `mixerlab launch`, torchrun or srun: join the data-parallel job first.
   std::unique_ptr<ProcessGroup> group;
   if (auto joined = joinFromEnvironment(request.run.train.device, cudaDeviceCount())) {
@@ -132,7 +125,7 @@ void addTrainCommands(CLI::App& app, Action& action) {
         o.resume = true;  // rerunning the demo continues (or skips) finished work
         std::cout << "== " << run.name << " (" << run.model.arch << ")\n";
         if (const int code = trainOne(project, o); code != 0) return code;
-        if (g_stop_requested.load()) return 0;
+        if (stopRequested().load()) return 0;
       }
       return 0;
     };
