@@ -230,6 +230,10 @@ std::vector<SourceFile> expandCorpusSources(const std::vector<std::string>& inpu
   return files;
 }
 
+std::string sourceIdentity(const SourceFile& file) {
+  return file.path.string() + "|" + sourceFingerprint(file) + "|" + corpusFormatName(file.format);
+}
+
 std::string sourceFingerprint(const SourceFile& file) {
   const int fd = ::open(file.path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {

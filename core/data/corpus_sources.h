@@ -50,6 +50,9 @@ CorpusFormat detectSourceFormat(const std::filesystem::path& path, Compression c
 // it is under 64 KiB). Reads at most 64 KiB. A 16-digit hex string.
 std::string sourceFingerprint(const SourceFile& file);
 
+// What cache keys hold of a source: "<path>|<sourceFingerprint>|<format name>".
+std::string sourceIdentity(const SourceFile& file);
+
 // "none", "gzip", "zstd".
 std::string compressionName(Compression compression);
 

@@ -7,6 +7,11 @@
 namespace mixerlab {
 namespace fs = std::filesystem;
 
+ManifestSource manifestSourceOf(const SourceFile& file) {
+  return {
+      file.path.string(), file.size_bytes, file.mtime_ns, sourceFingerprint(file), corpusFormatName(file.format), -1};
+}
+
 nlohmann::json sourcesToJson(const std::vector<ManifestSource>& sources) {
   nlohmann::json sources_json = nlohmann::json::array();
   for (const auto& s : sources) {

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/data/corpus_sources.h"
+
 namespace mixerlab {
 
 constexpr int kDataManifestVersion = 1;
@@ -52,6 +54,9 @@ struct DataManifest {
   // Throws MixerLabError naming `source` when a field is missing or has the wrong type.
   static DataManifest fromJson(const nlohmann::json& json, const std::filesystem::path& source);
 };
+
+// The record of a source as found now (size, mtime, fingerprint, format; documents not yet counted).
+ManifestSource manifestSourceOf(const SourceFile& file);
 
 // The sources' records as JSON (manifests and a trained tokenizer's sidecar share them).
 nlohmann::json sourcesToJson(const std::vector<ManifestSource>& sources);

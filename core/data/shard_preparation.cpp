@@ -42,10 +42,7 @@ std::string sizeText(uint64_t bytes) {
 DataManifest freshManifest(const ShardPreparation& p, const Tokenizer& tokenizer, const std::string& key) {
   DataManifest m;
   m.key = key;
-  for (const SourceFile& s : p.sources) {
-    m.sources.push_back(
-        {s.path.string(), s.size_bytes, s.mtime_ns, sourceFingerprint(s), corpusFormatName(s.format), -1});
-  }
+  for (const SourceFile& s : p.sources) m.sources.push_back(manifestSourceOf(s));
   m.json_field = p.json_field;
   m.newline = newlineModeName(p.newline);
   m.tokenizer_path = tokenizer.modelPath().string();
@@ -253,7 +250,7 @@ std::string preparedDataKey(const ShardPreparation& p, const Tokenizer& tokenize
   Fnv1aHasher hasher;
   hasher.update("token-shards-v1;");
   for (const SourceFile& s : p.sources) {
-    hasher.update(s.path.string() + "|" + sourceFingerprint(s) + "|" + corpusFormatName(s.format) + ";");
+    hasher.update(sourceIdentity(s) + ";");
   }
   hasher.update("json_field=" + p.json_field + ";newline=" + newlineModeName(p.newline) +
                 ";shard_tokens=" + std::to_string(p.shard_tokens) + ";tokenizer=" + tokenizer.hash());

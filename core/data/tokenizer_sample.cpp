@@ -32,8 +32,7 @@ void forEachDocument(const std::vector<SourceFile>& sources, const std::string& 
 
 std::string sourcesKey(const std::vector<SourceFile>& sources, const std::string& json_field) {
   std::string key = "json_field=" + json_field + ";";
-  for (const SourceFile& s : sources)
-    key += s.path.string() + "|" + sourceFingerprint(s) + "|" + corpusFormatName(s.format) + ";";
+  for (const SourceFile& s : sources) key += sourceIdentity(s) + ";";
   return key;
 }
 
@@ -129,10 +128,7 @@ fs::path ensureTokenizer(const std::vector<SourceFile>& sources, const std::stri
   }
   trainTokenizer(sample, settings, model_path, corpus_name);
   std::vector<ManifestSource> learned_from;
-  for (const SourceFile& s : sources) {
-    learned_from.push_back(
-        {s.path.string(), s.size_bytes, s.mtime_ns, sourceFingerprint(s), corpusFormatName(s.format), -1});
-  }
+  for (const SourceFile& s : sources) learned_from.push_back(manifestSourceOf(s));
   writeFileAtomic(tokenizerSourcesFile(model_path), nlohmann::json{{"sources", sourcesToJson(learned_from)}}.dump(2));
   return model_path;
 }

@@ -12,21 +12,6 @@
 using namespace mixerlab;
 using Docs = std::vector<std::string>;
 
-namespace {
-
-// The message of the MixerLabError thrown by fn, or "" if none was thrown.
-template <typename Fn>
-std::string errorOf(Fn fn) {
-  try {
-    fn();
-  } catch (const MixerLabError& e) {
-    return e.what();
-  }
-  return {};
-}
-
-}  // namespace
-
 class TestCorpusReader : public QObject {
   Q_OBJECT
 
@@ -37,7 +22,7 @@ class TestCorpusReader : public QObject {
     QCOMPARE(parseCorpusFormat("blank_line"), CorpusFormat::BlankLine);
     QCOMPARE(parseCorpusFormat("jsonl"), CorpusFormat::JsonLines);
     QCOMPARE(corpusFormatName(CorpusFormat::JsonLines), std::string("jsonl"));
-    const std::string message = errorOf([] { parseCorpusFormat("csv"); });
+    const std::string message = testing::errorOf<MixerLabError>([] { parseCorpusFormat("csv"); });
     QVERIFY2(message.find("csv") != std::string::npos, message.c_str());
     QVERIFY2(message.find("blank_line") != std::string::npos, message.c_str());
   }
@@ -49,7 +34,8 @@ class TestCorpusReader : public QObject {
     with_nul += '\0';
     with_nul += "there was";
     testing::writeText(dir / "nul.bin", with_nul);
-    const std::string message = errorOf([&] { loadCorpusFile(dir / "nul.bin", CorpusFormat::Auto); });
+    const std::string message =
+        testing::errorOf<MixerLabError>([&] { loadCorpusFile(dir / "nul.bin", CorpusFormat::Auto); });
     QVERIFY2(message.find("is not UTF-8 text (binary data: a NUL byte at byte offset 16)") != std::string::npos,
              message.c_str());
     QVERIFY2(message.find("nul.bin") != std::string::npos, message.c_str());
@@ -61,7 +47,8 @@ class TestCorpusReader : public QObject {
     std::string latin1 = "Once upon a time.\nThe end.\n";  // 27 bytes: the first bad byte is on line 3
     for (int i = 0; i < 400; ++i) latin1 += i % 3 == 0 ? "\xe9t\xe9 " : "word ";
     testing::writeText(dir / "latin1.txt", latin1);
-    std::string message = errorOf([&] { loadCorpusFile(dir / "latin1.txt", CorpusFormat::Auto); });
+    std::string message =
+        testing::errorOf<MixerLabError>([&] { loadCorpusFile(dir / "latin1.txt", CorpusFormat::Auto); });
     for (const char* part :
          {"latin1.txt", "Latin-1", "byte 0xE9 at line 3 (byte offset 27)", "iconv -f LATIN1 -t UTF-8"}) {
       QVERIFY2(message.find(part) != std::string::npos, (std::string(part) + " not in: " + message).c_str());
@@ -72,21 +59,23 @@ class TestCorpusReader : public QObject {
     stray[3000] = '\n';
     stray[3100] = '\xff';
     testing::writeText(dir / "stray.txt", stray);
-    message = errorOf([&] { loadCorpusFile(dir / "stray.txt", CorpusFormat::Auto); });
+    message = testing::errorOf<MixerLabError>([&] { loadCorpusFile(dir / "stray.txt", CorpusFormat::Auto); });
     QVERIFY2(message.find("stray.txt") != std::string::npos, message.c_str());
     QVERIFY2(message.find("byte 0xFF at line 2 (byte offset 3100)") != std::string::npos, message.c_str());
-    QVERIFY(!errorOf([&] { readCorpus(dir / "stray.txt"); }).empty());  // what `tokenizer train` reads through
+    QVERIFY(!testing::errorOf<MixerLabError>([&] {
+               readCorpus(dir / "stray.txt");
+             }).empty());  // what `tokenizer train` reads through
 
     // Bytes no single-byte text encoding explains (a control byte beside them): not called Latin-1.
     testing::writeText(dir / "mixed.txt", std::string("text \x01\x02 then \xc3\x28 here"));
-    message = errorOf([&] { loadCorpusFile(dir / "mixed.txt", CorpusFormat::Auto); });
+    message = testing::errorOf<MixerLabError>([&] { loadCorpusFile(dir / "mixed.txt", CorpusFormat::Auto); });
     QVERIFY2(message.find("is not valid UTF-8: byte 0xC3 at line 1 (byte offset 13) does not start a UTF-8 "
                           "character") != std::string::npos,
              message.c_str());
     QVERIFY2(message.find("Latin-1") == std::string::npos, message.c_str());
 
     testing::writeText(dir / "utf16.txt", std::string("\xff\xfeO\0n\0c\0e\0", 10));
-    message = errorOf([&] { loadCorpusFile(dir / "utf16.txt", CorpusFormat::Auto); });
+    message = testing::errorOf<MixerLabError>([&] { loadCorpusFile(dir / "utf16.txt", CorpusFormat::Auto); });
     QVERIFY2(message.find("is UTF-16 text") != std::string::npos, message.c_str());
     QVERIFY2(message.find("iconv -f UTF-16 -t UTF-8") != std::string::npos, message.c_str());
 
@@ -174,34 +163,35 @@ class TestCorpusReader : public QObject {
     const auto dir = testing::makeScratchDir("corpus-jsonl-bad");
     const auto file = dir / "file.jsonl";
     testing::writeText(file, "{\"text\": \"ok\"}\n{\"text\": \"broken\"\n");
-    std::string message = errorOf([&] { readCorpus(file); });
+    std::string message = testing::errorOf<MixerLabError>([&] { readCorpus(file); });
     QVERIFY2(message.find(file.string() + ":2") != std::string::npos, message.c_str());
     QVERIFY2(message.find("malformed") != std::string::npos, message.c_str());
 
-    message =
-        errorOf([] { splitCorpusText("{\"text\": \"a\"}\n\n{\"body\": \"b\"}\n", CorpusFormat::JsonLines, "x"); });
+    message = testing::errorOf<MixerLabError>(
+        [] { splitCorpusText("{\"text\": \"a\"}\n\n{\"body\": \"b\"}\n", CorpusFormat::JsonLines, "x"); });
     QVERIFY2(message.find("x:3") != std::string::npos, message.c_str());
     QVERIFY2(message.find("\"text\"") != std::string::npos, message.c_str());
 
-    message = errorOf([] { splitCorpusText("{\"text\": 5}", CorpusFormat::JsonLines, "y"); });
+    message = testing::errorOf<MixerLabError>([] { splitCorpusText("{\"text\": 5}", CorpusFormat::JsonLines, "y"); });
     QVERIFY2(message.find("y:1") != std::string::npos, message.c_str());
     QVERIFY2(message.find("not a string") != std::string::npos, message.c_str());
 
     // JSON a user gives MixerLab nests at most 256 levels; a message quotes a few dozen characters.
     const std::string deep = "{\"text\": \"a\", \"meta\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
-    message = errorOf([&] { splitCorpusText("{\"text\": \"ok\"}\n" + deep, CorpusFormat::JsonLines, "z"); });
+    message = testing::errorOf<MixerLabError>(
+        [&] { splitCorpusText("{\"text\": \"ok\"}\n" + deep, CorpusFormat::JsonLines, "z"); });
     QVERIFY2(message.find("z:2: ") != std::string::npos, message.c_str());
     QVERIFY2(message.find("nested deeper than 256 levels of arrays and objects (column 278)") != std::string::npos,
              message.c_str());
-    message =
-        errorOf([] { splitCorpusText("{\"text\": \"" + std::string(100000, 'x'), CorpusFormat::JsonLines, "w"); });
+    message = testing::errorOf<MixerLabError>(
+        [] { splitCorpusText("{\"text\": \"" + std::string(100000, 'x'), CorpusFormat::JsonLines, "w"); });
     QVERIFY2(message.find("malformed JSON line") != std::string::npos, message.c_str());
     QVERIFY2(message.size() < 600, message.c_str());
   }
 
   void missingFileErrorNamesPath() {
     const auto missing = testing::makeScratchDir("corpus-missing") / "nope" / "stories.txt";
-    const std::string message = errorOf([&] { readCorpus(missing); });
+    const std::string message = testing::errorOf<MixerLabError>([&] { readCorpus(missing); });
     QVERIFY2(!message.empty(), "reading a missing corpus must throw MixerLabError");
     QVERIFY2(message.find(missing.string()) != std::string::npos, message.c_str());
   }

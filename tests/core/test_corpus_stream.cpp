@@ -31,17 +31,6 @@ namespace {
 const std::vector<size_t> kTinyChunkSizes = {1, 2, 3, 7, 64};
 constexpr std::string_view kEndOfText = "<|endoftext|>";
 
-// The message of the exception thrown by fn, or "" if none was thrown.
-template <typename Fn>
-std::string errorOf(Fn fn) {
-  try {
-    fn();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return {};
-}
-
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 #define VERIFY_CONTAINS(text, part) \
   QVERIFY2(contains(text, part), (std::string("\"") + (part) + "\" not in: " + (text)).c_str())
@@ -453,7 +442,7 @@ class TestCorpusStream : public QObject {
     for (const Case& c : cases) {
       testing::writeText(dir / c.name, c.bytes);
       for (size_t chunk : {size_t(1), size_t(4096)}) {
-        const std::string message = errorOf([&] { streamFile(dir / c.name, CorpusFormat::BlankLine, chunk); });
+        const std::string message = testing::errorOf([&] { streamFile(dir / c.name, CorpusFormat::BlankLine, chunk); });
         QVERIFY2(!message.empty(), (c.name + " was read without an error").c_str());
         VERIFY_CONTAINS(message, (dir / c.name).string());
         VERIFY_CONTAINS(message, "is a " + c.kind + " file");
@@ -461,7 +450,8 @@ class TestCorpusStream : public QObject {
       }
     }
     // Auto reads the start of the file to find the format: a damaged start is refused there.
-    const std::string message = errorOf([&] { expandCorpusSources({(dir / "head.gz").string()}, CorpusFormat::Auto); });
+    const std::string message =
+        testing::errorOf([&] { expandCorpusSources({(dir / "head.gz").string()}, CorpusFormat::Auto); });
     VERIFY_CONTAINS(message, "truncated gzip");
   }
 
@@ -511,7 +501,7 @@ class TestCorpusStream : public QObject {
     // A folder with nothing to read is refused.
     fs::create_directories(dir / "empty/.cache");
     testing::writeText(dir / "empty/.cache/x.txt", "x");
-    const std::string message = errorOf([&] { expandCorpusSources({"empty"}, CorpusFormat::Auto, dir); });
+    const std::string message = testing::errorOf([&] { expandCorpusSources({"empty"}, CorpusFormat::Auto, dir); });
     VERIFY_CONTAINS(message, "corpus folder empty");
     VERIFY_CONTAINS(message, "holds no corpus file");
   }
@@ -534,15 +524,16 @@ class TestCorpusStream : public QObject {
     QCOMPARE(names(expandCorpusSources({"g/*"}, CorpusFormat::Auto, dir)),
              (std::vector<std::string>{"g/1.txt", "g/2.txt", "g/3.txt", "g/notes.md", "g/sub/7.txt"}));
 
-    std::string message = errorOf([&] { expandCorpusSources({"nope/stories.txt"}, CorpusFormat::Auto, dir); });
+    std::string message = testing::errorOf([&] { expandCorpusSources({"nope/stories.txt"}, CorpusFormat::Auto, dir); });
     VERIFY_CONTAINS(message, "corpus input nope/stories.txt does not exist");
     VERIFY_CONTAINS(message, (dir / "nope/stories.txt").string());
     VERIFY_CONTAINS(message, "a relative path is read against the folder " + dir.string());
-    message = errorOf([&] { expandCorpusSources({"g/*.parquet"}, CorpusFormat::Auto, dir); });
+    message = testing::errorOf([&] { expandCorpusSources({"g/*.parquet"}, CorpusFormat::Auto, dir); });
     VERIFY_CONTAINS(message, "corpus pattern g/*.parquet");
     VERIFY_CONTAINS(message, "matches no file");
     VERIFY_CONTAINS(message, "glob syntax");
-    message = errorOf([&] { expandCorpusSources({"g/*.tmp"}, CorpusFormat::Auto, dir); });  // only a temporary file
+    message =
+        testing::errorOf([&] { expandCorpusSources({"g/*.tmp"}, CorpusFormat::Auto, dir); });  // only a temporary file
     VERIFY_CONTAINS(message, "matches no file");
   }
 
@@ -555,21 +546,21 @@ class TestCorpusStream : public QObject {
     for (size_t chunk : kTinyChunkSizes) {
       QCOMPARE(documentsOf(path, CorpusFormat::JsonLines, chunk, "content"), (Docs{"A", "B\nC"}));
     }
-    std::string message = errorOf([&] { streamFile(path, CorpusFormat::JsonLines, 7); });
+    std::string message = testing::errorOf([&] { streamFile(path, CorpusFormat::JsonLines, 7); });
     VERIFY_CONTAINS(message, path.string() + ":3: the object has no \"text\" field");
     VERIFY_CONTAINS(message, "string field \"text\"");
 
     testing::writeText(path, "{\"content\": \"A\"}\n{\"text\": \"B\"}\n");
-    message = errorOf([&] { streamFile(path, CorpusFormat::JsonLines, 3, "content"); });
+    message = testing::errorOf([&] { streamFile(path, CorpusFormat::JsonLines, 3, "content"); });
     VERIFY_CONTAINS(message, path.string() + ":2: the object has no \"content\" field");
     VERIFY_CONTAINS(message, "each line must be one JSON object with a string field \"content\"");
     testing::writeText(path, "{\"content\": 5}\n");
-    message = errorOf([&] { streamFile(path, CorpusFormat::JsonLines, 3, "content"); });
+    message = testing::errorOf([&] { streamFile(path, CorpusFormat::JsonLines, 3, "content"); });
     VERIFY_CONTAINS(message, path.string() + ":1: the \"content\" field is not a string");
     // The depth check runs on streamed lines too.
     testing::writeText(path, "{\"text\": \"ok\"}\n{\"text\": \"a\", \"m\": " + std::string(1000, '[') +
                                  std::string(1000, ']') + "}\n");
-    message = errorOf([&] { streamFile(path, CorpusFormat::JsonLines, 64); });
+    message = testing::errorOf([&] { streamFile(path, CorpusFormat::JsonLines, 64); });
     VERIFY_CONTAINS(message, path.string() + ":2: ");
     VERIFY_CONTAINS(message, "nested deeper than 256 levels");
   }
@@ -588,7 +579,7 @@ class TestCorpusStream : public QObject {
       };
       const auto refusal = [&](const std::string& name, const std::string& text, CorpusFormat format) {
         testing::writeText(dir / name, text);
-        return errorOf([&] { streamFile(dir / name, format, chunk, "text", limit); });
+        return testing::errorOf([&] { streamFile(dir / name, format, chunk, "text", limit); });
       };
       const std::string spaces(300, ' ');
       QCOMPARE(read("e.txt", "  \n" + max_doc + " \n\n" + sep + "\nshort\n" + sep + "\n\n" + max_doc + spaces + sep,
@@ -651,10 +642,10 @@ class TestCorpusStream : public QObject {
     };
     for (const Case& c : cases) {
       testing::writeText(dir / c.name, c.text);
-      const std::string expected = errorOf([&] { loadCorpusFile(dir / c.name, CorpusFormat::BlankLine); });
+      const std::string expected = testing::errorOf([&] { loadCorpusFile(dir / c.name, CorpusFormat::BlankLine); });
       QVERIFY2(!expected.empty(), c.name.c_str());
       for (size_t chunk : {size_t(1), size_t(2), size_t(3), size_t(7), size_t(64), size_t(1) << 20}) {
-        const std::string message = errorOf([&] { streamFile(dir / c.name, CorpusFormat::BlankLine, chunk); });
+        const std::string message = testing::errorOf([&] { streamFile(dir / c.name, CorpusFormat::BlankLine, chunk); });
         if (c.place.empty() || chunk > c.text.size()) {
           QCOMPARE(message, expected);
         } else {
@@ -663,11 +654,11 @@ class TestCorpusStream : public QObject {
         }
       }
     }
-    QVERIFY(contains(errorOf([&] { loadCorpusFile(dir / "crlf.txt", CorpusFormat::Auto); }),
+    QVERIFY(contains(testing::errorOf([&] { loadCorpusFile(dir / "crlf.txt", CorpusFormat::Auto); }),
                      "byte 0x80 at line 7 (byte offset 93)"));
     // Compressed: the place is counted over the decompressed text, and the fix decompresses first.
     testing::writeText(dir / "stray.txt.gz", gzipBytes(stray));
-    const std::string message = errorOf([&] { streamFile(dir / "stray.txt.gz", CorpusFormat::BlankLine, 7); });
+    const std::string message = testing::errorOf([&] { streamFile(dir / "stray.txt.gz", CorpusFormat::BlankLine, 7); });
     VERIFY_CONTAINS(message, "byte 0xFF at line 2 (byte offset 3100)");
     VERIFY_CONTAINS(message, "gzip -dc " + (dir / "stray.txt.gz").string() + " | iconv -f LATIN1 -t UTF-8 > " +
                                  (dir / "stray.utf8.txt").string());

@@ -29,21 +29,13 @@
 #include "core/train/run_data.h"
 #include "core/util/error.h"
 #include "tests/small_disk.h"
+#include "tests/test_support.h"
 #include "tests/training_fixture.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string errorOf(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return {};
-}
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -117,7 +109,7 @@ class TestDataShards : public QObject {
       writer.addDocument({0, 65535, 7});
       writer.addDocument({});
       writer.addDocument({1, 2});
-      const std::string error = errorOf([&] { writer.addDocument({5, 65536}); });
+      const std::string error = testing::errorOf([&] { writer.addDocument({5, 65536}); });
       QVERIFY2(contains(error, "65536") && contains(error, narrow.string()), error.c_str());
       QCOMPARE(writer.numDocuments(), uint64_t(3));  // the refused document left nothing behind
       writer.commit();
@@ -151,7 +143,7 @@ class TestDataShards : public QObject {
     std::fill(bytes.begin(), bytes.begin() + 32, '\0');  // as a write killed before its header
     testing::writeText(headerless, bytes);
     for (const fs::path& path : {truncated, headerless}) {
-      const std::string error = errorOf([&] { TokenCache::open(path); });
+      const std::string error = testing::errorOf([&] { TokenCache::open(path); });
       QVERIFY2(contains(error, path.string()) && contains(error, "delete"), error.c_str());
     }
     // An unfinished writer leaves no file under the final name and removes its temporary file.
@@ -367,14 +359,14 @@ class TestDataShards : public QObject {
     const DocumentEncoder limited(*tokenizer_, NewlineMode::Token, small);
     const std::vector<std::string> block{"short story.", std::string(200000, 'a'), "another."};
     const std::vector<std::string> names{"c.txt, document 1", "c.txt, document 2", "c.txt, document 3"};
-    const std::string error = errorOf([&] { encodeDocuments(block, limited, 2, &names); });
+    const std::string error = testing::errorOf([&] { encodeDocuments(block, limited, 2, &names); });
     QVERIFY2(contains(error, "c.txt, document 2") && contains(error, "without a line break"), error.c_str());
     // A stretch of exactly max_line_bytes is encoded; one byte more is refused.
     EncodeLimits exact = small;
     exact.max_line_bytes = 200000;
     QCOMPARE(DocumentEncoder(*tokenizer_, NewlineMode::Token, exact)(block[1]), tokenizer_->encode(block[1]));
     exact.max_line_bytes = 199999;
-    QVERIFY(contains(errorOf([&] { DocumentEncoder(*tokenizer_, NewlineMode::Token, exact)(block[1]); }),
+    QVERIFY(contains(testing::errorOf([&] { DocumentEncoder(*tokenizer_, NewlineMode::Token, exact)(block[1]); }),
                      "without a line break"));
   }
 
@@ -396,7 +388,7 @@ class TestDataShards : public QObject {
     testing::writeText(dir / "long.txt", over + "\n\n" + over);
     TokenizerSettings tiny;
     tiny.vocab_size = 64;
-    const std::string error = errorOf([&] {
+    const std::string error = testing::errorOf([&] {
       ensureTokenizer(expandCorpusSources({(dir / "long.txt").string()}, CorpusFormat::Auto), "text", tiny,
                       dir / "cache", {});
     });
@@ -412,7 +404,7 @@ class TestDataShards : public QObject {
     project_json["corpus"]["train"] = testing::demoTrainCorpus().string();
     testing::writeText(dir / "project.json", project_json.dump());
     const ProjectConfig project = loadProject(dir / "project.json");
-    const std::string error = errorOf([&] { prepareProjectData(project, {}); });
+    const std::string error = testing::errorOf([&] { prepareProjectData(project, {}); });
     QVERIFY2(contains(error, "eval.jsonl:2"), error.c_str());
     QVERIFY(!fs::exists(project.cacheDirectory()) || fs::is_empty(project.cacheDirectory()));
   }
@@ -502,7 +494,8 @@ class TestDataShards : public QObject {
     const std::string manifest_before = fileBytes(manifestFile(previous));
     std::ofstream(corpus, std::ios::app) << "\n\nA changed corpus.\n";
     QVERIFY(testing::fillDiskLeaving(mount_point / "filler", 16 * 1024));
-    const std::string error = errorOf([&] { prepareCorpusShards(corpus, CorpusFormat::Auto, *tokenizer_, cache); });
+    const std::string error =
+        testing::errorOf([&] { prepareCorpusShards(corpus, CorpusFormat::Auto, *tokenizer_, cache); });
     QVERIFY2(contains(error, "the disk is full") && contains(error, "free disk space"), error.c_str());
     QCOMPARE(fileBytes(manifestFile(previous)), manifest_before);
     QCOMPARE(TokenCache::open(previous).numDocuments(), readCorpus(testing::demoTrainCorpus()).size());
@@ -544,7 +537,7 @@ class TestDataShards : public QObject {
     QCOMPARE(eval, (std::vector<size_t>{0, 1, 2}));
     QCOMPARE(train, (std::vector<size_t>{3, 4}));
     project.corpus.eval_documents = 7;
-    QVERIFY(contains(errorOf([&] { trainEvalDocuments(project, 7); }), "eval_documents"));
+    QVERIFY(contains(testing::errorOf([&] { trainEvalDocuments(project, 7); }), "eval_documents"));
     project.corpus.eval_documents = 6;
     QCOMPARE(trainEvalDocuments(project, 7).first, (std::vector<size_t>{6}));
   }

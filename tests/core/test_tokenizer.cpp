@@ -20,17 +20,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The message of the MixerLabError fn throws ("" when it throws none).
-template <typename Fn>
-std::string errorOf(Fn fn) {
-  try {
-    fn();
-  } catch (const MixerLabError& e) {
-    return e.what();
-  }
-  return {};
-}
-
 class Sentences : public sentencepiece::SentenceIterator {
  public:
   explicit Sentences(std::vector<std::string> sentences) : sentences_(std::move(sentences)) {}
@@ -149,17 +138,21 @@ class TestTokenizer : public QObject {
     small.vocab_size = 512;
     const std::string refused = "characters without a space";
     // 32768 characters reach the trainer, whose own "too small" error is clean.
-    std::string message = errorOf([&] { trainTokenizer({std::string(32768, 'a')}, small, scratch_ / "a.model"); });
+    std::string message = testing::errorOf<MixerLabError>(
+        [&] { trainTokenizer({std::string(32768, 'a')}, small, scratch_ / "a.model"); });
     QVERIFY2(message.find("vocab_size 512") != std::string::npos, message.c_str());
     QVERIFY2(message.find(refused) == std::string::npos, message.c_str());
-    message = errorOf([&] { trainTokenizer({std::string(32769, 'a')}, small, scratch_ / "a.model", "a.txt"); });
+    message = testing::errorOf<MixerLabError>(
+        [&] { trainTokenizer({std::string(32769, 'a')}, small, scratch_ / "a.model", "a.txt"); });
     QVERIFY2(
         message.find("a.txt: document 1 has a run of 32769 characters without a space (\"aaaa") != std::string::npos,
         message.c_str());
     QVERIFY2(message.find("only 1 distinct character") != std::string::npos, message.c_str());
     // One space in 40,001 characters is below character_coverage's cut, so it splits nothing: this crashed too.
     const std::string rare_space = std::string(20000, 'a') + " " + std::string(20000, 'b');
-    message = errorOf([&] { trainTokenizer({"short one", rare_space}, small, scratch_ / "a.model", "c.txt"); });
+    message = testing::errorOf<MixerLabError>([&] {
+      trainTokenizer({"short one", rare_space}, small, scratch_ / "a.model", "c.txt");
+    });
     QVERIFY2(message.find("c.txt: document 2 has a run of 40001 characters") != std::string::npos, message.c_str());
     QVERIFY2(message.find("spaces are so rare") != std::string::npos, message.c_str());
     // Long documents of ordinary words are fine, "\n" and meta pieces are no word breaks.
@@ -179,7 +172,7 @@ class TestTokenizer : public QObject {
     testing::writeText(scratch_ / "one" / "a.txt", std::string(50000, 'a'));
     TokenizerSettings small = settings_;
     small.vocab_size = 512;
-    const std::string message = errorOf(
+    const std::string message = testing::errorOf<MixerLabError>(
         [&] { ensureTokenizer(scratch_ / "one" / "a.txt", CorpusFormat::Auto, small, scratch_ / "one" / "cache"); });
     QVERIFY2(message.find((scratch_ / "one" / "a.txt").string() + ": document 1 has a run of 50000 characters") !=
                  std::string::npos,
