@@ -5,6 +5,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <map>
 #include <new>
 #include <optional>
 #include <sstream>
@@ -15,6 +16,7 @@
 #include "app/cli/bench_cells.h"
 #include "app/cli/bench_step.h"
 #include "core/models/model_registry.h"
+#include "core/models/transformers/causal_attention.h"
 #include "core/runs/run_directory.h"
 #include "core/train/device.h"
 #include "core/train/device_memory.h"
@@ -34,6 +36,7 @@ ModelConfig modelOf(const CellSpec& c) {
   m.context_length = c.context;
   m.vocab_size = c.vocab;
   m.n_heads = c.heads;
+  m.attention = c.attention;
   return m;
 }
 
@@ -44,6 +47,8 @@ nlohmann::json specJson(const CellSpec& c) {
           {"context", c.context},
           {"vocab", c.vocab},
           {"heads", c.heads},
+          {"attention", attentionImplName(c.attention)},
+          {"attention_ran", attentionImplName(attentionImplRun(c.attention))},
           {"batch", c.batch},
           {"tokens_per_step", c.batch * c.context},
           {"precision", c.precision},
@@ -203,6 +208,8 @@ std::vector<std::string> CellSpec::cellArguments() const {
                                 s(vocab),
                                 "--heads",
                                 s(heads),
+                                "--attention",
+                                attentionImplName(attention),
                                 "--batch",
                                 s(batch),
                                 "--steps",
@@ -259,6 +266,14 @@ std::string formatBytes(double bytes) {
   return text;
 }
 
+CLI::Option* addAttentionOption(CLI::App& command, AttentionImpl& impl) {
+  std::map<std::string, AttentionImpl> names;
+  for (size_t i = 0; i < attentionImplNames().size(); ++i)
+    names[attentionImplNames()[i]] = static_cast<AttentionImpl>(i);
+  return command.add_option("--attention", impl, "Transformers' attention: sdpa (fused) or eager (scores stored)")
+      ->transform(CLI::CheckedTransformer(names));
+}
+
 void addBenchCellCommand(CLI::App& bench, Action& action) {
   auto c = std::make_shared<CellSpec>();
   auto* cell = bench.add_subcommand("cell", "One benchmark cell as one JSON line (run by --grid and memory)");
@@ -269,6 +284,7 @@ void addBenchCellCommand(CLI::App& bench, Action& action) {
   cell->add_option("--context", c->context)->check(CLI::PositiveNumber);
   cell->add_option("--vocab", c->vocab)->check(CLI::PositiveNumber);
   cell->add_option("--heads", c->heads)->check(CLI::PositiveNumber);
+  addAttentionOption(*cell, c->attention);
   cell->add_option("--batch", c->batch)->check(CLI::PositiveNumber);
   cell->add_option("--steps", c->steps)->check(CLI::PositiveNumber);
   cell->add_option("--warmup", c->warmup)->check(CLI::NonNegativeNumber);

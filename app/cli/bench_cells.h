@@ -18,7 +18,8 @@ namespace mixerlab::cli {
 struct CellSpec {
   std::string arch = architectures().front().name;  // a registry name or alias ("mixer")
   int64_t d_model = 256, layers = 8, context = 512, vocab = 4096, heads = 4;
-  int64_t batch = 32;  // sequences per step: tokens per step / context
+  int64_t batch = 32;                              // sequences per step: tokens per step / context
+  AttentionImpl attention = AttentionImpl::kSdpa;  // transformer families
   int64_t steps = 100, warmup = 10, threads = 0;
   std::string device = "cpu", precision = "fp32";
   double memory_limit_gib = 0;  // CPU: RLIMIT_AS of the cell, on top of what it had mapped at start; 0: none
@@ -35,6 +36,7 @@ CellSpec sharedCellSpec(const SweepOptions& o, int64_t threads) {
   CellSpec cell;
   cell.vocab = o.vocab;
   cell.heads = o.heads;
+  cell.attention = o.attention;
   cell.steps = o.steps;
   cell.warmup = o.warmup;
   cell.threads = threads;
@@ -42,6 +44,9 @@ CellSpec sharedCellSpec(const SweepOptions& o, int64_t threads) {
   cell.precision = o.precision;
   return cell;
 }
+
+// --attention sdpa|eager into `impl` (model.attention of the cells' transformers).
+CLI::Option* addAttentionOption(CLI::App& command, AttentionImpl& impl);
 
 // Registry name for an architecture as the bench commands accept it ("mixer" -> "masked_mixer").
 std::string benchArchName(const std::string& name);

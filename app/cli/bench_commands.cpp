@@ -202,6 +202,7 @@ void addBenchCommands(CLI::App& app, Action& action) {
   auto* context =
       train->add_option("--context", o->model.context_length, "Context length T")->check(CLI::PositiveNumber);
   train->add_option("--heads", o->model.n_heads, "Attention heads (transformers)")->check(CLI::PositiveNumber);
+  addAttentionOption(*train, o->model.attention);
   train->add_option("--kernel-size", o->model.kernel_size, "Token-mixing kernel size (mixers)")
       ->check(CLI::PositiveNumber);
   auto* vocab = train->add_option("--vocab", o->model.vocab_size, "Vocabulary size V")->check(CLI::PositiveNumber);
@@ -234,6 +235,7 @@ void addBenchCommands(CLI::App& app, Action& action) {
       if (steps->count()) g->steps = o->steps;
       if (warmup->count()) g->warmup = o->warmup;
       g->heads = o->model.n_heads;
+      g->attention = o->model.attention;
       g->threads = o->threads;
       g->device = o->device;
       g->precision = o->precision;

@@ -17,6 +17,7 @@ struct GridOptions {
   std::vector<int64_t> d_models = {256, 512, 1024};
   std::vector<int64_t> layers = {8, 16};
   int64_t context = 512, vocab = 4096, heads = 4, tokens_per_step = 16384;
+  AttentionImpl attention = AttentionImpl::kSdpa;
   int64_t steps = 100, warmup = 10, threads = 0;
   std::string device = "cpu", precision = "fp32";
   std::string json_path;      // --json: every cell, written when the grid ends

@@ -22,6 +22,7 @@ struct MemoryOptions {
   std::vector<std::string> archs = generatingArchitectures();
   std::vector<int64_t> contexts = {128, 256, 512, 1024, 2048, 4096};
   int64_t d_model = 512, layers = 8, vocab = 4096, heads = 4, tokens_per_step = 16384;
+  AttentionImpl attention = AttentionImpl::kSdpa;
   int64_t steps = 2, warmup = 1, threads = 0;
   std::string device = "cpu", precision = "fp32", json_path;
   double memory_limit_gib = 0, cell_timeout_s = 0;
@@ -131,6 +132,7 @@ void addBenchMemoryCommand(CLI::App& bench, Action& action) {
   auto* layers = cmd->add_option("--layers", o->layers, "Number of blocks N")->check(CLI::PositiveNumber);
   cmd->add_option("--vocab", o->vocab, "Vocabulary size V")->check(CLI::PositiveNumber);
   cmd->add_option("--heads", o->heads, "Attention heads (transformers)")->check(CLI::PositiveNumber);
+  addAttentionOption(*cmd, o->attention);
   auto* tokens = cmd->add_option("--tokens-per-step", o->tokens_per_step, "Tokens per step (batch = tokens / context)")
                      ->check(CLI::PositiveNumber);
   cmd->add_option("--steps", o->steps, "Steps per cell after the warm-up")->check(CLI::PositiveNumber);

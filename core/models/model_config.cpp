@@ -18,6 +18,13 @@ std::string modelObjectiveName(ModelObjective objective) {
   return modelObjectiveNames().at(static_cast<size_t>(objective));
 }
 
+const std::vector<std::string>& attentionImplNames() {
+  static const std::vector<std::string> names = {"sdpa", "eager"};
+  return names;
+}
+
+std::string attentionImplName(AttentionImpl impl) { return attentionImplNames().at(static_cast<size_t>(impl)); }
+
 ModelObjective parseModelObjective(const std::string& name) {
   const auto& names = modelObjectiveNames();
   const auto found = std::find(names.begin(), names.end(), name);

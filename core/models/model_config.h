@@ -18,6 +18,13 @@ const std::vector<std::string>& modelObjectiveNames();
 std::string modelObjectiveName(ModelObjective objective);
 ModelObjective parseModelObjective(const std::string& name);  // throws MixerLabError listing the names
 
+// How transformer families compute attention (core/models/transformers/causal_attention.h): fused
+// scaled_dot_product_attention, or eager with the [B, H, T, T] scores materialised.
+enum class AttentionImpl { kSdpa, kEager };
+// Indexed by the enumerator: "sdpa", "eager".
+const std::vector<std::string>& attentionImplNames();
+std::string attentionImplName(AttentionImpl impl);
+
 struct ModelConfig {
   std::string arch = "masked_mixer";  // registry name: "masked_mixer", "llama", ...
   int64_t vocab_size = 4096;
@@ -32,6 +39,7 @@ struct ModelConfig {
   double norm_eps = -1.0;        // <0: the family's default (LayerNorm 1e-5, RMSNorm 1e-6)
   ModelObjective objective = ModelObjective::kNextToken;
   int64_t mtp_tokens = 2;
+  AttentionImpl attention = AttentionImpl::kSdpa;  // transformer families
   nlohmann::json options = nlohmann::json::object();
 
   nlohmann::json toJson() const;

@@ -43,6 +43,12 @@ const FieldSet<ModelConfig>& modelFields() {
                     "llama: predict the second half from the first)")
         .familySpecific()
         .integer("mtp_tokens", &ModelConfig::mtp_tokens, 2, 16, "Multi-token passes", "passes for multi_token")
+        .familySpecific()
+        .group("Attention")
+        .enumChoice("attention", &ModelConfig::attention, attentionImplNames(), "Attention implementation",
+                    "sdpa: the fused kernel (no [B,H,T,T] scores stored; LibTorch 1.13 computes eager instead); "
+                    "eager: scores materialised and soft-maxed in fp32, as Hugging Face's eager attention and the "
+                    "research's 32-head Llamas")
         .familySpecific();
   }();
   return fields;

@@ -23,6 +23,11 @@ const std::vector<ArchitectureInfo>& architectures() {
   return all;
 }
 
+bool familyReadsModelKey(const std::string& arch, const std::string& key) {
+  const auto& keys = findArchitecture(arch).model_keys;
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
 std::string architectureNames() {
   std::string names;
   for (const auto& a : architectures()) names += (names.empty() ? "" : ", ") + a.name;

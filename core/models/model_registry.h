@@ -42,6 +42,8 @@ struct ArchitectureInfo {
 const std::vector<ArchitectureInfo>& architectures();
 // Throws MixerLabError listing the known names when `name` is unknown.
 const ArchitectureInfo& findArchitecture(const std::string& name);
+// Whether the family reads the familySpecific model key (ArchitectureInfo::model_keys).
+bool familyReadsModelKey(const std::string& arch, const std::string& key);
 std::string architectureNames();                     // "masked_mixer, llama"
 std::vector<std::string> generatingArchitectures();  // the families with a GenerationSupport, in registry order
 std::string generatingArchitectureNames();           // the same joined: "masked_mixer, llama, ..."

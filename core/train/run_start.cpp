@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include "core/models/model_registry.h"
+#include "core/models/transformers/causal_attention.h"
 #include "core/runs/metrics_log.h"
 #include "core/runs/run_info.h"
 #include "core/train/device.h"
@@ -152,6 +153,9 @@ void recordRunStart(const TrainRequest& req, const StartPlan& plan, const RunPat
                     const LanguageModel& model, const TrainerState& state) {
   RunInfo info = runInfoFor(*req.project, req.run);
   info.environment = environmentInfo(device.description);
+  if (familyReadsModelKey(req.run.model.arch, "attention")) {  // what ran, beside what model.attention asked for
+    info.environment["attention_ran"] = attentionImplName(attentionImplRun(req.run.model.attention));
+  }
   info.threads = device.threads;
   info.parameters = model.parameterCount();
   info.training_flops_per_token = estimateCost(req.run.model, req.run.train.batch_size).training_flops_per_token;

@@ -106,12 +106,13 @@ class TestBenchCli : public QObject {
     }
   }
 
-  // The settings a sweep passes to every cell (vocab, heads, steps, warm-up, threads, device,
+  // The settings a sweep passes to every cell (vocab, heads, attention, steps, warm-up, threads, device,
   // precision) reach the cell: each is set to a value other than its default, in both sweeps, and
   // read back from the cell's own record ("auto" runs on the CPU here; a cell echoes what it got).
   void sweepsPassEverySharedSettingToTheirCells() {
-    const QStringList shared = {"--vocab",   "72", "--heads",  "2",    "--steps",     "2",    "--warmup", "1",
-                                "--threads", "1",  "--device", "auto", "--precision", "bf16", "--layers", "1"};
+    const QStringList shared = {"--vocab",     "72",   "--heads",   "2", "--steps",     "2",
+                                "--warmup",    "1",    "--threads", "1", "--device",    "auto",
+                                "--precision", "bf16", "--layers",  "1", "--attention", "eager"};
     auto checkCell = [](const nlohmann::json& c) {
       QVERIFY2(c["status"].get<std::string>() == "ok", qPrintable(QString::fromStdString(c.dump())));
       QCOMPARE(c["vocab"].get<int64_t>(), int64_t{72});
@@ -121,6 +122,8 @@ class TestBenchCli : public QObject {
       QCOMPARE(c["threads"].get<int64_t>(), int64_t{1});
       QCOMPARE(c["device"].get<std::string>(), std::string("auto"));
       QCOMPARE(c["precision"].get<std::string>(), std::string("bf16"));
+      QCOMPARE(c["attention"].get<std::string>(), std::string("eager"));
+      QCOMPARE(c["attention_ran"].get<std::string>(), std::string("eager"));
       ModelConfig model = testing::tinyModelConfig("llama", 72, 32, 1, 32);
       model.n_heads = 2;
       QCOMPARE(c["params"].get<int64_t>(), buildModel(model)->parameterCount());  // the vocabulary's rows

@@ -1,15 +1,22 @@
 // Tests of the transformer families added beside Llama: "gpt" (HF OpenAIGPT baseline), "transfixer"
 // (Llama + masked token conv, three placements) and "bidirectional_transformer". Causality, exact
 // parameter counts, safetensors round trips, a few AdamW steps, and the bidirectional model's
-// "token t never sees itself" property; a gpt run with dropout resumes exactly.
+// "token t never sees itself" property; a gpt run with dropout resumes exactly. The attention switch
+// (model.attention: sdpa or eager) of every family that reads it: causal attention against a hand
+// computation, eager and fused models equal, and run.json recording what ran.
 #include <torch/torch.h>
+#include <torch/version.h>
 #include <QtTest/QtTest>
+
+#include <cmath>
+#include <fstream>
 
 #include "tests/model_checks.h"
 
 #include "core/config/project_config.h"
 #include "core/models/model_registry.h"
 #include "core/models/safetensors.h"
+#include "core/models/transformers/causal_attention.h"
 #include "core/models/transformers/gpt_transformer.h"
 #include "core/runs/metrics_log.h"
 #include "core/train/checkpoint.h"
@@ -205,6 +212,101 @@ class TestTransformerVariants : public QObject {
     auto ids = torch::randint(0, c.vocab_size, {4, 24}, torch::kLong);
     const auto trend = testing::trainOnOneBatch(*model, opt, ids, 12);
     QVERIFY2(trend.last < trend.first - 0.3, qPrintable(QString("%1 -> %2").arg(trend.first).arg(trend.last)));
+  }
+
+  void causalAttentionMatchesHandComputation() {
+    // One head, three positions, head_dim 2, in double: weights_ij = softmax_j<=i(q_i.k_j / sqrt(2)).
+    auto q = torch::tensor({1.0, 0.0, 0.5, -1.0, 2.0, 1.0}, torch::kDouble).view({1, 1, 3, 2});
+    auto k = torch::tensor({0.0, 1.0, 1.0, 1.0, -1.0, 0.5}, torch::kDouble).view({1, 1, 3, 2});
+    auto v = torch::tensor({1.0, 2.0, -3.0, 0.0, 4.0, 8.0}, torch::kDouble).view({1, 1, 3, 2});
+    const double qk[3][3] = {{0.0, 1.0, -1.0}, {-1.0, -0.5, -1.0}, {1.0, 3.0, -1.5}};  // q_i . k_j by hand
+    const double values[3][2] = {{1, 2}, {-3, 0}, {4, 8}};
+    std::vector<double> expected;
+    for (int i = 0; i < 3; ++i) {
+      double total = 0, out[2] = {0, 0};
+      for (int j = 0; j <= i; ++j) total += std::exp(qk[i][j] / std::sqrt(2.0));
+      for (int j = 0; j <= i; ++j) {
+        const double w = std::exp(qk[i][j] / std::sqrt(2.0)) / total;
+        out[0] += w * values[j][0];
+        out[1] += w * values[j][1];
+      }
+      expected.insert(expected.end(), {out[0], out[1]});
+    }
+    const auto want = torch::tensor(expected, torch::kDouble).view({1, 1, 3, 2});
+    for (const AttentionImpl impl : {AttentionImpl::kEager, AttentionImpl::kSdpa}) {
+      const auto got = causalAttention(q, k, v, impl);
+      QVERIFY2(torch::allclose(got, want, 0, 1e-12),
+               qPrintable(QString::fromStdString(attentionImplName(impl)) + ": " +
+                          QString::number((got - want).abs().max().item<double>())));
+    }
+  }
+
+  void fusedRunsOnlyWhereLibTorchHasIt() {
+    QCOMPARE(attentionImplRun(AttentionImpl::kEager), AttentionImpl::kEager);
+    QCOMPARE(attentionImplRun(AttentionImpl::kSdpa),
+             TORCH_VERSION_MAJOR >= 2 ? AttentionImpl::kSdpa : AttentionImpl::kEager);
+  }
+
+  void attentionSettingRoundTrips() {
+    ModelConfig c = smallConfig("llama");
+    c.attention = AttentionImpl::kEager;
+    QCOMPARE(c.toJson().at("attention").get<std::string>(), std::string("eager"));
+    QCOMPARE(ModelConfig::fromJson(c.toJson()).attention, AttentionImpl::kEager);
+    QCOMPARE(ModelConfig::fromJson(smallConfig("llama").toJson()).attention, AttentionImpl::kSdpa);
+    nlohmann::json bad = c.toJson();
+    bad["attention"] = "flash";
+    const std::string error = testing::errorOf([&] { ModelConfig::fromJson(bad); });
+    QVERIFY2(error.find("attention") != std::string::npos && error.find("eager") != std::string::npos, error.c_str());
+  }
+
+  // Every family that reads model.attention (from the registry): the eager model, given the fused
+  // model's weights, computes the same logits to 1e-5 of their scale.
+  void eagerEqualsFused_data() {
+    QTest::addColumn<QString>("arch");
+    for (const auto& a : architectures()) {
+      if (familyReadsModelKey(a.name, "attention")) QTest::newRow(a.name.c_str()) << QString::fromStdString(a.name);
+    }
+  }
+  void eagerEqualsFused() {
+    QFETCH(QString, arch);
+    ModelConfig fused_config = smallConfig(arch.toStdString());
+    ModelConfig eager_config = fused_config;
+    eager_config.attention = AttentionImpl::kEager;
+    torch::manual_seed(7);
+    auto fused = buildModel(fused_config);
+    testing::randomizeAllParameters(*fused, 0.3);
+    auto eager = buildModel(eager_config);
+    torch::NoGradGuard no_grad;
+    const auto fused_parameters = fused->named_parameters();
+    for (auto& p : eager->named_parameters()) p.value().copy_(fused_parameters[p.key()]);
+    fused->eval();
+    eager->eval();
+    const auto ids = torch::randint(0, fused_config.vocab_size, {2, 24}, torch::kLong);
+    const auto a = fused->forward(ids), b = eager->forward(ids);
+    const double scale = a.abs().max().item<double>();
+    QVERIFY(scale > 0);
+    const double diff = (a - b).abs().max().item<double>();
+    QVERIFY2(diff <= 1e-5 * scale, qPrintable(QString("max |fused - eager| %1 at scale %2").arg(diff).arg(scale)));
+  }
+
+  void runJsonRecordsTheAttentionThatRan() {
+    const fs::path dir = testing::makeScratchDir("variants-attention");
+    auto project_json = nlohmann::json::parse(std::ifstream(testing::writeTinyProject(dir, R"(, "max_steps": 2)")));
+    project_json["runs"][1]["model"]["attention"] = "eager";
+    project_json["runs"].push_back({{"name", "llama-fused"}, {"model", {{"arch", "llama"}, {"n_heads", 4}}}});
+    testing::writeText(dir / "project.json", project_json.dump(2));
+    const ProjectConfig project = loadProject(dir / "project.json");
+    QCOMPARE(testing::trainRunsToTheEnd(project, dir, {"llama", "llama-fused", "mixer"}), QString());
+    const auto runJson = [&](const char* name) {
+      return nlohmann::json::parse(std::ifstream(dir / "runs" / name / "run.json"));
+    };
+    const auto eager = runJson("llama"), fused = runJson("llama-fused"), mixer = runJson("mixer");
+    QCOMPARE(eager.at("model").at("attention").get<std::string>(), std::string("eager"));
+    QCOMPARE(eager.at("environment").at("attention_ran").get<std::string>(), std::string("eager"));
+    QCOMPARE(fused.at("model").at("attention").get<std::string>(), std::string("sdpa"));
+    QCOMPARE(fused.at("environment").at("attention_ran").get<std::string>(),
+             std::string(TORCH_VERSION_MAJOR >= 2 ? "sdpa" : "eager"));
+    QVERIFY(!mixer.at("environment").contains("attention_ran"));
   }
 
   void gptWithDropoutResumesExactly();

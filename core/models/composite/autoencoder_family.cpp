@@ -87,7 +87,7 @@ ArchitectureInfo transformerAutoencoderFamily() {
   info.name = "transformer_autoencoder";
   info.description =
       "Transformer autoencoder: N causal Llama layers encode, last state repeated, N Llama layers decode";
-  info.model_keys = {"n_heads", "ff_mult", "rope_theta"};
+  info.model_keys = {"n_heads", "ff_mult", "rope_theta", "attention"};
   info.options = transformerAutoencoderOptionFields().specs();
   info.build = [](const ModelConfig& c) { return std::make_shared<TransformerAutoencoder>(c); };
   info.validate = [](const ModelConfig& c, std::vector<std::string>& problems) {

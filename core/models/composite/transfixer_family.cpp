@@ -11,7 +11,7 @@ ArchitectureInfo transfixerFamily() {
   ArchitectureInfo info;
   info.name = "transfixer";
   info.description = "Transfixer: Llama layers plus a causally masked token-mixing Conv1d(T,T,k) per layer";
-  info.model_keys = {"n_heads", "ff_mult", "rope_theta", "objective", "mtp_tokens"};
+  info.model_keys = {"n_heads", "ff_mult", "rope_theta", "objective", "mtp_tokens", "attention"};
   info.options = transfixerOptionFields().specs();
   info.build = [](const ModelConfig& c) { return std::make_shared<Transfixer>(c); };
   info.validate = [](const ModelConfig& c, std::vector<std::string>& problems) {

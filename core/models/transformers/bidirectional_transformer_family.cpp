@@ -11,7 +11,7 @@ ArchitectureInfo bidirectionalTransformerFamily() {
   info.name = "bidirectional_transformer";
   info.description =
       "Bidirectional transformer: forward + reverse causal Llama stacks, token t predicted from t-1 and t+1";
-  info.model_keys = {"n_heads", "ff_mult", "rope_theta"};
+  info.model_keys = {"n_heads", "ff_mult", "rope_theta", "attention"};
   info.build = [](const ModelConfig& c) { return std::make_shared<BidirectionalTransformer>(c); };
   info.validate = [](const ModelConfig& c, std::vector<std::string>& problems) {
     validateCommonSizes(c, problems);

@@ -12,7 +12,7 @@ ArchitectureInfo gptFamily() {
   info.name = "gpt";
   info.description =
       "GPT baseline (HF OpenAIGPT): learned positions, post-LN, fused QKV, GELU(tanh), dropout, tied head";
-  info.model_keys = {"n_heads", "ff_mult", "objective", "mtp_tokens"};
+  info.model_keys = {"n_heads", "ff_mult", "objective", "mtp_tokens", "attention"};
   info.options = gptOptionFields().specs();
   info.build = [](const ModelConfig& c) { return std::make_shared<GptTransformer>(c); };
   info.validate = [](const ModelConfig& c, std::vector<std::string>& problems) {

@@ -7,6 +7,8 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include "core/models/transformers/causal_attention.h"
+
 namespace mixerlab {
 namespace F = torch::nn::functional;
 
@@ -33,8 +35,8 @@ GptConv1DImpl::GptConv1DImpl(int64_t in_features, int64_t out_features) {
 
 at::Tensor GptConv1DImpl::forward(const at::Tensor& x) { return torch::matmul(x, weight) + bias; }
 
-GptAttentionImpl::GptAttentionImpl(int64_t d_model, int64_t n_heads, double dropout)
-    : n_heads_(n_heads), head_dim_(d_model / n_heads), dropout_(dropout) {
+GptAttentionImpl::GptAttentionImpl(int64_t d_model, int64_t n_heads, double dropout, AttentionImpl impl)
+    : n_heads_(n_heads), head_dim_(d_model / n_heads), dropout_(dropout), impl_(impl) {
   c_attn = register_module("c_attn", GptConv1D(d_model, 3 * d_model));
   c_proj = register_module("c_proj", GptConv1D(d_model, d_model));
 }
@@ -45,14 +47,7 @@ at::Tensor GptAttentionImpl::forward(const at::Tensor& x) {
   auto heads = [&](const at::Tensor& t) { return t.view({batch, length, n_heads_, head_dim_}).transpose(1, 2); };
   auto q = heads(qkv[0]), k = heads(qkv[1]), v = heads(qkv[2]);
   const double p = is_training() ? dropout_ : 0.0;
-#if TORCH_VERSION_MAJOR >= 2
-  auto attended = at::scaled_dot_product_attention(q, k, v, {}, p, /*is_causal=*/true);
-#else
-  auto scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(head_dim_));
-  auto future = torch::ones({length, length}, torch::TensorOptions().dtype(torch::kBool).device(x.device())).triu(1);
-  scores = scores.masked_fill(future, -std::numeric_limits<float>::infinity());
-  auto attended = torch::matmul(applyDropout(torch::softmax(scores, -1), p, true), v);
-#endif
+  auto attended = causalAttention(q, k, v, impl_, p);
   auto merged = attended.transpose(1, 2).reshape({batch, length, width});
   return applyDropout(c_proj->forward(merged), dropout_, is_training());
 }
@@ -68,7 +63,7 @@ at::Tensor GptMlpImpl::forward(const at::Tensor& x) {
 }
 
 GptBlockImpl::GptBlockImpl(const ModelConfig& c, double dropout) {
-  attn = register_module("attn", GptAttention(c.d_model, c.n_heads, dropout));
+  attn = register_module("attn", GptAttention(c.d_model, c.n_heads, dropout, c.attention));
   ln_1 = register_module("ln_1", layerNorm(c));
   mlp = register_module("mlp", GptMlp(c.d_model, c.ff_mult * c.d_model, dropout));
   ln_2 = register_module("ln_2", layerNorm(c));

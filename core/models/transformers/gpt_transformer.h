@@ -31,13 +31,14 @@ TORCH_MODULE(GptConv1D);
 
 class GptAttentionImpl : public torch::nn::Module {
  public:
-  GptAttentionImpl(int64_t d_model, int64_t n_heads, double dropout);
+  GptAttentionImpl(int64_t d_model, int64_t n_heads, double dropout, AttentionImpl impl);
   at::Tensor forward(const at::Tensor& x);  // explicitly causal
   GptConv1D c_attn{nullptr}, c_proj{nullptr};
 
  private:
   int64_t n_heads_, head_dim_;
   double dropout_;
+  AttentionImpl impl_;
 };
 TORCH_MODULE(GptAttention);
 

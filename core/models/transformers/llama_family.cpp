@@ -11,7 +11,7 @@ ArchitectureInfo llamaFamily() {
   ArchitectureInfo info;
   info.name = "llama";
   info.description = "Llama-style transformer: RMSNorm, RoPE, causal MHA, SwiGLU (ff_mult*D), final norm";
-  info.model_keys = {"n_heads", "ff_mult", "tie_weights", "rope_theta", "objective", "mtp_tokens"};
+  info.model_keys = {"n_heads", "ff_mult", "tie_weights", "rope_theta", "objective", "mtp_tokens", "attention"};
   info.options = llamaOptionFields().specs();
   info.build = [](const ModelConfig& c) { return std::make_shared<LlamaTransformer>(c); };
   info.validate = [](const ModelConfig& c, std::vector<std::string>& problems) {

@@ -8,6 +8,7 @@
 #include <torch/version.h>
 
 #include "core/models/norm_eps.h"
+#include "core/models/transformers/causal_attention.h"
 
 namespace mixerlab {
 namespace F = torch::nn::functional;
@@ -64,7 +65,8 @@ at::Tensor RotaryTables::rotate(const at::Tensor& x, const at::Tensor& cos, cons
   return x * cos + rotated_half * sin;
 }
 
-LlamaAttentionImpl::LlamaAttentionImpl(const ModelConfig& c) : n_heads_(c.n_heads), head_dim_(c.d_model / c.n_heads) {
+LlamaAttentionImpl::LlamaAttentionImpl(const ModelConfig& c)
+    : n_heads_(c.n_heads), head_dim_(c.d_model / c.n_heads), impl_(c.attention) {
   q_proj = register_module("q_proj", llamaLinear(c.d_model, c.d_model));
   k_proj = register_module("k_proj", llamaLinear(c.d_model, c.d_model));
   v_proj = register_module("v_proj", llamaLinear(c.d_model, c.d_model));
@@ -77,14 +79,7 @@ at::Tensor LlamaAttentionImpl::forward(const at::Tensor& x, RotaryTables& rotary
   auto q = rotary.apply(heads(q_proj->forward(x)));
   auto k = rotary.apply(heads(k_proj->forward(x)));
   auto v = heads(v_proj->forward(x));
-#if TORCH_VERSION_MAJOR >= 2
-  auto attended = at::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true);
-#else
-  auto scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(head_dim_));
-  auto future = torch::ones({length, length}, torch::TensorOptions().dtype(torch::kBool).device(x.device())).triu(1);
-  scores = scores.masked_fill(future, -std::numeric_limits<float>::infinity());
-  auto attended = torch::matmul(torch::softmax(scores, -1), v);
-#endif
+  auto attended = causalAttention(q, k, v, impl_);
   return o_proj->forward(attended.transpose(1, 2).reshape({batch, length, n_heads_ * head_dim_}));
 }
 

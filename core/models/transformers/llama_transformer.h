@@ -60,6 +60,7 @@ class LlamaAttentionImpl : public torch::nn::Module {
 
  private:
   int64_t n_heads_, head_dim_;
+  AttentionImpl impl_;
 };
 TORCH_MODULE(LlamaAttention);
 
