@@ -23,6 +23,11 @@ class LanguageModel : public torch::nn::Module {
   // Hidden state after the last block, before any final norm / head: [B, L, D].
   virtual at::Tensor hiddenStates(const at::Tensor& input_ids) = 0;
 
+  // The states sentence embeddings are read from (retrieval, docs/retrieval.md): [B, L, D]. The last
+  // block's output for language models; the autoencoders override it with their encoder's output,
+  // which the research's retrieval read at the last position.
+  virtual at::Tensor embeddingStates(const at::Tensor& input_ids) { return hiddenStates(input_ids); }
+
   // Representation access (inversion, retrieval): the model read as a stack of blocks over an input
   // embedding. inputEmbeddings(ids) is what the first block reads ([B, L, D]: the token embedding,
   // plus learned position embeddings where the family has them); layerOutput(embeds, k) runs blocks

@@ -2,19 +2,23 @@
 // count against the truth); cosine ranking puts the true story first among distractors of larger and
 // smaller norm (hand-made and real embeddings), so only the direction counts; the held-out cosine
 // measure does the same; cosine retrieval finds a story embedded twice; embeddings are read at the
-// family's position from the run's padding side; the disk cache is reused for the same weights and
+// family's position from the run's padding side (autoencoders: from their encoder, which the decoder's
+// weights cannot change); the disk cache is reused for the same weights and
 // texts and invalidated when the checkpoint's weights change.
 #include <torch/torch.h>
 #include <QtTest/QtTest>
 
 #include "core/analysis/analysis_model.h"
 #include "core/analysis/retrieval/cosine_retrieval.h"
+#include "core/analysis/retrieval/retrieval_corpus.h"
 #include "core/analysis/retrieval/retrieval_dataset.h"
 #include "core/analysis/retrieval/retrieval_search.h"
 #include "core/analysis/retrieval/retrieval_training.h"
 #include "core/analysis/retrieval/text_embeddings.h"
 #include "core/config/project_config.h"
 #include "core/data/story_pairs.h"
+#include "core/models/composite/autoencoders.h"
+#include "core/models/model_registry.h"
 #include "core/train/checkpoint.h"
 #include "core/train/trainer.h"
 #include "tests/training_fixture.h"
@@ -184,6 +188,50 @@ class TestRetrievalEmbeddings : public QObject {
     QVERIFY(torch::allclose(e[0], expected, 1e-6, 1e-6));
   }
 
+  // Every autoencoder family of the registry: the embedding is the encoder's output at the last
+  // position (left padding), so new decoder or head weights leave it unchanged and new encoder
+  // weights change it.
+  void autoencoderEmbeddingIsTheEncoderLastToken() {
+    const fs::path dir = dir_ / "autoencoders";
+    auto project = nlohmann::json::parse(std::ifstream(testing::writeTinyProject(dir)));
+    std::vector<std::string> autoencoders;
+    for (const auto& a : architectures()) {
+      ModelConfig c = ModelConfig::fromJson(
+          {{"arch", a.name}, {"vocab_size", 512}, {"d_model", 32}, {"n_layers", 2}, {"context_length", 32}});
+      if (dynamic_cast<AutoencoderBase*>(buildModel(c).get()) == nullptr) continue;
+      autoencoders.push_back(a.name);
+      project["runs"].push_back({{"name", a.name}, {"model", {{"arch", a.name}}}});
+    }
+    QVERIFY(autoencoders.size() >= 2);  // mixer and transformer autoencoders
+    testing::writeText(dir / "project.json", project.dump(2));
+    const std::vector<std::string> texts = {"Tom had a red ball.", "The dog ran to the park and sat down."};
+    for (const std::string& arch : autoencoders) {
+      torch::manual_seed(11);
+      AnalysisModel m = loadAnalysisModel(ModelSource::projectRun(dir / "project.json", arch));
+      auto& model = dynamic_cast<AutoencoderBase&>(*m.model);
+      const auto before = embedTexts(m, texts, {});
+      const auto encoded = m.encode(texts[0]);
+      auto ids = torch::full({1, 32}, m.padId(), torch::kLong);
+      for (size_t t = 0; t < encoded.size(); ++t)
+        ids[0][32 - static_cast<int64_t>(encoded.size()) + static_cast<int64_t>(t)] = encoded[t];
+      {
+        torch::NoGradGuard no_grad;
+        QVERIFY2(torch::allclose(before[0], model.embed(ids)[0], 1e-6, 1e-6), arch.c_str());
+        for (auto& p : model.named_parameters()) {
+          if (p.key().rfind("decoder", 0) == 0 || p.key().rfind("lm_head", 0) == 0) p.value().normal_(0.0, 0.5);
+        }
+      }
+      QVERIFY2(torch::equal(embedTexts(m, texts, {}), before), (arch + ": the decoder changed the embedding").c_str());
+      {
+        torch::NoGradGuard no_grad;
+        for (auto& p : model.named_parameters()) {
+          if (p.key().rfind("encoder", 0) == 0) p.value().normal_(0.0, 0.5);
+        }
+      }
+      QVERIFY2(!torch::allclose(embedTexts(m, texts, {}), before), (arch + ": the encoder did not matter").c_str());
+    }
+  }
+
   // A dataset folder round trip, and interactive search: a held-out story's own summary finds it
   // among the top hits, searched with the same embeddings the folder holds.
   void datasetFolderAndSearch() {
@@ -208,6 +256,27 @@ class TestRetrievalEmbeddings : public QObject {
     QCOMPARE(search.search(pairs[35].story, 3, marked.hits[2].id).marked_rank, int64_t{3});
     const auto [top1, top5] = search.heldOutAccuracy(5);
     QVERIFY(top1 >= 0 && top1 <= top5 && top5 <= 1.0);
+  }
+
+  // A folder whose embeddings were read another way (retrieval.json's embedding_states 1, or no such
+  // key: written before it was recorded) is built again; the current reading is reused.
+  void datasetOfAnOlderEmbeddingReadingIsRebuilt() {
+    const fs::path root = dir_ / "ensured";
+    const RetrievalCorpus corpus = RetrievalCorpus::synthetic(12, 3);
+    const ModelSource source = ModelSource::checkpoint(run_dir_);
+    const auto first = ensureRetrievalDataset(corpus, source, root);
+    QVERIFY(first.built);
+    QVERIFY(!ensureRetrievalDataset(corpus, source, root).built);
+    const fs::path meta_file = first.dir / "retrieval.json";
+    auto meta = nlohmann::json::parse(std::ifstream(meta_file));
+    QCOMPARE(meta.at("embedding_states").get<int>(), kEmbeddingStatesVersion);
+    meta["embedding_states"] = kEmbeddingStatesVersion - 1;
+    testing::writeText(meta_file, meta.dump(2));
+    QVERIFY(ensureRetrievalDataset(corpus, source, root).built);
+    meta.erase("embedding_states");
+    testing::writeText(meta_file, meta.dump(2));
+    QVERIFY(ensureRetrievalDataset(corpus, source, root).built);
+    QVERIFY(!ensureRetrievalDataset(corpus, source, root).built);
   }
 
   void cacheIsKeyedByTheWeights() {

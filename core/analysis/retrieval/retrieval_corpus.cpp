@@ -31,6 +31,7 @@ bool matches(const fs::path& dir, const ModelSource& source, const std::vector<S
     if (d.source.untrained != source.untrained || d.source.run_name != source.run_name) return false;
     if (fs::weakly_canonical(d.source.path) != fs::weakly_canonical(source.path)) return false;
     if (d.train_count != train || d.pairs.size() != pairs.size()) return false;
+    if (d.embedding_states != kEmbeddingStatesVersion) return false;
     for (size_t i = 0; i < pairs.size(); ++i) {
       if (d.pairs[i].summary != pairs[i].summary || d.pairs[i].story != pairs[i].story) return false;
     }

@@ -76,7 +76,8 @@ RetrievalDataset buildRetrievalDataset(const ModelSource& source, const std::vec
                                {"train", d.train_count},
                                {"test", rest},
                                {"width", queries.size(1)},
-                               {"embedding_from_end", embedding.from_end}};
+                               {"embedding_from_end", embedding.from_end},
+                               {"embedding_states", kEmbeddingStatesVersion}};
   writeFileAtomic(dir / "retrieval.json", meta.dump(2) + "\n");
   return d;
 }
@@ -103,6 +104,7 @@ RetrievalDataset loadRetrievalDataset(const fs::path& dir) {
   d.model_key = model.at("key").get<std::string>();
   d.train_count = meta.at("train").get<int64_t>();
   d.embedding.from_end = meta.at("embedding_from_end").get<int64_t>();
+  d.embedding_states = meta.value("embedding_states", 1);
   d.pairs = readStoryPairs(dir / "pairs.jsonl");
   auto file = loadSafetensors(dir / "embeddings.safetensors");
   d.query_train = file.tensors.at("query_train");

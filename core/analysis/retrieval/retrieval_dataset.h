@@ -28,6 +28,7 @@ struct RetrievalDataset {
   std::vector<StoryPair> pairs;
   int64_t train_count = 0;  // pairs[0, train_count) train, the rest held out
   EmbeddingSettings embedding;
+  int embedding_states = kEmbeddingStatesVersion;  // 1 in folders written before the version was recorded
   at::Tensor query_train, query_test, target_train, target_test;
 };
 

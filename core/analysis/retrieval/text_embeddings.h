@@ -1,9 +1,9 @@
 // Sentence embeddings from a language model's last hidden layer (docs/retrieval.md): each text is encoded as
-// the run's training data, padded to the context on the run's side, and the last block's output is
-// read at one position: T-2 for masked mixers (their last position's output is never trained; the
-// research reads the second-to-last), T-1 for the other families. With right padding the position
-// counts back from the last real token instead. Embeddings are cached on disk, keyed by the model
-// weights' hash, the texts and the settings, so a changed checkpoint never reuses stale vectors.
+// the run's training data, padded to the context on the run's side, and the last block's output (an
+// autoencoder's encoder output: LanguageModel::embeddingStates) is read at one position: T-2 for masked mixers (their
+// last position's output is never trained; the research reads the second-to-last), T-1 for the other families. With
+// right padding the position counts back from the last real token instead. Embeddings are cached on disk, keyed by the
+// model weights' hash, the texts and the settings, so a changed checkpoint never reuses stale vectors.
 #pragma once
 #include <atomic>
 #include <filesystem>
@@ -16,6 +16,11 @@
 #include "core/analysis/analysis_model.h"
 
 namespace mixerlab {
+
+// Which states embeddings are read from, as stored in caches and retrieval.json: 1 = hiddenStates() for
+// every family (autoencoders: the decoder's output, a mistake), 2 = embeddingStates(). Folders and
+// cache files of another version are built again.
+constexpr int kEmbeddingStatesVersion = 2;
 
 struct EmbeddingSettings {
   int64_t from_end =

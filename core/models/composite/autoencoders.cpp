@@ -50,9 +50,11 @@ AutoencoderBase::AutoencoderBase(const ModelConfig& c) : LanguageModel(c) {
 }
 
 at::Tensor AutoencoderBase::embed(const at::Tensor& input_ids) {
-  auto encoded = encode(wte->forward(input_ids));
+  auto encoded = embeddingStates(input_ids);
   return encoded.select(1, encoded.size(1) - 1);
 }
+
+at::Tensor AutoencoderBase::embeddingStates(const at::Tensor& input_ids) { return encode(wte->forward(input_ids)); }
 
 at::Tensor AutoencoderBase::hiddenStates(const at::Tensor& input_ids) {
   auto e = embed(input_ids);

@@ -20,7 +20,8 @@ class AutoencoderBase : public LanguageModel {
  public:
   explicit AutoencoderBase(const ModelConfig& config);
   at::Tensor forward(const at::Tensor& input_ids) override;
-  at::Tensor hiddenStates(const at::Tensor& input_ids) override;  // decoder output [B, L, D]
+  at::Tensor hiddenStates(const at::Tensor& input_ids) override;     // decoder output [B, L, D]
+  at::Tensor embeddingStates(const at::Tensor& input_ids) override;  // encoder output [B, L, D]
   // The text embedding: the encoder's hidden state at the last position, [B, D].
   at::Tensor embed(const at::Tensor& input_ids);
   at::Tensor loss(const at::Tensor& logits, const at::Tensor& labels) const override;
