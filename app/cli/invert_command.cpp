@@ -148,10 +148,14 @@ int invertCommand(InvertOptions o) {
     std::cout << out.dump(2) << "\n";
     return 0;
   }
-  std::printf("%s: %zu input(s), %lld steps, eta %.3g -> %.3g, init %s, objective %s\n",
-              results.front().model_label.c_str(), texts.size(), static_cast<long long>(o.settings.iterations),
-              o.settings.learning_rate, o.settings.learning_rate / 10, inversionInitName(o.settings.init).c_str(),
-              inversionObjectiveName(o.settings.objective).c_str());
+  const InversionResult& first = results.front();
+  std::printf(
+      "%s: %zu input(s), %lld steps, eta %.3g -> %.3g, init %s x %.3g, objective %s, scale %s "
+      "(embedding std %.3g)\n",
+      first.model_label.c_str(), texts.size(), static_cast<long long>(o.settings.iterations), first.learning_rate,
+      first.learning_rate / 10, inversionInitName(o.settings.init).c_str(), first.start_std,
+      inversionObjectiveName(o.settings.objective).c_str(), inversionScaleName(o.settings.scale).c_str(),
+      first.embedding_std);
   std::printf("%5s %5s %9s %9s %8s %12s %12s %12s %9s\n", "layer", "input", "ham_top", "ham_exact", "counted",
               "epsilon_l1", "start_l1", "final_l1", "ms");
   for (size_t i = 0; i < results.size(); ++i) {
@@ -183,7 +187,8 @@ void addInvertCommand(CLI::App& app, Action& action) {
   cmd->add_option("--text-file", o->text_files, "Read an input text from this file (repeatable)");
   cmd->add_option("--eval-texts", o->eval_texts, "Also invert the first N documents of the eval split");
   cmd->add_option("--layer", o->layers, "Layer(s): 0 = embedding, k = block k, last, or all (repeatable)");
-  // --iterations, --learning-rate, --init, --objective, --reference, --noise, --top-k, --seed, --device, --no-pad
+  // --iterations, --learning-rate, --init, --objective, --reference, --scale, --noise, --top-k, --seed, --device,
+  // --no-pad
   addSettingsOptions(*cmd, inversionFields().specs(), o->given_settings);
   cmd->add_flag("--over-training", o->over_training,
                 "Invert at every checkpoint of the --checkpoint run (and its untrained twin): a layer x step table");

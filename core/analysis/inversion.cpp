@@ -44,9 +44,10 @@ at::Tensor paddedIds(const AnalysisModel& m, const std::vector<std::vector<int>>
   return ids;
 }
 
-double stepSize(const InversionSettings& s, int64_t n) {
+// Step n of N: eta_0 (N-n)/N + (eta_0/10) n/N, with eta_0 = learning_rate (times s when scale-aware).
+double stepSize(const InversionSettings& s, double learning_rate, int64_t n) {
   const double N = static_cast<double>(s.iterations), k = static_cast<double>(n);
-  return s.learning_rate * (N - k) / N + (s.learning_rate / 10.0) * (k / N);
+  return learning_rate * (N - k) / N + (learning_rate / 10.0) * (k / N);
 }
 
 // Layer numbers as requested (0 = the embedding, k = block k, -1 = the last) resolved to 0..depth.
@@ -114,6 +115,8 @@ struct InversionBasis {
   at::Tensor true_embeds;    // [B, L, D]
   at::Tensor noisy_embeds;   // true_embeds + reference_noise * N(0, 1): the epsilon check
   at::Tensor reference_ids;  // [B, L] on the CPU: the token each position must recover
+  double embedding_std = 0;  // s of the token embedding matrix
+  double scale = 1;          // what z0 and eta are multiplied by: s when scale-aware, else 1
 };
 
 InversionBasis embedInputs(LanguageModel& model, const EncodedInputs& inputs, const InversionSettings& settings,
@@ -122,6 +125,8 @@ InversionBasis embedInputs(LanguageModel& model, const EncodedInputs& inputs, co
   InversionBasis basis;
   const at::Tensor embedding_matrix = model.tokenEmbeddingMatrix().detach().to(torch::kCPU, torch::kFloat);
   basis.pinv = at::linalg_pinv(embedding_matrix).to(device);  // [D, V], computed on the CPU in fp32 as the research
+  basis.embedding_std = embedding_matrix.std().item<double>();
+  basis.scale = settings.scale == InversionScale::kEmbedding ? basis.embedding_std : 1.0;
   basis.positions = model.positionEmbeddings(inputs.length);
   if (basis.positions.defined()) basis.positions = basis.positions.detach();
   basis.true_embeds = model.inputEmbeddings(inputs.ids.to(device)).detach();
@@ -151,10 +156,12 @@ LayerTarget layerTarget(LanguageModel& model, const InversionBasis& basis, int64
   return target;
 }
 
-// The start of the descent, z0 (see InversionInit).
+// The start of the descent, z0 (see InversionInit), times the basis's scale.
 at::Tensor initialEmbedding(const InversionSettings& settings, const InversionBasis& basis, NormalDraws& normal) {
-  return settings.init == InversionInit::kPaperNormal ? 0.5 + (1.0 / 20.0) * normal(basis.true_embeds.sizes())
-                                                      : normal(basis.true_embeds.sizes());
+  const auto draws = settings.init == InversionInit::kPaperNormal
+                         ? 0.5 + (1.0 / 20.0) * normal(basis.true_embeds.sizes())
+                         : normal(basis.true_embeds.sizes());
+  return basis.scale * draws;
 }
 
 // What the descent minimises: the summed L1 distance between z's output and the target, per input [B].
@@ -174,7 +181,7 @@ struct Descent {
 // Gradient descent on z with the decaying step, polling `cancel` before every step. `report` names
 // the layer; its iteration and loss are filled in for each progress call.
 Descent descend(LanguageModel& model, const LayerTarget& target, at::Tensor z, const InversionSettings& settings,
-                int64_t length, InversionProgress report, const InversionProgressFn& progress,
+                double learning_rate, int64_t length, InversionProgress report, const InversionProgressFn& progress,
                 const std::atomic<bool>* cancel) {
   const int64_t batch = z.size(0);
   Descent descent;
@@ -189,7 +196,7 @@ Descent descend(LanguageModel& model, const LayerTarget& target, at::Tensor z, c
     const auto grad = torch::autograd::grad({per_input.sum()}, {z})[0];
     {
       torch::NoGradGuard no_grad;
-      z = (z - stepSize(settings, n) * grad).detach();
+      z = (z - stepSize(settings, learning_rate, n) * grad).detach();
     }
     const auto losses = per_input.detach().cpu();
     for (int64_t b = 0; b < batch; ++b) descent.curves[b].push_back(losses[b].item<double>());
@@ -228,6 +235,9 @@ std::vector<InversionResult> decodeLayer(const AnalysisModel& m, const std::vect
     r.epsilon_l1 = target.epsilon_l1[b].item<double>();
     r.target_l1 = target.target_l1[b].item<double>();
     r.final_loss = final_losses[b].item<double>();
+    r.embedding_std = basis.embedding_std;
+    r.start_std = basis.scale;
+    r.learning_rate = settings.learning_rate * basis.scale;
     r.loss_curve = std::move(descent.curves[b]);
     r.cancelled = descent.cancelled;
     r.elapsed_ms = elapsed_ms;
@@ -281,6 +291,14 @@ std::vector<InversionResult> invertTexts(const ModelSource& source, const std::v
   validateInversion(settings);
   if (texts.empty()) throw MixerLabError("no input text to invert");
   AnalysisModel m = loadAnalysisModel(source);
+  return invertTexts(m, texts, settings, progress, cancel);
+}
+
+std::vector<InversionResult> invertTexts(AnalysisModel& m, const std::vector<std::string>& texts,
+                                         const InversionSettings& settings, const InversionProgressFn& progress,
+                                         const std::atomic<bool>* cancel) {
+  validateInversion(settings);
+  if (texts.empty()) throw MixerLabError("no input text to invert");
   LanguageModel& model = *m.model;
   const std::vector<int64_t> layers = resolveLayers(m, settings.layers);
 
@@ -301,8 +319,8 @@ std::vector<InversionResult> invertTexts(const ModelSource& source, const std::v
     report.layer_index = static_cast<int64_t>(li);
     report.layer_count = static_cast<int64_t>(layers.size());
     report.iterations = settings.iterations;
-    Descent descent = descend(model, target, initialEmbedding(settings, basis, normal), settings, inputs.length, report,
-                              progress, cancel);
+    Descent descent = descend(model, target, initialEmbedding(settings, basis, normal), settings,
+                              settings.learning_rate * basis.scale, inputs.length, report, progress, cancel);
     cancelled = descent.cancelled;
     for (InversionResult& r : decodeLayer(m, texts, inputs, basis, target, descent, settings, device, start)) {
       results.push_back(std::move(r));

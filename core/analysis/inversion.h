@@ -25,6 +25,15 @@ enum class InversionObjective {
   kLastPosition,  // only the last position's output (the paper's "non-self tokens", Fig. 3b)
 };
 
+// The scale of the descent. The L1 loss's gradient is a sum of signs, whatever the size of the
+// embedding, so a fixed start N(0, 1) and step eta are large against a 0.02-scale embedding and small
+// against a 1-scale one: the research's settings are not scale-free.
+enum class InversionScale {
+  kResearch,   // z0 and eta as given (the research)
+  kEmbedding,  // z0 and eta multiplied by s, the standard deviation of the token embedding matrix: for a
+               // model whose blocks are linear, scaling its embedding then gives the same relative descent
+};
+
 // Which token each position must recover.
 enum class InversionReference {
   kInput,               // the input's own token; pad positions are the padding added (default)
@@ -40,6 +49,7 @@ struct InversionSettings {
   InversionInit init = InversionInit::kStandardNormal;
   InversionObjective objective = InversionObjective::kAllPositions;
   InversionReference reference = InversionReference::kInput;
+  InversionScale scale = InversionScale::kResearch;
   double reference_noise = 0.05;  // e' = e + noise N(0,1): the epsilon check (and the research's reference tokens)
   int64_t top_k = 5;              // a position matches when its reference token is among the top_k decoded
   uint64_t seed = 1;
@@ -72,6 +82,9 @@ struct InversionResult {
   double epsilon_l1 = 0;           // summed L1 between the layer outputs of e' and e (the epsilon check)
   double target_l1 = 0;            // summed |output of e|, to put the losses in scale
   double final_loss = 0;           // summed L1 after the last step
+  double embedding_std = 0;        // s: the standard deviation of the token embedding matrix
+  double start_std = 1;            // the start's scale: s with InversionScale::kEmbedding, else 1
+  double learning_rate = 0;        // the eta_0 the descent used: the setting, times s when scale-aware
   std::vector<double> loss_curve;  // summed L1 at each step, before its update
   std::vector<InvertedToken> tokens;
   bool cancelled = false;
@@ -94,6 +107,12 @@ using InversionProgressFn = std::function<void(const InversionProgress&)>;
 // `cancel` is polled every iteration; a cancelled layer's results carry cancelled = true and
 // decode the embedding reached so far; later layers are skipped.
 std::vector<InversionResult> invertTexts(const ModelSource& source, const std::vector<std::string>& texts,
+                                         const InversionSettings& settings, const InversionProgressFn& progress = {},
+                                         const std::atomic<bool>* cancel = nullptr);
+
+struct AnalysisModel;
+// The same on a loaded model (moved to the settings' device and back to the CPU).
+std::vector<InversionResult> invertTexts(AnalysisModel& model, const std::vector<std::string>& texts,
                                          const InversionSettings& settings, const InversionProgressFn& progress = {},
                                          const std::atomic<bool>* cancel = nullptr);
 

@@ -27,6 +27,10 @@ const FieldSet<InversionSettings>& inversionFields() {
                       "pseudo-inverse decoding of the noisy embedding (mostly noise for N(0, 0.02) transformer "
                       "embeddings)")
           .choiceLabels({"input tokens", "research (noisy pseudo-inverse)"})
+          .enumChoice("scale", &S::scale, {"research", "embedding"}, "Descent scale",
+                      "research = start and step as given; embedding = both multiplied by the standard deviation "
+                      "of the model's token embedding matrix, so a 0.02-scale embedding is searched at its own scale")
+          .choiceLabels({"research (as given)", "embedding's own scale"})
           .number("reference_noise", &S::reference_noise, 0.0, 10.0, "Reference noise",
                   "standard deviation of the noise added to the embedding for e' (the epsilon check, and the "
                   "research reference's tokens)")

@@ -9,6 +9,10 @@ std::string inversionObjectiveName(InversionObjective objective) {
   return objective == InversionObjective::kLastPosition ? "last" : "all";
 }
 
+std::string inversionScaleName(InversionScale scale) {
+  return scale == InversionScale::kEmbedding ? "embedding" : "research";
+}
+
 std::string inversionReferenceName(InversionReference reference) {
   return reference == InversionReference::kNoisyPseudoInverse ? "research" : "input";
 }
@@ -39,6 +43,9 @@ nlohmann::json inversionResultJson(const InversionResult& r, int64_t top_k) {
           {"epsilon_l1", r.epsilon_l1},
           {"target_l1", r.target_l1},
           {"final_loss", r.final_loss},
+          {"embedding_std", r.embedding_std},
+          {"start_std", r.start_std},
+          {"learning_rate", r.learning_rate},
           {"loss_curve", r.loss_curve},
           {"original_tokens", original_tokens},
           {"original_ids", original_ids},
@@ -59,6 +66,7 @@ nlohmann::json inversionSettingsJson(const InversionSettings& s) {
           {"init", inversionInitName(s.init)},
           {"objective", inversionObjectiveName(s.objective)},
           {"reference", inversionReferenceName(s.reference)},
+          {"scale", inversionScaleName(s.scale)},
           {"reference_noise", s.reference_noise},
           {"seed", s.seed},
           {"pad_to_context", s.pad_to_context}};

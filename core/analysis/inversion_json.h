@@ -15,6 +15,7 @@ namespace mixerlab {
 // The command line's spellings: "standard" / "paper", "all" / "last", "input" / "research".
 std::string inversionInitName(InversionInit init);
 std::string inversionObjectiveName(InversionObjective objective);
+std::string inversionScaleName(InversionScale scale);  // "research", "embedding"
 std::string inversionReferenceName(InversionReference reference);
 
 // Scores (hamming_top<k>, hamming_top_k, hamming_exact, counted_positions, epsilon_l1, target_l1,

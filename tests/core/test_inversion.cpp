@@ -3,15 +3,19 @@
 // Hamming distance counts non-pad positions only; cancelling stops within one iteration; and the
 // paper's finding, measured rather than assumed: an untrained flat masked mixer (D=256, T=64)
 // recovers its input from the last layer with Hamming < 0.1, an untrained Llama of the same width
-// does far worse.
+// does far worse. The scale-aware descent (scale = embedding) is scale-covariant on a model whose blocks are
+// linear: scaling its embedding matrix gives the same Hamming distances and the same relative descent,
+// which the research's fixed start and step do not.
 #include <torch/torch.h>
 #include <QtTest/QtTest>
 
 #include <atomic>
+#include <cmath>
 
 #include "core/analysis/analysis_model.h"
 #include "core/analysis/inversion.h"
 #include "core/analysis/inversion_convergence.h"
+#include "core/analysis/inversion_json.h"
 #include "tests/test_support.h"
 #include "tests/training_fixture.h"
 
@@ -38,6 +42,38 @@ fs::path writeProject(const fs::path& dir) {
   testing::writeText(dir / "project.json", json);
   return dir / "project.json";
 }
+
+// Blocks that are linear maps without bias or normalisation, so layer k of c * e is c times layer k of e
+// and the exact inverse is known. The embedding matrix is N(0, 1) times `embedding_scale`; the blocks
+// are the same for every scale (from their own seed).
+class LinearStack : public LanguageModel {
+ public:
+  LinearStack(const ModelConfig& config, double embedding_scale) : LanguageModel(config) {
+    torch::manual_seed(21);
+    embedding_ = register_parameter("wte", torch::randn({config.vocab_size, config.d_model}) * embedding_scale);
+    for (int64_t i = 0; i < config.n_layers; ++i) {
+      blocks_.push_back(
+          register_parameter("block" + std::to_string(i),
+                             torch::eye(config.d_model) + 0.3 * torch::randn({config.d_model, config.d_model}) /
+                                                              std::sqrt(static_cast<double>(config.d_model))));
+    }
+  }
+  at::Tensor forward(const at::Tensor& ids) override { return torch::matmul(hiddenStates(ids), embedding_.t()); }
+  at::Tensor hiddenStates(const at::Tensor& ids) override {
+    return layerOutput(inputEmbeddings(ids), representationLayers());
+  }
+  int64_t representationLayers() const override { return static_cast<int64_t>(blocks_.size()); }
+  at::Tensor tokenEmbeddingMatrix() override { return embedding_; }
+  at::Tensor layerOutput(const at::Tensor& embeds, int64_t layer) override {
+    at::Tensor h = embeds;
+    for (int64_t i = 0; i < layer; ++i) h = torch::matmul(h, blocks_[static_cast<size_t>(i)]);
+    return h;
+  }
+
+ private:
+  at::Tensor embedding_;
+  std::vector<at::Tensor> blocks_;
+};
 
 InversionSettings atLayer(int64_t layer, int64_t iterations = 500) {
   InversionSettings s;
@@ -185,6 +221,60 @@ class TestInversion : public QObject {
     QVERIFY2(mixer.hamming_top_k < 0.1, qPrintable(QString("mixer Hamming %1").arg(mixer.hamming_top_k)));
     QVERIFY2(llama.hamming_top_k > mixer.hamming_top_k + 0.3,
              qPrintable(QString("llama Hamming %1 vs mixer %2").arg(llama.hamming_top_k).arg(mixer.hamming_top_k)));
+  }
+
+  void scaleAwareDescentIsScaleCovariant() {
+    AnalysisModel m = loadAnalysisModel(untrained("small_mixer"));  // the project's tokenizer and padding
+    ModelConfig config = m.model->config();
+    config.d_model = 24;
+    config.n_layers = 2;
+    auto settings = atLayer(2, 150);
+    settings.pad_to_context = false;
+    const auto invertAt = [&](double embedding_scale, InversionScale scale) {
+      m.model = std::make_shared<LinearStack>(config, embedding_scale);
+      settings.scale = scale;
+      return invertTexts(m, {kStory}, settings).at(0);
+    };
+    // The descent relative to the target's size, at a few steps and at the end.
+    const auto relative = [](const InversionResult& r) {
+      std::vector<double> out;
+      for (size_t i : {size_t{0}, size_t{10}, size_t{50}, size_t{149}}) out.push_back(r.loss_curve.at(i) / r.target_l1);
+      out.push_back(r.final_loss / r.target_l1);
+      return out;
+    };
+    const auto close = [](const std::vector<double>& a, const std::vector<double>& b, double tolerance) {
+      for (size_t i = 0; i < a.size(); ++i)
+        if (std::abs(a[i] - b[i]) > tolerance * std::max(std::abs(a[i]), 1e-6)) return false;
+      return true;
+    };
+    const InversionResult unit = invertAt(1.0, InversionScale::kEmbedding);
+    const InversionResult small = invertAt(0.02, InversionScale::kEmbedding);
+    QVERIFY(std::abs(small.embedding_std / unit.embedding_std - 0.02) < 1e-6);
+    QCOMPARE(small.start_std, small.embedding_std);
+    QVERIFY(std::abs(small.learning_rate - 0.02 * small.embedding_std) < 1e-12);  // eta_0 = 0.02 * s
+    QCOMPARE(small.hamming_top_k, unit.hamming_top_k);
+    QCOMPARE(small.hamming_exact, unit.hamming_exact);
+    QVERIFY2(close(relative(small), relative(unit), 1e-3), "the relative descent depends on the embedding's scale");
+    QVERIFY(unit.hamming_exact < 0.2);  // a linear stack inverts
+    // The result JSON records the scale-aware settings and what the descent used.
+    auto aware = settings;
+    aware.scale = InversionScale::kEmbedding;
+    QCOMPARE(inversionSettingsJson(aware).at("scale").get<std::string>(), std::string("embedding"));
+    QCOMPARE(inversionSettingsJson(atLayer(1)).at("scale").get<std::string>(), std::string("research"));
+    const auto small_json = inversionResultJson(small, settings.top_k);
+    QCOMPARE(small_json.at("embedding_std").get<double>(), small.embedding_std);
+    QCOMPARE(small_json.at("start_std").get<double>(), small.embedding_std);
+    QCOMPARE(small_json.at("learning_rate").get<double>(), small.learning_rate);
+    // The research's settings: the same start N(0, 1) and step for both, so the descents differ.
+    const InversionResult unit_research = invertAt(1.0, InversionScale::kResearch);
+    const InversionResult small_research = invertAt(0.02, InversionScale::kResearch);
+    QCOMPARE(small_research.start_std, 1.0);
+    QCOMPARE(small_research.learning_rate, 0.02);
+    QVERIFY(!close(relative(small_research), relative(unit_research), 0.1));
+    QVERIFY2(small_research.hamming_exact > unit_research.hamming_exact + 0.2,
+             qPrintable(QString("research settings: Hamming %1 at scale 0.02, %2 at scale 1")
+                            .arg(small_research.hamming_exact)
+                            .arg(unit_research.hamming_exact)));
   }
 
   void badLayerNamesTheRange() {
