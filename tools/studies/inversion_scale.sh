@@ -34,7 +34,7 @@ cat > "$out/project.json" <<EOF
   "tokenizer": {"vocab_size": 1024},
   "defaults": {
     "model": {"n_layers": 4, "context_length": 64, "n_heads": 4},
-    "train": {"device": "cpu", "batch_size": 16, "learning_rate": 0.0005, "warmup_steps": 20, "seed": 3,
+    "train": {"device": "cpu", "max_steps": $(( train_steps > 0 ? train_steps : 1 )), "batch_size": 16, "learning_rate": 0.0005, "warmup_steps": 20, "seed": 3,
               "eval_every": 100, "checkpoint_every": 100, "log_every": 50, "batch_mode": "padded"}
   },
   "runs": [
@@ -52,7 +52,8 @@ states=(untrained)
 if (( train_steps > 0 )); then
   states+=(trained)
   for run in "${runs[@]}"; do
-    "$mixerlab" train "$out/project.json" --run "$run" --max-steps "$train_steps" --out "$out/runs" >"$out/train-$run.log" 2>&1
+    "$mixerlab" train "$out/project.json" --run "$run" --out "$out/runs" >"$out/train-$run.log" 2>&1 ||
+      { echo "training $run failed: see $out/train-$run.log" >&2; exit 1; }
   done
 fi
 echo "| model | state | descent | layers 0-4 (mean Hamming top-5) | final L1 / target L1, deepest layer |"
