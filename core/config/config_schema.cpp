@@ -33,9 +33,7 @@ std::vector<FieldSpec> modelSpecs() {
     if (!spec.families.empty()) {  // family-specific: the families that list the key
       spec.families.clear();
       for (const auto& a : architectures()) {
-        if (std::find(a.model_keys.begin(), a.model_keys.end(), spec.key) != a.model_keys.end()) {
-          spec.families.push_back(a.name);
-        }
+        if (familyReadsModelKey(a.name, spec.key)) spec.families.push_back(a.name);
       }
     }
     spec.key = "model." + spec.key;
