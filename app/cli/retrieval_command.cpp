@@ -36,6 +36,7 @@ struct BuildOptions {
   uint64_t seed = 1;
   double test_fraction = 0.1;
   bool untrained = false;
+  bool after_final_norm = false;
 };
 
 int retrievalBuildCommand(const BuildOptions& o) {
@@ -46,6 +47,7 @@ int retrievalBuildCommand(const BuildOptions& o) {
       o.untrained ? ModelSource::untrainedLike(o.checkpoint) : ModelSource::checkpoint(o.checkpoint);
   EmbeddingSettings embedding;
   embedding.from_end = o.from_end;
+  embedding.after_final_norm = o.after_final_norm;
   embedding.device = o.device;
   const auto d = buildRetrievalDataset(source, pairs, o.test_fraction, embedding, o.out, [](size_t done, size_t total) {
     std::fprintf(stderr, "\rembedded %zu/%zu texts", done, total);
@@ -251,6 +253,9 @@ void addRetrievalCommands(CLI::App& app, Action& action) {
   build->add_option("--test-fraction", b->test_fraction, "Held-out share of the pairs (the last ones), 0.1");
   build->add_option("--position-from-end", b->from_end,
                     "Embedding position before the last token (-1: mixer 1, others 0)");
+  build->add_flag("--after-final-norm", b->after_final_norm,
+                  "Read the states after the family's final norm (Llama, Transfixer), as the paper-era research read a "
+                  "transformer at T-1 (Hugging Face's hidden_states[-1]); the later code read before it at -2");
   build->add_option("--out", b->out, "Dataset folder to write")->required();
   build->add_option("--device", b->device, "Where the model embeds: cpu (default), cuda, cuda:N or auto")
       ->capture_default_str();

@@ -27,6 +27,10 @@ class LanguageModel : public torch::nn::Module {
   // block's output for language models; the autoencoders override it with their encoder's output,
   // which the research's retrieval read at the last position.
   virtual at::Tensor embeddingStates(const at::Tensor& input_ids) { return hiddenStates(input_ids); }
+  // The same after the family's final norm, as Hugging Face's hidden_states[-1] reads a Llama (the
+  // paper-era retrieval embedding of a transformer); families without a final norm return
+  // embeddingStates().
+  virtual at::Tensor finalNormStates(const at::Tensor& input_ids) { return embeddingStates(input_ids); }
 
   // Representation access (inversion, retrieval): the model read as a stack of blocks over an input
   // embedding. inputEmbeddings(ids) is what the first block reads ([B, L, D]: the token embedding,

@@ -3,7 +3,7 @@
 // smaller norm (hand-made and real embeddings), so only the direction counts; the held-out cosine
 // measure does the same; cosine retrieval finds a story embedded twice; embeddings are read at the
 // family's position from the run's padding side (autoencoders: from their encoder, which the decoder's
-// weights cannot change); the disk cache is reused for the same weights and
+// weights cannot change), before or after the family's final norm; the disk cache is reused for the same weights and
 // texts and invalidated when the checkpoint's weights change.
 #include <torch/torch.h>
 #include <QtTest/QtTest>
@@ -230,6 +230,43 @@ class TestRetrievalEmbeddings : public QObject {
       }
       QVERIFY2(!torch::allclose(embedTexts(m, texts, {}), before), (arch + ": the encoder did not matter").c_str());
     }
+  }
+
+  // The paper-era transformer reading: after Llama's final RMSNorm (x / sqrt(mean(x^2) + 1e-6) times
+  // its weight, worked out here by hand) at the last position; a mixer has no final norm, so both
+  // readings agree. A dataset folder records the reading and a reused folder must have read the same.
+  void finalNormReadingIsTheNormedLastLayer() {
+    const fs::path dir = dir_ / "final-norm";
+    const fs::path project_file = testing::writeTinyProject(dir);  // its "llama" run
+    const std::vector<std::string> texts = {"Tom had a red ball.", "The dog ran to the park and sat down."};
+    EmbeddingSettings after;
+    after.after_final_norm = true;
+    torch::manual_seed(5);
+    AnalysisModel llama = loadAnalysisModel(ModelSource::projectRun(project_file, "llama"));
+    at::Tensor weight;
+    {
+      torch::NoGradGuard no_grad;
+      for (auto& p : llama.model->named_parameters()) {
+        if (p.key() == "model.norm.weight") weight = p.value().normal_(1.0, 0.5);
+      }
+    }
+    QVERIFY(weight.defined());
+    const auto before = embedTexts(llama, texts, {});
+    const auto normed = embedTexts(llama, texts, after);
+    const auto expected = before * torch::rsqrt(before.pow(2).mean(-1, true) + 1e-6) * weight;
+    QVERIFY(torch::allclose(normed, expected, 1e-5, 1e-5));
+    QVERIFY(!torch::allclose(normed, before, 1e-3, 1e-3));
+    AnalysisModel mixer = loadAnalysisModel(ModelSource::checkpoint(run_dir_));
+    QVERIFY(torch::equal(embedTexts(mixer, texts, after), embedTexts(mixer, texts, {})));
+    // Folders: each reading its own, recorded in retrieval.json and checked when reused.
+    const auto corpus = RetrievalCorpus::synthetic(12, 3);
+    const fs::path root = dir / "datasets";
+    const auto plain = ensureRetrievalDataset(corpus, ModelSource::checkpoint(run_dir_), root);
+    const auto read_after = ensureRetrievalDataset(corpus, ModelSource::checkpoint(run_dir_), root, {}, nullptr, after);
+    QVERIFY(plain.dir != read_after.dir && plain.built && read_after.built);
+    QCOMPARE(loadRetrievalDataset(read_after.dir).embedding.after_final_norm, true);
+    QCOMPARE(loadRetrievalDataset(plain.dir).embedding.after_final_norm, false);
+    QVERIFY(!ensureRetrievalDataset(corpus, ModelSource::checkpoint(run_dir_), root, {}, nullptr, after).built);
   }
 
   // A dataset folder round trip, and interactive search: a held-out story's own summary finds it

@@ -19,9 +19,9 @@ std::string folderSafe(const std::string& s) {
   return out.empty() ? "_" : out;
 }
 
-// The folder holds this model's embeddings of exactly these pairs, split the same way.
-bool matches(const fs::path& dir, const ModelSource& source, const std::vector<StoryPair>& pairs,
-             double test_fraction) {
+// The folder holds this model's embeddings of exactly these pairs, split the same way, read as `embedding` says.
+bool matches(const fs::path& dir, const ModelSource& source, const std::vector<StoryPair>& pairs, double test_fraction,
+             const EmbeddingSettings& embedding) {
   try {
     if (!fs::exists(dir / "retrieval.json")) return false;
     const RetrievalDataset d = loadRetrievalDataset(dir);
@@ -32,6 +32,8 @@ bool matches(const fs::path& dir, const ModelSource& source, const std::vector<S
     if (fs::weakly_canonical(d.source.path) != fs::weakly_canonical(source.path)) return false;
     if (d.train_count != train || d.pairs.size() != pairs.size()) return false;
     if (d.embedding_states != kEmbeddingStatesVersion) return false;
+    if (d.embedding.from_end != embedding.from_end || d.embedding.after_final_norm != embedding.after_final_norm)
+      return false;
     for (size_t i = 0; i < pairs.size(); ++i) {
       if (d.pairs[i].summary != pairs[i].summary || d.pairs[i].story != pairs[i].story) return false;
     }
@@ -89,11 +91,14 @@ std::string datasetFolderName(const ModelSource& source) {
 
 EnsuredDataset ensureRetrievalDataset(const RetrievalCorpus& corpus, const ModelSource& source, const fs::path& root,
                                       const std::function<void(size_t, size_t)>& progress,
-                                      const std::atomic<bool>* cancel) {
+                                      const std::atomic<bool>* cancel, const EmbeddingSettings& embedding) {
   const std::vector<StoryPair> pairs = corpus.pairs();
-  EnsuredDataset out{root / corpus.id() / datasetFolderName(source), false};
-  if (matches(out.dir, source, pairs, corpus.test_fraction)) return out;
-  buildRetrievalDataset(source, pairs, corpus.test_fraction, EmbeddingSettings{}, out.dir, progress, cancel);
+  std::string folder = datasetFolderName(source);
+  if (embedding.from_end >= 0) folder += "-from-end-" + std::to_string(embedding.from_end);
+  if (embedding.after_final_norm) folder += "-after-final-norm";
+  EnsuredDataset out{root / corpus.id() / folder, false};
+  if (matches(out.dir, source, pairs, corpus.test_fraction, embedding)) return out;
+  buildRetrievalDataset(source, pairs, corpus.test_fraction, embedding, out.dir, progress, cancel);
   out.built = true;
   return out;
 }

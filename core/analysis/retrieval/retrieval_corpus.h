@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/analysis/model_source.h"
+#include "core/analysis/retrieval/text_embeddings.h"
 #include "core/data/story_pairs.h"
 
 namespace mixerlab {
@@ -44,9 +45,12 @@ struct EnsuredDataset {
 // root/<corpus.id()>/<datasetFolderName(source)>, built (embedding every summary and story,
 // `progress(done, total)` as buildRetrievalDataset reports it; `cancel` stops it with
 // MixerLabError) unless it already holds this model's embeddings of exactly these pairs.
+// `embedding` chooses the position and the states read (text_embeddings.h); a reading other than
+// the family's default gets a folder of its own (datasetFolderName).
 EnsuredDataset ensureRetrievalDataset(const RetrievalCorpus& corpus, const ModelSource& source,
                                       const std::filesystem::path& root,
                                       const std::function<void(size_t, size_t)>& progress = {},
-                                      const std::atomic<bool>* cancel = nullptr);
+                                      const std::atomic<bool>* cancel = nullptr,
+                                      const EmbeddingSettings& embedding = EmbeddingSettings{});
 
 }  // namespace mixerlab

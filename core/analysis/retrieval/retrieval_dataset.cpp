@@ -77,6 +77,7 @@ RetrievalDataset buildRetrievalDataset(const ModelSource& source, const std::vec
                                {"test", rest},
                                {"width", queries.size(1)},
                                {"embedding_from_end", embedding.from_end},
+                               {"embedding_after_final_norm", embedding.after_final_norm},
                                {"embedding_states", kEmbeddingStatesVersion}};
   writeFileAtomic(dir / "retrieval.json", meta.dump(2) + "\n");
   return d;
@@ -104,6 +105,7 @@ RetrievalDataset loadRetrievalDataset(const fs::path& dir) {
   d.model_key = model.at("key").get<std::string>();
   d.train_count = meta.at("train").get<int64_t>();
   d.embedding.from_end = meta.at("embedding_from_end").get<int64_t>();
+  d.embedding.after_final_norm = meta.value("embedding_after_final_norm", false);
   d.embedding_states = meta.value("embedding_states", 1);
   d.pairs = readStoryPairs(dir / "pairs.jsonl");
   auto file = loadSafetensors(dir / "embeddings.safetensors");

@@ -41,7 +41,9 @@ at::Tensor embedTexts(AnalysisModel& m, const std::vector<std::string>& texts, c
       // Left padding: the research's fixed index T-1-from_end. Right: back from the last real token.
       positions.push_back(std::max<int64_t>(0, (left ? context - 1 : n - 1) - from_end));
     }
-    const auto hidden = model.embeddingStates(ids.to(device)).cpu();  // [B, T, D]
+    const auto hidden =
+        (settings.after_final_norm ? model.finalNormStates(ids.to(device)) : model.embeddingStates(ids.to(device)))
+            .cpu();  // [B, T, D]
     const auto index = torch::tensor(positions, torch::kLong).view({-1, 1, 1}).expand({-1, 1, hidden.size(2)});
     parts.push_back(hidden.gather(1, index).squeeze(1).to(torch::kFloat).contiguous());
     if (progress) progress(first + count, texts.size());
@@ -64,8 +66,9 @@ at::Tensor cachedEmbeddings(AnalysisModel& m, const std::string& model_key, cons
                             const std::function<void(size_t, size_t)>& progress, const std::atomic<bool>* cancel) {
   std::string text_bytes;
   for (const auto& t : texts) text_bytes += std::to_string(t.size()) + ":" + t;
-  const std::string key = hashHex(model_key + "|" + hashHex(text_bytes) + "|" + std::to_string(settings.from_end) +
-                                  "|states-v" + std::to_string(kEmbeddingStatesVersion));
+  const std::string key =
+      hashHex(model_key + "|" + hashHex(text_bytes) + "|" + std::to_string(settings.from_end) + "|states-v" +
+              std::to_string(kEmbeddingStatesVersion) + (settings.after_final_norm ? "|after-final-norm" : ""));
   const fs::path file = cache_dir / ("embeddings-" + key.substr(0, 24) + ".safetensors");
   if (fs::exists(file)) {
     if (reused) *reused = true;

@@ -26,6 +26,10 @@ struct EmbeddingSettings {
   int64_t from_end =
       -1;  // which position, counted from the last real token: -1 = the family's default (its registry entry)
   int64_t batch_size = 16;
+  // Read after the family's final norm (LanguageModel::finalNormStates: Hugging Face's
+  // hidden_states[-1] of a Llama, the paper-era transformer embedding at T-1; the later research code
+  // read the last layer before it at -2). Families without a final norm read the same states.
+  bool after_final_norm = false;
   // Where the model runs while embedding (cpu, cuda, cuda:N, auto); not part of the dataset: the
   // embeddings come back as CPU float32 from any device.
   std::string device = "cpu";

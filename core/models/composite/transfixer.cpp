@@ -93,6 +93,10 @@ Transfixer::Transfixer(const ModelConfig& c) : LanguageModel(c), rotary_(c.d_mod
   lm_head->weight.normal_(0.0, 0.02);
 }
 
+at::Tensor Transfixer::finalNormStates(const at::Tensor& input_ids) {
+  return model->norm->forward(hiddenStates(input_ids));
+}
+
 at::Tensor Transfixer::hiddenStates(const at::Tensor& input_ids) {
   return layerOutput(model->embed_tokens->forward(input_ids), representationLayers());
 }

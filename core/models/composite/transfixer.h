@@ -56,7 +56,8 @@ class Transfixer : public LanguageModel {
  public:
   explicit Transfixer(const ModelConfig& config);
   at::Tensor forward(const at::Tensor& input_ids) override;
-  at::Tensor hiddenStates(const at::Tensor& input_ids) override;  // before the final norm
+  at::Tensor hiddenStates(const at::Tensor& input_ids) override;     // before the final norm
+  at::Tensor finalNormStates(const at::Tensor& input_ids) override;  // after it
   int64_t representationLayers() const override;
   at::Tensor tokenEmbeddingMatrix() override;
   at::Tensor layerOutput(const at::Tensor& embeds, int64_t layer) override;

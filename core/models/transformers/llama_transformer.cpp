@@ -153,6 +153,11 @@ at::Tensor LlamaTransformer::hiddenStates(const at::Tensor& input_ids) {
   return layerOutput(model->embed_tokens->forward(input_ids), representationLayers());
 }
 
+at::Tensor LlamaTransformer::finalNormStates(const at::Tensor& input_ids) {
+  const at::Tensor hidden = hiddenStates(input_ids);
+  return model->norm ? model->norm->forward(hidden) : hidden;
+}
+
 int64_t LlamaTransformer::representationLayers() const { return static_cast<int64_t>(model->layers->size()); }
 at::Tensor LlamaTransformer::tokenEmbeddingMatrix() { return model->embed_tokens->weight; }
 

@@ -102,7 +102,8 @@ class LlamaTransformer : public LanguageModel {
  public:
   explicit LlamaTransformer(const ModelConfig& config);
   at::Tensor forward(const at::Tensor& input_ids) override;
-  at::Tensor hiddenStates(const at::Tensor& input_ids) override;  // last layer output, before the final norm
+  at::Tensor hiddenStates(const at::Tensor& input_ids) override;     // last layer output, before the final norm
+  at::Tensor finalNormStates(const at::Tensor& input_ids) override;  // after it (the completion model has none)
   int64_t representationLayers() const override;
   at::Tensor tokenEmbeddingMatrix() override;
   at::Tensor layerOutput(const at::Tensor& embeds, int64_t layer) override;
