@@ -1,14 +1,13 @@
-// Verdicts for the paper's three claims (see claim_verdicts.h).
+// Verdicts for the research's claims (see claim_verdicts.h).
 #include "core/reproduce/claim_verdicts.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <map>
-#include <optional>
+#include <set>
 #include <string>
-
-#include "core/models/research_arm.h"
 
 namespace mixerlab {
 using json = nlohmann::json;
@@ -22,156 +21,281 @@ double numberAt(const json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : kNaN;
 }
 
-json paperClaim(const json& paper, const std::string& id) {
-  for (const auto& c : paper.value("claims", json::array())) {
-    if (c.value("id", "") == id) return c;
-  }
-  return json::object();
-}
-
-double paperNumber(const json& paper, const std::string& table, const std::string& row, const std::string& metric) {
-  for (const auto& n : paper.value("numbers", json::array())) {
-    if (n.value("table", "") == table && n.value("row", "") == row && n.value("metric", "") == metric) {
-      return n.value("value", std::numeric_limits<double>::quiet_NaN());
-    }
-  }
-  return std::numeric_limits<double>::quiet_NaN();
-}
-
-json verdict(json claim, std::optional<bool> holds, const std::string& why) {
-  claim["holds"] = holds ? json(*holds) : json(nullptr);
-  claim["verdict"] = !holds ? "inconclusive" : (*holds ? "holds" : "does not hold");
-  claim["why"] = why;
-  return claim;
-}
-
 std::string fixed(double v, int digits = 3) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
 }
 
-}  // namespace
+std::string scientific(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1e", v);
+  return buf;
+}
 
-namespace {
+// The paper's side of a claim: its statement, source, expected sign and the figures it names, each
+// looked up in reported_numbers.json's numbers by (table, row, metric).
+json paperSection(const json& paper, const std::string& id) {
+  json entry = json::object();
+  for (const auto& c : paper.value("claims", json::array())) {
+    if (c.value("id", "") == id) entry = c;
+  }
+  json values = json::object();
+  for (const auto& v : entry.value("values", json::array())) {
+    json value = nullptr;
+    for (const auto& n : paper.value("numbers", json::array())) {
+      if (n.value("table", "") == v.value("table", "") && n.value("row", "") == v.value("row", "") &&
+          n.value("metric", "") == v.value("metric", "")) {
+        value = n["value"];
+      }
+    }
+    values[v.value("name", "")] = value;
+  }
+  return {{"statement", entry.value("paper", "")},
+          {"source", entry.value("source", "")},
+          {"expect", entry.value("expect", "")},
+          {"values", values}};
+}
 
-// Mixer against the best transformer group on one per-run metric (`field` of each group's members
-// and its spread `field` of the group): which groups, their spreads, and seeds paired by seed.
-struct Comparison {
-  json measured;
-  std::optional<bool> holds;
-  std::string how;
-  bool possible = false;
+json claimShell(const ResearchClaim& c, const json& paper, const std::string& expected, const std::string& rule) {
+  return {{"id", c.id},
+          {"title", c.title},
+          {"source", c.source},
+          {"measure", c.measure},
+          {"expected", expected},
+          {"rule", rule},
+          {"paper", paperSection(paper, c.id)}};
+}
+
+json decide(json claim, const char* verdict, const std::string& why) {
+  claim["verdict"] = verdict;
+  claim["why"] = why;
+  return claim;
+}
+
+// ---- loss-ordering claims ----
+
+// The measures every loss-ordering claim reports, the claim's own first.
+struct Measure {
+  const char* field;
+  const char* name;
+};
+constexpr Measure kAtWall{"eval_loss_at_common_wall", "equal_wall_clock"};
+constexpr Measure kAtFlops{"min_eval_loss", "equal_flops"};
+constexpr Measure kAtSteps{"eval_loss_at_common_step", "equal_steps"};
+
+enum class Direction { kFirstLower, kSecondLower, kWithinSpread, kNotMeasured };
+
+const char* directionName(Direction d) {
+  switch (d) {
+    case Direction::kFirstLower:
+      return "first lower in every seed";
+    case Direction::kSecondLower:
+      return "second lower in every seed";
+    case Direction::kWithinSpread:
+      return "seeds disagree";
+    case Direction::kNotMeasured:
+      return "not measured";
+  }
+  return "not measured";
+}
+
+struct Side {
+  const json* best = nullptr;         // the group of lowest mean on the claim's measure
+  std::vector<int64_t> widths;        // d_model of every group considered
+  std::vector<std::string> excluded;  // groups of this side whose label does not match their run.json
 };
 
-Comparison compareGroups(const json& groups, const std::string& field, const std::string& what) {
-  Comparison c;
-  const json* mixer = nullptr;
-  const json* best_transformer = nullptr;
+Side sideOf(const GroupSelector& selector, const json& groups, const char* field) {
+  Side side;
+  std::set<int64_t> widths;
   for (const auto& g : groups) {
-    if (!g.value("equal_compute", false) || !g.contains(field)) continue;
-    const double mean = numberAt(g[field], "mean");
-    if (!std::isfinite(mean)) continue;
-    if (g["family"] == researchArmName(ResearchArm::kMixer) && (!mixer || mean < numberAt((*mixer)[field], "mean")))
-      mixer = &g;
-    if (g["family"] == researchArmName(ResearchArm::kTransformer) &&
-        (!best_transformer || mean < numberAt((*best_transformer)[field], "mean"))) {
-      best_transformer = &g;
+    if (!g.value("equal_compute", false)) continue;
+    const ResearchArm arm = researchArmFromName(g.value("arm", "mixer"));
+    // A group that did not run as labelled stands on no side; it is named wherever its family is.
+    if (!g.value("label_matches", true)) {
+      if (arm == selector.arm) side.excluded.push_back(g.value("plan_group", "") + ": " + g.value("label_problem", ""));
+      continue;
     }
+    if (!selector.matches(arm, g.value("n_heads", int64_t{0}), g.value("attention_ran", ""))) continue;
+    widths.insert(g.value("d_model", int64_t{0}));
+    const double mean = numberAt(g.value(field, json::object()), "mean");
+    if (!std::isfinite(mean)) continue;
+    if (!side.best || mean < numberAt((*side.best)[field], "mean")) side.best = &g;
   }
-  if (!mixer || !best_transformer) {
-    c.how = "the suite lacks a mixer or a transformer group with " + what;
-    return c;
-  }
-  c.possible = true;
-  std::map<int64_t, double> mixer_by_seed;
-  for (const auto& m : (*mixer)["members"]) mixer_by_seed[m.value("seed", int64_t{0})] = numberAt(m, field.c_str());
-  int paired = 0, mixer_lower = 0;
-  for (const auto& t : (*best_transformer)["members"]) {
-    const auto it = mixer_by_seed.find(t.value("seed", int64_t{0}));
-    if (it == mixer_by_seed.end()) continue;
-    ++paired;
-    if (it->second < numberAt(t, field.c_str())) ++mixer_lower;
-  }
-  const double mixer_mean = numberAt((*mixer)[field], "mean");
-  const double transformer_mean = numberAt((*best_transformer)[field], "mean");
-  c.measured = {{"mixer_group", (*mixer)["label"]},
-                {researchArmName(ResearchArm::kMixer), (*mixer)[field]},
-                {"best_transformer_group", (*best_transformer)["label"]},
-                {researchArmName(ResearchArm::kTransformer), (*best_transformer)[field]},
-                {"difference", transformer_mean - mixer_mean},
-                {"seeds_paired", paired},
-                {"seeds_mixer_lower", mixer_lower}};
-  c.how = (*mixer)["label"].get<std::string>() + " " + fixed(mixer_mean) + " vs " +
-          (*best_transformer)["label"].get<std::string>() + " " + fixed(transformer_mean) + " (" + what +
-          "); mixer lower in " + std::to_string(mixer_lower) + "/" + std::to_string(paired) + " seeds";
-  if (paired > 0 && mixer_lower == paired && mixer_mean < transformer_mean) c.holds = true;
-  if (paired > 0 && mixer_lower == 0) c.holds = false;
-  return c;
+  side.widths.assign(widths.begin(), widths.end());
+  return side;
 }
 
-std::string verdictWord(const std::optional<bool>& holds) {
-  return !holds ? "inconclusive" : (*holds ? "holds" : "does not hold");
+// One measure's comparison of two groups, seeds paired by seed.
+json compareOn(const json& first, const json& second, const char* field, Direction& direction) {
+  std::map<int64_t, double> first_by_seed;
+  for (const auto& m : first["members"]) first_by_seed[m.value("seed", int64_t{0})] = numberAt(m, field);
+  int paired = 0, first_lower = 0, second_lower = 0;
+  for (const auto& m : second["members"]) {
+    const auto it = first_by_seed.find(m.value("seed", int64_t{0}));
+    const double other = numberAt(m, field);
+    if (it == first_by_seed.end() || !std::isfinite(it->second) || !std::isfinite(other)) continue;
+    ++paired;
+    if (it->second < other) ++first_lower;
+    if (other < it->second) ++second_lower;
+  }
+  const double a = numberAt(first.value(field, json::object()), "mean");
+  const double b = numberAt(second.value(field, json::object()), "mean");
+  direction = Direction::kNotMeasured;
+  if (paired > 0 && std::isfinite(a) && std::isfinite(b)) {
+    direction = Direction::kWithinSpread;
+    if (first_lower == paired && a < b) direction = Direction::kFirstLower;
+    if (second_lower == paired && b < a) direction = Direction::kSecondLower;
+  }
+  return {{"first", first.value(field, json::object())},
+          {"second", second.value(field, json::object())},
+          {"difference", std::isfinite(a) && std::isfinite(b) ? json(b - a) : json(nullptr)},
+          {"seeds_paired", paired},
+          {"seeds_first_lower", first_lower},
+          {"seeds_second_lower", second_lower},
+          {"direction", directionName(direction)}};
+}
+
+std::string expectedText(const PairComparison& p) {
+  return p.expected == ExpectedOrder::kFirstLower
+             ? p.first.describe() + " lower than " + p.second.describe()
+             : p.second.describe() + " lower than or about equal to " + p.first.describe();
+}
+
+// The verdict of one pair on the claim's measure.
+const char* pairVerdict(ExpectedOrder expected, Direction d) {
+  if (d == Direction::kNotMeasured) return kNotTested;
+  if (expected == ExpectedOrder::kFirstLower) {
+    if (d == Direction::kFirstLower) return kConsistent;
+    return d == Direction::kSecondLower ? kContradicts : kNotTested;
+  }
+  return d == Direction::kFirstLower ? kContradicts : kConsistent;
+}
+
+std::string widthsText(const std::vector<int64_t>& widths) {
+  std::string text;
+  for (const int64_t w : widths) text += (text.empty() ? "D=" : ",") + std::to_string(w);
+  return text.empty() ? "none" : text;
 }
 
 }  // namespace
 
-json equalComputeClaim(const json& groups, const json& paper) {
-  json claim{{"id", "equal_compute_loss"},
-             {"title", "At equal compute the masked mixer reaches a lower loss than the transformer"},
-             {"rule",
-              "the paper's compute is wall-clock on the same hardware: each run's eval loss at the common "
-              "wall-clock time (the shortest equal-compute run's, interpolated along each eval curve); holds when "
-              "the mixer group's mean is below the best transformer group's mean AND the mixer is lower in every "
-              "seed (runs paired by seed); does not hold when the transformer is lower in every seed; "
-              "inconclusive otherwise. The same comparison at equal training FLOPs (each run's minimum eval loss "
-              "at its FLOP budget) is reported beside it"}};
-  const json pc = paperClaim(paper, "equal_compute_loss");
-  claim["paper"] = {{"statement", pc.value("paper", "")},
-                    {"source", pc.value("source", "")},
-                    {"values",
-                     {{"mixer D=1024 eval loss", paperNumber(paper, "S3", "flat mixer D=1024", "eval_loss")},
-                      {"best Llama (D=512 H=32) eval loss", paperNumber(paper, "S1", "Llama D=512 H=32", "eval_loss")},
-                      {"mixer D=256 eval loss", paperNumber(paper, "S3", "flat mixer D=256", "eval_loss")},
-                      {"Llama D=128 H=32 eval loss", paperNumber(paper, "S1", "Llama D=128 H=32", "eval_loss")}}}};
+json lossOrderClaim(const ResearchClaim& c, const json& groups, double budget_flops, const json& paper) {
+  const Measure primary = c.reading == LossReading::kEqualFlops ? kAtFlops : kAtWall;
+  std::string expected;
+  for (const auto& p : c.pairs) expected += (expected.empty() ? "" : "; and ") + expectedText(p);
+  const std::string rule =
+      "each side's best seed group (lowest mean " + std::string(primary.name) +
+      " loss over the widths searched, the same widths for both) against the other's, seeds paired by seed; a "
+      "side is lower when it is lower in every paired seed and in the mean. Consistent when every comparison "
+      "has the paper's sign" +
+      (c.first_loss_floor > 0 ? " and the first side stays above " + fixed(c.first_loss_floor, 1) : std::string()) +
+      "; contradicts when one has the opposite sign in every seed; not tested at this scale when the budget is "
+      "below " +
+      scientific(c.min_budget_flops) +
+      " training FLOPs per run, when the seeds disagree, or when a side did not run as its label says. The "
+      "other two readings are reported beside it, not judged";
+  json claim = claimShell(c, paper, expected, rule);
+  claim["budget_flops"] = budget_flops;
   json runs = json::array();
-  for (const auto& g : groups) {
-    if (!g.value("equal_compute", false)) continue;
-    for (const auto& m : g["members"]) runs.push_back(m["run"]);
+  json pairs = json::array();
+  std::vector<const char*> verdicts;
+  std::string why;
+  for (const auto& p : c.pairs) {
+    const Side first = sideOf(p.first, groups, primary.field);
+    const Side second = sideOf(p.second, groups, primary.field);
+    json pair{{"first_side", p.first.describe()},
+              {"second_side", p.second.describe()},
+              {"expected", expectedText(p)},
+              {"first_widths", first.widths},
+              {"second_widths", second.widths}};
+    std::vector<std::string> excluded = first.excluded;
+    excluded.insert(excluded.end(), second.excluded.begin(), second.excluded.end());
+    pair["excluded_groups"] = excluded;
+    std::string how = why.empty() ? "" : "; ";
+    if (!first.best || !second.best) {
+      const GroupSelector& missing = !first.best ? p.first : p.second;
+      how += "no equal-compute group of " + missing.describe() + " was measured";
+      for (const auto& e : excluded) how += " (excluded: " + e + ")";
+      pair["verdict"] = kNotTested;
+      verdicts.push_back(kNotTested);
+      why += how;
+      pairs.push_back(pair);
+      continue;
+    }
+    for (const json* g : {first.best, second.best}) {
+      for (const auto& m : (*g)["members"]) runs.push_back(m["run"]);
+    }
+    pair["first_group"] = (*first.best)["label"];
+    pair["second_group"] = (*second.best)["label"];
+    Direction direction = Direction::kNotMeasured, ignored = Direction::kNotMeasured;
+    for (const Measure& m : {kAtWall, kAtFlops, kAtSteps}) {
+      pair[m.name] = compareOn(*first.best, *second.best, m.field, m.field == primary.field ? direction : ignored);
+    }
+    const char* verdict = pairVerdict(p.expected, direction);
+    const double first_mean = numberAt((*first.best)[primary.field], "mean");
+    if (c.first_loss_floor > 0 && first_mean < c.first_loss_floor) verdict = kContradicts;
+    pair["verdict"] = verdict;
+    verdicts.push_back(verdict);
+    const json& at = pair[primary.name];
+    how += (*first.best)["label"].get<std::string>() + " " + fixed(first_mean) + " vs " +
+           (*second.best)["label"].get<std::string>() + " " + fixed(numberAt((*second.best)[primary.field], "mean")) +
+           " (" + primary.name + ", widths " + widthsText(first.widths) + " / " + widthsText(second.widths) +
+           "): " + at["direction"].get<std::string>() + " (" + std::to_string(at["seeds_first_lower"].get<int>()) +
+           "/" + std::to_string(at["seeds_paired"].get<int>()) + " seeds first lower)";
+    if (c.first_loss_floor > 0 && first_mean < c.first_loss_floor)
+      how += "; the first side is below " + fixed(c.first_loss_floor, 1) + ", the sign of a leak";
+    // The wall-clock reading stops the faster runs' schedules mid-way: say so when the sides differ.
+    if (primary.field == kAtWall.field) {
+      const double a = numberAt((*first.best).value("schedule_done_at_common_wall", json::object()), "mean");
+      const double b = numberAt((*second.best).value("schedule_done_at_common_wall", json::object()), "mean");
+      pair["schedule_done_at_common_wall"] = {{"first", std::isfinite(a) ? json(a) : json(nullptr)},
+                                              {"second", std::isfinite(b) ? json(b) : json(nullptr)}};
+      if (std::isfinite(a) && std::isfinite(b) && std::abs(a - b) > 0.2) {
+        how += "; at the common wall-clock time the sides had run " + fixed(100 * a, 0) + "% and " + fixed(100 * b, 0) +
+               "% of their learning-rate schedules, so one is read mid-schedule (equal FLOPs "
+               "compares finished schedules)";
+      }
+    }
+    why += how;
+    pairs.push_back(pair);
   }
   claim["runs"] = runs;
-  const Comparison wall = compareGroups(groups, "eval_loss_at_common_wall", "eval loss at the common wall-clock time");
-  const Comparison flops = compareGroups(groups, "min_eval_loss", "minimum eval loss at equal FLOPs");
-  claim["measured"] = {{"equal_wall_clock", wall.measured},
-                       {"equal_flops", flops.measured},
-                       {"equal_flops_verdict", flops.possible ? verdictWord(flops.holds) : "not measured"}};
-  if (!wall.possible) return verdict(claim, std::nullopt, wall.how);
-  return verdict(claim, wall.holds,
-                 "equal wall-clock: " + wall.how + ". Equal FLOPs: " + flops.how + ", " + verdictWord(flops.holds));
+  claim["measured"] = {{"pairs", pairs}};
+  if (c.min_budget_flops > 0 && budget_flops < c.min_budget_flops) {
+    return decide(claim, kNotTested,
+                  "the budget, " + scientific(budget_flops) + " training FLOPs per run, is below " +
+                      scientific(c.min_budget_flops) +
+                      ", where the paper's ordering can first be expected (at such budgets the smallest model "
+                      "wins whatever its family). Measured anyway: " +
+                      why);
+  }
+  const bool any_contradicts = std::count(verdicts.begin(), verdicts.end(), std::string(kContradicts)) > 0;
+  const bool all_consistent = !verdicts.empty() && std::all_of(verdicts.begin(), verdicts.end(), [](const char* v) {
+    return std::string(v) == kConsistent;
+  });
+  if (any_contradicts) return decide(claim, kContradicts, why);
+  if (all_consistent) return decide(claim, kConsistent, why);
+  return decide(claim, kNotTested, why.empty() ? "no comparison was measured" : why);
 }
 
 // The descent every inversion of the suite runs (InversionSettings' defaults, scale research).
 constexpr const char* kResearchDescent = "research: z0 ~ N(0,1), eta 0.02 -> 0.002, not scaled to the embedding";
 
 json inversionClaim(const json& inversion, const json& paper) {
-  json claim{{"id", "inversion_by_layer"},
-             {"title", "A masked mixer's hidden states invert to its input; a transformer's deeper layers do not"},
-             {"rule",
-              "mean normalised Hamming distance (top-5) at the deepest layer, research-default embedding inits (mixer "
-              "N(0,1), transformer N(0,0.02)); holds when the mixer's is lower than the transformer's by at least 0.1 "
-              "both untrained and trained; does not hold when it is not lower in either; inconclusive otherwise. The "
-              "other init of each side is measured and reported (init_dependence). Every distance is for the "
-              "research's descent (start N(0,1), step 0.02 decaying to 0.002, whatever the embedding's scale); "
-              "with the descent scaled to the embedding (inversion --scale embedding, docs/inversion.md) the "
-              "N(0,0.02) models invert far better, so init_dependence measures that descent's scale as much as "
-              "the architecture"}};
-  const json pc = paperClaim(paper, "inversion_by_layer");
-  claim["paper"] = {
-      {"statement", pc.value("paper", "")},
-      {"source", pc.value("source", "")},
-      {"values", {{"mixer Hamming, every layer", "near 0"}, {"transformer Hamming, deeper layers", "near 1"}}}};
-  // deepest-layer Hamming by (family, init, trained)
-  std::map<std::string, double> deepest;
+  const ResearchClaim& c = researchClaim("inversion_by_layer");
+  json claim = claimShell(
+      c, paper, "mixer distance lower than the transformer's by at least 0.1 at the deepest layer",
+      "mean normalised Hamming distance (top-5) at the deepest layer, research-default embedding inits (mixer "
+      "N(0,1), transformer N(0,0.02)); consistent when the mixer's is lower than the transformer's by at least 0.1 "
+      "both untrained and trained; contradicts when it is not lower in either; not tested when the states "
+      "disagree or nothing was measured. The other init of each side is measured and reported (init_dependence). "
+      "Every distance is for the research's descent (start N(0,1), step 0.02 decaying to 0.002, whatever the "
+      "embedding's scale); with the descent scaled to the embedding (inversion --scale embedding, "
+      "docs/inversion.md) the N(0,0.02) models invert far better, so init_dependence measures that descent's "
+      "scale as much as the architecture");
+  std::map<std::string, double> deepest;  // by "family init state"
   json runs = json::array();
   for (const auto& r : inversion) {
     runs.push_back(r["run"]);
@@ -200,57 +324,112 @@ json inversionClaim(const json& inversion, const json& paper) {
   }
   claim["measured"]["init_dependence"] = dependence;
   claim["measured"]["descent"] = kResearchDescent;
-  if (compared == 0) return verdict(claim, std::nullopt, "no inversion results for the research-default inits");
-  if (lower == compared) return verdict(claim, true, how);
-  if (lower == 0) return verdict(claim, false, how);
-  return verdict(claim, std::nullopt, how);
+  if (compared == 0) return decide(claim, kNotTested, "no inversion results for the research-default inits");
+  if (lower == compared) return decide(claim, kConsistent, how);
+  if (lower == 0) return decide(claim, kContradicts, how);
+  return decide(claim, kNotTested, how + ": the untrained and trained models disagree");
 }
 
-json retrievalClaim(const json& retrieval, const json& paper) {
-  json claim{{"id", "retrieval_top1"},
-             {"title", "Retrieval on masked-mixer embeddings beats retrieval on transformer embeddings"},
-             {"rule",
-              "top-1 accuracy on held-out candidate sets at the epoch of lowest held-out cross-entropy (the paper's "
-              "model selection); holds when the mixer-embedding model's top-1 exceeds every transformer-embedding "
-              "model's and twice the chance rate; does not hold when a transformer's is higher; inconclusive when "
-              "no model reaches twice chance"}};
-  const json pc = paperClaim(paper, "retrieval_top1");
-  claim["paper"] = {
-      {"statement", pc.value("paper", "")},
-      {"source", pc.value("source", "")},
-      {"values",
-       {{"mixer top-1 (c=128)",
-         paperNumber(paper, "retrieval top-1", "best mixer embedding (eval CE 0.87)", "top1_c128")},
-        {"transformer top-1 (c=128)",
-         paperNumber(paper, "retrieval top-1", "best transformer embedding (eval CE 2.28)", "top1_c128")}}}};
-  json runs = json::array();
-  double mixer_top1 = NAN, transformer_top1 = -1, chance = NAN;
+namespace {
+
+// Best value per family of `value(entry)` over entries, the family words of research_arm.h.
+struct FamilyBest {
+  double mixer = kNaN, transformer = kNaN, chance = kNaN;
   std::string transformer_run;
-  for (const auto& r : retrieval) {
-    runs.push_back(r["run"]);
-    const double top1 = numberAt(r["best"], "top1");
-    chance = numberAt(r, "chance_top1");
-    if (r["family"] == researchArmName(ResearchArm::kMixer))
-      mixer_top1 = std::isnan(mixer_top1) ? top1 : std::max(mixer_top1, top1);
-    if (r["family"] == researchArmName(ResearchArm::kTransformer) && top1 > transformer_top1) {
-      transformer_top1 = top1;
-      transformer_run = r["run"];
+};
+
+template <typename Value>
+FamilyBest bestByFamily(const json& entries, Value value) {
+  FamilyBest best;
+  for (const auto& r : entries) {
+    const double v = value(r);
+    best.chance = numberAt(r, "chance_top1");
+    if (!std::isfinite(v)) continue;
+    if (r["family"] == researchArmName(ResearchArm::kMixer) && !(v <= best.mixer)) best.mixer = v;
+    if (r["family"] == researchArmName(ResearchArm::kTransformer) && !(v <= best.transformer)) {
+      best.transformer = v;
+      best.transformer_run = r["run"];
     }
   }
+  return best;
+}
+
+// Mixer against transformer on a top-1 accuracy: consistent when the mixer's is higher and one of
+// them reaches twice chance, contradicts when the transformer's is higher, not tested otherwise.
+json judgeTop1(json claim, const FamilyBest& b, const std::string& what) {
+  claim["measured"]["mixer_top1"] = std::isfinite(b.mixer) ? json(b.mixer) : json(nullptr);
+  claim["measured"]["best_transformer_top1"] = std::isfinite(b.transformer) ? json(b.transformer) : json(nullptr);
+  claim["measured"]["best_transformer_run"] = b.transformer_run;
+  claim["measured"]["chance_top1"] = std::isfinite(b.chance) ? json(b.chance) : json(nullptr);
+  if (!std::isfinite(b.mixer) || !std::isfinite(b.transformer))
+    return decide(claim, kNotTested, "the suite lacks a mixer or a transformer " + what);
+  const std::string how =
+      "top-1 mixer " + fixed(b.mixer) + " vs transformer " + fixed(b.transformer) + " (chance " + fixed(b.chance) + ")";
+  if (std::max(b.mixer, b.transformer) < 2 * b.chance)
+    return decide(claim, kNotTested, how + ": neither reaches twice chance (no model broke symmetry at this scale)");
+  if (b.mixer > b.transformer) return decide(claim, kConsistent, how);
+  if (b.mixer < b.transformer) return decide(claim, kContradicts, how);
+  return decide(claim, kNotTested, how + ": equal");
+}
+
+}  // namespace
+
+json retrievalClaim(const json& retrieval, const json& paper) {
+  json claim = claimShell(
+      researchClaim("retrieval_top1"), paper, "mixer top-1 higher than transformer top-1",
+      "top-1 accuracy on held-out candidate sets at the epoch of lowest held-out cross-entropy (the paper's model "
+      "selection); consistent when the mixer-embedding model's top-1 exceeds every transformer-embedding model's "
+      "and one of them reaches twice the chance rate; contradicts when a transformer's is higher; not tested when "
+      "no model reaches twice chance");
+  json runs = json::array();
+  for (const auto& r : retrieval) runs.push_back(r["run"]);
   claim["runs"] = runs;
-  claim["measured"] = {{"mixer_top1", mixer_top1},
-                       {"best_transformer_top1", transformer_top1 < 0 ? json(nullptr) : json(transformer_top1)},
-                       {"best_transformer_run", transformer_run},
-                       {"chance_top1", chance}};
-  if (std::isnan(mixer_top1) || transformer_top1 < 0) {
-    return verdict(claim, std::nullopt, "the suite lacks a mixer or a transformer retrieval run");
+  claim["measured"] = json::object();
+  return judgeTop1(claim, bestByFamily(retrieval, [](const json& r) { return numberAt(r["best"], "top1"); }),
+                   "retrieval run");
+}
+
+json infoNceClaim(const json& infonce, const json& paper) {
+  json claim = claimShell(researchClaim("infonce_top1"), paper, "mixer top-1 higher than transformer top-1",
+                          "held-out cosine top-1 after InfoNCE fine-tuning (the last evaluation); consistent when the "
+                          "mixer's exceeds the transformer's and one reaches twice chance; contradicts when the "
+                          "transformer's is higher; not tested when neither reaches twice chance");
+  json runs = json::array();
+  for (const auto& r : infonce) runs.push_back(r["run"]);
+  claim["runs"] = runs;
+  claim["measured"] = json::object();
+  return judgeTop1(claim, bestByFamily(infonce, [](const json& r) { return numberAt(r, "final_top1"); }),
+                   "InfoNCE run");
+}
+
+json judgeClaims(const json& report, const json& paper) {
+  // A wall-clock budget (budget_flops 0): the least any equal-compute run spent.
+  double budget = report.value("budget_flops", 0.0);
+  if (budget <= 0) {
+    budget = std::numeric_limits<double>::infinity();
+    for (const auto& r : report.value("runs", json::array())) {
+      if (r.value("equal_compute", false) && r.contains("flops")) budget = std::min(budget, r["flops"].get<double>());
+    }
+    if (!std::isfinite(budget)) budget = 0;
   }
-  const std::string how = "top-1 mixer " + fixed(mixer_top1) + " vs transformer " + fixed(transformer_top1) +
-                          " (chance " + fixed(chance) + ")";
-  if (std::max(mixer_top1, transformer_top1) < 2 * chance)
-    return verdict(claim, std::nullopt, how + ": neither reaches twice chance");
-  if (mixer_top1 > transformer_top1) return verdict(claim, true, how);
-  return verdict(claim, false, how);
+  json claims = json::array();
+  for (const auto& c : researchClaims()) {
+    switch (c.kind) {
+      case ClaimKind::kLossOrder:
+        claims.push_back(lossOrderClaim(c, report.value("groups", json::array()), budget, paper));
+        break;
+      case ClaimKind::kInversion:
+        claims.push_back(inversionClaim(report.value("inversion", json::array()), paper));
+        break;
+      case ClaimKind::kRetrieval:
+        claims.push_back(retrievalClaim(report.value("retrieval", json::array()), paper));
+        break;
+      case ClaimKind::kInfoNce:
+        claims.push_back(infoNceClaim(report.value("infonce", json::array()), paper));
+        break;
+    }
+  }
+  return claims;
 }
 
 }  // namespace mixerlab

@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/reproduce/research_claims.h"
 #include "core/reproduce/svg_plot.h"
 
 namespace mixerlab {
@@ -152,8 +153,9 @@ const char* kStyle =
     "font-size:12px}.note{color:#555;font-size:13px}figure{margin:12px 0}";
 
 std::string verdictClass(const json& claim) {
-  if (claim["holds"].is_null()) return "inc";
-  return claim["holds"].get<bool>() ? "holds" : "not";
+  const std::string verdict = claim.value("verdict", "");
+  if (verdict == kConsistent) return "holds";
+  return verdict == kContradicts ? "not" : "inc";
 }
 
 }  // namespace
@@ -167,36 +169,55 @@ ReportPage renderReportPage(const json& report) {
   std::ostringstream h;
   h << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>MixerLab reproduction ("
     << esc(text(report["scale"])) << ")</title><style>" << kStyle << "</style></head><body>\n";
-  h << "<h1>Reproducing the masked-mixer paper: scale " << esc(text(report["scale"])) << "</h1>\n";
+  h << "<h1>Reproducing the masked-mixer research: scale " << esc(text(report["scale"])) << "</h1>\n";
+  h << "<p><b>" << esc(text(report.value("reading", json("")))) << "</b></p>\n";
   h << "<p>" << esc(text(report["summary"])) << "</p>\n";
   h << "<p class=\"note\">Generated " << esc(text(report["generated_at"])) << " by mixerlab "
     << esc(text(report["mixerlab"]["version"])) << " " << esc(text(report["mixerlab"]["commit"]))
     << ". Total time of the suite: " << num(report["timing"]["total_s"], 0) << " s. Seeds: " << report["seeds"].dump()
     << ". Hardware: " << report["hardware"]["cores"].dump() << " cores; "
     << esc(report["hardware"]["environment"].dump()) << "</p>\n";
-  h << "<h2>Claims</h2>\n<table><tr><th>claim</th><th>paper</th><th>measured</th><th>verdict</th><th>rule</th></tr>\n";
+  h << "<h2>Claims</h2>\n<table><tr><th>claim</th><th>paper</th><th>measured</th><th>verdict</th><th>rule</th>"
+       "<th>runs</th></tr>\n";
   for (const auto& c : report["claims"]) {
-    h << "<tr><td><b>" << esc(text(c["id"])) << "</b><br>" << esc(text(c["title"])) << "</td><td>"
-      << esc(text(c["paper"]["statement"])) << "<br><span class=\"note\">" << esc(text(c["paper"]["source"]))
-      << "</span></td><td>" << esc(text(c.value("why", ""))) << "</td><td class=\"" << verdictClass(c) << "\">"
-      << esc(text(c["verdict"])) << "</td><td class=\"note\">" << esc(text(c["rule"])) << "</td></tr>\n";
+    std::string values;
+    const json paper_values = c["paper"].value("values", json::object());
+    for (const auto& v : paper_values.items())
+      values += v.key() + ": " + (v.value().is_number() ? num(v.value(), 3) : std::string("n/a")) + "; ";
+    std::string runs;
+    for (const auto& r : c.value("runs", json::array())) runs += text(r) + " ";
+    h << "<tr><td><b>" << esc(text(c["id"])) << "</b><br>" << esc(text(c["title"])) << "<br><span class=\"note\">"
+      << "expected: " << esc(text(c.value("expected", json(""))))
+      << "; measure: " << esc(text(c.value("measure", json("")))) << "</span></td><td>"
+      << esc(text(c["paper"]["statement"])) << "<br><span class=\"note\">" << esc(text(c["paper"]["source"])) << "<br>"
+      << esc(values) << "</span></td><td>" << esc(text(c.value("why", ""))) << "</td><td class=\"" << verdictClass(c)
+      << "\">" << esc(text(c["verdict"])) << "</td><td class=\"note\">" << esc(text(c["rule"]))
+      << "</td><td class=\"note\">" << esc(runs) << "</td></tr>\n";
   }
   h << "</table>\n";
   h << "<h2>1. Loss at equal compute</h2>\n<p class=\"note\">Every equal-compute run stops at "
     << num(report["budget_flops"]) << " training FLOPs (0: the presets' wall-clock budget) with its learning rate "
     << "decaying to zero there. The paper compares at equal wall-clock on the same hardware, so each run is also "
-    << "read at the shortest run's training time. The paper's numbers are 12-hour RTX 3060 runs on the full "
-    << "corpus: compare the ordering, not the values.</p>\n";
+    << "read at the shortest run's training time (" << num(report["common_wall_s"], 0) << " s), and at the fewest "
+    << "steps (" << num(report.value("common_step", json(nullptr)), 0) << "). A run read at the common time may be "
+    << "mid-schedule while the shortest run has finished its decay; the claims say so. Labels are read from each "
+    << "run's run.json. The paper's numbers are multi-hour GPU runs on the full corpus.</p>\n";
   h << "<figure>" << page.figures[0].second << "</figure>\n<figure>" << page.figures[1].second << "</figure>\n";
-  h << "<table><tr><th>group</th><th>family</th><th>eval loss at " << num(report["common_wall_s"], 0)
+  h << "<table><tr><th>group (label from run.json)</th><th>family</th><th>eval loss at "
+    << num(report["common_wall_s"], 0)
     << " s wall-clock (the paper's equal compute)</th><th>min eval loss at equal FLOPs: mean &plusmn; std [min, "
-       "max]</th>"
+       "max]</th><th>eval loss at equal steps</th>"
        "<th>final eval loss</th><th>paper row</th><th>paper eval loss</th></tr>\n";
   for (const auto& g : report["groups"]) {
-    h << "<tr><td>" << esc(text(g["label"])) << "</td><td>" << esc(text(g["family"])) << " "
-      << esc(text(g["embedding_init"])) << "</td><td>" << spreadCell(g["eval_loss_at_common_wall"]) << "</td><td>"
-      << spreadCell(g["min_eval_loss"]) << "</td><td>" << spreadCell(g["final_eval_loss"]) << "</td><td>"
-      << esc(text(g["paper_row"])) << "</td><td>" << num(g["paper_eval_loss"], 2) << "</td></tr>\n";
+    h << "<tr><td>" << esc(text(g["label"])) << "<br><span class=\"note\">"
+      << esc(text(g.value("plan_group", json(""))))
+      << (g.value("label_matches", true) ? ""
+                                         : " &mdash; LABEL MISMATCH: " + esc(text(g.value("label_problem", json("")))))
+      << "</span></td><td>" << esc(text(g["family"])) << " " << esc(text(g["embedding_init"])) << "</td><td>"
+      << spreadCell(g["eval_loss_at_common_wall"]) << "</td><td>" << spreadCell(g["min_eval_loss"]) << "</td><td>"
+      << spreadCell(g.value("eval_loss_at_common_step", json::object())) << "</td><td>"
+      << spreadCell(g["final_eval_loss"]) << "</td><td>" << esc(text(g["paper_row"])) << "</td><td>"
+      << num(g["paper_eval_loss"], 2) << "</td></tr>\n";
   }
   h << "</table>\n<h3>Loss-vs-compute frontier and power-law fits</h3>\n<p class=\"note\">Per group, the Pareto "
        "frontier of all its runs' eval points, fitted with loss = a &middot; C<sup>-b</sup> + c (standard errors from "
@@ -238,6 +259,14 @@ ReportPage renderReportPage(const json& report) {
       << num(r["best"]["eval_loss"]) << "</td><td>" << num(r["best"]["top1"]) << "</td><td>" << num(r["best"]["top5"])
       << "</td><td>" << num(r["chance_top1"]) << "</td><td>"
       << (r.contains("cosine") ? num(r["cosine"]["top1"]) : "&ndash;") << "</td></tr>\n";
+  }
+  h << "</table>\n<h2>4. InfoNCE fine-tuning</h2>\n<p class=\"note\">"
+    << esc(report.value("infonce_settings", json::object()).dump())
+    << "</p>\n<table><tr><th>pretrained model</th><th>steps</th><th>held-out top-1</th><th>chance</th></tr>\n";
+  for (const auto& r : report.value("infonce", json::array())) {
+    h << "<tr><td>" << esc(text(r["run"])) << "</td><td>" << text(r.value("steps", json(0))) << "</td><td>"
+      << num(r.value("final_top1", json(nullptr))) << "</td><td>" << num(r.value("chance_top1", json(nullptr)))
+      << "</td></tr>\n";
   }
   h << "</table>\n<h2>Runs</h2>\n<table><tr><th>run</th><th>seed</th><th>status</th><th>steps</th><th>tokens</th>"
        "<th>FLOPs</th><th>wall s</th><th>min eval</th><th>final eval</th></tr>\n";

@@ -1,7 +1,9 @@
-// The reproduction suites per scale (see reproduce_plan.h). Sizes for `tiny` were chosen on 2 CPU
-// cores: the demo's mixer (D=256, N=4, T=128) at the demo's 300 steps sets the compute, 1e13
-// training FLOPs; the Llama pair brackets it (D=128 as in the paper's smallest S1 row, and D=256 at
-// the mixer's width). Three seeds each; the whole suite measured about 30 minutes there.
+// The reproduction suites per scale (see reproduce_plan.h). `tiny` is sized for 2 CPU cores and 45
+// minutes: the mixer and both Llamas at D=128 and D=256, the other families at D=128 (N=4, T=128),
+// two seeds, each run stopped at 1.5e12 training FLOPs (32-head eager attention runs at a sixth of
+// the mixer's tokens per second there); it exercises every claim's pipeline, and its loss orderings
+// are reported but not judged (below kOrderingMinBudgetFlops). `gpu` reaches the paper's smallest runs' range on one
+// GPU; `paper` runs the research's presets.
 #include "core/reproduce/reproduce_plan.h"
 
 #include <cmath>
@@ -9,6 +11,7 @@
 
 #include "core/config/project_config.h"
 #include "core/models/model_registry.h"
+#include "core/reproduce/research_claims.h"
 #include "core/util/atomic_file.h"
 #include "core/util/enum_names.h"
 #include "core/util/error.h"
@@ -18,15 +21,17 @@ namespace mixerlab {
 namespace fs = std::filesystem;
 
 namespace {
-constexpr EnumName<ReproduceScale> kScaleNames[] = {
-    {ReproduceScale::kTiny, "tiny"}, {ReproduceScale::kSmall, "small"}, {ReproduceScale::kPaper, "paper"}};
+constexpr EnumName<ReproduceScale> kScaleNames[] = {{ReproduceScale::kTiny, "tiny"},
+                                                    {ReproduceScale::kSmall, "small"},
+                                                    {ReproduceScale::kGpu, "gpu"},
+                                                    {ReproduceScale::kPaper, "paper"}};
 }  // namespace
 
 std::string scaleName(ReproduceScale scale) { return enumName(kScaleNames, scale, "tiny"); }
 
 ReproduceScale parseScale(const std::string& name) {
   if (const auto scale = enumFromName(kScaleNames, name)) return *scale;
-  throw MixerLabError("unknown reproduction scale \"" + name + "\"", "use tiny, small or paper");
+  throw MixerLabError("unknown reproduction scale \"" + name + "\"", "use tiny, small, gpu or paper");
 }
 
 const PlannedRun& ReproducePlan::run(const std::string& name) const {
@@ -52,14 +57,23 @@ nlohmann::json ReproducePlan::toJson() const {
                          {"seed", r.seed},
                          {"model", r.model},
                          {"train", r.train},
-                         {"paper_row", r.paper_row}});
+                         {"paper_row", r.paper_row},
+                         {"label", r.label}});
   }
   j["inversion"] = {
       {"texts", inversion_texts}, {"iterations", inversion_iterations}, {"jobs", nlohmann::json::array()}};
   for (const auto& job : inversion) j["inversion"]["jobs"].push_back({{"run", job.run}, {"trained", job.trained}});
-  j["retrieval"] = {{"runs", retrieval_runs},       {"pairs", retrieval_pairs},
-                    {"context", retrieval_context}, {"epochs", retrieval_epochs},
-                    {"layers", retrieval_layers},   {"learning_rate", retrieval_learning_rate}};
+  j["retrieval"] = {{"runs", retrieval_runs},
+                    {"pairs", retrieval_pairs},
+                    {"context", retrieval_context},
+                    {"epochs", retrieval_epochs},
+                    {"layers", retrieval_layers},
+                    {"learning_rate", retrieval_learning_rate},
+                    {"batch_size", retrieval_batch_size},
+                    {"warmup_steps", retrieval_warmup_steps},
+                    {"after_final_norm", retrieval_after_final_norm},
+                    {"note", retrieval_note}};
+  j["infonce"] = {{"runs", infonce_runs}, {"steps", infonce_steps}, {"eval_every", infonce_eval_every}};
   j["paper"] = paper;
   return j;
 }
@@ -82,6 +96,7 @@ ReproducePlan ReproducePlan::fromJson(const nlohmann::json& j) {
       run.model = r.at("model");
       run.train = r.value("train", nlohmann::json::object());
       run.paper_row = r.value("paper_row", "");
+      run.label = r.value("label", "");
       p.runs.push_back(run);
     }
     const auto& inv = j.at("inversion");
@@ -96,6 +111,14 @@ ReproducePlan ReproducePlan::fromJson(const nlohmann::json& j) {
     p.retrieval_epochs = ret.value("epochs", int64_t{20});
     p.retrieval_layers = ret.value("layers", int64_t{8});
     p.retrieval_learning_rate = ret.value("learning_rate", 1e-4);
+    p.retrieval_batch_size = ret.value("batch_size", int64_t{512});
+    p.retrieval_warmup_steps = ret.value("warmup_steps", int64_t{500});
+    p.retrieval_note = ret.value("note", "");
+    p.retrieval_after_final_norm = ret.value("after_final_norm", false);  // plans before the option read before it
+    const auto infonce = j.value("infonce", nlohmann::json::object());
+    p.infonce_runs = infonce.value("runs", std::vector<std::string>{});
+    p.infonce_steps = infonce.value("steps", int64_t{200});
+    p.infonce_eval_every = infonce.value("eval_every", int64_t{50});
     p.paper = j.value("paper", nlohmann::json::object());
     return p;
   } catch (const nlohmann::json::exception& e) {
@@ -145,53 +168,115 @@ nlohmann::json withEmbeddingStd(nlohmann::json model, double std) {
   return model;
 }
 
-// The CPU suites: the mixer, two Llama widths and the init variants, `seeds` seeds each, every
-// equal-compute run stopped at `budget_flops` with its learning rate decaying to zero there.
-void addCpuSuite(ReproducePlan& plan, int64_t mixer_d, int64_t llama_small_d, int64_t n_layers, int seeds) {
-  const auto mixer = nlohmann::json{
-      {"arch", researchArmArchitecture(ResearchArm::kMixer)}, {"d_model", mixer_d}, {"n_layers", n_layers}};
-  const auto llama = [&](int64_t d) {
-    return nlohmann::json{{"arch", researchArmArchitecture(ResearchArm::kTransformer)},
-                          {"d_model", d},
-                          {"n_layers", n_layers},
-                          {"n_heads", 4}};
+// One compared family of the loss-ordering claims: its arm, heads and attention.
+struct ComparedFamily {
+  const char* prefix;  // group names: <prefix>-d<D>
+  ResearchArm arm;
+  int64_t n_heads;        // 0: the family has no heads
+  const char* attention;  // "" for families without attention
+  const char* init;       // the family's research embedding init
+};
+
+constexpr ComparedFamily kMixerFamily{"mixer", ResearchArm::kMixer, 0, "", "N(0,1)"};
+constexpr ComparedFamily kLlamaH32{"llama-h32", ResearchArm::kTransformer, 32, "eager", "N(0,0.02)"};
+constexpr ComparedFamily kLlamaH4{"llama-h4", ResearchArm::kTransformer, 4, "sdpa", "N(0,0.02)"};
+constexpr ComparedFamily kGptFamily{"gpt", ResearchArm::kGpt, 4, "sdpa", "N(0,0.02)"};
+constexpr ComparedFamily kTransfixerFamily{"transfixer", ResearchArm::kTransfixer, 4, "sdpa", "N(0,0.02)"};
+// The loss-ordering claims' families, searched over the scale's widths (GPT and the Transfixer only
+// when the scale searches every family); the others at the narrowest width only.
+constexpr ComparedFamily kWidthSearched[] = {kMixerFamily, kLlamaH32, kLlamaH4};
+constexpr ComparedFamily kWidthSearchedAtScale[] = {kGptFamily, kTransfixerFamily};
+constexpr ComparedFamily kNarrowOnly[] = {
+    {"mixer-autoencoder", ResearchArm::kMixerAutoencoder, 0, "", "N(0,1)"},
+    {"transformer-autoencoder", ResearchArm::kTransformerAutoencoder, 4, "sdpa", "N(0,0.02)"},
+    {"bidirectional-mixer", ResearchArm::kBidirectionalMixer, 0, "", "N(0,1)"},
+    {"bidirectional-transformer", ResearchArm::kBidirectionalTransformer, 4, "sdpa", "N(0,0.02)"}};
+
+nlohmann::json familyModel(const ComparedFamily& f, int64_t d_model, int64_t n_layers) {
+  nlohmann::json model{{"arch", researchArmArchitecture(f.arm)}, {"d_model", d_model}, {"n_layers", n_layers}};
+  if (f.n_heads > 0) model["n_heads"] = f.n_heads;
+  if (*f.attention) model["attention"] = f.attention;
+  return model;
+}
+
+std::string paperRowOf(const ComparedFamily& f, int64_t d_model) {
+  const std::string d = std::to_string(d_model);
+  if (f.arm == ResearchArm::kMixer) return "flat mixer D=" + d;
+  if (f.arm == ResearchArm::kTransformer && f.n_heads == 32) return "Llama D=" + d + " H=32";
+  if (f.arm == ResearchArm::kTransformer && f.n_heads == 4 && d_model == 512) return "Llama D=512 H=4";
+  return "";
+}
+
+struct SuiteShape {
+  std::vector<int64_t> widths;  // every width-searched family at each, narrowest first
+  int64_t n_layers = 4;
+  int seeds = 2;
+  bool search_every_family = true;  // false: GPT and the Transfixer at the narrowest width only
+};
+
+// The comparison suite: the width-searched families at every width, the others at the narrowest,
+// `seeds` seeds each, every run stopped at budget_flops; the embedding-init variants of the
+// narrowest mixer and 4-head Llama; their inversion, retrieval and InfoNCE jobs.
+void addComparisonSuite(ReproducePlan& plan, const SuiteShape& shape) {
+  const auto add = [&](const ComparedFamily& f, int64_t d) {
+    const std::string group = std::string(f.prefix) + "-d" + std::to_string(d);
+    for (int s = 1; s <= shape.seeds; ++s) {
+      plan.runs.push_back(planned(group + "-seed" + std::to_string(s), group, f.arm, f.init, s,
+                                  familyModel(f, d, shape.n_layers), paperRowOf(f, d)));
+    }
   };
-  const std::string m = "mixer-d" + std::to_string(mixer_d);
-  const std::string l1 = "llama-d" + std::to_string(llama_small_d), l2 = "llama-d" + std::to_string(mixer_d);
-  for (int s = 1; s <= seeds; ++s) {
-    const std::string seed = "-seed" + std::to_string(s);
-    plan.runs.push_back(
-        planned(m + seed, m, ResearchArm::kMixer, "N(0,1)", s, mixer, "flat mixer D=" + std::to_string(mixer_d)));
-    plan.runs.push_back(planned(l1 + seed, l1, ResearchArm::kTransformer, "N(0,0.02)", s, llama(llama_small_d),
-                                "Llama D=" + std::to_string(llama_small_d) + " H=32"));
-    plan.runs.push_back(planned(l2 + seed, l2, ResearchArm::kTransformer, "N(0,0.02)", s, llama(mixer_d),
-                                "Llama D=" + std::to_string(mixer_d) + " H=32"));
+  const int64_t narrow = shape.widths.front();
+  for (const auto& f : kWidthSearched) {
+    for (const int64_t d : shape.widths) add(f, d);
   }
+  for (const auto& f : kWidthSearchedAtScale) {
+    for (const int64_t d : shape.widths) {
+      if (shape.search_every_family || d == narrow) add(f, d);
+    }
+  }
+  for (const auto& f : kNarrowOnly) add(f, narrow);
   // The inversion claim's other embedding scale for each side (seed 1 only).
+  const std::string m = "mixer-d" + std::to_string(narrow), l = "llama-h4-d" + std::to_string(narrow);
   plan.runs.push_back(planned(m + "-emb0.02-seed1", m + "-emb0.02", ResearchArm::kMixer, "N(0,0.02)", 1,
-                              withEmbeddingStd(mixer, 0.02), "", false));
-  plan.runs.push_back(planned(l1 + "-emb1-seed1", l1 + "-emb1", ResearchArm::kTransformer, "N(0,1)", 1,
-                              withEmbeddingStd(llama(llama_small_d), 1.0), "", false));
-  for (const auto& run : {m + "-seed1", l1 + "-seed1", m + "-emb0.02-seed1", l1 + "-emb1-seed1"}) {
+                              withEmbeddingStd(familyModel(kMixerFamily, narrow, shape.n_layers), 0.02), "", false));
+  plan.runs.push_back(planned(l + "-emb1-seed1", l + "-emb1", ResearchArm::kTransformer, "N(0,1)", 1,
+                              withEmbeddingStd(familyModel(kLlamaH4, narrow, shape.n_layers), 1.0), "", false));
+  for (const auto& run : {m + "-seed1", l + "-seed1", m + "-emb0.02-seed1", l + "-emb1-seed1"}) {
     plan.inversion.push_back({run, false});
     plan.inversion.push_back({run, true});
   }
-  // Retrieval on the demo pair's embeddings (mixer and the narrower Llama): settings that break the
-  // retrieval model's symmetry at this size (docs/retrieval.md measured them on the demo models).
-  plan.retrieval_runs = {m + "-seed1", l1 + "-seed1"};
-  plan.retrieval_pairs = 2000;
-  plan.retrieval_layers = 4;
-  plan.retrieval_epochs = 30;
-  plan.retrieval_learning_rate = 5e-4;
+  plan.retrieval_runs = {m + "-seed1", l + "-seed1"};
+  plan.infonce_runs = plan.retrieval_runs;
 }
 
-// max_tokens for each equal-compute run from its analytic training FLOPs per token.
-void fillComputeBudgets(ReproducePlan& plan, const fs::path& project_file) {
+// Retrieval at a scale too small for the research's 200 epochs of batch 512: the settings that
+// break the retrieval model's symmetry on the demo models (docs/retrieval.md measured them).
+void useSmallRetrieval(ReproducePlan& plan, int64_t pairs, int64_t epochs) {
+  plan.retrieval_pairs = pairs;
+  plan.retrieval_context = 32;
+  plan.retrieval_layers = 4;
+  plan.retrieval_epochs = epochs;
+  plan.retrieval_learning_rate = 5e-4;
+  plan.retrieval_batch_size = 32;
+  plan.retrieval_warmup_steps = 50;
+  plan.retrieval_note =
+      "the research's optimiser (AdamW without weight decay, gradient clip 1.0, linear decay) with settings sized "
+      "for " +
+      std::to_string(pairs) + " synthetic pairs: 4 layers, batch 32, warm-up 50, lr 5e-4, " + std::to_string(epochs) +
+      " epochs (the research: 8 layers, batch 512, warm-up 500, lr 1e-4, 200 epochs, "
+      "which never leave chance on so few pairs)";
+}
+
+// Each run's resolved config: its label, and for FLOP budgets its max_tokens from the analytic
+// training FLOPs per token.
+void resolveRuns(ReproducePlan& plan, const fs::path& project_file) {
   for (auto& r : plan.runs) {
     nlohmann::json document = plan.project;
     document["runs"] = nlohmann::json::array({{{"name", r.name}, {"model", r.model}, {"train", r.train}}});
     const ProjectConfig resolved = parseProject(document, project_file, CorpusFiles::MayBeMissing);
     const RunConfig& run = resolved.runs.front();
+    r.label = modelLabel(run.model);
+    if (plan.budget_flops <= 0) continue;
     const double per_token = estimateCost(run.model, run.train.batch_size).training_flops_per_token;
     const auto tokens = static_cast<int64_t>(std::llround(plan.budget_flops / per_token));
     const int64_t tokens_per_step = run.train.batch_size * run.model.context_length;
@@ -213,6 +298,58 @@ void finishProject(ReproducePlan& plan) {
   }
 }
 
+// The paper scale: the research's presets on this machine, every one for 12 hours of wall clock
+// (the schedules still decay over each script's configured epochs, so a fast GPU may end a run by
+// epochs first: the report says when runs compared at one time are at different points of their
+// schedules).
+void addPaperSuite(ReproducePlan& plan, const fs::path& paper_dir) {
+  const nlohmann::json presets = readJsonFile(paper_dir / "project.json", "");
+  auto preset = [&](const std::string& name) {
+    for (const auto& r : presets["runs"]) {
+      if (r["name"] == name) return r;
+    }
+    throw MixerLabError("projects/paper/project.json has no preset " + name);
+  };
+  auto add = [&](const std::string& preset_name, const std::string& group, ResearchArm arm, std::string init,
+                 std::string row, bool equal, double emb_std, const std::string& arch = "") {
+    nlohmann::json p = preset(preset_name);
+    nlohmann::json model = emb_std > 0 ? withEmbeddingStd(p["model"], emb_std) : p["model"];
+    if (!arch.empty()) model["arch"] = arch;
+    PlannedRun r = planned(group, group, arm, std::move(init), 42, model, std::move(row), equal);
+    if (p.contains("train")) r.train.update(p["train"]);
+    r.train["max_wall_s"] = 43200;
+    plan.runs.push_back(r);
+  };
+  add("s3-mixer-d1024", "mixer-d1024", ResearchArm::kMixer, "N(0,1)", "flat mixer D=1024", true, 0);
+  add("s1-llama-d512-h32", "llama-h32-d512", ResearchArm::kTransformer, "N(0,0.02)", "Llama D=512 H=32", true, 0);
+  add("s4-llama-d512-h4", "llama-h4-d512", ResearchArm::kTransformer, "N(0,0.02)", "Llama D=512 H=4", true, 0);
+  add("s6-gpt-d512-b32", "gpt-d512", ResearchArm::kGpt, "N(0,0.02)", "", true, 0);
+  add("s7-llama-d512-h4-fa2", "llama-h4-fused-d512", ResearchArm::kTransformer, "N(0,0.02)", "", true, 0);
+  add("s7-transfixer-d512-h4", "transfixer-d512", ResearchArm::kTransfixer, "N(0,0.02)", "", true, 0);
+  add("blog2-mixer-autoencoder-d512", "mixer-autoencoder-d512", ResearchArm::kMixerAutoencoder, "N(0,1)", "", true, 0);
+  add("blog2-transformer-autoencoder-d512", "transformer-autoencoder-d512", ResearchArm::kTransformerAutoencoder,
+      "N(0,0.02)", "", true, 0);
+  // Blog II's bidirectional models on TinyStories: the mixer and the 4-head Llama presets' shapes.
+  add("s3-mixer-d1024", "bidirectional-mixer-d1024", ResearchArm::kBidirectionalMixer, "N(0,1)", "", true, 0,
+      researchArmArchitecture(ResearchArm::kBidirectionalMixer));
+  add("s4-llama-d512-h4", "bidirectional-transformer-d512", ResearchArm::kBidirectionalTransformer, "N(0,0.02)", "",
+      true, 0, researchArmArchitecture(ResearchArm::kBidirectionalTransformer));
+  add("s3-mixer-d1024", "mixer-d1024-emb0.02", ResearchArm::kMixer, "N(0,0.02)", "", false, 0.02);
+  add("s4-llama-d512-h4", "llama-h4-d512-emb1", ResearchArm::kTransformer, "N(0,1)", "", false, 1.0);
+  for (const auto& run : {"mixer-d1024", "llama-h4-d512", "mixer-d1024-emb0.02", "llama-h4-d512-emb1"}) {
+    plan.inversion.push_back({run, false});
+    plan.inversion.push_back({run, true});
+  }
+  plan.retrieval_runs = {"mixer-d1024", "llama-h4-d512"};
+  plan.infonce_runs = plan.retrieval_runs;
+  plan.retrieval_pairs = 20000;
+  plan.retrieval_context = 128;
+  plan.retrieval_note = "the research's settings (RetrievalTrainSettings::research at c=128), on synthetic pairs";
+  plan.inversion_texts = 16;
+  plan.infonce_steps = 2000;
+  plan.infonce_eval_every = 250;
+}
+
 }  // namespace
 
 ReproducePlan planReproduction(ReproduceScale scale, const fs::path& projects_dir) {
@@ -221,72 +358,71 @@ ReproducePlan planReproduction(ReproduceScale scale, const fs::path& projects_di
   const fs::path paper_dir = projects_dir / "paper";
   plan.paper = readJsonFile(paper_dir / "reported_numbers.json",
                             "pass --projects with the folder that holds demo/ and paper/ (a checkout's projects/)");
-  const fs::path generated = projects_dir / "demo" / "project.json";  // only names the parse's base folder
+  const bool on_tinystories = scale == ReproduceScale::kGpu || scale == ReproduceScale::kPaper;
+  const fs::path project_file = (on_tinystories ? paper_dir : projects_dir / "demo") / "project.json";
+  switch (scale) {
+    case ReproduceScale::kTiny:
+      plan.summary =
+          "Tiny, a pipeline check: the bundled TinyStories sample at T=128; the masked mixer and Llama with 32 "
+          "heads (eager attention) and with 4 heads at D=128 and D=256 (N=4), GPT, the Transfixer, the two "
+          "autoencoders and the two bidirectional models at D=128, 2 seeds each, every run stopped at 1.5e12 "
+          "training FLOPs; inversion of 8 models, retrieval and InfoNCE on the D=128 mixer's and Llama's "
+          "embeddings. About 40 minutes on 2 CPU cores. Its budget is some 10,000 times below the paper's "
+          "smallest runs, where the smallest model wins whatever its family: the loss orderings are reported, "
+          "not judged.";
+      break;
+    case ReproduceScale::kSmall:
+      plan.summary =
+          "Small: the bundled TinyStories sample at T=128; the same families at D=256 and D=512 (N=8), 3 seeds "
+          "each at 1e14 training FLOPs, the init variants, inversion, retrieval and InfoNCE. Hours on 2 CPU "
+          "cores; its loss orderings are reported, not judged (below 1e15 FLOPs per run).";
+      break;
+    case ReproduceScale::kGpu:
+      plan.summary =
+          "GPU: the research's TinyStories setup (T=512, one story per row, left padded, 4k tokenizer) on one "
+          "GPU; the same families at D=256 and D=512 (N=8), 2 seeds each at 1e16 training FLOPs, the range of "
+          "the paper's smallest runs; inversion, retrieval and InfoNCE. About an hour on an H100-class GPU. "
+          "Needs the TinyStories files in projects/paper/data/.";
+      break;
+    case ReproduceScale::kPaper:
+      plan.summary =
+          "The paper's setup: the research's presets (flat mixer D=1024; Llama D=512 with 32 heads and eager "
+          "attention, with 4 heads, and with fused attention; GPT; the Transfixer; blog II's autoencoders and "
+          "bidirectional models), each for 12 hours of wall clock on this machine with its script's schedule, "
+          "the two embedding-init variants, inversion, retrieval and InfoNCE. Days on one GPU. Needs the "
+          "TinyStories files in projects/paper/data/.";
+      break;
+  }
+  plan.project = baseProject(project_file, "reproduce-" + scaleName(scale), plan.summary);
   if (scale == ReproduceScale::kPaper) {
-    plan.summary =
-        "The paper's setup: the flat mixer D=1024 against the best Llama of Table S1 (D=512, H=32), each for 12 "
-        "hours of wall clock (the presets' budget: about 24 h on one RTX 3060-class GPU, roughly 6-8 h on an "
-        "H100), the two embedding-init variants (another 24 h), inversion of all eight models and retrieval on "
-        "the D=1024 embeddings. Needs the TinyStories files in projects/paper/data/.";
-    plan.project = baseProject(paper_dir / "project.json", "reproduce-paper", plan.summary);
-    const nlohmann::json presets = readJsonFile(paper_dir / "project.json", "");
-    auto preset = [&](const std::string& name) {
-      for (const auto& r : presets["runs"]) {
-        if (r["name"] == name) return r;
-      }
-      throw MixerLabError("projects/paper/project.json has no preset " + name);
-    };
-    auto from = [&](const std::string& preset_name, std::string name, std::string group, ResearchArm arm,
-                    std::string init, std::string row, bool equal, double emb_std) {
-      nlohmann::json p = preset(preset_name);
-      PlannedRun r = planned(std::move(name), std::move(group), arm, std::move(init), 42,
-                             emb_std > 0 ? withEmbeddingStd(p["model"], emb_std) : p["model"], std::move(row), equal);
-      if (p.contains("train")) r.train.update(p["train"]);
-      return r;
-    };
-    plan.runs.push_back(from("s3-mixer-d1024", "mixer-d1024", "mixer-d1024", ResearchArm::kMixer, "N(0,1)",
-                             "flat mixer D=1024", true, 0));
-    plan.runs.push_back(from("s1-llama-d512-h32", "llama-d512-h32", "llama-d512-h32", ResearchArm::kTransformer,
-                             "N(0,0.02)", "Llama D=512 H=32", true, 0));
-    plan.runs.push_back(from("s3-mixer-d1024", "mixer-d1024-emb0.02", "mixer-d1024-emb0.02", ResearchArm::kMixer,
-                             "N(0,0.02)", "", false, 0.02));
-    plan.runs.push_back(from("s1-llama-d512-h32", "llama-d512-h32-emb1", "llama-d512-h32-emb1",
-                             ResearchArm::kTransformer, "N(0,1)", "", false, 1.0));
-    for (const auto& r : plan.runs) {
-      plan.inversion.push_back({r.name, false});
-      plan.inversion.push_back({r.name, true});
-    }
-    plan.retrieval_runs = {"mixer-d1024", "llama-d512-h32"};
+    addPaperSuite(plan, paper_dir);
+  } else if (scale == ReproduceScale::kGpu) {
+    plan.project["defaults"]["train"]["eval_batches"] = 64;
+    plan.budget_flops = 1e16;
+    addComparisonSuite(plan, {{256, 512}, 8, 2});
     plan.retrieval_pairs = 20000;
-    plan.retrieval_context = 128;
-    plan.retrieval_epochs = 100;
-    plan.retrieval_layers = 8;
-    plan.inversion_texts = 16;
-    finishProject(plan);
-    return plan;
-  }
-  const bool tiny = scale == ReproduceScale::kTiny;
-  plan.summary =
-      tiny ? "Tiny: the bundled TinyStories sample at T=128; the masked mixer (D=256, N=4) against Llama D=128 and "
-             "D=256 (N=4), 3 seeds each, every run stopped at 1e13 training FLOPs; one seed of each embedding-init "
-             "variant; inversion of 8 models (4 texts, 500 steps, every layer); retrieval on 2,000 synthetic "
-             "story pairs with the mixer's and the D=128 Llama's embeddings. About 30 minutes on 2 CPU cores."
-           : "Small: the bundled TinyStories sample at T=128; the masked mixer (D=512, N=8) against Llama D=256 "
-             "and D=512 (N=8), 3 seeds each at 1e14 training FLOPs, the init variants, inversion and retrieval. "
-             "About 6-8 hours on 2 CPU cores, well under an hour on one GPU.";
-  plan.project = baseProject(projects_dir / "demo" / "project.json", "reproduce-" + scaleName(scale), plan.summary);
-  plan.project["defaults"]["train"]["eval_batches"] = 16;
-  plan.project["defaults"]["train"]["threads"] = 0;
-  plan.budget_flops = tiny ? 1e13 : 1e14;
-  if (tiny) {
-    addCpuSuite(plan, 256, 128, 4, 3);
-  } else {
-    addCpuSuite(plan, 512, 256, 8, 3);
-    plan.retrieval_epochs = 60;
-    plan.retrieval_pairs = 4000;
+    plan.retrieval_context = 32;
+    plan.retrieval_note = "the research's settings (RetrievalTrainSettings::research at c=32), on synthetic pairs";
     plan.inversion_texts = 8;
+    plan.infonce_steps = 500;
+    plan.infonce_eval_every = 100;
+  } else {
+    const bool tiny = scale == ReproduceScale::kTiny;
+    plan.project["defaults"]["train"]["eval_batches"] = 16;
+    plan.project["defaults"]["train"]["threads"] = 0;
+    plan.budget_flops = tiny ? 1.5e12 : 1e14;
+    if (tiny) {
+      addComparisonSuite(plan, {{128, 256}, 4, 2, false});
+      useSmallRetrieval(plan, 2000, 30);
+      plan.infonce_steps = 40;
+      plan.infonce_eval_every = 20;
+    } else {
+      addComparisonSuite(plan, {{256, 512}, 8, 3});
+      useSmallRetrieval(plan, 4000, 60);
+      plan.inversion_texts = 8;
+    }
   }
-  fillComputeBudgets(plan, generated);
+  resolveRuns(plan, project_file);
   finishProject(plan);
   return plan;
 }

@@ -2,11 +2,13 @@
 #include "core/reproduce/reproduce_runner.h"
 
 #include <chrono>
+#include <cmath>
 
 #include <torch/torch.h>
 
 #include "core/analysis/eval_documents.h"
 #include "core/analysis/inversion.h"
+#include "core/analysis/retrieval/infonce_finetune.h"
 #include "core/analysis/retrieval/retrieval_corpus.h"
 #include "core/analysis/retrieval/retrieval_dataset.h"
 #include "core/analysis/retrieval/retrieval_run.h"
@@ -29,7 +31,9 @@ class StepRunner {
  public:
   StepRunner(const ReproduceRequest& request, const ReproducePlan& plan, const ProjectConfig& project)
       : request_(request), plan_(plan), project_(project), out_(request.out_dir) {
-    step_count_ = static_cast<int>(plan.runs.size() + plan.inversion.size() + plan.retrieval_runs.size()) + 1;
+    step_count_ = static_cast<int>(plan.runs.size() + plan.inversion.size() + plan.retrieval_runs.size() +
+                                   plan.infonce_runs.size()) +
+                  1;
     fs::create_directories(out_ / "results");
     const fs::path timing = out_ / "results" / "timing.json";
     if (fs::exists(timing)) timing_ = parseJsonDocument(readFile(timing), timing.string());
@@ -119,18 +123,23 @@ class StepRunner {
     const fs::path cosine_file = out_ / "results" / (id + "-cosine.json");
     if (fs::exists(cosine_file)) return finish(id, false);
     const RetrievalCorpus corpus = RetrievalCorpus::synthetic(plan_.retrieval_pairs, 1);
+    EmbeddingSettings embedding;
+    embedding.after_final_norm = plan_.retrieval_after_final_norm;
     const auto data = ensureRetrievalDataset(
         corpus, ModelSource::checkpoint(out_ / "runs" / run), out_ / "retrieval-data",
         [&](size_t done, size_t total) { progress(0.1 * static_cast<double>(done) / static_cast<double>(total)); },
-        request_.stop_requested);
+        request_.stop_requested, embedding);
     if (fs::exists(run_dir)) fs::remove_all(run_dir);  // an interrupted retrieval training starts over
     RetrievalRunRequest train;
     train.data_dir = data.dir;
     train.run_dir = run_dir;
-    train.settings.context = plan_.retrieval_context;
+    // The research's settings at this context, with the fields the plan sizes for its scale.
+    train.settings = RetrievalTrainSettings::research(plan_.retrieval_context);
     train.settings.epochs = plan_.retrieval_epochs;
     train.settings.layers = plan_.retrieval_layers;
     train.settings.learning_rate = plan_.retrieval_learning_rate;
+    train.settings.batch_size = plan_.retrieval_batch_size;
+    train.settings.warmup_steps = plan_.retrieval_warmup_steps;
     train.cancel = request_.stop_requested;
     train.on_epoch = [&](const RetrievalEpoch& e) {
       progress(0.1 + 0.9 * static_cast<double>(e.epoch) / static_cast<double>(plan_.retrieval_epochs));
@@ -147,6 +156,44 @@ class StepRunner {
             {"run", run}, {"eval_loss", cosine.eval_loss}, {"top1", cosine.eval_top1}, {"top5", cosine.eval_top5}}
                 .dump(1) +
             "\n");
+    finish(id);
+  }
+
+  // InfoNCE fine-tuning of a pretrained run with the research's settings on the suite's synthetic
+  // pairs (the last tenth held out); results/infonce-<run>.json keeps its held-out top-1 history.
+  void infonce(const std::string& run) {
+    const std::string id = "infonce-" + run;
+    begin("InfoNCE fine-tuning of " + run);
+    const fs::path result_file = out_ / "results" / (id + ".json");
+    if (fs::exists(result_file)) return finish(id, false);
+    const RetrievalCorpus corpus = RetrievalCorpus::synthetic(plan_.retrieval_pairs, 1);
+    const std::vector<StoryPair> pairs = corpus.pairs();
+    const auto held = static_cast<std::ptrdiff_t>(std::ceil(corpus.test_fraction * static_cast<double>(pairs.size())));
+    const std::vector<StoryPair> train(pairs.begin(), pairs.end() - held), held_out(pairs.end() - held, pairs.end());
+    InfoNceSettings settings = InfoNceSettings::research();
+    settings.steps = plan_.infonce_steps;
+    settings.eval_every = plan_.infonce_eval_every;
+    const fs::path run_dir = out_ / "runs" / id;
+    if (fs::exists(run_dir)) fs::remove_all(run_dir);  // an interrupted fine-tuning starts over
+    nlohmann::json history = nlohmann::json::array();
+    double last_top1 = -1;
+    infoNceFinetune(
+        ModelSource::checkpoint(out_ / "runs" / run), train, held_out, settings, run_dir,
+        [&](const InfoNceProgress& p) {
+          progress(static_cast<double>(p.step) / static_cast<double>(settings.steps));
+          if (!p.eval_top1) return;
+          history.push_back({{"step", p.step}, {"top1", *p.eval_top1}});
+          last_top1 = *p.eval_top1;
+        },
+        request_.stop_requested);
+    if (stopRequested()) return;
+    const nlohmann::json result{{"run", run},
+                                {"steps", settings.steps},
+                                {"candidates", settings.candidates},
+                                {"chance_top1", 1.0 / static_cast<double>(settings.candidates)},
+                                {"final_top1", last_top1 < 0 ? nlohmann::json(nullptr) : nlohmann::json(last_top1)},
+                                {"history", history}};
+    writeFileAtomic(result_file, result.dump(1) + "\n");
     finish(id);
   }
 
@@ -247,6 +294,10 @@ ReproduceOutcome runReproduction(const ReproduceRequest& request) {
   }
   for (const auto& run : plan.retrieval_runs) {
     steps.retrieval(run);
+    if (steps.stopRequested()) return stopped;
+  }
+  for (const auto& run : plan.infonce_runs) {
+    steps.infonce(run);
     if (steps.stopRequested()) return stopped;
   }
   return steps.report();

@@ -4,6 +4,8 @@
 #include <torch/torch.h>
 #include <QtTest/QtTest>
 
+#include <map>
+
 #include "tests/model_checks.h"
 
 #include "core/models/mixers/masked_mixer.h"
@@ -248,6 +250,12 @@ class TestModels : public QObject {
   void researchArmsAreRegistryFamilies() {
     QCOMPARE(researchArmArchitecture(ResearchArm::kMixer), std::string("masked_mixer"));
     QCOMPARE(researchArmArchitecture(ResearchArm::kTransformer), std::string("llama"));
+    QCOMPARE(researchArmArchitecture(ResearchArm::kGpt), std::string("gpt"));
+    QCOMPARE(researchArmArchitecture(ResearchArm::kTransfixer), std::string("transfixer"));
+    QCOMPARE(researchArmArchitecture(ResearchArm::kMixerAutoencoder), std::string("mixer_autoencoder"));
+    QCOMPARE(researchArmArchitecture(ResearchArm::kTransformerAutoencoder), std::string("transformer_autoencoder"));
+    QCOMPARE(researchArmArchitecture(ResearchArm::kBidirectionalMixer), std::string("bidirectional_mixer"));
+    QCOMPARE(researchArmArchitecture(ResearchArm::kBidirectionalTransformer), std::string("bidirectional_transformer"));
     for (const ResearchArm arm : kResearchArms) {
       int families = 0;
       for (const auto& family : architectures()) families += family.research_arm == arm ? 1 : 0;
@@ -256,16 +264,17 @@ class TestModels : public QObject {
     }
     QCOMPARE(researchArmName(ResearchArm::kMixer), std::string("mixer"));
     QCOMPARE(researchArmName(ResearchArm::kTransformer), std::string("transformer"));
+    QCOMPARE(researchArmName(ResearchArm::kBidirectionalTransformer), std::string("bidirectional_transformer"));
     try {
       researchArmFromName("hybrid");
       QFAIL("expected an error");
     } catch (const std::exception& e) {
       QVERIFY2(QString(e.what()).contains("\"hybrid\""), e.what());
-      QVERIFY2(QString(e.what()).contains("mixer or transformer"), e.what());
+      QVERIFY2(QString(e.what()).contains("mixer, transformer, gpt"), e.what());
     }
-    for (const ReproduceScale scale : {ReproduceScale::kTiny, ReproduceScale::kSmall, ReproduceScale::kPaper}) {
+    for (const ReproduceScale scale : kReproduceScales) {
       const ReproducePlan plan = planReproduction(scale, testing::sourceDir() / "projects");
-      int per_arm[2] = {0, 0};
+      std::map<ResearchArm, int> per_arm;
       for (const PlannedRun& run : plan.runs) {
         QCOMPARE(run.model.at("arch").get<std::string>(), researchArmArchitecture(run.arm));
         // A run named "...-seedN" trains with seed N.
@@ -274,9 +283,11 @@ class TestModels : public QObject {
           QCOMPARE(run.seed, named);
           QCOMPARE(run.train.at("seed").get<uint64_t>(), named);
         }
-        ++per_arm[run.arm == ResearchArm::kMixer ? 0 : 1];
+        ++per_arm[run.arm];
       }
-      QVERIFY2(per_arm[0] > 0 && per_arm[1] > 0, scaleName(scale).c_str());
+      for (const ResearchArm arm : kResearchArms) {  // every arm is in every scale's suite
+        QVERIFY2(per_arm[arm] > 0, (scaleName(scale) + " lacks " + researchArmName(arm)).c_str());
+      }
     }
   }
 };

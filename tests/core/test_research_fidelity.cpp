@@ -25,6 +25,7 @@
 #include "core/models/mixers/bidirectional_mixer.h"
 #include "core/models/model_registry.h"
 #include "core/models/safetensors.h"
+#include "core/reproduce/research_claims.h"
 #include "core/runs/run_info.h"
 #include "core/runs/run_status.h"
 #include "core/train/checkpoint.h"
@@ -237,15 +238,32 @@ class TestResearchFidelity : public QObject {
       if (name == "s5-mixer-1head" || name == "s5-mixer-k4") return 2.5;       // server/mixer_multiconv.py
       if (name.rfind("s5-mixer-2heads", 0) == 0) return 2.9;                   // server/multiheaded_mixer.py
       if (name.rfind("s6-", 0) == 0) return 20.0;                              // server/llama_trainer.py
+      if (name.rfind("s7-", 0) == 0) return 20.0;    // the V100 Llama script's, S7's own is not recorded
+      if (name.rfind("blog2-", 0) == 0) return 7.0;  // the autoencoder scripts
       return -1.0;
     };
-    QCOMPARE(paper.runs.size(), size_t{23});
+    const auto on_v100 = [](const std::string& name) {
+      for (const char* prefix : {"s5-", "s6-", "s7-", "blog2-"}) {
+        if (name.rfind(prefix, 0) == 0) return true;
+      }
+      return false;
+    };
+    QCOMPARE(paper.runs.size(), size_t{27});
     for (const auto& run : paper.runs) {
       QVERIFY2(run.train.schedule_epochs == expected_epochs(run.name), run.name.c_str());
       QCOMPARE(run.train.precision, std::string("fp16_on_cuda"));
-      QCOMPARE(run.train.learning_rate, run.name == "s6-llama-d512-h4-b16-eta002" ? 2e-3 : 5e-4);
-      QCOMPARE(run.train.max_wall_s, run.name.rfind("s5-", 0) == 0 || run.name.rfind("s6-", 0) == 0 ? 8100.0 : 43200.0);
+      const double lr = run.name == "s6-llama-d512-h4-b16-eta002" ? 2e-3
+                        : run.name.rfind("blog2-", 0) == 0        ? 1e-4
+                                                                  : 5e-4;
+      QCOMPARE(run.train.learning_rate, lr);
+      QCOMPARE(run.train.max_wall_s, on_v100(run.name) ? 8100.0 : 43200.0);
+      // The RTX 3060 runs (torch 2.0) got Hugging Face's eager attention; the V100 ones SDPA or FlashAttention.
+      if (familyReadsModelKey(run.model.arch, "attention")) {
+        const bool rtx3060 = run.name.rfind("s1-", 0) == 0 || run.name.rfind("s4-", 0) == 0;
+        QVERIFY2(run.model.attention == (rtx3060 ? AttentionImpl::kEager : AttentionImpl::kSdpa), run.name.c_str());
+      }
     }
+    QCOMPARE(paper.run("blog2-mixer-autoencoder-d512").model.options.at("ff_dropout").get<double>(), 0.05);
   }
 
   // projects/paper/reported_numbers.json: every row names a preset that exists (or none), every
@@ -274,7 +292,22 @@ class TestResearchFidelity : public QObject {
     QCOMPARE(value["S3/s3-mixer-d1024/eval_loss"], 1.86);
     QCOMPARE(value["S1/s1-llama-d256-h32/eval_loss"], 2.02);
     QCOMPARE(value["S6/s6-gpt-d512-b32/train_loss"], 1.82);
-    QCOMPARE(reported.at("claims").size(), size_t{3});
+    QCOMPARE(value["S7/s7-transfixer-d512-h4/eval_loss"], 1.59);
+    QCOMPARE(value["blog II autoencoders/blog2-transformer-autoencoder-d512/eval_loss"], 5.23);
+    // One entry per claim of the catalogue, in its order, each figure it names present in numbers.
+    QCOMPARE(reported.at("claims").size(), researchClaims().size());
+    for (size_t i = 0; i < researchClaims().size(); ++i) {
+      const auto& c = reported.at("claims")[i];
+      QCOMPARE(c.at("id").get<std::string>(), researchClaims()[i].id);
+      QVERIFY(!c.at("paper").get<std::string>().empty() && !c.at("source").get<std::string>().empty());
+      for (const auto& v : c.at("values")) {
+        const bool found =
+            std::any_of(reported.at("numbers").begin(), reported.at("numbers").end(), [&](const auto& n) {
+              return n.at("table") == v.at("table") && n.at("row") == v.at("row") && n.at("metric") == v.at("metric");
+            });
+        QVERIFY2(found, v.dump().c_str());
+      }
+    }
   }
 
   void importOfExportIsExact_data() {

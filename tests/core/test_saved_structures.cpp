@@ -275,7 +275,7 @@ class TestSavedStructures : public QObject {
 
   void reproducePlanRoundTrips() {
     ReproducePlan w;
-    w.scale = ReproduceScale::kSmall;
+    w.scale = ReproduceScale::kGpu;
     w.summary = "two families, three seeds";
     w.project = {{"name", "reproduce"}, {"runs", json::array({{{"name", "mixer-seed1"}}})}};
     w.budget_flops = 2.5e12;
@@ -289,6 +289,7 @@ class TestSavedStructures : public QObject {
     run.model = {{"arch", "llama"}, {"d_model", 64}};
     run.train = {{"max_steps", 40}};
     run.paper_row = "Llama D=128 H=32";
+    run.label = "llama D=64 N=8 H=4 sdpa emb N(0,1)";
     w.runs = {run};
     w.inversion = {{"llama-init-seed2", false}};
     w.inversion_texts = 6;
@@ -299,9 +300,16 @@ class TestSavedStructures : public QObject {
     w.retrieval_epochs = 7;
     w.retrieval_learning_rate = 2e-4;
     w.retrieval_layers = 3;
+    w.retrieval_batch_size = 24;
+    w.retrieval_warmup_steps = 13;
+    w.retrieval_note = "sized for 321 pairs";
+    w.retrieval_after_final_norm = false;
+    w.infonce_runs = {"mixer-seed1"};
+    w.infonce_steps = 17;
+    w.infonce_eval_every = 5;
     w.paper = {{"claims", json::array({{{"id", "equal_compute_loss"}}})}};
     const ReproducePlan r = ReproducePlan::fromJson(json::parse(w.toJson().dump()));
-    QCOMPARE(r.scale, ReproduceScale::kSmall);
+    QCOMPARE(r.scale, ReproduceScale::kGpu);
     QCOMPARE(r.summary, w.summary);
     QCOMPARE(r.project, w.project);
     QCOMPARE(r.budget_flops, 2.5e12);
@@ -316,6 +324,7 @@ class TestSavedStructures : public QObject {
     QCOMPARE(p.model, run.model);
     QCOMPARE(p.train, run.train);
     QCOMPARE(p.paper_row, run.paper_row);
+    QCOMPARE(p.label, run.label);
     QCOMPARE(r.inversion.size(), size_t{1});
     QCOMPARE(r.inversion.front().run, std::string("llama-init-seed2"));
     QCOMPARE(r.inversion.front().trained, false);
@@ -327,6 +336,16 @@ class TestSavedStructures : public QObject {
     QCOMPARE(r.retrieval_epochs, int64_t{7});
     QCOMPARE(r.retrieval_learning_rate, 2e-4);
     QCOMPARE(r.retrieval_layers, int64_t{3});
+    QCOMPARE(r.retrieval_batch_size, int64_t{24});
+    QCOMPARE(r.retrieval_warmup_steps, int64_t{13});
+    QCOMPARE(r.retrieval_note, w.retrieval_note);
+    QCOMPARE(r.retrieval_after_final_norm, false);
+    ReproducePlan reading_after = w;
+    reading_after.retrieval_after_final_norm = true;
+    QCOMPARE(ReproducePlan::fromJson(json::parse(reading_after.toJson().dump())).retrieval_after_final_norm, true);
+    QCOMPARE(r.infonce_runs, w.infonce_runs);
+    QCOMPARE(r.infonce_steps, int64_t{17});
+    QCOMPARE(r.infonce_eval_every, int64_t{5});
     QCOMPARE(r.paper, w.paper);
   }
 };

@@ -43,6 +43,7 @@ std::vector<FieldSpec> mixerAutoencoderOptionSpecs() {
 ArchitectureInfo mixerAutoencoderFamily() {
   ArchitectureInfo info;
   info.name = "mixer_autoencoder";
+  info.research_arm = ResearchArm::kMixerAutoencoder;
   info.description = "Mixer autoencoder: N causal mixer blocks encode, the last token's state is repeated, N decode";
   info.model_keys = {"ff_mult", "kernel_size"};
   info.options = mixerAutoencoderOptionSpecs();
@@ -85,6 +86,7 @@ ArchitectureInfo mixerAutoencoderFamily() {
 ArchitectureInfo transformerAutoencoderFamily() {
   ArchitectureInfo info;
   info.name = "transformer_autoencoder";
+  info.research_arm = ResearchArm::kTransformerAutoencoder;
   info.description =
       "Transformer autoencoder: N causal Llama layers encode, last state repeated, N Llama layers decode";
   info.model_keys = {"n_heads", "ff_mult", "rope_theta", "attention"};

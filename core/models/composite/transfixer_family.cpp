@@ -10,6 +10,7 @@ namespace mixerlab {
 ArchitectureInfo transfixerFamily() {
   ArchitectureInfo info;
   info.name = "transfixer";
+  info.research_arm = ResearchArm::kTransfixer;
   info.description = "Transfixer: Llama layers plus a causally masked token-mixing Conv1d(T,T,k) per layer";
   info.model_keys = {"n_heads", "ff_mult", "rope_theta", "objective", "mtp_tokens", "attention"};
   info.options = transfixerOptionFields().specs();

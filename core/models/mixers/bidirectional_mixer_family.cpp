@@ -9,6 +9,7 @@ namespace mixerlab {
 ArchitectureInfo bidirectionalMixerFamily() {
   ArchitectureInfo info;
   info.name = "bidirectional_mixer";
+  info.research_arm = ResearchArm::kBidirectionalMixer;
   info.description =
       "Bidirectional masked mixer: forward (j<=i) and reverse (j>=i+2) token-mixing streams with a shared "
       "feed-forward, combined before the head; output i predicts token i+1 without seeing it";

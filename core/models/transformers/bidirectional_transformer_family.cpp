@@ -9,6 +9,7 @@ namespace mixerlab {
 ArchitectureInfo bidirectionalTransformerFamily() {
   ArchitectureInfo info;
   info.name = "bidirectional_transformer";
+  info.research_arm = ResearchArm::kBidirectionalTransformer;
   info.description =
       "Bidirectional transformer: forward + reverse causal Llama stacks, token t predicted from t-1 and t+1";
   info.model_keys = {"n_heads", "ff_mult", "rope_theta", "attention"};

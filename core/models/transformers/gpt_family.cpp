@@ -10,6 +10,7 @@ namespace mixerlab {
 ArchitectureInfo gptFamily() {
   ArchitectureInfo info;
   info.name = "gpt";
+  info.research_arm = ResearchArm::kGpt;
   info.description =
       "GPT baseline (HF OpenAIGPT): learned positions, post-LN, fused QKV, GELU(tanh), dropout, tied head";
   info.model_keys = {"n_heads", "ff_mult", "objective", "mtp_tokens", "attention"};
