@@ -73,6 +73,20 @@ json decide(json claim, const char* verdict, const std::string& why) {
   return claim;
 }
 
+// Below the claim's budget a measured verdict is not a test of the paper: the claim says "not
+// tested at this scale", keeps what was measured and what it would have said.
+json gateByBudget(json claim, const ResearchClaim& c, double budget_flops) {
+  claim["budget_flops"] = budget_flops;
+  if (c.min_budget_flops <= 0 || budget_flops >= c.min_budget_flops) return claim;
+  claim["measured_verdict"] = claim["verdict"];
+  return decide(claim, kNotTested,
+                "the budget, " + scientific(budget_flops) + " training FLOPs per run, is below " +
+                    scientific(c.min_budget_flops) +
+                    ", where the paper's findings about trained models can first be expected (at such budgets the "
+                    "smallest model learns fastest whatever its family). Measured anyway (" +
+                    claim["verdict"].get<std::string>() + " if judged): " + claim["why"].get<std::string>());
+}
+
 // ---- loss-ordering claims ----
 
 // The measures every loss-ordering claim reports, the claim's own first.
@@ -197,7 +211,6 @@ json lossOrderClaim(const ResearchClaim& c, const json& groups, double budget_fl
       " training FLOPs per run, when the seeds disagree, or when a side did not run as its label says. The "
       "other two readings are reported beside it, not judged";
   json claim = claimShell(c, paper, expected, rule);
-  claim["budget_flops"] = budget_flops;
   json runs = json::array();
   json pairs = json::array();
   std::vector<const char*> verdicts;
@@ -263,21 +276,13 @@ json lossOrderClaim(const ResearchClaim& c, const json& groups, double budget_fl
   }
   claim["runs"] = runs;
   claim["measured"] = {{"pairs", pairs}};
-  if (c.min_budget_flops > 0 && budget_flops < c.min_budget_flops) {
-    return decide(claim, kNotTested,
-                  "the budget, " + scientific(budget_flops) + " training FLOPs per run, is below " +
-                      scientific(c.min_budget_flops) +
-                      ", where the paper's ordering can first be expected (at such budgets the smallest model "
-                      "wins whatever its family). Measured anyway: " +
-                      why);
-  }
   const bool any_contradicts = std::count(verdicts.begin(), verdicts.end(), std::string(kContradicts)) > 0;
   const bool all_consistent = !verdicts.empty() && std::all_of(verdicts.begin(), verdicts.end(), [](const char* v) {
     return std::string(v) == kConsistent;
   });
-  if (any_contradicts) return decide(claim, kContradicts, why);
-  if (all_consistent) return decide(claim, kConsistent, why);
-  return decide(claim, kNotTested, why.empty() ? "no comparison was measured" : why);
+  if (any_contradicts) return gateByBudget(decide(claim, kContradicts, why), c, budget_flops);
+  if (all_consistent) return gateByBudget(decide(claim, kConsistent, why), c, budget_flops);
+  return gateByBudget(decide(claim, kNotTested, why.empty() ? "no comparison was measured" : why), c, budget_flops);
 }
 
 // The descent every inversion of the suite runs (InversionSettings' defaults, scale research).
@@ -374,32 +379,39 @@ json judgeTop1(json claim, const FamilyBest& b, const std::string& what) {
 
 }  // namespace
 
+namespace {
+
+// A top-1 claim over `entries` (one per model), each read by `value`.
+template <typename Value>
+json topOneClaim(const std::string& id, const json& entries, const json& paper, const std::string& rule, Value value,
+                 const std::string& what) {
+  json claim = claimShell(researchClaim(id), paper, "mixer top-1 higher than transformer top-1", rule);
+  json runs = json::array();
+  for (const auto& r : entries) runs.push_back(r["run"]);
+  claim["runs"] = runs;
+  claim["measured"] = json::object();
+  return judgeTop1(claim, bestByFamily(entries, value), what);
+}
+
+}  // namespace
+
 json retrievalClaim(const json& retrieval, const json& paper) {
-  json claim = claimShell(
-      researchClaim("retrieval_top1"), paper, "mixer top-1 higher than transformer top-1",
+  return topOneClaim(
+      "retrieval_top1", retrieval, paper,
       "top-1 accuracy on held-out candidate sets at the epoch of lowest held-out cross-entropy (the paper's model "
       "selection); consistent when the mixer-embedding model's top-1 exceeds every transformer-embedding model's "
       "and one of them reaches twice the chance rate; contradicts when a transformer's is higher; not tested when "
-      "no model reaches twice chance");
-  json runs = json::array();
-  for (const auto& r : retrieval) runs.push_back(r["run"]);
-  claim["runs"] = runs;
-  claim["measured"] = json::object();
-  return judgeTop1(claim, bestByFamily(retrieval, [](const json& r) { return numberAt(r["best"], "top1"); }),
-                   "retrieval run");
+      "no model reaches twice chance",
+      [](const json& r) { return numberAt(r["best"], "top1"); }, "retrieval run");
 }
 
 json infoNceClaim(const json& infonce, const json& paper) {
-  json claim = claimShell(researchClaim("infonce_top1"), paper, "mixer top-1 higher than transformer top-1",
-                          "held-out cosine top-1 after InfoNCE fine-tuning (the last evaluation); consistent when the "
-                          "mixer's exceeds the transformer's and one reaches twice chance; contradicts when the "
-                          "transformer's is higher; not tested when neither reaches twice chance");
-  json runs = json::array();
-  for (const auto& r : infonce) runs.push_back(r["run"]);
-  claim["runs"] = runs;
-  claim["measured"] = json::object();
-  return judgeTop1(claim, bestByFamily(infonce, [](const json& r) { return numberAt(r, "final_top1"); }),
-                   "InfoNCE run");
+  return topOneClaim(
+      "infonce_top1", infonce, paper,
+      "held-out cosine top-1 after InfoNCE fine-tuning (the last evaluation); consistent when the "
+      "mixer's exceeds the transformer's and one reaches twice chance; contradicts when the "
+      "transformer's is higher; not tested when neither reaches twice chance",
+      [](const json& r) { return numberAt(r, "final_top1"); }, "InfoNCE run");
 }
 
 json judgeClaims(const json& report, const json& paper) {
@@ -422,10 +434,10 @@ json judgeClaims(const json& report, const json& paper) {
         claims.push_back(inversionClaim(report.value("inversion", json::array()), paper));
         break;
       case ClaimKind::kRetrieval:
-        claims.push_back(retrievalClaim(report.value("retrieval", json::array()), paper));
+        claims.push_back(gateByBudget(retrievalClaim(report.value("retrieval", json::array()), paper), c, budget));
         break;
       case ClaimKind::kInfoNce:
-        claims.push_back(infoNceClaim(report.value("infonce", json::array()), paper));
+        claims.push_back(gateByBudget(infoNceClaim(report.value("infonce", json::array()), paper), c, budget));
         break;
     }
   }

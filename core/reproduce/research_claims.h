@@ -46,8 +46,10 @@ struct ResearchClaim {
   std::string source;                 // paper section and tables, or the blog
   std::string measure;                // the measure the paper used
   std::vector<PairComparison> pairs;  // kLossOrder: every pair must agree
-  // Below this many training FLOPs per run the paper's ordering cannot be expected to appear (the
-  // smallest model of any family wins); the claim is then "not tested at this scale". 0: any budget.
+  // Below this many training FLOPs per run the claim is "not tested at this scale": the paper's
+  // orderings of trained models cannot be expected to appear (the smallest model of any family wins,
+  // embeddings come from barely trained models). 0: any budget (inversion, which the paper claims
+  // for untrained models too).
   double min_budget_flops = 0;
   // A lower bound the first side's loss must stay above (0: none): the bidirectional models' check
   // that no stream sees the token it predicts.
@@ -55,8 +57,8 @@ struct ResearchClaim {
   LossReading reading = LossReading::kEqualWallClock;
 };
 
-// The loss-ordering claims need at least this budget per run: about 1/30 of the paper's smallest
-// fixed-compute run (a D=128 Llama for 12 h on an RTX 3060, some 3e16 training FLOPs).
+// The claims about trained models need at least this budget per run: about 1/30 of the paper's
+// smallest fixed-compute run (a D=128 Llama for 12 h on an RTX 3060, some 3e16 training FLOPs).
 inline constexpr double kOrderingMinBudgetFlops = 1e15;
 
 const std::vector<ResearchClaim>& researchClaims();
