@@ -1,9 +1,9 @@
 // The run monitor, the one poller of a project's runs, watching launched processes: a CLI that
 // refuses the command (exits before its run writes a status) is reported with its "error:" and
 // "fix:" lines, and its error file removed; a run that writes its status is reported started
-// before the poll's snapshot of it; a status that was already there before the launch (a resumed
-// run's old one) is not a start; every snapshot carries the stamp of the status it was read from.
-// The launches are real detached processes of a stand-in CLI script (LocalLaunchTarget).
+// before the poll's snapshot of it, and its folder gets no snapshot before its status exists; a status that was already
+// there before the launch (a resumed run's old one) is not a start; every snapshot carries the stamp of the status it
+// was read from. The launches are real detached processes of a stand-in CLI script (LocalLaunchTarget).
 #include <QtTest/QtTest>
 
 #include <QElapsedTimer>
@@ -98,15 +98,43 @@ class TestRunMonitor : public QObject {
     running.pid = 1;  // not checked here: the snapshot's state is the resolved one
     writeRunStatus(prepared, running);
     const QString written_stamp = QString::fromStdString(readRunStatus(prepared)->updated_at);
+    // The folder exists for a second before its status does (the CLI creates the run folder, then
+    // writes status.json): the polls of that second must say nothing of the run.
     launchScript(monitor, "fresh",
-                 "mkdir -p " + (runs_ / "fresh").string() + " && cp " + (prepared / "status.json").string() + " " +
-                     (runs_ / "fresh" / "status.json").string() + " && sleep 3");
+                 "mkdir -p " + (runs_ / "fresh").string() + " && sleep 1 && cp " + (prepared / "status.json").string() +
+                     " " + (runs_ / "fresh" / "status.json").string() + " && sleep 3");
     QVERIFY(pollUntil(monitor, [&] { return events.contains("started fresh"); }));
     QVERIFY2(events.size() >= 2, qPrintable(events.join("; ")));
     QCOMPARE(events.at(0), QString("started fresh"));
     QVERIFY2(events.at(1).startsWith("snapshot fresh ") && events.at(1).endsWith(" " + written_stamp),
              qPrintable(events.join("; ")));
     QCOMPARE(monitor.watchedLaunches(), 0);
+  }
+
+  // A run folder deleted outside MixerLab is reported gone once (the window then shows the run as
+  // not started and drops its curves), and a folder made again under the name is read anew.
+  void removedFolderIsReportedOnce() {
+    RunStatus finished;
+    finished.state = RunState::Finished;
+    fs::create_directories(runs_ / "doomed");
+    writeRunStatus(runs_ / "doomed", finished);
+    gui::RunMonitor monitor(QString::fromStdString(runs_.string()));
+    QStringList removed, updated;
+    connect(&monitor, &gui::RunMonitor::runFolderRemoved, this, [&](const QString& run) { removed << run; });
+    connect(&monitor, &gui::RunMonitor::runUpdated, this, [&](const gui::RunSnapshot& s) {
+      if (s.run == "doomed") updated << QString::fromStdString(runStateName(s.state));
+    });
+    monitor.pollNow();
+    QCOMPARE(updated, QStringList({"finished"}));
+    fs::remove_all(runs_ / "doomed");
+    monitor.pollNow();
+    monitor.pollNow();
+    QCOMPARE(removed, QStringList({"doomed"}));
+    fs::create_directories(runs_ / "doomed");
+    writeRunStatus(runs_ / "doomed", finished);
+    monitor.pollNow();
+    QCOMPARE(updated, QStringList({"finished", "finished"}));
+    QCOMPARE(removed.size(), 1);
   }
 
   // A resumed run: its old status stays until the new process writes one. A process that ends

@@ -5,6 +5,7 @@
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
+#include <QSet>
 #include <filesystem>
 
 #include "core/runs/metrics_log.h"
@@ -72,6 +73,12 @@ void RunMonitor::checkLaunches(const QString& run, const QString& status_stamp) 
   }
 }
 
+bool RunMonitor::launchWatched(const QString& run) const {
+  for (const Launch& launch : launches_)
+    if (launch.run == run) return true;
+  return false;
+}
+
 void RunMonitor::pollNow() {
   // Launches whose run folder does not exist yet: only the process can have ended.
   QStringList without_folder;
@@ -80,8 +87,28 @@ void RunMonitor::pollNow() {
       without_folder << launch.run;
   }
   for (const QString& run : without_folder) checkLaunches(run, QString());
-  for (const std::filesystem::path& dir : listRunDirectories(runs_directory_.toStdString())) {
+  const auto dirs = listRunDirectories(runs_directory_.toStdString());
+  // Folders that were watched and are gone (deleted or moved outside MixerLab): said once; a folder
+  // that comes back is read anew.
+  QSet<QString> present;
+  for (const std::filesystem::path& dir : dirs) present.insert(QString::fromStdString(dir.filename().string()));
+  for (auto it = runs_.begin(); it != runs_.end();) {
+    if (present.contains(it->first)) {
+      ++it;
+      continue;
+    }
+    const QString gone = it->first;
+    it = runs_.erase(it);
+    Q_EMIT runFolderRemoved(gone);
+  }
+  for (const std::filesystem::path& dir : dirs) {
     const QString name = QString::fromStdString(dir.filename().string());
+    // A folder a watched launch is still creating (no status.json yet) gets no snapshot until the
+    // launch is decided: a launched run's first word is launchStarted or launchFailed.
+    if (launchWatched(name) && !std::filesystem::exists(RunPaths{dir}.status())) {
+      checkLaunches(name, QString());
+      if (launchWatched(name)) continue;
+    }
     auto& watched = runs_[name];
     if (!watched) watched = std::make_unique<Watched>(dir);
     if (!watched->has_run_info) {  // before the records: FLOPs need it

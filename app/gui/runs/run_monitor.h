@@ -36,7 +36,8 @@ class RunMonitor : public JobWorker {
   // On the job's thread (BackgroundJob::post): watches the process launched for run folder `run`.
   // At a later poll exactly one of launchStarted (its status.json changed from launched.status_before;
   // reported before that poll's snapshot of the run) or launchFailed (the process ended first) follows,
-  // or nothing after kGiveUpLaunchMs. The error file is removed then.
+  // or nothing after kGiveUpLaunchMs. The error file is removed then. Until then a run folder with
+  // no status.json (the process is creating it) gets no snapshot.
   void watchLaunch(const QString& run, const mixerlab::gui::LaunchedProcess& launched);
   int watchedLaunches() const { return static_cast<int>(launches_.size()); }
 
@@ -44,6 +45,7 @@ class RunMonitor : public JobWorker {
   void runUpdated(const mixerlab::gui::RunSnapshot& snapshot);
   void launchStarted(const QString& run);
   void launchFailed(const QString& run, const QString& error);  // the CLI's message
+  void runFolderRemoved(const QString& run);                    // a folder it had reported is gone from the runs folder
 
  private:
   struct Watched;
@@ -54,6 +56,7 @@ class RunMonitor : public JobWorker {
   };
   // Reports the outcome of `run`'s watched launches given its status stamp now; drops them.
   void checkLaunches(const QString& run, const QString& status_stamp);
+  bool launchWatched(const QString& run) const;
   QString runs_directory_;
   int interval_ms_;
   QTimer* timer_ = nullptr;
