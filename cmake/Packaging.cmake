@@ -40,6 +40,9 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/projects/demo/data DESTINATION share/mixer
 install(FILES ${CMAKE_SOURCE_DIR}/projects/paper/project.json ${CMAKE_SOURCE_DIR}/projects/paper/reported_numbers.json
         DESTINATION share/mixerlab/projects/paper)
 install(FILES ${CMAKE_SOURCE_DIR}/projects/paper/data/README.md DESTINATION share/mixerlab/projects/paper/data)
+# Blog II's Fineweb-edu presets (the corpus is the user's to add, as data/README.md says).
+install(FILES ${CMAKE_SOURCE_DIR}/projects/fineweb/project.json DESTINATION share/mixerlab/projects/fineweb)
+install(FILES ${CMAKE_SOURCE_DIR}/projects/fineweb/data/README.md DESTINATION share/mixerlab/projects/fineweb/data)
 install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION share/doc/mixerlab)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION share/doc/mixerlab/docs)
 

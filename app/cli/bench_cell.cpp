@@ -15,6 +15,7 @@
 
 #include "app/cli/bench_cells.h"
 #include "app/cli/bench_step.h"
+#include "app/cli/number_checks.h"
 #include "core/models/model_registry.h"
 #include "core/models/transformers/causal_attention.h"
 #include "core/runs/run_directory.h"
@@ -279,19 +280,19 @@ void addBenchCellCommand(CLI::App& bench, Action& action) {
   auto* cell = bench.add_subcommand("cell", "One benchmark cell as one JSON line (run by --grid and memory)");
   cell->group("");  // hidden: an implementation detail of the sweeps
   cell->add_option("--arch", c->arch);
-  cell->add_option("--d-model", c->d_model)->check(CLI::PositiveNumber);
-  cell->add_option("--layers", c->layers)->check(CLI::PositiveNumber);
-  cell->add_option("--context", c->context)->check(CLI::PositiveNumber);
-  cell->add_option("--vocab", c->vocab)->check(CLI::PositiveNumber);
-  cell->add_option("--heads", c->heads)->check(CLI::PositiveNumber);
+  cell->add_option("--d-model", c->d_model)->check(positiveNumber());
+  cell->add_option("--layers", c->layers)->check(positiveNumber());
+  cell->add_option("--context", c->context)->check(positiveNumber());
+  cell->add_option("--vocab", c->vocab)->check(positiveNumber());
+  cell->add_option("--heads", c->heads)->check(positiveNumber());
   addAttentionOption(*cell, c->attention);
-  cell->add_option("--batch", c->batch)->check(CLI::PositiveNumber);
-  cell->add_option("--steps", c->steps)->check(CLI::PositiveNumber);
-  cell->add_option("--warmup", c->warmup)->check(CLI::NonNegativeNumber);
-  cell->add_option("--threads", c->threads)->check(CLI::NonNegativeNumber);
+  cell->add_option("--batch", c->batch)->check(positiveNumber());
+  cell->add_option("--steps", c->steps)->check(positiveNumber());
+  cell->add_option("--warmup", c->warmup)->check(nonNegativeNumber());
+  cell->add_option("--threads", c->threads)->check(nonNegativeNumber());
   cell->add_option("--device", c->device);
   cell->add_option("--precision", c->precision)->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
-  cell->add_option("--memory-limit-gib", c->memory_limit_gib)->check(CLI::NonNegativeNumber);
+  cell->add_option("--memory-limit-gib", c->memory_limit_gib)->check(nonNegativeNumber());
   cell->add_flag("--phases", c->phases, "Then time forward, backward and optimizer apart (device synced between)");
   cell->callback([c, &action]() { action = [c]() { return benchCell(*c); }; });
 }

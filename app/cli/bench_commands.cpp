@@ -18,6 +18,7 @@
 #include "app/cli/bench_grid.h"
 #include "app/cli/bench_step.h"
 #include "app/cli/cli_commands.h"
+#include "app/cli/number_checks.h"
 #include "core/distributed/distributed_env.h"
 #include "core/distributed/gradient_sync.h"
 #include "core/distributed/process_group.h"
@@ -194,38 +195,37 @@ void addBenchCommands(CLI::App& app, Action& action) {
           "--archs", g->archs,
           "--grid: architectures (default: every family that generates; " + generatingArchitectureNames() + ")")
       ->delimiter(',');
-  train->add_option("--d-model", o->model.d_model, "Hidden size D")->check(CLI::PositiveNumber);
-  train->add_option("--d-models", g->d_models, "--grid: hidden sizes")->delimiter(',')->check(CLI::PositiveNumber);
+  train->add_option("--d-model", o->model.d_model, "Hidden size D")->check(positiveNumber());
+  train->add_option("--d-models", g->d_models, "--grid: hidden sizes")->delimiter(',')->check(positiveNumber());
   train->add_option("--layers", *layers, "Number of blocks N (--grid: a list)")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
-  auto* context =
-      train->add_option("--context", o->model.context_length, "Context length T")->check(CLI::PositiveNumber);
-  train->add_option("--heads", o->model.n_heads, "Attention heads (transformers)")->check(CLI::PositiveNumber);
+      ->check(positiveNumber());
+  auto* context = train->add_option("--context", o->model.context_length, "Context length T")->check(positiveNumber());
+  train->add_option("--heads", o->model.n_heads, "Attention heads (transformers)")->check(positiveNumber());
   addAttentionOption(*train, o->model.attention);
   train->add_option("--kernel-size", o->model.kernel_size, "Token-mixing kernel size (mixers)")
-      ->check(CLI::PositiveNumber);
-  auto* vocab = train->add_option("--vocab", o->model.vocab_size, "Vocabulary size V")->check(CLI::PositiveNumber);
-  train->add_option("--batch", o->batch, "Batch size")->check(CLI::PositiveNumber);
+      ->check(positiveNumber());
+  auto* vocab = train->add_option("--vocab", o->model.vocab_size, "Vocabulary size V")->check(positiveNumber());
+  train->add_option("--batch", o->batch, "Batch size")->check(positiveNumber());
   train->add_option("--tokens-per-step", g->tokens_per_step, "--grid: tokens per step (batch = tokens / context)")
-      ->check(CLI::PositiveNumber);
-  auto* steps = train->add_option("--steps", o->steps, "Timed steps")->check(CLI::PositiveNumber);
-  auto* warmup = train->add_option("--warmup", o->warmup, "Untimed warm-up steps")->check(CLI::NonNegativeNumber);
-  train->add_option("--threads", o->threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
+      ->check(positiveNumber());
+  auto* steps = train->add_option("--steps", o->steps, "Timed steps")->check(positiveNumber());
+  auto* warmup = train->add_option("--warmup", o->warmup, "Untimed warm-up steps")->check(nonNegativeNumber());
+  train->add_option("--threads", o->threads, "CPU threads (0 = all cores)")->check(nonNegativeNumber());
   train->add_option("--device", o->device, "cpu, cuda or auto");
   train->add_option("--precision", o->precision, "fp32, bf16 (autocast) or fp16 (autocast + dynamic loss scaling)")
       ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
   train
       ->add_option("--nproc", o->nproc,
                    "Also measure N data-parallel Gloo ranks sharing this machine (tokens/s, 1 vs N)")
-      ->check(CLI::PositiveNumber);
+      ->check(positiveNumber());
   train->add_option("--json", g->json_path, "--grid: write every cell to this JSON file");
   train
       ->add_option("--peak-tflops", g->peak_tflops,
                    "--grid: peak TFLOP/s for MFU (default: the GPU table, or a measured CPU matrix product)")
-      ->check(CLI::PositiveNumber);
+      ->check(positiveNumber());
   train->add_option("--cell-timeout-s", g->cell_timeout_s, "--grid: kill a cell after this many seconds (0 = no limit)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(nonNegativeNumber());
   train->callback([=, &action]() {
     if (*grid) {
       if (o->nproc > 1) throw CLI::ValidationError("--nproc", "is not supported with --grid");
@@ -250,13 +250,13 @@ void addBenchCommands(CLI::App& app, Action& action) {
   auto s = std::make_shared<ScanBenchOptions>();
   auto* scan = bench->add_subcommand(
       "scan", "Selective-scan (SSM recurrence) ms per forward and per forward+backward call, by scan mode");
-  scan->add_option("--batch", s->batch, "Batch B")->check(CLI::PositiveNumber);
-  scan->add_option("--length", s->length, "Sequence length L")->check(CLI::PositiveNumber);
-  scan->add_option("--channels", s->channels, "Inner channels E")->check(CLI::PositiveNumber);
-  scan->add_option("--state", s->state, "State size N")->check(CLI::PositiveNumber);
-  scan->add_option("--chunk-size", s->chunk_size, "Chunk size of the chunked scan")->check(CLI::PositiveNumber);
+  scan->add_option("--batch", s->batch, "Batch B")->check(positiveNumber());
+  scan->add_option("--length", s->length, "Sequence length L")->check(positiveNumber());
+  scan->add_option("--channels", s->channels, "Inner channels E")->check(positiveNumber());
+  scan->add_option("--state", s->state, "State size N")->check(positiveNumber());
+  scan->add_option("--chunk-size", s->chunk_size, "Chunk size of the chunked scan")->check(positiveNumber());
   scan->add_option("--repeats", s->repeats, "Timed calls per mode");
-  scan->add_option("--threads", s->threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
+  scan->add_option("--threads", s->threads, "CPU threads (0 = all cores)")->check(nonNegativeNumber());
   scan->add_option("--mode", s->mode, "all, sequential, parallel, chunked or fused")
       ->check(CLI::IsMember({"all", "sequential", "parallel", "chunked", "fused"}));
   scan->callback([s, &action]() { action = [s]() { return benchScan(*s); }; });

@@ -10,6 +10,7 @@
 
 #include "app/cli/bench_cells.h"
 #include "app/cli/bench_grid.h"
+#include "app/cli/number_checks.h"
 #include "core/models/model_registry.h"
 #include "core/train/device.h"
 #include "core/util/atomic_file.h"
@@ -128,24 +129,24 @@ void addBenchMemoryCommand(CLI::App& bench, Action& action) {
       ->delimiter(',');
   auto* contexts =
       cmd->add_option("--contexts", o->contexts, "Context lengths")->delimiter(',')->check(CLI::Range(2, 1 << 20));
-  auto* d_model = cmd->add_option("--d-model", o->d_model, "Hidden size D")->check(CLI::PositiveNumber);
-  auto* layers = cmd->add_option("--layers", o->layers, "Number of blocks N")->check(CLI::PositiveNumber);
-  cmd->add_option("--vocab", o->vocab, "Vocabulary size V")->check(CLI::PositiveNumber);
-  cmd->add_option("--heads", o->heads, "Attention heads (transformers)")->check(CLI::PositiveNumber);
+  auto* d_model = cmd->add_option("--d-model", o->d_model, "Hidden size D")->check(positiveNumber());
+  auto* layers = cmd->add_option("--layers", o->layers, "Number of blocks N")->check(positiveNumber());
+  cmd->add_option("--vocab", o->vocab, "Vocabulary size V")->check(positiveNumber());
+  cmd->add_option("--heads", o->heads, "Attention heads (transformers)")->check(positiveNumber());
   addAttentionOption(*cmd, o->attention);
   auto* tokens = cmd->add_option("--tokens-per-step", o->tokens_per_step, "Tokens per step (batch = tokens / context)")
-                     ->check(CLI::PositiveNumber);
-  cmd->add_option("--steps", o->steps, "Steps per cell after the warm-up")->check(CLI::PositiveNumber);
-  cmd->add_option("--warmup", o->warmup, "Warm-up steps per cell")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--threads", o->threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
+                     ->check(positiveNumber());
+  cmd->add_option("--steps", o->steps, "Steps per cell after the warm-up")->check(positiveNumber());
+  cmd->add_option("--warmup", o->warmup, "Warm-up steps per cell")->check(nonNegativeNumber());
+  cmd->add_option("--threads", o->threads, "CPU threads (0 = all cores)")->check(nonNegativeNumber());
   cmd->add_option("--device", o->device, "cpu, cuda, cuda:N or auto");
   cmd->add_option("--precision", o->precision, "fp32, bf16 or fp16 (as train.precision)")
       ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
   cmd->add_option("--memory-limit-gib", o->memory_limit_gib,
                   "CPU: cap each cell's address space (RLIMIT_AS) at this many GiB above its start-up mappings")
-      ->check(CLI::NonNegativeNumber);
+      ->check(nonNegativeNumber());
   cmd->add_option("--cell-timeout-s", o->cell_timeout_s, "Kill a cell after this many seconds (0 = no limit)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(nonNegativeNumber());
   cmd->add_flag("--keep-going", o->keep_going, "Also run the contexts past an architecture's first OOM");
   cmd->add_option("--json", o->json_path, "Write every cell and the frontier to this JSON file");
   cmd->callback([=, &action]() {

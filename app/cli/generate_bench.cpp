@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/cli/cli_commands.h"
+#include "app/cli/number_checks.h"
 #include "core/analysis/decoders/token_decoder.h"
 #include "core/models/model_registry.h"
 #include "core/runs/run_directory.h"
@@ -155,20 +156,20 @@ void addGenerateBench(CLI::App& bench, Action& action) {
   cmd->add_option(
       "--arch", o->archs,
       "Architectures to time (default: every family that generates; " + generatingArchitectureNames() + ")");
-  cmd->add_option("--d-model", o->d_model, "Hidden size D")->check(CLI::PositiveNumber);
-  cmd->add_option("--layers", o->layers, "Number of blocks N")->check(CLI::PositiveNumber);
-  cmd->add_option("--context", o->context, "Context length T")->check(CLI::PositiveNumber);
-  cmd->add_option("--vocab", o->vocab, "Vocabulary size V")->check(CLI::PositiveNumber);
-  cmd->add_option("--heads", o->heads, "Attention heads (transformers)")->check(CLI::PositiveNumber);
-  cmd->add_option("--prompts", o->prompts, "Prompt lengths in tokens")->delimiter(',')->check(CLI::PositiveNumber);
+  cmd->add_option("--d-model", o->d_model, "Hidden size D")->check(positiveNumber());
+  cmd->add_option("--layers", o->layers, "Number of blocks N")->check(positiveNumber());
+  cmd->add_option("--context", o->context, "Context length T")->check(positiveNumber());
+  cmd->add_option("--vocab", o->vocab, "Vocabulary size V")->check(positiveNumber());
+  cmd->add_option("--heads", o->heads, "Attention heads (transformers)")->check(positiveNumber());
+  cmd->add_option("--prompts", o->prompts, "Prompt lengths in tokens")->delimiter(',')->check(positiveNumber());
   cmd->add_option("--batch", o->batches, "Batch sizes: sequences decoded in lockstep (e.g. 1,16)")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(positiveNumber());
   cmd->add_option("--new-tokens", o->new_tokens, "Tokens to generate (fewer when the window is shorter)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--threads", o->threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
+      ->check(positiveNumber());
+  cmd->add_option("--threads", o->threads, "CPU threads (0 = all cores)")->check(nonNegativeNumber());
   cmd->add_option("--repeats", o->repeats, "Decode each prompt this many times per decoder; the median is printed")
-      ->check(CLI::PositiveNumber)
+      ->check(positiveNumber())
       ->capture_default_str();
   cmd->add_option("--device", o->device, "cpu (default), cuda, cuda:N or auto")->capture_default_str();
   cmd->callback([o, &action]() { action = [o]() { return benchGenerate(*o); }; });

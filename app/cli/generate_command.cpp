@@ -4,13 +4,16 @@
 // each when all are done.
 // The decoding and sampling live in core/analysis/generation.h, the JSON fields in
 // core/analysis/generation_json.h; this file parses and prints.
+#include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli_commands.h"
+#include "app/cli/number_checks.h"
 #include "app/cli/settings_options.h"
 #include "core/analysis/generation.h"
 #include "core/analysis/generation_json.h"
@@ -64,10 +67,29 @@ int printSamples(Generator& generator, const GenerateOptions& o) {
   return 0;
 }
 
+// A prompt far longer than any model's context is a mistake (a device, a corpus): the file must be
+// a regular file of at most kMaxPromptFileBytes, read no further.
+constexpr std::uintmax_t kMaxPromptFileBytes = 1 << 20;
+std::string readPromptFile(const std::string& path) {
+  std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (error || !std::filesystem::exists(status))
+    throw MixerLabError("--prompt-file " + path + " does not exist", "give the path of a text file");
+  if (!std::filesystem::is_regular_file(status))
+    throw MixerLabError("--prompt-file " + path + " is not a regular file (a folder or a device)",
+                        "give the path of a text file");
+  const std::uintmax_t bytes = std::filesystem::file_size(path, error);
+  if (error || bytes > kMaxPromptFileBytes)
+    throw MixerLabError("--prompt-file " + path + " holds more than " + std::to_string(kMaxPromptFileBytes >> 20) +
+                            " MiB, far more than a model's context",
+                        "give a shorter prompt (the model sees at most its context_length tokens)");
+  return readFile(path);
+}
+
 int generateCommand(GenerateOptions o) {
   if (!o.prompt_file.empty()) {
     if (o.prompt_given) throw MixerLabError("give either --prompt or --prompt-file, not both");
-    o.prompt = readFile(o.prompt_file);
+    o.prompt = readPromptFile(o.prompt_file);
   } else if (!o.prompt_given) {
     throw MixerLabError("no prompt",
                         "pass --prompt TEXT or --prompt-file FILE (an empty --prompt \"\" starts a new story)");
@@ -118,7 +140,7 @@ void addGenerateCommand(CLI::App& app, Action& action) {
   cmd->add_option(
          "--samples", o->samples,
          "Stories to draw from the prompt, decoded as one batch (sample i uses seed + i; printed when all are done)")
-      ->check(CLI::PositiveNumber)
+      ->check(positiveNumber())
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "Print one JSON object (ids, text, per-token prob and top-5) instead of streaming");
   cmd->callback([o, &action]() { action = [o]() { return generateCommand(*o); }; });

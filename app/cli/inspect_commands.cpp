@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/cli/cli_commands.h"
+#include "app/cli/number_checks.h"
 #include "core/analysis/checkpoint_eval.h"
 #include "core/analysis/format.h"
 #include "core/analysis/research_import.h"
@@ -87,9 +88,14 @@ int scoreCommand(const std::string& checkpoint, const std::string& text) {
 }
 
 int exportCommand(const std::string& checkpoint, const std::string& out_path) {
-  const fs::path dir = resolveCheckpointDir(checkpoint);
-  auto model = loadModelFromCheckpoint(dir);
-  const auto config = readCheckpointConfig(dir);
+  if (fs::is_directory(out_path)) {
+    throw MixerLabError("--out " + out_path + " is a folder",
+                        "give a file name, such as " + (fs::path(out_path) / "model.safetensors").string());
+  }
+  // The weights and config are read together (a live run may prune the folder meanwhile).
+  auto [model, config] = readResolvedCheckpoint(checkpoint, [](const fs::path& dir) {
+    return std::make_pair(loadModelFromCheckpoint(dir), readCheckpointConfig(dir));
+  });
   saveSafetensors(out_path, model->exportTensors(),
                   {{"format", "pt"}, {"arch", model->config().arch}, {"model_config", config.at("model").dump()}});
   std::cout << "wrote " << out_path << " (" << model->parameterCount() << " parameters, research tensor names)\n";
@@ -131,13 +137,15 @@ void addInspectCommands(CLI::App& app, Action& action) {
   auto* info = app.add_subcommand("info", "Parameters, FLOPs per token and activation memory of a run's model");
   info->add_option("project", o->project, "Project file")->required()->check(CLI::ExistingFile);
   info->add_option("--run", o->run, "Run name")->required();
-  info->add_option("--batch-size", o->batch, "Batch size for the activation estimate (default: the run's)");
+  info->add_option("--batch-size", o->batch, "Batch size for the activation estimate (default: the run's)")
+      ->check(positiveNumber());
   info->add_flag("--json", o->json, "Print JSON");
   info->callback([o, &action]() { action = [o]() { return infoCommand(o->project, o->run, o->batch, o->json); }; });
 
   auto* eval = app.add_subcommand("eval", "Evaluation loss of a checkpoint on its run's eval split");
   eval->add_option("--checkpoint", o->checkpoint, "Checkpoint folder, or a run folder (uses its latest)")->required();
-  eval->add_option("--max-batches", o->max_batches, "Limit the number of eval batches (0 = all)");
+  eval->add_option("--max-batches", o->max_batches, "Limit the number of eval batches (0 = all)")
+      ->check(nonNegativeNumber());
   eval->callback([o, &action]() { action = [o]() { return evalCheckpointCommand(o->checkpoint, o->max_batches); }; });
 
   auto* score = app.add_subcommand("score", "Per-token log-probabilities of a text under a checkpoint (JSON)");

@@ -15,6 +15,7 @@
 #endif
 
 #include "app/cli/cli_commands.h"
+#include "app/cli/number_checks.h"
 #include "core/train/device.h"
 #include "kernels/kernel_table.h"
 #include "kernels/kernel_timing.h"
@@ -142,15 +143,15 @@ void addKernelBench(CLI::App& bench, Action& action) {
   auto* cmd = bench.add_subcommand(
       "kernels",
       "Every op of the kernel table: ms per forward and forward+backward, the kernel against its ATen reference");
-  cmd->add_option("--batch", o->batch, "Batch B")->check(CLI::PositiveNumber);
-  cmd->add_option("--width", o->width, "Hidden size D")->check(CLI::PositiveNumber);
-  cmd->add_option("--lengths", o->lengths, "Sequence lengths L")->delimiter(',')->check(CLI::PositiveNumber);
-  cmd->add_option("--repeats", o->repeats, "Timed calls per row")->check(CLI::PositiveNumber);
-  cmd->add_option("--threads", o->threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--batch", o->batch, "Batch B")->check(positiveNumber());
+  cmd->add_option("--width", o->width, "Hidden size D")->check(positiveNumber());
+  cmd->add_option("--lengths", o->lengths, "Sequence lengths L")->delimiter(',')->check(positiveNumber());
+  cmd->add_option("--repeats", o->repeats, "Timed calls per row")->check(positiveNumber());
+  cmd->add_option("--threads", o->threads, "CPU threads (0 = all cores)")->check(nonNegativeNumber());
   cmd->add_option("--device", o->device, "cpu, cuda or auto");
   cmd->add_flag("--scan", o->scan,
                 "Also time the selective scan against its memory bound on a CPU (always on a GPU; E = 2 x width)");
-  cmd->add_option("--scan-state", o->scan_state, "State size N of the scan rows")->check(CLI::PositiveNumber);
+  cmd->add_option("--scan-state", o->scan_state, "State size N of the scan rows")->check(positiveNumber());
   cmd->add_option("--kernel", o->kernels, "Only this op of the table (repeatable; default: every op)");
   cmd->callback([o, &action]() { action = [o]() { return benchKernels(*o); }; });
 }

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/cli/cli_commands.h"
+#include "app/cli/number_checks.h"
 #include "core/distributed/rank_launcher.h"
 #include "core/train/launch_outcome.h"
 #include "core/util/error.h"
@@ -39,18 +40,18 @@ void addLaunchCommand(CLI::App& app, Action& action) {
   auto o = std::make_shared<LaunchOptions>();
   auto* launch = app.add_subcommand(
       "launch", "Run a command (train ...) as N data-parallel ranks on this node: Gloo on CPU, NCCL on GPUs");
-  launch->add_option("--nproc", o->nproc, "Ranks on this node (GPUs, or CPU processes)")->check(CLI::PositiveNumber);
-  launch->add_option("--nnodes", o->nnodes, "Nodes in the job")->check(CLI::PositiveNumber);
-  launch->add_option("--node-rank", o->node_rank, "This node's index, 0 .. nnodes-1")->check(CLI::NonNegativeNumber);
+  launch->add_option("--nproc", o->nproc, "Ranks on this node (GPUs, or CPU processes)")->check(positiveNumber());
+  launch->add_option("--nnodes", o->nnodes, "Nodes in the job")->check(positiveNumber());
+  launch->add_option("--node-rank", o->node_rank, "This node's index, 0 .. nnodes-1")->check(nonNegativeNumber());
   launch->add_option("--master", o->master, "HOST:PORT of the rendezvous (node 0); default 127.0.0.1 and a free port");
   launch->add_option("--grace", o->grace_s, "Seconds a rank may take to stop after another failed")
-      ->check(CLI::NonNegativeNumber);
+      ->check(nonNegativeNumber());
   launch
       ->add_option("--stall-timeout-s", o->stall_timeout_s,
                    "Fail the job when a rank reaches no new training step for this many seconds (default " +
                        std::to_string(static_cast<int>(kDefaultStallTimeoutS)) +
                        "; 0: never; at least 3), watched from each rank's first step")
-      ->check(CLI::NonNegativeNumber);
+      ->check(nonNegativeNumber());
   launch
       ->add_option("--backend", o->backend,
                    "Process-group backend: auto (NCCL when every rank has a GPU), gloo or nccl")

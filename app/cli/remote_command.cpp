@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/cli/cli_commands.h"
+#include "app/cli/number_checks.h"
 #include "core/runs/remote_run.h"
 #include "core/util/error.h"
 
@@ -45,10 +46,9 @@ void addRemoteCommand(CLI::App& app, Action& action) {
   remote->add_option("--ssh-option", o->host.ssh_options, "Extra ssh -o option (repeatable)");
   remote->add_option("--folder", o->host.folder, "Remote working folder holding the project")->required();
   remote->add_option("--program", o->host.program, "The remote mixerlab executable");
-  remote->add_option("--nproc", o->host.nproc, "Data-parallel ranks on the remote host")->check(CLI::PositiveNumber);
+  remote->add_option("--nproc", o->host.nproc, "Data-parallel ranks on the remote host")->check(positiveNumber());
   remote->add_option("--local-run-dir", o->local_run_dir, "Local folder the run is mirrored into")->required();
-  remote->add_option("--poll", o->poll_s, "Seconds between fetches of the remote run's files")
-      ->check(CLI::PositiveNumber);
+  remote->add_option("--poll", o->poll_s, "Seconds between fetches of the remote run's files")->check(positiveNumber());
   remote->add_option("command", o->command, "The train command to run remotely, after --")->required();
   remote->callback([&action, o] {
     action = [o]() -> int {

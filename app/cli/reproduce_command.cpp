@@ -15,6 +15,7 @@
 #include "core/reproduce/plan_estimate.h"
 #include "core/reproduce/reproduce_report.h"
 #include "core/reproduce/reproduce_runner.h"
+#include "core/runs/demo_project.h"
 
 namespace mixerlab::cli {
 namespace fs = std::filesystem;
@@ -38,11 +39,12 @@ struct ReproduceOptions {
   std::string hardware;
 };
 
-// A checkout's projects/ (the working directory's), else the installed package's share/mixerlab/projects.
+// core/runs/demo_project.h says where; the installed location names the folder when none is found
+// (the error then says it is missing and to pass --projects).
 fs::path defaultProjectsFolder() {
-  if (fs::exists(fs::path("projects") / "paper" / "reported_numbers.json")) return fs::absolute("projects");
-  return (fs::read_symlink("/proc/self/exe").parent_path() / ".." / "share" / "mixerlab" / "projects")
-      .lexically_normal();
+  const fs::path exe = fs::read_symlink("/proc/self/exe");
+  const fs::path found = bundledProjectsFolder(exe);
+  return found.empty() ? (exe.parent_path() / ".." / "share" / "mixerlab" / "projects").lexically_normal() : found;
 }
 
 // Every scale's plan (or --scale's) with its estimated time on this machine or --hardware.

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/cli/cli_commands.h"
+#include "app/cli/number_checks.h"
 #include "app/cli/progress_bar.h"
 #include "app/cli/stop_signal.h"
 #include "core/config/project_config.h"
@@ -91,9 +92,14 @@ void addTrainCommands(CLI::App& app, Action& action) {
   train->add_option("--run-id", options->run_id, "Folder name of the run directory (default: the run name)");
   train->add_option("--out", options->out, "Folder that holds run directories (default: <project folder>/runs)");
   train->add_option("--max-steps", options->max_steps, "Override the budget: stop after N optimizer steps")
-      ->check(CLI::PositiveNumber);
-  train->add_option("--threads", options->threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
-  train->add_option("--device", options->device, "cpu, cuda, cuda:N or auto");
+      ->check(positiveNumber());
+  train->add_option("--threads", options->threads, "CPU threads (0 = all cores)")->check(nonNegativeNumber());
+  train->add_option("--device", options->device, "cpu, cuda, cuda:N or auto")
+      ->check(CLI::Validator(
+          [](std::string& device) {
+            return isDeviceName(device) ? std::string() : "unknown device \"" + device + "\": use " + kDeviceNames;
+          },
+          "DEVICE"));
   train
       ->add_option("--precision", options->precision,
                    "Override train.precision: fp32, bf16 (autocast) or fp16 (autocast with dynamic loss scaling)")
@@ -114,7 +120,7 @@ void addTrainCommands(CLI::App& app, Action& action) {
   const fs::path demo_project = demoProjectFile(fs::read_symlink("/proc/self/exe"));
   demo_options->project = demo_project.empty() ? "projects/demo/project.json" : demo_project.string();
   demo->add_option("project", demo_options->project, "Project file")->check(CLI::ExistingFile);
-  demo->add_option("--max-steps", demo_options->max_steps, "Override each run's budget")->check(CLI::PositiveNumber);
+  demo->add_option("--max-steps", demo_options->max_steps, "Override each run's budget")->check(positiveNumber());
   demo->add_option("--out", demo_options->out, "Folder that holds run directories");
   demo->callback([demo_options, &action]() {
     action = [demo_options]() {

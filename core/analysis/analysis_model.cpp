@@ -49,16 +49,20 @@ AnalysisModel loadAnalysisModel(const ModelSource& source) {
     m.tokenizer = std::make_unique<Tokenizer>(Tokenizer::load(tokenizer_path));
     m.model = freshModel(run.model, source.seed != 0 ? source.seed : run.train.seed);
   } else {
-    const fs::path dir = resolveCheckpointDir(source.path);
-    const nlohmann::json config = readCheckpointConfig(dir);
-    m.train =
-        TrainConfig::fromJson(config.value("run", nlohmann::json::object()).value("train", nlohmann::json::object()));
-    m.tokenizer = std::make_unique<Tokenizer>(Tokenizer::load(checkpointTokenizerFile(dir)));
-    if (source.untrained) {
-      m.model = freshModel(ModelConfig::fromJson(config.at("model")), source.seed != 0 ? source.seed : m.train.seed);
-    } else {
-      m.model = loadModelFromCheckpoint(dir);
-    }
+    // Config, tokenizer and weights from one checkpoint, read again from the newest when a live
+    // run's trainer prunes it meanwhile.
+    readResolvedCheckpoint(source.path, [&](const fs::path& dir) {
+      const nlohmann::json config = readCheckpointConfig(dir);
+      m.train =
+          TrainConfig::fromJson(config.value("run", nlohmann::json::object()).value("train", nlohmann::json::object()));
+      m.tokenizer = std::make_unique<Tokenizer>(Tokenizer::load(checkpointTokenizerFile(dir)));
+      if (source.untrained) {
+        m.model = freshModel(ModelConfig::fromJson(config.at("model")), source.seed != 0 ? source.seed : m.train.seed);
+      } else {
+        m.model = loadModelFromCheckpoint(dir);
+      }
+      return 0;
+    });
   }
   m.model->eval();
   return m;

@@ -24,10 +24,14 @@ ProjectConfig checkpointProject(const fs::path& dir, const nlohmann::json& confi
   return projectFromCheckpointConfig(config, source);
 }
 
-CheckpointEval evaluateCheckpoint(const fs::path& checkpoint, int64_t max_batches,
-                                  const std::function<void(const std::string&)>& log) {
-  const fs::path dir = resolveCheckpointDir(checkpoint);
-  const ProjectConfig project = checkpointProject(dir, readCheckpointConfig(dir));
+namespace {
+CheckpointEval evaluateCheckpointFolder(const fs::path& dir, int64_t max_batches,
+                                        const std::function<void(const std::string&)>& log) {
+  ProjectConfig project = checkpointProject(dir, readCheckpointConfig(dir));
+  // The checkpoint's tokenizer, not the one the project would train now from a corpus that may
+  // have changed since (the token shards are keyed by the tokenizer's bytes, so an unchanged
+  // tokenizer reuses the project's).
+  if (checkpointHasTokenizer(dir)) project.tokenizer.file = checkpointTokenizerFile(dir).string();
   configureCpuThreads(0);
   auto model = loadModelFromCheckpoint(dir);
   const RunConfig& run = project.runs.front();
@@ -47,6 +51,13 @@ CheckpointEval evaluateCheckpoint(const fs::path& checkpoint, int64_t max_batche
   result.step = readTrainerState(dir).step;
   result.eval_batches = static_cast<int64_t>(batches.size());
   return result;
+}
+}  // namespace
+
+CheckpointEval evaluateCheckpoint(const fs::path& checkpoint, int64_t max_batches,
+                                  const std::function<void(const std::string&)>& log) {
+  return readResolvedCheckpoint(checkpoint,
+                                [&](const fs::path& dir) { return evaluateCheckpointFolder(dir, max_batches, log); });
 }
 
 }  // namespace mixerlab

@@ -26,6 +26,7 @@ struct CheckpointEval {
 ProjectConfig checkpointProject(const std::filesystem::path& checkpoint_dir, const nlohmann::json& checkpoint_config);
 
 // `checkpoint`: a checkpoint folder, or a run folder (its latest). max_batches 0 = all eval batches.
+// The eval text is encoded with the checkpoint's own tokenizer.model.
 // Data preparation lines (tokenizer, caches) go to `log` when given. Runs on the CPU.
 CheckpointEval evaluateCheckpoint(const std::filesystem::path& checkpoint, int64_t max_batches,
                                   const std::function<void(const std::string&)>& log = {});

@@ -142,7 +142,8 @@ ResearchImportResult importResearchCheckpoint(const ResearchImportRequest& req) 
     torch::optim::AdamW optimizer(model->parameters(), torch::optim::AdamWOptions(run.train.learning_rate));
     TrainerState state;  // step 0: a fork or resume starts its schedule here
     result.checkpoint = saveCheckpoint(RunPaths{run_dir}.checkpoints(), *model, optimizer, state, info.configJson(),
-                                       req.tokenizer, /*keep_last=*/1);
+                                       req.tokenizer.empty() ? std::string() : readFile(req.tokenizer),
+                                       /*keep_last=*/1);
     RunStatus status;
     status.state = RunState::Finished;
     status.reason = "imported from " + req.safetensors.filename().string();

@@ -65,12 +65,19 @@ ModelConfig parseModel(JsonFields f, int64_t vocab_size) {
 TrainConfig parseTrain(JsonFields f) {
   TrainConfig t;
   trainFields().readInto(f, t);
-  if (t.device != "auto" && t.device != "cpu" && t.device.rfind("cuda", 0) != 0) {
-    f.fail("device", "expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\", got \"" + abbreviated(t.device) + "\"");
+  if (!isDeviceName(t.device)) {
+    f.fail("device", std::string("expected ") + kDeviceNames + ", got \"" + abbreviated(t.device) + "\"");
   }
   f.rejectUnknownKeys();
   if (t.max_steps == 0 && t.max_tokens == 0 && t.max_wall_s == 0) {
     f.fail("max_steps", "no budget set", "set max_steps, max_tokens or max_wall_s (or pass --max-steps)");
+  }
+  if (t.schedule_horizon == "epochs" && (t.schedule_epochs <= 0 || t.schedule_steps > 0)) {
+    f.fail("schedule_horizon",
+           t.schedule_steps > 0 ? "\"epochs\" with schedule_steps set: the horizon would be schedule_steps"
+                                : "\"epochs\" with schedule_epochs 0: the decay would span no epochs",
+           t.schedule_steps > 0 ? "set schedule_steps to 0, or schedule_horizon to \"budget\""
+                                : "set schedule_epochs above 0, or schedule_horizon to \"budget\"");
   }
   return t;
 }

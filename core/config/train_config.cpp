@@ -78,6 +78,10 @@ const FieldSet<TrainConfig>& trainFields() {
                   "the run stops there unless the clock stops it first (research: num_train_epochs, runs cut by the "
                   "clock); 0 = constant learning rate after warm-up")
           .unit("epochs")
+          .choice("schedule_horizon", &TrainConfig::schedule_horizon, {"budget", "epochs"}, "Schedule spans",
+                  "budget: the decay ends at the step or token budget (with only max_wall_s, at schedule_epochs); "
+                  "epochs: it spans schedule_epochs whatever the budget, so a budget reached first stops the run "
+                  "mid-schedule (the research's fixed-compute runs, stopped by the clock)")
           .group("Budget")
           .integer("max_steps", &TrainConfig::max_steps, 0, kFieldMaxInteger, "Max steps",
                    "stop after this many optimizer steps; 0 = no step budget (training stops at the first budget "
@@ -107,7 +111,10 @@ const FieldSet<TrainConfig>& trainFields() {
                    "steps between checkpoints (plus one at the end and on stop); 0 = only those")
           .unit("steps")
           .integer("keep_checkpoints", &TrainConfig::keep_checkpoints, 1, 1000, "Checkpoints kept",
-                   "newest checkpoints kept on disk");
+                   "newest checkpoints kept on disk")
+          .boolean("stop_on_divergence", &TrainConfig::stop_on_divergence, "Stop on divergence",
+                   "fail the run at the first logged train loss above 1.5 x ln(vocabulary), far worse than guessing "
+                   "uniformly, instead of warning and training on; its last checkpoint is kept");
   return fields;
 }
 
@@ -127,19 +134,37 @@ nlohmann::json TrainConfig::completeStored(nlohmann::json train) {
   return train;
 }
 
+const std::vector<std::string>& executionSettingKeys() {
+  static const std::vector<std::string> keys = {"train.device", "train.threads"};
+  return keys;
+}
+
+bool isExecutionSetting(const std::string& dotted_key) {
+  const auto& keys = executionSettingKeys();
+  return std::find(keys.begin(), keys.end(), dotted_key) != keys.end();
+}
+
+bool isDeviceName(const std::string& device) {
+  if (device == "auto" || device == "cpu" || device == "cuda") return true;
+  if (device.rfind("cuda:", 0) != 0 || device.size() == 5 || device.size() > 8) return false;
+  return std::all_of(device.begin() + 5, device.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 bool TrainConfig::horizonFromEpochs() const {
-  return schedule_steps == 0 && max_steps == 0 && max_tokens == 0 && schedule_epochs > 0;
+  if (schedule_steps > 0 || schedule_epochs <= 0) return false;
+  return schedule_horizon == "epochs" || (max_steps == 0 && max_tokens == 0);
 }
 
 int64_t TrainConfig::scheduleHorizon(int64_t tokens_per_step, int64_t micro_batches_per_epoch) const {
   if (schedule_steps > 0) return schedule_steps;
-  if (max_steps > 0) return max_steps;
-  if (max_tokens > 0 && tokens_per_step > 0) return (max_tokens + tokens_per_step - 1) / tokens_per_step;
-  if (horizonFromEpochs() && micro_batches_per_epoch > 0) {
+  if (horizonFromEpochs()) {
+    if (micro_batches_per_epoch <= 0) return 0;
     // HF Trainer: max_steps = ceil(num_train_epochs x max(batches per epoch // accumulation, 1)).
     const int64_t steps_per_epoch = std::max<int64_t>(micro_batches_per_epoch / grad_accum_steps, 1);
     return static_cast<int64_t>(std::ceil(schedule_epochs * static_cast<double>(steps_per_epoch)));
   }
+  if (max_steps > 0) return max_steps;
+  if (max_tokens > 0 && tokens_per_step > 0) return (max_tokens + tokens_per_step - 1) / tokens_per_step;
   return 0;  // no horizon: constant LR after warmup
 }
 

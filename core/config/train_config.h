@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -26,14 +27,19 @@ struct TrainConfig {
   int64_t max_steps = 0;
   int64_t max_tokens = 0;
   double max_wall_s = 0;
-  int64_t schedule_steps = 0;              // LR schedule horizon; 0 = max_steps, else from max_tokens, else epochs
-  double schedule_epochs = 1.0;            // time-only budgets: horizon (and stop) after this many epochs; 0 = none
+  int64_t schedule_steps = 0;    // LR schedule horizon; 0 = max_steps, else from max_tokens, else epochs
+  double schedule_epochs = 1.0;  // time-only budgets: horizon (and stop) after this many epochs; 0 = none
+  // "budget": the decay spans the step or token budget (a time-only budget: schedule_epochs);
+  // "epochs": it spans schedule_epochs whatever the budget, which may cut the run mid-schedule (the
+  // research's fixed-compute runs: the clock stopped them, the schedule ran over the configured epochs).
+  std::string schedule_horizon = "budget";
   int64_t eval_every = 100;                // steps between evaluations (0 = only at the end)
   int64_t eval_batches = 20;               // eval batches per evaluation (0 = the whole eval split)
   std::string eval_weighting = "samples";  // "samples" (research, HF Trainer) or "tokens"
   int64_t log_every = 10;                  // steps per train-loss record (mean over those steps)
   int64_t checkpoint_every = 100;          // steps between checkpoints (a final one is always written)
   int64_t keep_checkpoints = 2;            // most recent checkpoints kept
+  bool stop_on_divergence = false;         // fail at a train loss far above ln(vocab) instead of warning
   uint64_t seed = 42;
   std::string device = "auto";  // "cpu", "cuda", "cuda:N" or "auto"
   int64_t threads = 0;          // CPU threads for LibTorch; 0 = all cores
@@ -58,13 +64,25 @@ struct TrainConfig {
   // schedule_epochs 0; newline "token"), so old runs are shown, evaluated and compared as they ran.
   static nlohmann::json completeStored(nlohmann::json train);
   // Optimizer steps the LR schedule spans, given tokens per optimizer step and micro-batches per
-  // epoch of the training split: schedule_steps, else max_steps, else from max_tokens, else (a
-  // time-only budget) ceil(schedule_epochs x optimizer steps per epoch) as the HF Trainer derives
-  // its max_steps from num_train_epochs; 0 = no horizon (constant after warm-up).
+  // epoch of the training split: schedule_steps, else (horizonFromEpochs) ceil(schedule_epochs x
+  // optimizer steps per epoch) as the HF Trainer derives its max_steps from num_train_epochs, else
+  // max_steps, else from max_tokens; 0 = no horizon (constant after warm-up).
   int64_t scheduleHorizon(int64_t tokens_per_step, int64_t micro_batches_per_epoch) const;
-  // True when the horizon comes from schedule_epochs; the run then also stops there.
+  // True when the horizon comes from schedule_epochs (schedule_horizon "epochs", or a time-only
+  // budget); the run then also stops there, as the HF Trainer stops after num_train_epochs.
   bool horizonFromEpochs() const;
 };
+
+// Run settings that say how a run was executed, not what it trains: the device and the CPU threads
+// (a data-parallel rank records its share of the cores). Runs that differ only in these are the same
+// experiment: seed groups, the GUI's "Mean by" fields and config comparisons leave them out (shown
+// as how each ran). Dotted keys of a run config.
+const std::vector<std::string>& executionSettingKeys();
+bool isExecutionSetting(const std::string& dotted_key);
+
+// train.device's accepted forms: "auto", "cpu", "cuda" or "cuda:N" (N a device index).
+bool isDeviceName(const std::string& device);
+inline constexpr const char* kDeviceNames = "\"auto\", \"cpu\", \"cuda\" or \"cuda:N\"";
 
 // The fields of TrainConfig (run.train): the one declaration behind the parser, run.json, the
 // schema, the run form and the docs. Defaults are the member initialisers above.

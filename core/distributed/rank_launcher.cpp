@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -169,9 +170,22 @@ int freeTcpPort() {
   return ntohs(addr.sin_port);
 }
 
+int maxLocalRanks() {
+  const long cores = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return kMaxRanksPerCore * static_cast<int>(std::max(1L, cores));
+}
+
 LaunchResult launchRanks(LaunchPlan plan) {
   if (plan.nproc < 1 || plan.nnodes < 1 || plan.node_rank < 0 || plan.node_rank >= plan.nnodes) {
     throw MixerLabError("launch: --nproc must be >= 1 and --node-rank in [0, --nnodes)");
+  }
+  if (plan.nproc > maxLocalRanks()) {
+    throw MixerLabError("launch: --nproc " + std::to_string(plan.nproc) + " is more ranks than this machine can run: " +
+                            std::to_string(::sysconf(_SC_NPROCESSORS_ONLN)) + " CPU cores, at most " +
+                            std::to_string(maxLocalRanks()) + " ranks (" + std::to_string(kMaxRanksPerCore) +
+                            " per core); nothing was started",
+                        "use --nproc " + std::to_string(maxLocalRanks()) +
+                            " or fewer (one per GPU on a GPU node), or spread the job over machines with --nnodes");
   }
   if (plan.master_port == 0) {
     if (plan.nnodes > 1) {
@@ -205,6 +219,17 @@ LaunchResult launchRanks(LaunchPlan plan) {
     } catch (const MixerLabError& e) {
       stopRanks(ranks, plan.grace_s);  // none is left waiting for a peer that never comes
       throw MixerLabError("launch: cannot start " + name + ": " + e.problem(), e.fix());
+    }
+    // A stop asked for while the ranks start: the started ones stop, no more start.
+    if (const int sig = g_forward_signal.load(); sig != 0 && local + 1 < plan.nproc) {
+      stopRanks(ranks, plan.grace_s);
+      LaunchResult stopped;
+      stopped.exit_code = 128 + sig;
+      stopped.signal = sig;
+      stopped.message = "stopped by signal " + std::to_string(sig) + " while starting the ranks (" +
+                        std::to_string(local + 1) + " of " + std::to_string(plan.nproc) +
+                        " had started; they were stopped)";
+      return stopped;
     }
   }
 

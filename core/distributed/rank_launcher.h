@@ -17,6 +17,8 @@
 namespace mixerlab {
 
 inline constexpr double kDefaultStallTimeoutS = 240;
+// The most ranks one node starts per CPU core (the trainer's thread bound too): more only thrash.
+inline constexpr int kMaxRanksPerCore = 4;
 
 struct LaunchPlan {
   std::string program;            // the executable each rank runs (this program)
@@ -45,10 +47,13 @@ struct LaunchResult {
   std::string run_folder;  // the run folder rank 0 reported (when rank 0 ran on this node), else empty
 };
 
-// Throws MixerLabError for an impossible plan (nproc < 1, several nodes without a master port), or
-// when a rank cannot be started (naming the program and the reason; the ranks already started are
-// stopped first).
+// Throws MixerLabError for an impossible plan (nproc < 1, more than maxLocalRanks() ranks, several
+// nodes without a master port) before any rank starts, or when a rank cannot be started (naming
+// the program and the reason; the ranks already started are stopped first). SIGINT or SIGTERM while
+// the ranks start stops the started ones and returns 128 + the signal.
 LaunchResult launchRanks(LaunchPlan plan);
+
+int maxLocalRanks();  // kMaxRanksPerCore x this machine's online CPU cores
 
 int freeTcpPort();  // a port nothing listens on now (bind to port 0)
 

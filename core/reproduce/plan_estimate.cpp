@@ -103,21 +103,25 @@ PlanEstimate estimatePlan(const ReproducePlan& plan, const HardwareProfile& hard
   for (const auto& planned : plan.runs) {
     const RunConfig& run = project.run(planned.name);
     const double per_token = flopsPerToken(run);
+    // A schedule over the configured epochs also ends the run there (one row per document of the
+    // capped corpus; without a cap the corpus size is unknown here and the epochs do not bind).
+    const bool epochs_bind = run.train.horizonFromEpochs() && project.corpus.max_examples > 0;
+    const double epochs_flops = epochs_bind
+                                    ? run.train.schedule_epochs * static_cast<double>(project.corpus.max_examples) *
+                                          static_cast<double>(run.model.context_length) * per_token
+                                    : 1e300;
     double flops = plan.budget_flops;
     std::string bound = "FLOP budget";
     double seconds = -1;
-    if (flops <= 0) {  // a wall-clock budget with the schedule over the configured epochs
+    if (flops <= 0) {  // a wall-clock budget
       seconds = run.train.max_wall_s > 0 ? run.train.max_wall_s : 1e300;
       bound = "wall clock";
-      if (project.corpus.max_examples > 0 && run.train.schedule_epochs > 0) {
-        const double epochs_s = run.train.schedule_epochs * static_cast<double>(project.corpus.max_examples) *
-                                static_cast<double>(run.model.context_length) * per_token / hardware.flops_per_s;
-        if (epochs_s < seconds) {
-          seconds = epochs_s;
-          bound = "epochs";
-        }
-      }
       flops = seconds * hardware.flops_per_s;
+    }
+    if (epochs_flops < flops) {
+      flops = epochs_flops;
+      seconds = -1;
+      bound = "epochs";
     }
     e.train_flops += flops;
     add("train " + planned.name, flops, bound, seconds);
@@ -193,9 +197,16 @@ std::string formatPlan(const ReproducePlan& plan, const PlanEstimate& e) {
   o << "runs:\n";
   for (const auto& r : plan.runs) {
     const StepEstimate& s = e.steps[i++];
+    // The research's schedule (schedule_horizon "epochs"): said, since the budget cuts it mid-way.
+    std::string schedule;
+    if (r.train.value("schedule_horizon", "") == "epochs") {
+      std::ostringstream epochs;
+      epochs << r.train.value("schedule_epochs", 0.0);
+      schedule = "; learning rate over " + epochs.str() + " epochs, cut there";
+    }
     o << "  " << r.name << "  [" << r.label << "]  " << researchArmName(r.arm) << ", " << r.embedding_init
       << (r.equal_compute ? "" : ", init variant") << ": " << flopsText(s.flops) << " FLOPs, " << duration(s.seconds)
-      << " (" << s.bound << ")\n";
+      << " (" << s.bound << schedule << ")\n";
   }
   o << "analysis:\n";
   for (; i < e.steps.size(); ++i) {

@@ -2,8 +2,10 @@
 // minutes: the mixer and both Llamas at D=128 and D=256, the other families at D=128 (N=4, T=128),
 // two seeds, each run stopped at 1.25e12 training FLOPs (32-head eager attention runs at a sixth of
 // the mixer's tokens per second there); it exercises every claim's pipeline, and its loss orderings
-// are reported but not judged (below kOrderingMinBudgetFlops). `gpu` reaches the paper's smallest runs' range on one
-// GPU; `paper` runs the research's presets.
+// are reported but not judged (below kOrderingMinBudgetFlops), and its schedules decay to zero at
+// the budget (the research's epochs of the small sample would end every run early). `gpu` reaches the
+// paper's smallest runs' range on one GPU on the research's schedule (decay over each family's
+// configured epochs, cut by the FLOP budget); `paper` runs the research's presets.
 #include "core/reproduce/reproduce_plan.h"
 
 #include <cmath>
@@ -175,22 +177,26 @@ struct ComparedFamily {
   int64_t n_heads;        // 0: the family has no heads
   const char* attention;  // "" for families without attention
   const char* init;       // the family's research embedding init
+  const char* preset;     // the projects/paper preset whose script's schedule_epochs the family keeps
 };
 
-constexpr ComparedFamily kMixerFamily{"mixer", ResearchArm::kMixer, 0, "", "N(0,1)"};
-constexpr ComparedFamily kLlamaH32{"llama-h32", ResearchArm::kTransformer, 32, "eager", "N(0,0.02)"};
-constexpr ComparedFamily kLlamaH4{"llama-h4", ResearchArm::kTransformer, 4, "sdpa", "N(0,0.02)"};
-constexpr ComparedFamily kGptFamily{"gpt", ResearchArm::kGpt, 4, "sdpa", "N(0,0.02)"};
-constexpr ComparedFamily kTransfixerFamily{"transfixer", ResearchArm::kTransfixer, 4, "sdpa", "N(0,0.02)"};
+constexpr ComparedFamily kMixerFamily{"mixer", ResearchArm::kMixer, 0, "", "N(0,1)", "s3-mixer-d1024"};
+constexpr ComparedFamily kLlamaH32{"llama-h32", ResearchArm::kTransformer, 32, "eager",
+                                   "N(0,0.02)", "s1-llama-d512-h32"};
+constexpr ComparedFamily kLlamaH4{"llama-h4", ResearchArm::kTransformer, 4, "sdpa", "N(0,0.02)", "s4-llama-d512-h4"};
+constexpr ComparedFamily kGptFamily{"gpt", ResearchArm::kGpt, 4, "sdpa", "N(0,0.02)", "s6-gpt-d512-b32"};
+constexpr ComparedFamily kTransfixerFamily{"transfixer", ResearchArm::kTransfixer, 4, "sdpa",
+                                           "N(0,0.02)",  "s7-transfixer-d512-h4"};
 // The loss-ordering claims' families, searched over the scale's widths (GPT and the Transfixer only
 // when the scale searches every family); the others at the narrowest width only.
 constexpr ComparedFamily kWidthSearched[] = {kMixerFamily, kLlamaH32, kLlamaH4};
 constexpr ComparedFamily kWidthSearchedAtScale[] = {kGptFamily, kTransfixerFamily};
 constexpr ComparedFamily kNarrowOnly[] = {
-    {"mixer-autoencoder", ResearchArm::kMixerAutoencoder, 0, "", "N(0,1)"},
-    {"transformer-autoencoder", ResearchArm::kTransformerAutoencoder, 4, "sdpa", "N(0,0.02)"},
-    {"bidirectional-mixer", ResearchArm::kBidirectionalMixer, 0, "", "N(0,1)"},
-    {"bidirectional-transformer", ResearchArm::kBidirectionalTransformer, 4, "sdpa", "N(0,0.02)"}};
+    {"mixer-autoencoder", ResearchArm::kMixerAutoencoder, 0, "", "N(0,1)", "blog2-mixer-autoencoder-d512"},
+    {"transformer-autoencoder", ResearchArm::kTransformerAutoencoder, 4, "sdpa", "N(0,0.02)",
+     "blog2-transformer-autoencoder-d512"},
+    {"bidirectional-mixer", ResearchArm::kBidirectionalMixer, 0, "", "N(0,1)", "s3-mixer-d1024"},
+    {"bidirectional-transformer", ResearchArm::kBidirectionalTransformer, 4, "sdpa", "N(0,0.02)", "s4-llama-d512-h4"}};
 
 nlohmann::json familyModel(const ComparedFamily& f, int64_t d_model, int64_t n_layers) {
   nlohmann::json model{{"arch", researchArmArchitecture(f.arm)}, {"d_model", d_model}, {"n_layers", n_layers}};
@@ -212,17 +218,44 @@ struct SuiteShape {
   int64_t n_layers = 4;
   int seeds = 2;
   bool search_every_family = true;  // false: GPT and the Transfixer at the narrowest width only
+  // The research's schedule: each family's learning rate decays over its preset's schedule_epochs
+  // (projects/paper/project.json) and the FLOP budget stops it mid-schedule. nullptr: the decay
+  // ends at the budget (scales whose budget spans several epochs of a small corpus).
+  const nlohmann::json* research_presets = nullptr;
 };
+
+// The schedule_epochs of a projects/paper preset: its own, else the presets' default.
+double presetScheduleEpochs(const nlohmann::json& presets, const std::string& name) {
+  for (const auto& r : presets.at("runs")) {
+    if (r.at("name") != name) continue;
+    if (r.contains("train") && r["train"].contains("schedule_epochs"))
+      return r["train"]["schedule_epochs"].get<double>();
+    return presets.at("defaults").at("train").at("schedule_epochs").get<double>();
+  }
+  throw MixerLabError("projects/paper/project.json has no preset " + name,
+                      "restore projects/paper/project.json from the MixerLab installation");
+}
+
+// `r` on the research's schedule: decay over `f`'s preset's epochs, cut by the budget.
+void useResearchSchedule(PlannedRun& r, const ComparedFamily& f, const nlohmann::json& presets) {
+  r.train["schedule_horizon"] = "epochs";
+  r.train["schedule_epochs"] = presetScheduleEpochs(presets, f.preset);
+}
 
 // The comparison suite: the width-searched families at every width, the others at the narrowest,
 // `seeds` seeds each, every run stopped at budget_flops; the embedding-init variants of the
 // narrowest mixer and 4-head Llama; their inversion, retrieval and InfoNCE jobs.
 void addComparisonSuite(ReproducePlan& plan, const SuiteShape& shape) {
+  const auto schedule = [&](PlannedRun r, const ComparedFamily& f) {
+    if (shape.research_presets != nullptr) useResearchSchedule(r, f, *shape.research_presets);
+    plan.runs.push_back(std::move(r));
+  };
   const auto add = [&](const ComparedFamily& f, int64_t d) {
     const std::string group = std::string(f.prefix) + "-d" + std::to_string(d);
     for (int s = 1; s <= shape.seeds; ++s) {
-      plan.runs.push_back(planned(group + "-seed" + std::to_string(s), group, f.arm, f.init, s,
-                                  familyModel(f, d, shape.n_layers), paperRowOf(f, d)));
+      schedule(planned(group + "-seed" + std::to_string(s), group, f.arm, f.init, s, familyModel(f, d, shape.n_layers),
+                       paperRowOf(f, d)),
+               f);
     }
   };
   const int64_t narrow = shape.widths.front();
@@ -237,10 +270,12 @@ void addComparisonSuite(ReproducePlan& plan, const SuiteShape& shape) {
   for (const auto& f : kNarrowOnly) add(f, narrow);
   // The inversion claim's other embedding scale for each side (seed 1 only).
   const std::string m = "mixer-d" + std::to_string(narrow), l = "llama-h4-d" + std::to_string(narrow);
-  plan.runs.push_back(planned(m + "-emb0.02-seed1", m + "-emb0.02", ResearchArm::kMixer, "N(0,0.02)", 1,
-                              withEmbeddingStd(familyModel(kMixerFamily, narrow, shape.n_layers), 0.02), "", false));
-  plan.runs.push_back(planned(l + "-emb1-seed1", l + "-emb1", ResearchArm::kTransformer, "N(0,1)", 1,
-                              withEmbeddingStd(familyModel(kLlamaH4, narrow, shape.n_layers), 1.0), "", false));
+  schedule(planned(m + "-emb0.02-seed1", m + "-emb0.02", ResearchArm::kMixer, "N(0,0.02)", 1,
+                   withEmbeddingStd(familyModel(kMixerFamily, narrow, shape.n_layers), 0.02), "", false),
+           kMixerFamily);
+  schedule(planned(l + "-emb1-seed1", l + "-emb1", ResearchArm::kTransformer, "N(0,1)", 1,
+                   withEmbeddingStd(familyModel(kLlamaH4, narrow, shape.n_layers), 1.0), "", false),
+           kLlamaH4);
   for (const auto& run : {m + "-seed1", l + "-seed1", m + "-emb0.02-seed1", l + "-emb1-seed1"}) {
     plan.inversion.push_back({run, false});
     plan.inversion.push_back({run, true});
@@ -372,7 +407,7 @@ ReproducePlan planReproduction(ReproduceScale scale, const fs::path& projects_di
           "Tiny, a pipeline check: the bundled TinyStories sample at T=128; the masked mixer and Llama with 32 "
           "heads (eager attention) and with 4 heads at D=128 and D=256 (N=4), GPT, the Transfixer, the two "
           "autoencoders and the two bidirectional models at D=128, 2 seeds each, every run stopped at 1.25e12 "
-          "training FLOPs; inversion of 8 models, retrieval and InfoNCE on the D=128 mixer's and Llama's "
+          "training FLOPs; inversion of 8 models on 2 texts, retrieval and InfoNCE on the D=128 mixer's and Llama's "
           "embeddings. About 40 minutes on 2 CPU cores. Its budget is some 10,000 times below the paper's "
           "smallest runs, where the smallest model learns fastest whatever its family: the claims about trained "
           "models are measured and shown, not judged.";
@@ -387,7 +422,9 @@ ReproducePlan planReproduction(ReproduceScale scale, const fs::path& projects_di
       plan.summary =
           "GPU: the research's TinyStories setup (T=512, one story per row, left padded, 4k tokenizer) on one "
           "GPU; the same families at D=256 and D=512 (N=8), 2 seeds each at 1e16 training FLOPs, the range of "
-          "the paper's smallest runs; inversion, retrieval and InfoNCE. About an hour on an H100-class GPU. "
+          "the paper's smallest runs, each learning rate decaying over its research script's epochs while the "
+          "budget stops the run, as the research's fixed-compute runs were stopped by the clock; inversion, "
+          "retrieval and InfoNCE. About an hour on an H100-class GPU. "
           "Needs the TinyStories files in projects/paper/data/.";
       break;
     case ReproduceScale::kPaper:
@@ -405,7 +442,10 @@ ReproducePlan planReproduction(ReproduceScale scale, const fs::path& projects_di
   } else if (scale == ReproduceScale::kGpu) {
     plan.project["defaults"]["train"]["eval_batches"] = 64;
     plan.budget_flops = 1e16;
-    addComparisonSuite(plan, {{256, 512}, 8, 2});
+    const nlohmann::json presets = readJsonFile(paper_dir / "project.json", "");
+    SuiteShape shape{{256, 512}, 8, 2};
+    shape.research_presets = &presets;
+    addComparisonSuite(plan, shape);
     useResearchRetrieval(plan, 20000, 32);
     plan.inversion_texts = 8;
     plan.infonce_steps = 500;
@@ -420,6 +460,7 @@ ReproducePlan planReproduction(ReproduceScale scale, const fs::path& projects_di
       useSmallRetrieval(plan, 2000, 30);
       plan.infonce_steps = 40;
       plan.infonce_eval_every = 20;
+      plan.inversion_texts = 2;  // 8 models x 500 descent steps per text: 2 texts keep tiny inside 45 minutes
     } else {
       addComparisonSuite(plan, {{256, 512}, 8, 3});
       useSmallRetrieval(plan, 4000, 60);

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "kernels/environment/process_environment.h"
+#include "mixerlab_build_info.h"
 
 namespace mixerlab {
 namespace fs = std::filesystem;
@@ -20,11 +21,26 @@ fs::path writableDataFolder() {
 }
 }  // namespace
 
+fs::path bundledProjectsFolder(const fs::path& executable) {
+  const fs::path candidates[] = {fs::path("projects"),
+                                 executable.parent_path() / ".." / "share" / "mixerlab" / "projects",
+                                 fs::path(MIXERLAB_SOURCE_DIR_AT_BUILD) / "projects"};
+  for (const fs::path& folder : candidates) {
+    std::error_code ec;
+    if (fs::exists(folder / "paper" / "reported_numbers.json", ec)) return fs::absolute(folder).lexically_normal();
+  }
+  return {};
+}
+
 fs::path demoProjectFile(const fs::path& executable) {
   std::error_code ec;
   const fs::path checkout = fs::path("projects") / "demo" / "project.json";
   if (fs::exists(checkout, ec)) return checkout;
-  const fs::path installed = executable.parent_path() / ".." / "share" / "mixerlab" / "projects" / "demo";
+  fs::path installed = executable.parent_path() / ".." / "share" / "mixerlab" / "projects" / "demo";
+  // A build tree run from another folder: the demo of the checkout it was built from, in place
+  // (a checkout is writable).
+  const fs::path built_from = fs::path(MIXERLAB_SOURCE_DIR_AT_BUILD) / "projects" / "demo" / "project.json";
+  if (!fs::exists(installed / "project.json", ec) && fs::exists(built_from, ec)) return built_from;
   if (!fs::exists(installed / "project.json", ec)) return {};
   const fs::path copy = writableDataFolder() / "demo";
   if (!fs::exists(copy / "project.json", ec)) {

@@ -12,4 +12,10 @@ namespace mixerlab {
 // `executable` is the running program (its ../share/mixerlab is the installed copy).
 std::filesystem::path demoProjectFile(const std::filesystem::path& executable);
 
+// The folder of the bundled projects (demo/, paper/ with reported_numbers.json, fineweb/), wherever
+// MixerLab runs from: the working directory's projects/ (a checkout), the installed copy
+// (<executable>/../share/mixerlab/projects), or the checkout the program was built from (a build
+// tree run from another folder). Empty when none holds paper/reported_numbers.json.
+std::filesystem::path bundledProjectsFolder(const std::filesystem::path& executable);
+
 }  // namespace mixerlab

@@ -17,6 +17,7 @@
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "core/util/json_numbers.h"
+#include "core/util/no_follow.h"
 
 namespace mixerlab {
 namespace fs = std::filesystem;
@@ -83,6 +84,7 @@ size_t parseCompleteLines(const std::string& text, std::vector<MetricsRecord>& o
 }  // namespace
 
 MetricsWriter::MetricsWriter(const fs::path& path) : path_(path) {
+  refuseSymlink(path);
   // A torn last line from a killed process must not merge with the next record.
   if (fs::exists(path) && fs::file_size(path) > 0) {
     std::ifstream in(path, std::ios::binary);
@@ -95,7 +97,7 @@ MetricsWriter::MetricsWriter(const fs::path& path) : path_(path) {
       writeFileAtomic(path, text);
     }
   }
-  fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  fd_ = openNoFollow(path, O_WRONLY | O_APPEND | O_CREAT);
   if (fd_ < 0) throw MixerLabError("cannot open " + path.string() + " for appending: " + std::strerror(errno));
 }
 

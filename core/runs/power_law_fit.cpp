@@ -70,8 +70,13 @@ PowerLawFit fitPowerLaw(const std::vector<ComputePoint>& points) {
     log_sum += std::log(p.flops);
   }
   fit.points = x.size();
-  if (x.size() < 3) {
-    fit.problem = "a power law needs at least 3 points with positive compute, got " + std::to_string(x.size());
+  if (x.size() < kPowerLawMinPoints) {
+    // Three points fit a*C^-b + c exactly (rmse 0): such a "fit" has no standard errors and says
+    // nothing about how well a power law describes the runs.
+    fit.problem = "a power law (3 parameters) needs at least " + std::to_string(kPowerLawMinPoints) +
+                  " frontier points with positive compute, one more than its parameters so its errors can be "
+                  "estimated; got " +
+                  std::to_string(x.size());
     return fit;
   }
   const double c0 = std::exp(log_sum / static_cast<double>(x.size()));

@@ -15,14 +15,17 @@ struct PowerLawFit {
   std::string problem;  // why there is no fit (too few points, no decrease, ...)
   double a = 0, b = 0, c = 0;
   // Standard errors from the fit's covariance (residual variance x (J^T J)^-1, the delta method for
-  // a); NaN with only three points (no residual degrees of freedom).
+  // a), with points - 3 residual degrees of freedom.
   double a_std = 0, b_std = 0, c_std = 0;
   double rmse = 0;  // root mean squared residual, in loss units
   size_t points = 0;
   double predict(double flops) const;
 };
 
-// Needs at least 3 points with positive compute and at least two distinct compute values. The
+// More points than the law's 3 parameters: with exactly 3 the curve passes through every point.
+inline constexpr size_t kPowerLawMinPoints = 4;
+
+// Needs at least kPowerLawMinPoints points with positive compute and at least two distinct compute values. The
 // exponent b is searched over (0, 4]: for each b the fit is linear in (a, c), so a scan plus a
 // golden-section refinement finds the global least-squares b.
 PowerLawFit fitPowerLaw(const std::vector<ComputePoint>& points);

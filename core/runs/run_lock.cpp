@@ -10,7 +10,9 @@
 #include <string>
 
 #include "core/runs/run_status.h"
+#include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/no_follow.h"
 
 namespace mixerlab {
 namespace fs = std::filesystem;
@@ -28,12 +30,17 @@ std::string thisProcess() { return "pid " + std::to_string(::getpid()) + " on " 
 }  // namespace
 
 RunLock::RunLock(const fs::path& run_dir) {
-  fs::create_directories(run_dir);
+  std::error_code made;
+  fs::create_directories(run_dir, made);
+  if (made) {
+    throw MixerLabError("cannot create the run folder " + run_dir.string() + ": " + made.message(),
+                        writeErrorFix(made.value()));
+  }
   const fs::path path = run_dir / ".lock";
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  fd_ = openNoFollow(path, O_RDWR | O_CREAT);
   if (fd_ < 0) {
-    throw MixerLabError("cannot open the run lock " + path.string() + ": " + std::strerror(errno),
-                        "check that the run folder is writable");
+    const int err = errno;
+    throw MixerLabError("cannot open the run lock " + path.string() + ": " + std::strerror(err), writeErrorFix(err));
   }
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const std::string holder = holderOf(fd_);

@@ -17,6 +17,7 @@
 #include "core/util/atomic_file.h"
 #include "core/util/enum_names.h"
 #include "core/util/error.h"
+#include "core/util/no_follow.h"
 #include "core/util/subprocess.h"
 
 namespace mixerlab {
@@ -87,7 +88,9 @@ void writeRunStatus(const std::filesystem::path& run_dir, const RunStatus& statu
 
 void overwriteRunStatusInPlace(const std::filesystem::path& run_dir, const RunStatus& status) {
   const std::filesystem::path path = RunPaths{run_dir}.status();
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  std::error_code ignored;
+  const bool existed = std::filesystem::exists(path, ignored);
+  const int fd = openNoFollow(path, O_WRONLY | O_CREAT);
   if (fd < 0) {
     throw MixerLabError("cannot rewrite " + path.string() + ": " + errnoText(errno), "free disk space");
   }
@@ -118,7 +121,11 @@ void overwriteRunStatusInPlace(const std::filesystem::path& run_dir, const RunSt
   if (err == 0 && ::ftruncate(fd, static_cast<off_t>(text.size())) != 0) err = errno;
   if (err == 0 && ::fsync(fd) != 0) err = errno;
   ::close(fd);
-  if (err != 0) throw MixerLabError("cannot rewrite " + path.string() + ": " + errnoText(err), "free disk space");
+  if (err != 0) {
+    // A status.json this call created and could not fill would read as an empty, pending run.
+    if (!existed) ::unlink(path.c_str());
+    throw MixerLabError("cannot rewrite " + path.string() + ": " + errnoText(err), "free disk space");
+  }
 }
 
 RunStatusRecorder::RunStatusRecorder(std::filesystem::path run_dir) : run_dir_(std::move(run_dir)) {

@@ -11,7 +11,8 @@ void RunSummary::add(const MetricsRecord& record) {
   step = record.step;
   tokens = record.tokens;
   wall_s = record.wall_s;
-  if (record.tokens_per_s > 0) tokens_per_s = record.tokens_per_s;
+  if (record.tokens_per_s > 0) recent_tokens_per_s = record.tokens_per_s;
+  tokens_per_s = wall_s > 0 && tokens > 0 ? static_cast<double>(tokens) / wall_s : recent_tokens_per_s;
   if (record.train_loss) last_train_loss = record.train_loss;
   if (record.eval_loss) {
     last_eval_loss = record.eval_loss;
@@ -24,6 +25,7 @@ void RunSummary::resetMetrics() {
   tokens = 0;
   wall_s = 0;
   tokens_per_s = 0;
+  recent_tokens_per_s = 0;
   best_eval_loss.reset();
   last_train_loss.reset();
   last_eval_loss.reset();

@@ -22,7 +22,11 @@ struct RunSummary {
   int64_t step = 0;
   int64_t tokens = 0;
   double wall_s = 0;
-  double tokens_per_s = 0;  // the latest non-zero throughput reported
+  // The run's throughput: its tokens over its training wall clock so far (evaluations and
+  // checkpoints included, as a comparison at equal wall clock counts them); the last interval's
+  // rate is recent_tokens_per_s (it swings with evaluations and with other work on the machine).
+  double tokens_per_s = 0;
+  double recent_tokens_per_s = 0;  // the latest non-zero interval throughput reported
   std::optional<double> best_eval_loss, last_train_loss, last_eval_loss;
   std::string arch, device;  // from run.json; empty until the run has written it
 

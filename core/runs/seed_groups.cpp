@@ -28,7 +28,10 @@ Spread spreadOf(const std::vector<double>& values) {
 std::string seedGroupKey(const RunConfig& run) {
   nlohmann::json j = run.toJson();
   j.erase("name");
-  if (j.contains("train") && j["train"].is_object()) j["train"].erase("seed");
+  if (j.contains("train") && j["train"].is_object()) {
+    j["train"].erase("seed");
+    for (const std::string& key : executionSettingKeys()) j["train"].erase(key.substr(key.find('.') + 1));
+  }
   return j.dump();  // nlohmann's objects are ordered by key: the text is canonical
 }
 

@@ -22,8 +22,8 @@ Spread spreadOf(const std::vector<double>& values);
 // "mixer-d256-seed2" -> "mixer-d256": a run name without a trailing "-seed<N>", "_seed<N>" or "-s<N>".
 std::string withoutSeedSuffix(const std::string& name);
 
-// What identifies the experiment: the run config without its name, train.seed and the budget
-// overrides that only stop it earlier or later (none today), as canonical JSON text.
+// What identifies the experiment: the run config without its name, train.seed and the settings of
+// how it was executed (executionSettingKeys: device, threads), as canonical JSON text.
 std::string seedGroupKey(const RunConfig& run);
 
 struct SeedGroup {

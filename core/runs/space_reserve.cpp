@@ -9,11 +9,12 @@
 #include <string>
 
 #include "core/util/error.h"
+#include "core/util/no_follow.h"
 
 namespace mixerlab {
 
 SpaceReserve::SpaceReserve(std::filesystem::path path, int64_t bytes) : path_(std::move(path)) {
-  const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  const int fd = openNoFollow(path_, O_WRONLY | O_CREAT);
   int err = fd < 0 ? errno : ::posix_fallocate(fd, 0, static_cast<off_t>(bytes));  // returns the error
   if (fd >= 0 && ::close(fd) != 0 && err == 0) err = errno;
   if (err != 0) {

@@ -101,6 +101,11 @@ std::optional<fs::path> folderNamedByLatestJson(const fs::path& checkpoints_dir)
 // removes, never a step folder with some of its files. Throws MixerLabError when the rename fails
 // (the folder then stays whole); a failed deletion leaves the hidden folder for the next start.
 void discardStepFolder(const fs::path& folder) {
+  std::error_code link_error;
+  if (fs::is_symlink(fs::symlink_status(folder, link_error))) {  // the link goes, never what it points to
+    fs::remove(folder, link_error);
+    return;
+  }
   if (!fs::exists(folder)) return;
   const fs::path hidden = folder.parent_path() / (kPrunedPrefix + folder.filename().string());
   std::error_code ignored;
@@ -162,7 +167,7 @@ std::vector<fs::path> removePartialCheckpoints(const fs::path& checkpoints_dir) 
 
 fs::path saveCheckpoint(const fs::path& checkpoints_dir, LanguageModel& model, torch::optim::Optimizer& optimizer,
                         const TrainerState& state, const nlohmann::json& checkpoint_config,
-                        const fs::path& tokenizer_model, int64_t keep_last) {
+                        const std::string& tokenizer_bytes, int64_t keep_last) {
   for (const auto& p : model.parameters()) {
     if (!torch::isfinite(p).all().item<bool>()) {
       throw MixerLabError("not writing checkpoint " + stepFolderName(state.step) +
@@ -195,7 +200,7 @@ fs::path saveCheckpoint(const fs::path& checkpoints_dir, LanguageModel& model, t
     const std::string config_file = checkpoint_config.dump(2) + "\n";
     writeFileAtomic(partial / kConfigFile, config_file);
     crashPoint("checkpoint-file");
-    if (!tokenizer_model.empty()) fs::copy_file(tokenizer_model, partial / kTokenizerFile);
+    if (!tokenizer_bytes.empty()) writeFileAtomic(partial / kTokenizerFile, tokenizer_bytes);
     nlohmann::json trainer_state = state.toJson();
     trainer_state[kCheckpointFormatKey] = kCheckpointFormatWithManifest;  // a missing manifest is then noticed
     const std::string state_file = trainer_state.dump(2) + "\n";
@@ -217,6 +222,10 @@ fs::path saveCheckpoint(const fs::path& checkpoints_dir, LanguageModel& model, t
   } catch (const MixerLabError&) {
     fs::remove_all(partial);
     throw;
+  } catch (const fs::filesystem_error& e) {
+    fs::remove_all(partial);
+    throw MixerLabError("cannot write checkpoint " + final_dir.string() + ": " + e.what(),
+                        writeErrorFix(e.code().value()) + "; the previous checkpoint is intact");
   } catch (const std::exception& e) {
     fs::remove_all(partial);
     throw MixerLabError("cannot write checkpoint " + final_dir.string() + ": " + e.what(),
@@ -255,6 +264,13 @@ fs::path resolveCheckpointDir(const fs::path& path) {
                       "pass a run folder (runs/<run-id>), its checkpoints/ folder or a checkpoints/step-N folder");
 }
 
+void throwPrunedWhileRead(const fs::path& dir, const std::exception& cause) {
+  throw MixerLabError("checkpoint " + dir.string() +
+                          " was removed while it was read (the run's trainer keeps only its newest checkpoints; " +
+                          cause.what() + ")",
+                      "pass the run folder to read its newest checkpoint, or raise train.keep_checkpoints");
+}
+
 void requireTrainableCheckpoint(const fs::path& checkpoint_dir) {
   requireCompleteCheckpoint(checkpoint_dir, {kConfigFile, kWeightsFile, "optimizer.pt", kCheckpointStateFile});
 }
@@ -264,6 +280,11 @@ fs::path checkpointConfigFile(const fs::path& checkpoint_dir) { return checkpoin
 fs::path checkpointTokenizerFile(const fs::path& checkpoint_dir) {
   readCheckpointFile(checkpoint_dir, kTokenizerFile);  // throws when missing or damaged
   return checkpoint_dir / kTokenizerFile;
+}
+
+bool checkpointHasTokenizer(const fs::path& checkpoint_dir) {
+  std::error_code ignored;
+  return fs::is_regular_file(checkpoint_dir / kTokenizerFile, ignored);
 }
 
 nlohmann::json readCheckpointConfig(const fs::path& dir) {

@@ -44,10 +44,12 @@ struct TrainerState {
 };
 
 // checkpoint_config: {"model": ModelConfig, "run": RunConfig, "project": ProjectConfig} (resolved).
+// tokenizer_bytes: the run's tokenizer file as the run read it at its start (written as
+// tokenizer.model; empty: none), so a cache folder deleted or rebuilt meanwhile changes nothing.
 std::filesystem::path saveCheckpoint(const std::filesystem::path& checkpoints_dir, LanguageModel& model,
                                      torch::optim::Optimizer& optimizer, const TrainerState& state,
-                                     const nlohmann::json& checkpoint_config,
-                                     const std::filesystem::path& tokenizer_model, int64_t keep_last);
+                                     const nlohmann::json& checkpoint_config, const std::string& tokenizer_bytes,
+                                     int64_t keep_last);
 
 // Every complete step-<N> folder under checkpoints_dir (isCompleteCheckpoint: no file missing),
 // oldest first.
@@ -71,6 +73,27 @@ std::optional<std::filesystem::path> latestCheckpoint(const std::filesystem::pat
 // (requireCompleteCheckpoint).
 std::filesystem::path resolveCheckpointDir(const std::filesystem::path& path);
 
+// Runs read(dir) on the checkpoint `path` resolves to. A live run's trainer prunes old checkpoints
+// (renaming the folder away, then deleting it), so a read that fails because its folder vanished
+// meanwhile is not damage: a run or checkpoints/ folder is resolved again to its newest checkpoint
+// and read again (up to kLiveReadAttempts times); a step-N folder named by the caller gets a message
+// saying it was pruned. A failure with the folder still in place is rethrown as it is.
+inline constexpr int kLiveReadAttempts = 4;
+[[noreturn]] void throwPrunedWhileRead(const std::filesystem::path& dir, const std::exception& cause);
+template <class Read>
+auto readResolvedCheckpoint(const std::filesystem::path& path, Read read) -> decltype(read(std::filesystem::path{})) {
+  for (int attempt = 1;; ++attempt) {
+    const std::filesystem::path dir = resolveCheckpointDir(path);
+    try {
+      return read(dir);
+    } catch (const std::exception& e) {
+      std::error_code ignored;
+      if (std::filesystem::exists(dir, ignored)) throw;  // still there: a real fault of the folder
+      if (dir == path || attempt == kLiveReadAttempts) throwPrunedWhileRead(dir, e);
+    }
+  }
+}
+
 // MixerLabError naming the missing files unless the folder is complete and has what training starts
 // from (weights, optimizer and trainer state), in folders of the older format too. Resume and fork
 // check this before they read anything.
@@ -82,6 +105,8 @@ std::filesystem::path checkpointConfigFile(const std::filesystem::path& checkpoi
 // tokenizer.model, checked against the checkpoint's manifest first (MixerLabError when it is missing
 // or damaged), since its readers open it by path.
 std::filesystem::path checkpointTokenizerFile(const std::filesystem::path& checkpoint_dir);
+// Whether the checkpoint holds a tokenizer.model (imported and some early checkpoints do not).
+bool checkpointHasTokenizer(const std::filesystem::path& checkpoint_dir);
 // trainer_state.json, checked against the manifest; a step-<N> folder's state must say step N.
 TrainerState readTrainerState(const std::filesystem::path& checkpoint_dir);
 // trainer_state.json's text (`source` names it in errors); MixerLabError when malformed.

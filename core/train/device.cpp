@@ -23,7 +23,7 @@ c10::Device selectDevice(const std::string& requested) {
 
 int cpuCoreCount() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
-int configureCpuThreads(int64_t requested, const std::string& setting) {
+void requireCpuThreadsFit(int64_t requested, const std::string& setting) {
   const int cores = cpuCoreCount();
   const int64_t most = int64_t{kMaxCpuThreadsPerCore} * cores;
   if (requested > most) {
@@ -33,7 +33,11 @@ int configureCpuThreads(int64_t requested, const std::string& setting) {
                             " per core) only wait for each other, and the run makes little or no progress",
                         "set " + setting + " to 0 (one thread per core) or at most " + std::to_string(most));
   }
-  const int threads = requested > 0 ? static_cast<int>(requested) : cores;
+}
+
+int configureCpuThreads(int64_t requested, const std::string& setting) {
+  requireCpuThreadsFit(requested, setting);
+  const int threads = requested > 0 ? static_cast<int>(requested) : cpuCoreCount();
   at::set_num_threads(threads);
   return threads;
 }

@@ -25,6 +25,8 @@ constexpr int kMaxCpuThreadsPerCore = 4;
 // MixerLabError naming `setting` and the core count, before any thread starts) more than
 // kMaxCpuThreadsPerCore per core: an explicit setting is never silently changed.
 int configureCpuThreads(int64_t requested, const std::string& setting = "--threads");
+// The same refusal alone, without setting anything: a run checks it before its folder exists.
+void requireCpuThreadsFit(int64_t requested, const std::string& setting);
 // "cpu (2 threads, BLAS /usr/lib/.../libblas.so.3)" or "cuda:0".
 std::string describeDevice(const c10::Device& device);
 

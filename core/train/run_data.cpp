@@ -1,9 +1,11 @@
 // Corpus -> tokenizer -> token caches -> example sets for one run (see run_data.h).
 #include "core/train/run_data.h"
 
+#include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <tuple>
 
 namespace mixerlab {
@@ -43,6 +45,35 @@ std::vector<size_t> firstDocuments(std::vector<size_t> documents, int64_t cap) {
 
 }  // namespace
 
+double paddedTokensKeptFraction(const std::vector<size_t>& document_lengths, int64_t context_length) {
+  double total = 0, kept = 0;
+  for (const size_t length : document_lengths) {
+    total += static_cast<double>(length);
+    kept += static_cast<double>(std::min<size_t>(length, static_cast<size_t>(context_length)));
+  }
+  return total > 0 ? kept / total : 1.0;
+}
+
+namespace {
+void warnWhenPaddingDropsMostTokens(const ProjectConfig& project, const RunConfig& run, const TokenCache& cache,
+                                    const std::vector<size_t>& train_docs, const LogFn& log) {
+  if (run.train.batch_mode != "padded") return;
+  std::vector<size_t> lengths;
+  lengths.reserve(train_docs.size());
+  for (const size_t d : train_docs) lengths.push_back(cache.document(d).size);
+  const double kept = paddedTokensKeptFraction(lengths, run.model.context_length);
+  if (kept >= kPaddedKeptWarnFraction) return;
+  char percent[16];
+  std::snprintf(percent, sizeof percent, "%.1f%%", 100.0 * (1.0 - kept));
+  log("warning: train.batch_mode \"padded\" keeps the first " + std::to_string(run.model.context_length) +
+      " tokens of each document, so " + percent + " of the training tokens (" + std::to_string(train_docs.size()) +
+      " document(s) of " + project.corpus.train_path.string() + ", corpus.format \"" +
+      corpusFormatName(project.corpus.format) +
+      "\") are never trained on; fix: set train.batch_mode to \"packed\" or \"chunked\", or corpus.format to "
+      "the layout that separates the documents");
+}
+}  // namespace
+
 std::pair<std::vector<size_t>, std::vector<size_t>> trainEvalDocuments(const ProjectConfig& project,
                                                                        size_t num_documents) {
   const CorpusConfig& corpus = project.corpus;
@@ -78,6 +109,7 @@ RunData openRunData(const ProjectConfig& project, const RunConfig& run, const Pr
                     const LogFn& log) {
   RunData data;
   data.tokenizer_path = prepared.tokenizer_path;
+  data.tokenizer_bytes = readFile(data.tokenizer_path);
   data.tokenizer = std::make_unique<Tokenizer>(Tokenizer::load(data.tokenizer_path));
   if (data.tokenizer->vocabSize() != run.model.vocab_size) {
     throw MixerLabError(
@@ -91,12 +123,14 @@ RunData openRunData(const ProjectConfig& project, const RunConfig& run, const Pr
   const BatchingSettings batching = batchingFor(run, *data.tokenizer);
   if (prepared.eval_data.empty()) {
     auto [train_docs, eval_docs] = trainEvalDocuments(project, data.train_cache->numDocuments());
+    warnWhenPaddingDropsMostTokens(project, run, *data.train_cache, train_docs, log);
     data.train_examples = std::make_unique<ExampleSet>(*data.train_cache, std::move(train_docs), batching);
     data.eval_examples = std::make_unique<ExampleSet>(*data.train_cache, std::move(eval_docs), batching);
   } else {
-    data.train_examples = std::make_unique<ExampleSet>(
-        *data.train_cache, firstDocuments(allDocuments(data.train_cache->numDocuments()), project.corpus.max_examples),
-        batching);
+    std::vector<size_t> train_docs =
+        firstDocuments(allDocuments(data.train_cache->numDocuments()), project.corpus.max_examples);
+    warnWhenPaddingDropsMostTokens(project, run, *data.train_cache, train_docs, log);
+    data.train_examples = std::make_unique<ExampleSet>(*data.train_cache, std::move(train_docs), batching);
     data.eval_cache = std::make_unique<TokenCache>(TokenCache::open(prepared.eval_data));
     data.eval_examples =
         std::make_unique<ExampleSet>(*data.eval_cache, allDocuments(data.eval_cache->numDocuments()), batching);

@@ -18,6 +18,7 @@ namespace mixerlab {
 struct RunData {
   std::filesystem::path tokenizer_path, train_data;
   std::unique_ptr<Tokenizer> tokenizer;
+  std::string tokenizer_bytes;  // the tokenizer file as read when the data was opened (checkpoints copy it)
   std::unique_ptr<TokenCache> train_cache, eval_cache;  // eval_cache null when split from train
   std::unique_ptr<ExampleSet> train_examples, eval_examples;
 };
@@ -31,6 +32,13 @@ BatchingSettings batchingFor(const RunConfig& run, const Tokenizer& tokenizer);
 // keeps the first N training documents. Throws MixerLabError when the eval split is empty.
 std::pair<std::vector<size_t>, std::vector<size_t>> trainEvalDocuments(const ProjectConfig& project,
                                                                        size_t num_documents);
+
+// Padded rows keep each document's first context_length tokens: the share of a corpus's tokens
+// (documents of these lengths) that training sees; 1 for an empty corpus.
+double paddedTokensKeptFraction(const std::vector<size_t>& document_lengths, int64_t context_length);
+// Below it, a padded run's log warns that most of the corpus is never trained on (one huge
+// document, say: a CSV read as one text), naming the settings that would use it.
+inline constexpr double kPaddedKeptWarnFraction = 0.5;
 
 // Opens prepared data for a run (checks the tokenizer's vocabulary against the run's).
 RunData openRunData(const ProjectConfig& project, const RunConfig& run, const PreparedProjectData& prepared,

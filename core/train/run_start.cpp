@@ -72,8 +72,8 @@ TrainerState restoreFrom(const fs::path& checkpoint, LanguageModel& model, torch
 // The newest checkpoint that loads, trying latest.json's first and then every older one: a damaged,
 // edited or incomplete latest checkpoint (a torn disk, a bad copy, a kill while it was removed)
 // costs the steps since the one before, not the run, and the log says which were skipped and why.
-std::optional<TrainerState> restoreNewestIntact(const RunPaths& paths, LanguageModel& model,
-                                                torch::optim::Optimizer& optimizer, RunLog& log) {
+std::optional<std::pair<TrainerState, fs::path>> restoreNewestIntact(const RunPaths& paths, LanguageModel& model,
+                                                                     torch::optim::Optimizer& optimizer, RunLog& log) {
   std::string failures, skipped;
   for (const fs::path& checkpoint : resumeCandidates(paths.checkpoints())) {
     try {
@@ -82,7 +82,7 @@ std::optional<TrainerState> restoreNewestIntact(const RunPaths& paths, LanguageM
         log.warn("resuming from the newest intact checkpoint, " + checkpoint.filename().string() + skipped);
       }
       log.info("resumed from " + checkpoint.string() + " at step " + std::to_string(state.step));
-      return state;
+      return std::make_pair(state, checkpoint);
     } catch (const std::exception& e) {
       log.warn("cannot resume from " + checkpoint.string() + ": " + e.what());
       failures += " " + checkpoint.filename().string() + " (" + e.what() + ")";
@@ -94,6 +94,21 @@ std::optional<TrainerState> restoreNewestIntact(const RunPaths& paths, LanguageM
                         "restore a checkpoint folder from a backup, or start the run again under another --run-id");
   }
   return std::nullopt;
+}
+
+// The checkpoint's tokenizer is the run's: a project whose tokenizer now differs (its corpus or
+// tokenizer settings changed since the run started) would train the weights on other token ids.
+void requireCheckpointTokenizer(const fs::path& checkpoint, const std::string& tokenizer_bytes,
+                                const std::string& run_name, bool fork) {
+  if (tokenizer_bytes.empty() || !checkpointHasTokenizer(checkpoint)) return;
+  const fs::path stored = checkpointTokenizerFile(checkpoint);
+  if (readFile(stored) == tokenizer_bytes) return;
+  throw MixerLabError(
+      "cannot " + std::string(fork ? "fork" : "resume") + " run \"" + run_name + "\" from " + checkpoint.string() +
+          ": the project's tokenizer is not the one the checkpoint was trained with (the corpus or the tokenizer "
+          "settings changed since then), and training on would feed its weights other token ids",
+      "restore the corpus and tokenizer settings the run started with; or keep the run's tokenizer: copy " +
+          stored.string() + " next to the project file and set tokenizer.file to it; or start a new run (--run-id)");
 }
 
 }  // namespace
@@ -130,8 +145,10 @@ TrainDevice setUpTrainDevice(const TrainConfig& train, RunLog& log) {
 }
 
 TrainerState restoreRunStart(const StartPlan& plan, const RunPaths& paths, LanguageModel& model,
-                             torch::optim::Optimizer& optimizer, RunLog& log) {
+                             torch::optim::Optimizer& optimizer, const std::string& run_name,
+                             const std::string& tokenizer_bytes, RunLog& log) {
   if (plan.kind == StartKind::Fork) {
+    requireCheckpointTokenizer(plan.fork_checkpoint, tokenizer_bytes, run_name, true);
     TrainerState state = restoreFrom(plan.fork_checkpoint, model, optimizer);
     copyParentMetrics(plan.fork_checkpoint, paths.metrics(), state.step);
     log.info("forked from " + plan.fork_checkpoint.string() + " at step " + std::to_string(state.step));
@@ -139,14 +156,15 @@ TrainerState restoreRunStart(const StartPlan& plan, const RunPaths& paths, Langu
   }
   const auto restored =
       plan.kind == StartKind::Resume ? restoreNewestIntact(paths, model, optimizer, log) : std::nullopt;
-  const int64_t kept_step = restored ? restored->step : -1;
+  if (restored) requireCheckpointTokenizer(restored->second, tokenizer_bytes, run_name, false);
+  const int64_t kept_step = restored ? restored->first.step : -1;
   if (plan.kind == StartKind::Resume && !restored) log.info("no checkpoint to resume from; starting from step 0");
   const int skipped = truncateMetricsAfterStep(paths.metrics(), kept_step);
   if (skipped > 0) {
     log.warn(std::to_string(skipped) + " unreadable line(s) of " + paths.metrics().string() +
              " were dropped (a torn write or a hand edit); the records around them are kept");
   }
-  return restored ? *restored : TrainerState{};
+  return restored ? restored->first : TrainerState{};
 }
 
 void recordRunStart(const TrainRequest& req, const StartPlan& plan, const RunPaths& paths, const TrainDevice& device,

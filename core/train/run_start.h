@@ -42,8 +42,11 @@ TrainDevice setUpTrainDevice(const TrainConfig& train, RunLog& log);
 // Loads weights, optimizer, RNG and trainer state from the fork checkpoint or the latest
 // checkpoint of a resumed run, and makes the metrics log agree with the restored step (a fork
 // copies the parent's records up to it). A new run (or a resume without checkpoints) starts at 0.
+// The checkpoint's tokenizer.model must equal tokenizer_bytes (the one the data was prepared
+// with): a changed tokenizer throws MixerLabError naming the checkpoint and the ways out.
 TrainerState restoreRunStart(const StartPlan& plan, const RunPaths& paths, LanguageModel& model,
-                             torch::optim::Optimizer& optimizer, RunLog& log);
+                             torch::optim::Optimizer& optimizer, const std::string& run_name,
+                             const std::string& tokenizer_bytes, RunLog& log);
 
 // Writes run.json for this start (config, provenance, parameter count, training FLOPs per token).
 void recordRunStart(const TrainRequest& request, const StartPlan& plan, const RunPaths& paths,

@@ -23,6 +23,7 @@
 #include "core/runs/run_status.h"
 #include "core/train/checkpoint.h"
 #include "core/train/data_parallel_start.h"
+#include "core/train/device.h"
 #include "core/train/evaluator.h"
 #include "core/train/lr_schedule.h"
 #include "core/train/memory_check.h"
@@ -54,6 +55,9 @@ std::string nonFiniteLossReason(double loss, int64_t step, double lr, const fs::
          ": lower train.learning_rate, raise train.warmup_steps or set train.grad_clip_norm, then --resume";
 }
 
+// Thrown from the micro-batch source to leave an optimizer step part-way on a stop request.
+struct StepAbandoned {};
+
 // A logged train loss this far above ln(vocabulary), the loss of guessing uniformly, means the run
 // has diverged even though the loss is still finite.
 constexpr double kDivergedLossOverUniform = 1.5;
@@ -68,7 +72,7 @@ void logSchedule(const TrainConfig& tc, int64_t horizon, RunLog& log) {
     std::ostringstream epochs;
     epochs << tc.schedule_epochs;
     log.info("learning rate: " + tc.schedule + " decay over " + std::to_string(horizon) + " steps (schedule_epochs " +
-             epochs.str() + "); the run stops there unless max_wall_s stops it first");
+             epochs.str() + "); the run stops there unless its budget stops it first, mid-schedule");
   } else {
     log.info("learning rate: " + tc.schedule + " decay over " + std::to_string(horizon) + " steps");
   }
@@ -150,8 +154,24 @@ class TrainSession {
       if (reached) return std::nullopt;
       if (stop) return stopOnRequest();
       const double lr = learningRate(state_.step);
-      const StepOutcome step = runTrainStep(*model_, *optimizer_, loader, tc_, device_.device, lr, state_,
-                                            group_ ? &data_parallel : nullptr, step_precision);
+      // A stop asked for between the micro-batches of one step (a long gradient accumulation) drops
+      // the step unfinished: the state goes back to its start (so a resume redoes it exactly) and the
+      // run stops there. Ranks of a data-parallel job agree on stops at step boundaries only.
+      const TrainerState step_start = state_;
+      int64_t micro_batches = 0;
+      const MicroBatchSource next_batch = [&]() {
+        if (!group_ && micro_batches++ > 0 && req_.stop_requested && req_.stop_requested->load()) throw StepAbandoned{};
+        return loader.next();
+      };
+      StepOutcome step;
+      try {
+        step = runTrainStep(*model_, *optimizer_, next_batch, tc_, device_.device, lr, state_,
+                            group_ ? &data_parallel : nullptr, step_precision);
+      } catch (const StepAbandoned&) {
+        state_ = step_start;
+        optimizer_->zero_grad();
+        return stopOnRequest();
+      }
       if (loss_scaler_) state_.loss_scaler = loss_scaler_->state();
       if (step.non_finite_loss) return failOnNonFiniteLoss(*step.non_finite_loss, lr);
       window.addTokens(step.tokens);
@@ -161,6 +181,7 @@ class TrainSession {
 
       const bool final_step = budget().reached(state_);
       recordStepMetrics(step, lr, final_step, window);
+      if (tc_.stop_on_divergence && !divergence_warning_.empty()) return failOnDivergence();
       if (writer_ && cadence_.checkpointDue(state_.step, final_step)) {
         writeCheckpoint();
         last_checkpoint_step_ = state_.step;
@@ -229,7 +250,7 @@ class TrainSession {
                                                                         .betas({tc_.beta1, tc_.beta2})
                                                                         .eps(tc_.adam_eps)
                                                                         .weight_decay(tc_.weight_decay));
-    state_ = restoreRunStart(plan_, paths_, *model_, *optimizer_, log_);
+    state_ = restoreRunStart(plan_, paths_, *model_, *optimizer_, run_.name, data_.tokenizer_bytes, log_);
   }
 
   void setUpLossScaling() {
@@ -265,7 +286,7 @@ class TrainSession {
           (loss_scaler_ ? ", dynamic loss scaling from " + std::to_string(loss_scaler_->scale()) : std::string()));
     }
     recordRunStart(req_, plan_, paths_, device_, *model_, state_);
-    status_.set(RunState::Running, "", state_.step, state_.tokens);
+    status_.set(RunState::Running, runningReason(), state_.step, state_.tokens);
     log_.info("run " + run_.name + ": " + run_.model.arch + ", " + std::to_string(model_->parameterCount()) +
               " parameters, device " + device_.description);
   }
@@ -318,9 +339,9 @@ class TrainSession {
   void writeCheckpoint() {
     metrics_->sync();
     auto dir = saveCheckpoint(paths_.checkpoints(), *model_, *optimizer_, state_, checkpoint_config_,
-                              data_.tokenizer_path, tc_.keep_checkpoints);
+                              data_.tokenizer_bytes, tc_.keep_checkpoints);
     log_.info("checkpoint " + dir.filename().string());
-    status_.set(RunState::Running, "", state_.step, state_.tokens);
+    status_.set(RunState::Running, runningReason(), state_.step, state_.tokens);
     last_status_ = Clock::now();
   }
 
@@ -353,7 +374,7 @@ class TrainSession {
     reportProgress(req_, budget(), state_, record);
     warnOnDivergence(record);
     if (secondsSince(last_status_) >= kStatusEverySeconds) {
-      status_.set(RunState::Running, "", state_.step, state_.tokens);
+      status_.set(RunState::Running, runningReason(), state_.step, state_.tokens);
       last_status_ = Clock::now();
     }
   }
@@ -367,6 +388,8 @@ class TrainSession {
         " is far above ln(vocab) = " + std::to_string(std::log(static_cast<double>(run_.model.vocab_size))) +
         " (guessing uniformly): the run has probably diverged; lower train.learning_rate";
     log_.warn(divergence_warning_);
+    status_.set(RunState::Running, runningReason(), state_.step, state_.tokens);
+    last_status_ = Clock::now();
   }
 
   TrainOutcome stopOnRequest() {
@@ -375,6 +398,19 @@ class TrainSession {
     log_.info("stopped at step " + std::to_string(state_.step));
     return {RunState::Stopped, "stop requested", state_.step, state_.best_eval_loss};
   }
+
+  // train.stop_on_divergence: the run fails at the first sign instead of training on; its last
+  // checkpoint (from before the divergence was seen) is kept.
+  TrainOutcome failOnDivergence() {
+    const std::string reason = "diverged: " + divergence_warning_ + " (train.stop_on_divergence)";
+    status_.set(RunState::Failed, reason, state_.step, state_.tokens);
+    log_.error(reason);
+    return {RunState::Failed, reason, state_.step, state_.best_eval_loss};
+  }
+
+  // A running run's status carries the divergence warning once there is one, so the runs table
+  // marks the run while it trains, not only when it has finished.
+  std::string runningReason() const { return divergence_warning_.empty() ? "" : "warning: " + divergence_warning_; }
 
   TrainOutcome failOnNonFiniteLoss(double loss, double lr) {
     const std::string reason = nonFiniteLossReason(loss, state_.step + 1, lr, paths_.checkpoints());
@@ -472,6 +508,10 @@ TrainOutcome trainRun(const TrainRequest& req) {
   if (req.process_group && req.process_group->rank() != 0) return trainFollowerRank(req);
   const RunPaths paths{req.run_dir};
   requireFolderName(paths.root.filename().string(), "run folder name (--run-id)");
+  // What this machine cannot run (a device it lacks, far more threads than its cores) is refused
+  // before the run folder exists.
+  selectDevice(req.run.train.device);
+  requireCpuThreadsFit(req.run.train.threads, "train.threads");
   const RunLock lock(paths.root);            // before anything is read or written: one writer per run
   const StartPlan plan = planRunStart(req);  // throws before anything is written
   fs::create_directories(paths.checkpoints());

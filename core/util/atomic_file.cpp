@@ -21,13 +21,40 @@ std::string errnoText(int err) {
 }
 }  // namespace
 
+std::string writeErrorFix(int err) {
+  switch (err) {
+    case ENOSPC:
+    case EDQUOT:
+    case EFBIG:
+      return "free disk space";
+    case ENAMETOOLONG:
+      return "use a shorter path (a shorter --out folder, project folder or run name)";
+    case EACCES:
+    case EPERM:
+    case EROFS:
+      return "the folder is not writable: make it writable, or write elsewhere (--out)";
+    default:
+      return "check that the folder exists and is writable";
+  }
+}
+
 void writeFileAtomic(const fs::path& path, std::string_view contents) {
-  if (path.has_parent_path()) fs::create_directories(path.parent_path());
+  if (path.has_parent_path()) {
+    std::error_code made;
+    fs::create_directories(path.parent_path(), made);
+    if (made) {
+      throw MixerLabError("cannot create the folder " + path.parent_path().string() + ": " + made.message(),
+                          writeErrorFix(made.value()));
+    }
+  }
   const fs::path tmp = path.string() + ".tmp-" + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // A stale temporary (or a link planted under its name) is removed, never written through; the
+  // rename below replaces a link at `path` itself, not the file it points to.
+  ::unlink(tmp.c_str());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) {
-    throw MixerLabError("cannot create " + tmp.string() + ": " + errnoText(errno),
-                        "check that the folder exists and is writable");
+    const int err = errno;
+    throw MixerLabError("cannot create " + tmp.string() + ": " + errnoText(err), writeErrorFix(err));
   }
   size_t written = 0;
   while (written < contents.size()) {
@@ -38,7 +65,7 @@ void writeFileAtomic(const fs::path& path, std::string_view contents) {
       ::close(fd);
       ::unlink(tmp.c_str());
       throw MixerLabError("cannot write " + path.string() + ": " + errnoText(err),
-                          "free disk space; the previous version of the file is unchanged");
+                          writeErrorFix(err) + "; the previous version of the file is unchanged");
     }
     written += static_cast<size_t>(n);
   }
@@ -46,7 +73,7 @@ void writeFileAtomic(const fs::path& path, std::string_view contents) {
     const int err = errno;
     ::unlink(tmp.c_str());
     throw MixerLabError("cannot flush " + path.string() + ": " + errnoText(err),
-                        "free disk space; the previous version of the file is unchanged");
+                        writeErrorFix(err) + "; the previous version of the file is unchanged");
   }
   std::error_code ec;
   fs::rename(tmp, path, ec);

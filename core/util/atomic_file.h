@@ -11,6 +11,11 @@ namespace mixerlab {
 // (including ENOSPC), and removes the temporary file.
 void writeFileAtomic(const std::filesystem::path& path, std::string_view contents);
 
+// The fix to print beside a failed write or create, by its errno: free disk space (ENOSPC, EDQUOT,
+// EFBIG), a shorter path (ENAMETOOLONG), a writable folder (EACCES, EPERM, EROFS), else a check of
+// the folder. Never "free disk space" for a fault that is not space.
+std::string writeErrorFix(int err);
+
 // Reads a whole file; throws MixerLabError naming the path if it cannot be opened.
 std::string readFile(const std::filesystem::path& path);
 

@@ -6,6 +6,8 @@
 #include <QRegularExpression>
 #include <QtTest/QtTest>
 
+#include <cerrno>
+
 #include <csignal>
 #include <fstream>
 #include <thread>
@@ -17,6 +19,7 @@
 #include "core/runs/retrieval_run_record.h"
 #include "core/runs/run_status.h"
 #include "core/train/checkpoint.h"
+#include "core/train/device.h"
 #include "core/util/atomic_file.h"
 #include "tests/cli_process.h"
 #include "tests/training_fixture.h"
@@ -123,6 +126,32 @@ class TestCli : public QObject {
     auto eval = runCli({"eval", "--checkpoint", QString::fromStdString(run_dir.string()), "--max-batches", "2"});
     QVERIFY2(eval.exit_code == 0, qPrintable(eval.err));
     QVERIFY(nlohmann::json::parse(eval.out.toStdString()).at("eval_loss").get<double>() > 0);
+
+    // --out naming a folder is refused before anything is read, naming a file to give instead.
+    auto into_folder = runCli({"export", "--checkpoint", QString::fromStdString(run_dir.string()), "--out",
+                               QString::fromStdString(dir_.string())});
+    QVERIFY(into_folder.exit_code != 0);
+    QVERIFY2(into_folder.err.contains("is a folder") && into_folder.err.contains("model.safetensors") &&
+                 !into_folder.err.contains("cannot rename"),
+             qPrintable(into_folder.err));
+    // A prompt file must be a regular file of at most 1 MiB: a folder and a device are refused.
+    for (const QString& prompt : {QString::fromStdString(dir_.string()), QString("/dev/zero")}) {
+      auto refused = runCli({"generate", "--checkpoint", QString::fromStdString(run_dir.string()), "--prompt-file",
+                             prompt, "--max-new-tokens", "2"});
+      QVERIFY(refused.exit_code != 0);
+      QVERIFY2(refused.err.contains("is not a regular file"), qPrintable(refused.err));
+    }
+    testing::writeText(dir_ / "big-prompt.txt", std::string((1 << 20) + 1, 'a'));
+    auto big = runCli({"generate", "--checkpoint", QString::fromStdString(run_dir.string()), "--prompt-file",
+                       QString::fromStdString((dir_ / "big-prompt.txt").string()), "--max-new-tokens", "2"});
+    QVERIFY(big.exit_code != 0);
+    QVERIFY2(big.err.contains("holds more than 1 MiB"), qPrintable(big.err));
+    std::string exactly;
+    for (int i = 0; i < (1 << 19); ++i) exactly += "a ";
+    testing::writeText(dir_ / "mib-prompt.txt", exactly);
+    auto at_limit = runCli({"generate", "--checkpoint", QString::fromStdString(run_dir.string()), "--prompt-file",
+                            QString::fromStdString((dir_ / "mib-prompt.txt").string()), "--max-new-tokens", "2"});
+    QVERIFY2(at_limit.exit_code == 0, qPrintable(at_limit.err));
   }
 
   // `generate`: --json has the prompt ids, the generated ids, the text and per-token probability and
@@ -455,6 +484,66 @@ class TestCli : public QObject {
     const QString printed = result.out + result.err;  // the trainer's log line or the CLI's report
     QVERIFY2(printed.contains(expected) && printed.contains(QString("at most %1").arg(4 * cores)), qPrintable(printed));
     QVERIFY2(timer.elapsed() < 60000, "refused before the threads start, not after a hang");
+    QVERIFY(!fs::exists(project.parent_path() / "runs" / "mixer"));  // before the run folder exists
+  }
+
+  // Numeric options say what is wrong in a line (not CLI11's 309-digit double bound), refuse an
+  // integer too large for 64 bits instead of clamping it, and take the smallest value allowed;
+  // an unknown --device is refused by the option and a device this machine lacks before any run
+  // folder exists.
+  void numbersAndDevicesAreCheckedAtTheDoor() {
+    const QString project = QString::fromStdString(project_.string());
+    const auto zero = runCli({"train", project, "--run", "mixer", "--run-id", "zero", "--max-steps", "0"});
+    QVERIFY(zero.exit_code != 0);
+    QVERIFY2(zero.err.contains("value 0 must be above 0") && !zero.err.contains("1797693"), qPrintable(zero.err));
+    const auto huge =
+        runCli({"train", project, "--run", "mixer", "--run-id", "huge", "--max-steps", "99999999999999999999"});
+    QVERIFY(huge.exit_code != 0);
+    QVERIFY2(huge.err.contains("value 99999999999999999999 is too large (at most 9223372036854775807)"),
+             qPrintable(huge.err));
+    const auto negative = runCli({"train", project, "--run", "mixer", "--run-id", "negative", "--threads", "-1"});
+    QVERIFY(negative.exit_code != 0);
+    QVERIFY2(negative.err.contains("value -1 must be 0 or more"), qPrintable(negative.err));
+    const auto word = runCli({"launch", "--nproc", "two", "--", "train", project, "--run", "mixer"});
+    QVERIFY(word.exit_code != 0);
+    QVERIFY2(word.err.contains("value two is not a number"), qPrintable(word.err));
+    const auto tpu = runCli({"train", project, "--run", "mixer", "--run-id", "tpu", "--device", "tpu"});
+    QVERIFY(tpu.exit_code != 0);
+    QVERIFY2(tpu.err.contains("unknown device \"tpu\""), qPrintable(tpu.err));
+    const auto one = runCli({"info", project, "--run", "mixer", "--batch-size", "1"});
+    QVERIFY2(one.exit_code == 0, qPrintable(one.err));
+    for (const char* bad : {"0", "-1"}) {
+      const auto refused = runCli({"info", project, "--run", "mixer", "--batch-size", bad});
+      QVERIFY2(refused.exit_code != 0 && refused.err.contains("must be above 0"), qPrintable(refused.err));
+    }
+    if (cudaDeviceCount() == 0) {
+      const auto cuda = runCli({"train", project, "--run", "mixer", "--run-id", "no-gpu", "--device", "cuda"});
+      QVERIFY(cuda.exit_code != 0);
+      QVERIFY2(cuda.err.contains("CUDA"), qPrintable(cuda.err));
+      QVERIFY(!fs::exists(project_.parent_path() / "runs" / "no-gpu"));
+    }
+    for (const char* id : {"zero", "huge", "negative", "tpu"})
+      QVERIFY2(!fs::exists(project_.parent_path() / "runs" / id), id);
+  }
+
+  // A write that fails for a reason other than space names that reason's fix: a path component
+  // longer than the file system allows gets "a shorter path" from train (no raw filesystem error,
+  // no "free disk space", no run folder), and each errno its own fix.
+  void writeFailuresNameTheirOwnFix() {
+    const std::string long_name(300, 'x');
+    const auto too_long = runCli({"train", QString::fromStdString(project_.string()), "--run", "mixer", "--out",
+                                  QString::fromStdString((dir_ / long_name).string()), "--max-steps", "1"});
+    QVERIFY(too_long.exit_code != 0);
+    QVERIFY2(too_long.err.contains("use a shorter path") && !too_long.err.contains("filesystem error") &&
+                 !too_long.err.contains("free disk space"),
+             qPrintable(too_long.err));
+    QCOMPARE(writeErrorFix(ENOSPC), std::string("free disk space"));
+    QCOMPARE(writeErrorFix(EDQUOT), std::string("free disk space"));
+    QVERIFY(writeErrorFix(ENAMETOOLONG).find("shorter path") != std::string::npos);
+    for (const int err : {EACCES, EPERM, EROFS}) QVERIFY(writeErrorFix(err).find("not writable") != std::string::npos);
+    QVERIFY(writeErrorFix(EIO).find("check that the folder") != std::string::npos);
+    const std::string atomic = testing::errorOf([&] { writeFileAtomic(dir_ / long_name, "x"); });
+    QVERIFY2(atomic.find("use a shorter path") != std::string::npos, atomic.c_str());
   }
 };
 

@@ -75,9 +75,18 @@ class ComputeScalingTest : public QObject {
     const PowerLawFit rising = fitPowerLaw(syntheticPoints(-50.0, 0.2, 3.0, 0.0, 10, 1));
     QVERIFY(!rising.ok);
     QVERIFY(rising.problem.find("does not fall") != std::string::npos);
+    // Three points, as many as the law's parameters: an exact curve through them is no fit (the
+    // Scaling tab once showed rmse 7e-16 and a = 1.8e20 without a word); four are the fewest.
     const PowerLawFit three = fitPowerLaw(syntheticPoints(7962.0, 0.3, 1.5, 0.0, 3, 1));
-    QVERIFY(three.ok);
-    QVERIFY(std::isnan(three.b_std));  // no residual degrees of freedom
+    QVERIFY(!three.ok);
+    QCOMPARE(three.points, size_t{3});
+    QVERIFY2(three.problem.find("needs at least 4 frontier points") != std::string::npos &&
+                 three.problem.find("got 3") != std::string::npos,
+             three.problem.c_str());
+    const PowerLawFit four = fitPowerLaw(syntheticPoints(7962.0, 0.3, 1.5, 0.001, 4, 1));
+    QVERIFY2(four.ok, four.problem.c_str());
+    QVERIFY(std::isfinite(four.a_std) && std::isfinite(four.b_std) && std::isfinite(four.c_std));
+    QVERIFY(four.b_std > 0);
   }
 
   void frontierKeepsOnlyImprovements() {
@@ -146,6 +155,19 @@ class ComputeScalingTest : public QObject {
     QCOMPARE(groups[1].label, std::string("llama"));
     QCOMPARE(groups[1].members, (std::vector<size_t>{1, 4}));
     QCOMPARE(groups[2].label, std::string("other"));
+    // How a seed ran is not what it trains: a 2-rank run (1 thread of each rank, on the CPU) and a
+    // single process on 8 threads of a GPU box stay one experiment; a training setting still splits.
+    std::vector<RunConfig> ranks = {runNamed("mixer-seed1", 1, 5e-4), runNamed("mixer-seed2", 2, 5e-4),
+                                    runNamed("mixer-seed3", 3, 5e-4)};
+    ranks[0].train.threads = 1;
+    ranks[0].train.device = "cpu";
+    ranks[1].train.threads = 8;
+    ranks[1].train.device = "cuda:1";
+    QCOMPARE(groupBySeed(ranks).size(), size_t{1});
+    ranks[2].train.warmup_steps = 7;
+    QCOMPARE(groupBySeed(ranks).size(), size_t{2});
+    QCOMPARE(executionSettingKeys(), (std::vector<std::string>{"train.device", "train.threads"}));
+    QVERIFY(isExecutionSetting("train.threads") && !isExecutionSetting("train.seed"));
   }
 
   void bandAveragesOverTheCommonRange() {

@@ -335,6 +335,130 @@ class TestDataFidelity : public QObject {
     QCOMPARE(steps.scheduleHorizon(1024, 101), int64_t{500});
   }
 
+  // schedule_horizon "epochs" (the research's fixed-compute reading): the decay spans
+  // schedule_epochs even under a step or token budget, and whichever of the budget and the epoch
+  // horizon comes first stops the run; the budget first leaves the LR mid-schedule.
+  void epochsHorizonHoldsUnderABudget() {
+    TrainConfig tc;
+    tc.max_tokens = 1000000;
+    tc.warmup_steps = 10;
+    tc.schedule_horizon = "epochs";
+    tc.schedule_epochs = 3;
+    QVERIFY(tc.horizonFromEpochs());
+    QCOMPARE(tc.scheduleHorizon(/*tokens_per_step=*/1024, /*micro_batches_per_epoch=*/101), int64_t{303});
+    // The epochs end first: step 303 stops the run with 303 x 1024 = 310,272 tokens seen.
+    TrainerState state;
+    state.step = 302;
+    state.tokens = 302 * 1024;
+    QVERIFY(!(TrainBudget{tc, 303}.reached(state)));
+    state.step = 303;
+    state.tokens = 303 * 1024;
+    QVERIFY((TrainBudget{tc, 303}.reached(state)));
+    // The token budget ends first (ceil(1e6 / 1024) = 977 steps) while the decay spans 20 epochs.
+    tc.schedule_epochs = 20;
+    const int64_t horizon = tc.scheduleHorizon(1024, 101);
+    QCOMPARE(horizon, int64_t{2020});
+    state.step = 976;
+    state.tokens = 976 * 1024;
+    QVERIFY(!(TrainBudget{tc, horizon}.reached(state)));
+    state.step = 977;
+    state.tokens = 977 * 1024;
+    QVERIFY((TrainBudget{tc, horizon}.reached(state)));
+    const double lr = learningRateAt(977, tc.learning_rate, tc.warmup_steps, horizon, tc.schedule, tc.min_lr_ratio);
+    const double expected = tc.learning_rate * (2020.0 - 977.0) / (2020.0 - 10.0);
+    QVERIFY2(std::abs(lr - expected) < 1e-12, qPrintable(QString("lr %1, expected %2").arg(lr).arg(expected)));
+    // "budget" keeps the decay on the budget; an explicit schedule_steps wins over both.
+    TrainConfig budget = tc;
+    budget.schedule_horizon = "budget";
+    QVERIFY(!budget.horizonFromEpochs());
+    QCOMPARE(budget.scheduleHorizon(1024, 101), int64_t{977});
+    TrainConfig explicit_steps = tc;
+    explicit_steps.schedule_steps = 50;
+    QVERIFY(!explicit_steps.horizonFromEpochs());
+    QCOMPARE(explicit_steps.scheduleHorizon(1024, 101), int64_t{50});
+  }
+
+  // The project file refuses an "epochs" horizon that could not span epochs, naming the key.
+  void epochsHorizonNeedsEpochs() {
+    const fs::path project_dir = dir_ / "horizon-refused";
+    const std::pair<const char*, const char*> refused[] = {
+        {R"(, "schedule_horizon": "epochs", "schedule_epochs": 0, "schedule_steps": 0)", "schedule_epochs 0"},
+        {R"(, "schedule_horizon": "epochs", "schedule_epochs": 2, "schedule_steps": 40)", "with schedule_steps set"}};
+    for (const auto& [extra, problem] : refused) {
+      const fs::path file = testing::writeTinyProject(project_dir, extra);
+      const std::string error = testing::errorOf([&] { loadProject(file); });
+      QVERIFY2(error.find("schedule_horizon") != std::string::npos && error.find(problem) != std::string::npos &&
+                   error.find("fix:") != std::string::npos,
+               error.c_str());
+    }
+    const fs::path ok = testing::writeTinyProject(
+        project_dir, R"(, "schedule_horizon": "epochs", "schedule_epochs": 2, "schedule_steps": 0)");
+    QCOMPARE(loadProject(ok).run("mixer").train.schedule_horizon, std::string("epochs"));
+  }
+
+  // End to end: a step budget that ends before the epoch horizon stops the run there, its last LR
+  // on the epochs' linear decay (far from zero), and run.json records the horizon.
+  void budgetCutsTheEpochScheduleMidway() {
+    const fs::path project_dir = dir_ / "mid-schedule";
+    const ProjectConfig project = loadProject(testing::writeTinyProject(
+        project_dir, R"(, "schedule_steps": 0, "schedule_horizon": "epochs", "schedule_epochs": 3)"));
+    const RunConfig& run = project.run("mixer");
+    const RunData data = prepareRunData(project, run, [](const std::string&) {});
+    const int64_t micro_batches = data.train_examples->numExamples() / run.train.batch_size;
+    const int64_t horizon = 3 * micro_batches;
+    QVERIFY2(run.train.max_steps > run.train.warmup_steps && horizon > 2 * run.train.max_steps,
+             qPrintable(QString("max_steps %1, horizon %2").arg(run.train.max_steps).arg(horizon)));
+    TrainRequest request;
+    request.project = &project;
+    request.run = run;
+    request.run_dir = project_dir / "runs" / "mixer";
+    QCOMPARE(trainRun(request).state, RunState::Finished);
+    const auto records = readMetrics(request.run_dir / "metrics.jsonl");
+    QCOMPARE(records.back().step, run.train.max_steps);
+    // The step-N record carries the rate step N trained with, the schedule's value after N - 1 steps.
+    const double peak = run.train.learning_rate;
+    const double expected = peak * static_cast<double>(horizon - (run.train.max_steps - 1)) /
+                            static_cast<double>(horizon - run.train.warmup_steps);
+    QVERIFY2(std::abs(records.back().learning_rate - expected) < 1e-12,
+             qPrintable(QString("last lr %1, expected %2").arg(records.back().learning_rate).arg(expected)));
+    std::ifstream run_json(RunPaths{request.run_dir}.runJson());
+    QCOMPARE(nlohmann::json::parse(run_json).at("run").at("train").at("schedule_horizon").get<std::string>(),
+             std::string("epochs"));
+  }
+
+  // Padded rows keep each document's first T tokens. The share kept, by hand: {10, 30} at T=10 keeps
+  // 20 of 40 tokens (exactly kPaddedKeptWarnFraction, no warning), {10, 31} 20 of 41 (a warning).
+  // A 2,149-row CSV read by format auto is one document: a padded run warns that nearly all of it is
+  // never trained on and names the fixes; the packed run of the same corpus does not warn.
+  void paddingThatDropsMostTokensWarns() {
+    QCOMPARE(paddedTokensKeptFraction({10, 30}, 10), 0.5);
+    QCOMPARE(paddedTokensKeptFraction({10, 31}, 10), 20.0 / 41.0);
+    QCOMPARE(paddedTokensKeptFraction({}, 10), 1.0);
+    QCOMPARE(paddedTokensKeptFraction({5, 7}, 10), 1.0);
+    const fs::path project_dir = dir_ / "csv-one-document";
+    std::string csv = "id,name,story\n";
+    for (int i = 0; i < 2149; ++i) csv += std::to_string(i) + ",tim,the cat sat on the mat and looked at the sun\n";
+    testing::writeText(project_dir / "rows.csv", csv);
+    for (const char* mode : {"padded", "packed"}) {
+      const fs::path file = testing::writeTinyProject(project_dir, std::string(R"(, "batch_mode": ")") + mode + "\"");
+      auto document = nlohmann::json::parse(readFile(file));
+      document["corpus"] = {{"train", "rows.csv"}, {"format", "auto"}, {"eval_fraction", 0.0}};
+      document["corpus"]["eval"] = (testing::sourceDir() / "projects/demo/data/stories-a.txt").string();
+      testing::writeText(file, document.dump(2));
+      const ProjectConfig project = loadProject(file);
+      std::string log;
+      const RunData data =
+          prepareRunData(project, project.run("mixer"), [&](const std::string& l) { log += l + "\n"; });
+      QCOMPARE(data.train_cache->numDocuments(), size_t{1});
+      const bool warned =
+          log.find("warning: train.batch_mode \"padded\" keeps the first 32 tokens") != std::string::npos;
+      QVERIFY2(warned == (std::string(mode) == "padded"), log.c_str());
+      if (warned)
+        QVERIFY2(log.find("corpus.format \"auto\"") != std::string::npos && log.find("fix:") != std::string::npos,
+                 log.c_str());
+    }
+  }
+
   // corpus.max_examples (the research trains on the first 2,000,000 TinyStories): the
   // capped run trains on exactly the first N documents of the training file, in file order (the
   // uncapped run's first N padded examples, token for token), with the eval set unchanged; with an

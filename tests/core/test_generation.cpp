@@ -19,6 +19,7 @@
 #include "core/models/model_registry.h"
 #include "core/train/checkpoint.h"
 #include "core/train/trainer.h"
+#include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "tests/model_checks.h"
 #include "tests/test_support.h"
@@ -430,7 +431,7 @@ class TestGeneration : public QObject {
     }
     torch::optim::AdamW optimizer(model->parameters());
     const fs::path twin = saveCheckpoint(dir_ / "eos_twin" / "checkpoints", *model, optimizer, readTrainerState(source),
-                                         readCheckpointConfig(source), checkpointTokenizerFile(source), 1);
+                                         readCheckpointConfig(source), readFile(checkpointTokenizerFile(source)), 1);
     Generator g(twin);
 
     auto settings = greedy(12, DecoderChoice::kFast);

@@ -514,6 +514,46 @@ class TestReliability : public QObject {
     QCOMPARE(kept, (std::vector<std::string>{"latest.json", "step-00000008", "step-00000012"}));
   }
 
+  // A reader of a live run whose checkpoint is pruned while it reads (the folder renamed away, a
+  // file then missing) reads the run's newest checkpoint instead, never reporting damage; a step
+  // folder the caller named gets a message saying it was pruned; a fault with the folder in place
+  // (a really missing file) is reported as it was.
+  void checkpointPrunedWhileReadIsNotDamage() {
+    const fs::path dir = dir_ / "runs" / "pruned-while-read";
+    QCOMPARE(train(project_, "mixer", dir, false).state, RunState::Finished);  // steps 4 (pruned), 8, 12
+    const fs::path step8 = dir / "checkpoints" / "step-00000008", step12 = dir / "checkpoints" / "step-00000012";
+    QVERIFY(fs::exists(step8) && fs::exists(step12));
+    std::vector<fs::path> read_from;
+    const auto pruneFirstRead = [&](const fs::path& checkpoint) {
+      read_from.push_back(checkpoint);
+      if (read_from.size() == 1) {
+        fs::rename(checkpoint, checkpoint.parent_path() / (".pruned-" + checkpoint.filename().string()));
+        throw MixerLabError("checkpoint " + checkpoint.string() + " is incomplete: model.safetensors is missing");
+      }
+      return readTrainerState(checkpoint).step;
+    };
+    QCOMPARE(readResolvedCheckpoint(dir, pruneFirstRead), int64_t{8});
+    QCOMPARE(read_from, (std::vector<fs::path>{step12, step8}));
+    read_from.clear();
+    const std::string named = testing::errorOf([&] { readResolvedCheckpoint(step8, pruneFirstRead); });
+    QVERIFY2(named.find("checkpoint " + step8.string() + " was removed while it was read") != std::string::npos &&
+                 named.find("fix: pass the run folder") != std::string::npos,
+             named.c_str());
+    QCOMPARE(read_from.size(), size_t{1});
+    // Damage, the folder in place: reported, not retried.
+    const fs::path other = dir_ / "runs" / "damaged-in-place";
+    QCOMPARE(train(project_, "mixer", other, false).state, RunState::Finished);
+    int reads = 0;
+    const std::string damaged = testing::errorOf([&] {
+      readResolvedCheckpoint(other, [&](const fs::path& checkpoint) -> int64_t {
+        ++reads;
+        throw MixerLabError("checkpoint " + checkpoint.string() + " is damaged");
+      });
+    });
+    QVERIFY2(damaged.find("is damaged") != std::string::npos, damaged.c_str());
+    QCOMPARE(reads, 1);
+  }
+
   void runFoldersStayInsideTheRunsFolder() {
     for (const char* id : {".", "..", ".hidden"}) {
       try {
@@ -612,12 +652,35 @@ class TestReliability : public QObject {
     }
     const fs::path dir = dir_ / "runs" / "diverging";
     std::vector<std::string> log;
-    const TrainOutcome outcome = train(project, "mixer", dir, false, 0, &log);
+    // While it trains on past the warning, its status says so (the runs table marks it then).
+    std::vector<std::string> running_reasons;
+    TrainRequest r = request(project, "mixer", dir, false);
+    r.on_log = [&log](const std::string& line) { log.push_back(line); };
+    r.on_progress = [&](const TrainProgress&) {
+      const auto status = readRunStatus(dir);
+      if (status && status->state == RunState::Running && !status->reason.empty())
+        running_reasons.push_back(status->reason);
+    };
+    const TrainOutcome outcome = trainRun(r);
     if (outcome.state == RunState::Failed)
       QSKIP(qPrintable("the loss became non-finite: " + QString::fromStdString(outcome.reason)));
     QCOMPARE(outcome.state, RunState::Finished);
     QVERIFY2(joined(log).contains("has probably diverged"), qPrintable(joined(log)));
     QVERIFY(QString::fromStdString(readRunStatus(dir)->reason).startsWith("warning: "));
+    QVERIFY(!running_reasons.empty());
+    QVERIFY2(running_reasons.back().rfind("warning: train loss ", 0) == 0, running_reasons.back().c_str());
+    // train.stop_on_divergence: the same run fails at the first diverged record, before its budget,
+    // with the warning as its reason.
+    for (RunConfig& run : project.runs) run.train.stop_on_divergence = true;
+    const fs::path stopped_dir = dir_ / "runs" / "diverging-stopped";
+    const TrainOutcome stopped = train(project, "mixer", stopped_dir, false);
+    QCOMPARE(stopped.state, RunState::Failed);
+    QVERIFY2(stopped.reason.rfind("diverged: train loss ", 0) == 0 &&
+                 stopped.reason.find("(train.stop_on_divergence)") != std::string::npos,
+             stopped.reason.c_str());
+    QVERIFY(stopped.step < project.run("mixer").train.max_steps);
+    QCOMPARE(readRunStatus(stopped_dir)->state, RunState::Failed);
+    QCOMPARE(readMetrics(stopped_dir / "metrics.jsonl").back().step, stopped.step);
   }
 };
 

@@ -747,6 +747,61 @@ class ReproduceReportTest : public QObject {
     }
   }
 
+  // The gpu scale runs the research's schedule: each family decays over its research script's
+  // configured epochs (the mixers' 3060 scripts 5, the Llamas' 3, the V100 GPT and Transfixer 20,
+  // the autoencoders 7; the bidirectional models keep their stacks' scripts) and the FLOP budget
+  // cuts it; tiny and small decay to zero at their budget. With a budget the epochs reach first,
+  // the estimate ends each run at its epochs.
+  void gpuScaleRunsTheResearchSchedule() {
+    const std::map<std::string, double> epochs_of_prefix{{"mixer", 5},
+                                                         {"llama-h32", 3},
+                                                         {"llama-h4", 3},
+                                                         {"gpt", 20},
+                                                         {"transfixer", 20},
+                                                         {"mixer-autoencoder", 7},
+                                                         {"transformer-autoencoder", 7},
+                                                         {"bidirectional-mixer", 5},
+                                                         {"bidirectional-transformer", 3}};
+    const ReproducePlan gpu = planReproduction(ReproduceScale::kGpu, testing::sourceDir() / "projects");
+    const ProjectConfig project = parseProject(gpu.project, "/", CorpusFiles::MayBeMissing);
+    std::set<std::string> prefixes_seen;
+    for (const auto& r : gpu.runs) {
+      const std::string prefix = r.group.substr(0, r.group.rfind("-d"));
+      QVERIFY2(epochs_of_prefix.count(prefix) == 1, r.group.c_str());
+      prefixes_seen.insert(prefix);
+      const TrainConfig& train = project.run(r.name).train;
+      QCOMPARE(train.schedule_horizon, std::string("epochs"));
+      QCOMPARE(train.schedule_epochs, epochs_of_prefix.at(prefix));
+      QVERIFY2(train.horizonFromEpochs(), r.name.c_str());
+      QVERIFY(train.max_tokens > 0);
+      // 2,000,000 stories in rows of batch 16: the horizon is epochs x 125,000 steps, far past the budget.
+      QCOMPARE(train.scheduleHorizon(train.batch_size * 512, 2000000 / train.batch_size),
+               static_cast<int64_t>(epochs_of_prefix.at(prefix) * 125000));
+      QVERIFY(train.max_tokens / (train.batch_size * 512) < 125000);
+    }
+    QCOMPARE(prefixes_seen.size(), epochs_of_prefix.size());
+    for (const ReproduceScale scale : {ReproduceScale::kTiny, ReproduceScale::kSmall}) {
+      const ReproducePlan plan = planReproduction(scale, testing::sourceDir() / "projects");
+      const ProjectConfig resolved = parseProject(plan.project, "/", CorpusFiles::MayBeMissing);
+      for (const auto& r : plan.runs) {
+        QCOMPARE(resolved.run(r.name).train.schedule_horizon, std::string("budget"));
+        QVERIFY2(!resolved.run(r.name).train.horizonFromEpochs(), r.name.c_str());
+      }
+    }
+    ReproducePlan beyond_epochs = gpu;
+    beyond_epochs.budget_flops = 1e30;
+    const HardwareProfile h100 = hardwareProfile("h100");
+    const PlanEstimate e = estimatePlan(beyond_epochs, h100);
+    for (size_t i = 0; i < gpu.runs.size(); ++i) {
+      const RunConfig& run = project.run(gpu.runs[i].name);
+      const double epochs_flops = run.train.schedule_epochs * 2e6 * 512 *
+                                  estimateCost(run.model, run.train.batch_size).training_flops_per_token;
+      QCOMPARE(e.steps[i].bound, std::string("epochs"));
+      QVERIFY2(std::abs(e.steps[i].flops / epochs_flops - 1) < 1e-9, gpu.runs[i].name.c_str());
+      QVERIFY(std::abs(e.steps[i].seconds / (epochs_flops / h100.flops_per_s) - 1) < 1e-9);
+    }
+  }
+
   // Plan times come from the hardware table: FLOP budgets at the profile's rate, the paper's
   // wall-clock presets at 12 h or their configured epochs, whichever ends first.
   void planTimesComeFromTheHardwareTable() {
@@ -788,6 +843,12 @@ class ReproduceReportTest : public QObject {
                                     QString::fromStdString((testing::sourceDir() / "projects").string())});
     QCOMPARE(r.exit_code, 0);
     QVERIFY2(r.out.contains("1e+16 training FLOPs") && r.out.contains("one H100") && r.out.contains("total:"),
+             qPrintable(r.out));
+    // Each run says the research's schedule it keeps (the mixers' 5 epochs, the V100 GPT's 20).
+    QVERIFY2(r.out.contains("mixer-d256-seed1  [masked_mixer D=256 N=8]  mixer, N(0,1): 1e+16 FLOPs, 1 min (FLOP "
+                            "budget; learning rate over 5 epochs, cut there)") &&
+                 r.out.contains("gpt-d512-seed2  [gpt D=512 N=8 H=4 sdpa]  gpt, N(0,0.02): 1e+16 FLOPs, 1 min (FLOP "
+                                "budget; learning rate over 20 epochs, cut there)"),
              qPrintable(r.out));
     QVERIFY2(!r.out.contains("scale: tiny"), qPrintable(r.out));
     const auto all = testing::runCli({"reproduce", "--plan", "--hardware", "cpu-2", "--projects",

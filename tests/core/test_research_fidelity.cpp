@@ -266,12 +266,54 @@ class TestResearchFidelity : public QObject {
     QCOMPARE(paper.run("blog2-mixer-autoencoder-d512").model.options.at("ff_dropout").get<double>(), 0.05);
   }
 
+  // projects/fineweb: blog II's Fineweb-edu runs with the research's settings. Parameter counts by
+  // hand at V=8000, T=512: the mixer D=1024 N=16 has 16 blocks of 8,660,480 (two LayerNorms 4,096,
+  // the token mix 512x512 + 512, the feed-forward 8,393,728) plus two 8000x1024 matrices; the Llama
+  // D=512 N=16 has 16 layers of 4,195,328 (attention 4 x 512^2, SwiGLU 3 x 512 x 2048, two norms)
+  // plus two 8000x512 matrices and the final norm.
+  void finewebPresetsCarryBlogTwoSettings() {
+    const ProjectConfig fineweb =
+        loadProject(testing::sourceDir() / "projects/fineweb/project.json", CorpusFiles::MayBeMissing);
+    QCOMPARE(estimateCost(fineweb.run("clm-mixer-d1024-n16").model, 1).parameters, int64_t{154951680});
+    QCOMPARE(estimateCost(fineweb.run("clm-llama-d512-n16-h4").model, 1).parameters, int64_t{75317760});
+    QCOMPARE(fineweb.corpus.eval_documents, int64_t{50000});
+    QVERIFY(fineweb.corpus.format == CorpusFormat::JsonLines);
+    QCOMPARE(fineweb.tokenizer.vocab_size, int64_t{8000});
+    const std::map<std::string, double> lr{
+        {"clm-mixer-d1024-n16", 5e-4},          {"clm-llama-d512-n16-h4", 2e-4},
+        {"mtp-mixer-d1024-n16", 5e-4},          {"mtp-llama-d512-n16-h4", 2e-4},
+        {"completion-mixer-d1024", 2e-4},       {"completion-llama-d512-h4", 1e-4},
+        {"bidirectional-mixer-d512-n24", 5e-4}, {"bidirectional-transformer-d512", 1e-4}};
+    QCOMPARE(fineweb.runs.size(), lr.size());
+    for (const auto& run : fineweb.runs) {
+      QVERIFY2(lr.count(run.name), run.name.c_str());
+      QCOMPARE(run.train.learning_rate, lr.at(run.name));
+      QCOMPARE(run.model.context_length, int64_t{512});
+      QCOMPARE(run.model.vocab_size, int64_t{8000});
+      QCOMPARE(run.train.warmup_steps, int64_t{500});
+      QCOMPARE(run.train.padding_side, std::string("left"));
+      QCOMPARE(run.train.batch_mode, std::string("padded"));
+      QCOMPARE(run.train.precision, std::string("fp16_on_cuda"));
+      // 32 rows per GPU on 4 V100 (multi-token prediction: 16), as the global batch.
+      QCOMPARE(run.train.batch_size, run.model.objective == ModelObjective::kMultiToken ? int64_t{64} : int64_t{128});
+      const bool by_epochs = run.name == "completion-mixer-d1024" || run.name == "bidirectional-transformer-d512";
+      QCOMPARE(run.train.max_steps, by_epochs ? int64_t{0} : int64_t{200000});
+      if (by_epochs) QVERIFY(run.train.horizonFromEpochs() && run.train.max_wall_s == 86400.0);
+    }
+    QCOMPARE(fineweb.run("bidirectional-mixer-d512-n24").model.n_layers, int64_t{24});
+    QCOMPARE(fineweb.run("bidirectional-transformer-d512").train.schedule_epochs, 7.0);
+    QCOMPARE(fineweb.run("completion-mixer-d1024").train.schedule_epochs, 3.0);
+    QCOMPARE(fineweb.run("mtp-mixer-d1024-n16").model.mtp_tokens, int64_t{2});
+  }
+
   // projects/paper/reported_numbers.json: every row names a preset that exists (or none), every
   // preset has the paper's train and eval loss beside it, and a few values are checked against the
   // research's tables by hand (S3 D=1024 eval 1.86, S1 D=256 eval 2.02, S6 GPT train 1.82).
   void reportedNumbersNameThePresets() {
     const ProjectConfig paper =
         loadProject(testing::sourceDir() / "projects/paper/project.json", CorpusFiles::MayBeMissing);
+    const ProjectConfig fineweb =
+        loadProject(testing::sourceDir() / "projects/fineweb/project.json", CorpusFiles::MayBeMissing);
     const auto reported =
         nlohmann::json::parse(readFile(testing::sourceDir() / "projects/paper/reported_numbers.json"));
     std::map<std::string, std::set<std::string>> metrics_of_preset;
@@ -279,8 +321,16 @@ class TestResearchFidelity : public QObject {
     for (const auto& n : reported.at("numbers")) {
       if (n.at("preset").is_null()) continue;
       const std::string preset = n.at("preset").get<std::string>();
-      QVERIFY2(std::any_of(paper.runs.begin(), paper.runs.end(), [&](const RunConfig& r) { return r.name == preset; }),
-               preset.c_str());
+      const std::string project = n.value("project", "paper");
+      QVERIFY2(project == "paper" || project == "fineweb", project.c_str());
+      const auto& runs = (project == "paper" ? paper : fineweb).runs;
+      QVERIFY2(std::any_of(runs.begin(), runs.end(), [&](const RunConfig& r) { return r.name == preset; }),
+               (project + "/" + preset).c_str());
+      if (project != "paper") {
+        value[n.at("table").get<std::string>() + "/" + preset + "/" + n.at("metric").get<std::string>()] =
+            n.at("value").get<double>();
+        continue;
+      }
       metrics_of_preset[preset].insert(n.at("metric").get<std::string>());
       value[n.at("table").get<std::string>() + "/" + preset + "/" + n.at("metric").get<std::string>()] =
           n.at("value").get<double>();
@@ -294,6 +344,8 @@ class TestResearchFidelity : public QObject {
     QCOMPARE(value["S6/s6-gpt-d512-b32/train_loss"], 1.82);
     QCOMPARE(value["S7/s7-transfixer-d512-h4/eval_loss"], 1.59);
     QCOMPARE(value["blog II autoencoders/blog2-transformer-autoencoder-d512/eval_loss"], 5.23);
+    QCOMPARE(value["blog II Fineweb CLM/clm-mixer-d1024-n16/eval_loss"], 1.63);
+    QCOMPARE(value["blog II Fineweb CLM/clm-llama-d512-n16-h4/eval_loss"], 1.58);
     // One entry per claim of the catalogue, in its order, each figure it names present in numbers.
     QCOMPARE(reported.at("claims").size(), researchClaims().size());
     for (size_t i = 0; i < researchClaims().size(); ++i) {
@@ -394,8 +446,8 @@ class TestResearchFidelity : public QObject {
     }
   }
 
-  // An imported run evaluates with the checkpoint's own tokenizer (kept in the run folder and named
-  // by the project's tokenizer.file), never with one trained on the eval corpus.
+  // An imported run evaluates with the checkpoint's own tokenizer (the checkpoint's copy of the file
+  // the project's tokenizer.file names, byte for byte), never with one trained on the eval corpus.
   void importedRunEvaluatesWithItsOwnTokenizer() {
     const fs::path dir = testing::makeScratchDir("import-eval");
     ModelConfig c = smallConfig("masked_mixer");
@@ -411,9 +463,10 @@ class TestResearchFidelity : public QObject {
     QVERIFY2(std::isfinite(eval.eval_loss) && eval.eval_loss > 0, qPrintable(QString::fromStdString(log)));
     QVERIFY2(
         QString::fromStdString(log).contains("tokenizer (from tokenizer.file): " +
-                                             QString::fromStdString((result.run_dir / "tokenizer.model").string())),
+                                             QString::fromStdString((result.checkpoint / "tokenizer.model").string())),
         qPrintable(QString::fromStdString(log)));
     QCOMPARE(readFile(result.run_dir / "tokenizer.model"), readFile(tokenizer_));
+    QCOMPARE(readFile(result.checkpoint / "tokenizer.model"), readFile(tokenizer_));
   }
 
   void importErrorsNameTheFile() {

@@ -132,7 +132,8 @@ class TestRunInfo : public QObject {
     QCOMPARE(*s.best_eval_loss, 3.0);  // the minimum, not the last; the torn 1.0 does not count
     QCOMPARE(*s.last_eval_loss, 3.25);
     QCOMPARE(*s.last_train_loss, 3.5);
-    QCOMPARE(s.tokens_per_s, 1000.0);  // the latest non-zero throughput
+    QCOMPARE(s.tokens_per_s, 6 * 512 / 3.0);  // the run's average: its tokens over its wall clock
+    QCOMPARE(s.recent_tokens_per_s, 1000.0);  // the latest non-zero interval throughput
     QCOMPARE(s.arch, demoRunInfo().run.model.arch);
     QCOMPARE(s.device, std::string("cpu (2 threads)"));
 

@@ -8,10 +8,13 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 #include <fstream>
 
+#include "core/runs/demo_project.h"
 #include "core/runs/metrics_log.h"
 #include "core/runs/run_directory.h"
+#include "core/runs/run_log.h"
 #include "core/runs/run_status.h"
 #include "core/runs/run_summary.h"
 #include "core/train/lr_schedule.h"
@@ -181,6 +184,61 @@ class TestRuns : public QObject {
     QCOMPARE(*summary.best_eval_loss, 4.0);
   }
 
+  // The runs table's tokens/s is the run's own: its tokens over its wall clock (908 here), not the
+  // last interval's rate (2,319 after an evaluation-free stretch), which is kept beside it.
+  void throughputIsTheRunsAverage() {
+    RunSummary summary;
+    MetricsRecord first;
+    first.step = 10;
+    first.tokens = 9080;
+    first.wall_s = 5;
+    first.tokens_per_s = 1500;
+    summary.add(first);
+    QCOMPARE(summary.tokens_per_s, 9080.0 / 5.0);
+    MetricsRecord second;
+    second.step = 20;
+    second.tokens = 18160;
+    second.wall_s = 20;
+    second.tokens_per_s = 2319;
+    summary.add(second);
+    QCOMPARE(summary.tokens_per_s, 908.0);
+    QCOMPARE(summary.recent_tokens_per_s, 2319.0);
+    MetricsRecord eval_only;  // an evaluation record reports no rate: the last one stays
+    eval_only.step = 20;
+    eval_only.tokens = 18160;
+    eval_only.wall_s = 20;
+    eval_only.eval_loss = 4.0;
+    summary.add(eval_only);
+    QCOMPARE(summary.recent_tokens_per_s, 2319.0);
+    QCOMPARE(summary.tokens_per_s, 908.0);
+    summary.resetMetrics();
+    QCOMPARE(summary.tokens_per_s, 0.0);
+    QCOMPARE(summary.recent_tokens_per_s, 0.0);
+  }
+
+  // The bundled projects (the paper's reported numbers, the demo) are found wherever MixerLab runs:
+  // a checkout's projects/ in the working directory first, then an installed prefix's
+  // share/mixerlab/projects, then the checkout the program was built from (a build tree copied
+  // to another folder), whose demo then opens in place.
+  void bundledProjectsAreFoundWhereverMixerLabRuns() {
+    const fs::path before = fs::current_path();
+    const fs::path elsewhere = testing::makeScratchDir("run-from-elsewhere");
+    const fs::path prefix = testing::makeScratchDir("installed-prefix");
+    testing::writeText(prefix / "share/mixerlab/projects/paper/reported_numbers.json", "{}");
+    fs::create_directories(prefix / "bin");  // the program's own folder exists
+    fs::current_path(elsewhere);
+    const fs::path installed = bundledProjectsFolder(prefix / "bin" / "mixerlab");
+    const fs::path built_from = bundledProjectsFolder(elsewhere / "build" / "app" / "cli" / "mixerlab");
+    const fs::path demo = demoProjectFile(elsewhere / "build" / "app" / "cli" / "mixerlab");
+    testing::writeText(elsewhere / "projects/paper/reported_numbers.json", "{}");
+    const fs::path checkout_first = bundledProjectsFolder(prefix / "bin" / "mixerlab");
+    fs::current_path(before);
+    QCOMPARE(installed, (prefix / "share/mixerlab/projects").lexically_normal());
+    QCOMPARE(built_from, fs::absolute(testing::sourceDir() / "projects").lexically_normal());
+    QCOMPARE(demo, testing::sourceDir() / "projects" / "demo" / "project.json");
+    QCOMPARE(checkout_first, (elsewhere / "projects").lexically_normal());
+  }
+
   void deadProcessReadsAsStopped() {
     const fs::path dir = testing::makeScratchDir("runs");
     RunStatus s;
@@ -272,6 +330,55 @@ class TestRuns : public QObject {
     QCOMPARE(status->state, RunState::Failed);
     QVERIFY(status->reason.rfind("the disk is full: xxx", 0) == 0);
     QVERIFY(status->reason.size() >= 3 && status->reason.substr(status->reason.size() - 3) == "...");
+  }
+
+  // With no byte left to write (a full disk: here RLIMIT_FSIZE 0), an in-place status that could
+  // not be written leaves no empty status.json behind (a run folder with one reads as pending), and
+  // a run log that cannot be written warns once, readably, instead of spdlog's "LOG ERROR" per line
+  // (the lines still reach the callback).
+  void nothingWritableLeavesNoEmptyStatusOrRawLogErrors() {
+    const fs::path dir = testing::makeScratchDir("runs");
+    RunStatus failed;
+    failed.state = RunState::Failed;
+    failed.reason = "tokenizer training: the disk is full";
+    std::vector<std::string> forwarded;
+    int pipe_fds[2];
+    QCOMPARE(::pipe(pipe_fds), 0);  // stderr into a pipe: the file-size limit does not apply to it
+    const int saved_stderr = ::dup(STDERR_FILENO);
+    {
+      const FileSizeLimit limit(0);
+      QVERIFY_THROWS_EXCEPTION(MixerLabError, overwriteRunStatusInPlace(dir, failed));
+      ::dup2(pipe_fds[1], STDERR_FILENO);
+      {
+        RunLog log(RunPaths{dir}.log(), [&](const std::string& line) { forwarded.push_back(line); });
+        log.info("first line");
+        log.error("second line");
+      }
+      std::fflush(stderr);
+      ::dup2(saved_stderr, STDERR_FILENO);
+    }
+    ::close(saved_stderr);
+    ::close(pipe_fds[1]);
+    std::string printed;
+    char buffer[4096];
+    for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;)
+      printed.append(buffer, static_cast<size_t>(n));
+    ::close(pipe_fds[0]);
+    QVERIFY(!fs::exists(RunPaths{dir}.status()));
+    QCOMPARE(forwarded, (std::vector<std::string>{"first line", "error: second line"}));
+    QVERIFY2(printed.find("LOG ERROR") == std::string::npos, printed.c_str());
+    const std::string warning = "warning: cannot write the run log " + RunPaths{dir}.log().string();
+    QVERIFY2(printed.find(warning) != std::string::npos && printed.find(warning) == printed.rfind(warning),
+             printed.c_str());
+    // A status that was there stays when its rewrite fails: never deleted, never emptied.
+    writeRunStatus(dir, failed);
+    {
+      const FileSizeLimit limit(0);
+      RunStatus other = failed;
+      other.reason = "another reason";
+      QVERIFY_THROWS_EXCEPTION(MixerLabError, overwriteRunStatusInPlace(dir, other));
+    }
+    QCOMPARE(readRunStatus(dir)->reason, failed.reason);
   }
 
   void atomicWriteLeavesNoTemporaryFiles() {

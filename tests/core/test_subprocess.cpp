@@ -515,6 +515,47 @@ class TestSubprocess : public QObject {
     QCOMPARE(::waitpid(-1, nullptr, WNOHANG), -1);  // nothing left running or unreaped
   }
 
+  // A world size above what the machine can run (kMaxRanksPerCore per online core) is refused
+  // before any rank starts; exactly the bound starts every rank.
+  void rankLauncherRefusesMoreRanksThanTheMachineRuns() {
+    const int bound = kMaxRanksPerCore * static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
+    QCOMPARE(maxLocalRanks(), bound);
+    const fs::path marks = dir_ / "launch-bound";
+    fs::create_directories(marks);
+    LaunchPlan plan;
+    plan.program = "/bin/sh";
+    plan.args = {"-c", "touch " + marks.string() + "/rank-$RANK"};
+    plan.nproc = bound + 1;
+    const std::string error = testing::errorOf([&] { launchRanks(plan); });
+    QVERIFY2(error.find("--nproc " + std::to_string(bound + 1) + " is more ranks than this machine can run") !=
+                     std::string::npos &&
+                 error.find("at most " + std::to_string(bound) + " ranks") != std::string::npos &&
+                 error.find("nothing was started") != std::string::npos && error.find("fix:") != std::string::npos,
+             error.c_str());
+    QVERIFY(fs::is_empty(marks));
+    plan.nproc = bound;
+    const LaunchResult all = launchRanks(plan);
+    QVERIFY2(all.exit_code == 0, all.message.c_str());
+    QCOMPARE(static_cast<int>(std::distance(fs::directory_iterator(marks), fs::directory_iterator())), bound);
+    QCOMPARE(::waitpid(-1, nullptr, WNOHANG), -1);
+  }
+
+  // SIGTERM to the launcher while its ranks start or run (the first rank sends it at once) stops
+  // every rank within the grace, not after the ranks' 30 s, and returns 128 + 15.
+  void rankLauncherStopsOnSigtermAtOnce() {
+    LaunchPlan plan;
+    plan.program = "/bin/sh";
+    plan.args = {"-c", "[ \"$RANK\" = 0 ] && kill -TERM $PPID; exec sleep 30"};
+    plan.nproc = maxLocalRanks();
+    plan.grace_s = 1;
+    const auto start = std::chrono::steady_clock::now();
+    const LaunchResult stopped = launchRanks(plan);
+    const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    QCOMPARE(stopped.exit_code, 128 + SIGTERM);
+    QVERIFY2(took_s < 10, qPrintable(QString::number(took_s)));
+    QCOMPARE(::waitpid(-1, nullptr, WNOHANG), -1);
+  }
+
   // fork copies only the calling thread; a lock another thread held then stays held in the child.
   // A child that called setenv (the environment's lock) or the like before exec would hang.
   void spawnsNeverHangWhileAnotherThreadHoldsLocks() {

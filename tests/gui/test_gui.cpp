@@ -235,6 +235,15 @@ class TestGui : public QObject {
     QVERIFY(shown.contains(dock->currentDocument()));
     QCOMPARE(dock->browser()->textCursor().selectedText().toLower(), QString("pareto frontier"));
 
+    // Words no document holds: typed key by key, each prefix may open a document that holds it;
+    // the whole phrase leaves the reader in the document open before the search, with the note.
+    dock->search("");
+    QVERIFY(dock->openDocument("gpu-build.md"));
+    const QString phrase = "Pareto frontier zebra quartz";  // its prefix "Pareto frontier" opens another document
+    for (int n = 1; n <= phrase.size(); ++n) dock->search(phrase.left(n));
+    QVERIFY(dock->shownDocuments().isEmpty());
+    QCOMPARE(dock->currentDocument(), QString("gpu-build.md"));
+    QVERIFY(dock->browser()->toPlainText().contains("Build here, run there"));
     dock->search("");
     QCOMPARE(dock->shownDocuments().size(), gui::documentationFiles().size());
     QVERIFY(dock->openDocument("README.md"));
@@ -242,8 +251,6 @@ class TestGui : public QObject {
     QCOMPARE(dock->currentDocument(), QString("reproduce.md"));
   }
 
-  // Opening another project resets the launch target to this machine; reopening the
-  // same project keeps the one chosen.
   // Every tab is usable on a 1280x800 laptop screen: the window can be that small, showing a
   // tab does not make it grow, and no button of the tab is squeezed below its text ("Add ru").
   void everyTabFitsALaptopScreen() {
@@ -277,6 +284,8 @@ class TestGui : public QObject {
     QVERIFY2(squeezed.isEmpty(), qPrintable(squeezed.join("; ")));
   }
 
+  // Opening another project resets the launch target to this machine and clears the runs filter;
+  // reopening the same project keeps both.
   void anotherProjectResetsTheLaunchTarget() {
     const fs::path first = testing::writeTinyProject(testing::makeScratchDir("gui-target-a"));
     const fs::path second = testing::writeTinyProject(testing::makeScratchDir("gui-target-b"));
@@ -288,8 +297,12 @@ class TestGui : public QObject {
     QVERIFY(selector->setCurrentTarget(gui::LaunchTargetSpec::localRanks(2)));
     QCOMPARE(window.openProject(QString::fromStdString(first.string())), QString());
     QVERIFY(selector->currentTarget() == gui::LaunchTargetSpec::localRanks(2));
+    window.runFilterEdit()->setText("llama");  // kept when the same project is opened again
+    QCOMPARE(window.openProject(QString::fromStdString(first.string())), QString());
+    QCOMPARE(window.runFilterEdit()->text(), QString("llama"));
     QCOMPARE(window.openProject(QString::fromStdString(second.string())), QString());
     QVERIFY(selector->currentTarget() == gui::LaunchTargetSpec::local());
+    QVERIFY(window.runFilterEdit()->text().isEmpty());  // the other project's table is not filtered empty
   }
 
   // A launch the CLI refuses said "started" and nothing happened. Now the run list

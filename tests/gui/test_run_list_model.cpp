@@ -126,6 +126,25 @@ class TestRunListModel : public QObject {
     QCOMPARE(cell(model, 1, RunListModel::BestEval), QString());
     QCOMPARE(cell(model, 1, RunListModel::TokensPerS), QString());
     QCOMPARE(cell(model, 1, RunListModel::Elapsed), QString("1:02:05"));
+    QVERIFY(!model.diverged("llama"));
+    QVERIFY(!model.data(model.index(1, RunListModel::Status), Qt::BackgroundRole).isValid());
+    // A divergence warning while it trains (and the stop train.stop_on_divergence makes) is marked.
+    gui::RunSnapshot diverging = failed;
+    diverging.state = RunState::Running;
+    diverging.reason =
+        "warning: train loss 3.5e9 at step 40 is far above ln(vocab) = 7.6 (guessing uniformly): the "
+        "run has probably diverged; lower train.learning_rate";
+    model.applySnapshot(diverging);
+    QVERIFY(model.diverged("llama"));
+    QCOMPARE(model.data(model.index(1, RunListModel::Status), Qt::BackgroundRole).value<QColor>(),
+             QColor(255, 214, 170));
+    QVERIFY(!model.data(model.index(1, RunListModel::Step), Qt::BackgroundRole).isValid());
+    diverging.state = RunState::Failed;
+    diverging.reason = "diverged: " + diverging.reason.mid(9) + " (train.stop_on_divergence)";
+    model.applySnapshot(diverging);
+    QVERIFY(model.diverged("llama"));
+    model.applySnapshot(failed);
+    QVERIFY(!model.diverged("llama"));
     QCOMPARE(series_changed.count(), 0);
     QCOMPARE(points_appended.count(), 1);
     QCOMPARE(model.series("llama")->train.size(), 2);

@@ -344,6 +344,18 @@ class TestRunSetup : public QObject {
     QCOMPARE(view.table()->item(1, 2)->text(), QString("4"));
     QCOMPARE(view.table()->item(1, 1)->text(), QString("(absent)"));
     QCOMPARE(view.table()->item(2, 1)->text(), QString("0.0005"));
+    // How a run ran (train.threads 1 for a 2-rank run, 0 by default) is no difference.
+    QJsonObject ranked = right;
+    QJsonObject train = ranked["train"].toObject();
+    train["threads"] = 1;
+    ranked["train"] = train;
+    view.setHideEqual(false);
+    view.setExecutionKeys({"train.device", "train.threads"});
+    view.setConfigs(left, ranked, "mixer", "mixer-2-ranks");
+    QCOMPARE(view.differingKeys(), expected);
+    QCOMPARE(view.table()->rowCount(), 8);
+    QCOMPARE(view.table()->item(7, 0)->text(), QString("ran with: train.threads"));
+    QVERIFY(!view.isRowHighlighted("ran with: train.threads"));
   }
 };
 

@@ -155,6 +155,14 @@ class TestLossPlot : public QObject {
     QCOMPARE(plot->xAxis->range().upper, panned_upper);
     w.resetView();
     QCOMPARE(plot->xAxis->range().upper, 260.0);
+    // Another project (forgetRuns) starts from its own data's range, not the last one's zoom.
+    QTest::mousePress(plot, Qt::LeftButton, Qt::NoModifier, from);
+    QApplication::sendEvent(plot, &drag);
+    QTest::mouseRelease(plot, Qt::LeftButton, Qt::NoModifier, from - QPoint(200, 0));
+    QVERIFY(plot->xAxis->range().upper > 260.0);
+    w.forgetRuns();
+    w.setSeries(makeRun("llama", 40, 4.0, 6e6, 1));
+    QCOMPARE(plot->xAxis->range().upper, 40.0);
   }
 
   void growingMetricsFileDrawsOneContinuousLine() {

@@ -192,6 +192,41 @@ class TestPlotPanels : public QObject {
     QVERIFY(lr->xRange().second >= 400 * 2048.0);
   }
 
+  // A group whose third seed has just started: the mean goes on to the longest run's end (not cut
+  // back to the new run's step 1), in the group's colour while every run contributes and faint,
+  // out of the legend and named with its count, where fewer do.
+  void meanOfSeedsGoesOnWhereFewerRunsReached() {
+    PlotPanels panels;
+    panels.resize(900, 600);
+    panels.setGroupOf([](const QString& run, const QString&) { return run.section("-seed", 0, 0); });
+    for (int seed = 1; seed <= 3; ++seed) {
+      LossSeries s;
+      s.run = QString("llama-seed%1").arg(seed);
+      const int last = seed == 3 ? 1 : 10;  // seed 3 is one step in
+      for (int step = 1; step <= last; ++step) s.appendTrain({double(step), step * 512.0, step * 0.5, double(seed), 0});
+      panels.setSeries(s);
+    }
+    panels.setGroupSeeds(true);
+    LossPlotWidget* plot = panels.firstPanel();
+    auto* custom = plot->findChild<QCustomPlot*>();
+    QCPGraph *full = nullptr, *fewer = nullptr;
+    for (int i = 0; i < custom->graphCount(); ++i) {
+      if (custom->graph(i)->name() == "llama (mean of 3) train") full = custom->graph(i);
+      if (custom->graph(i)->name() == "llama (mean of 3): 2 of 3 runs reached here train") fewer = custom->graph(i);
+    }
+    QVERIFY(full != nullptr && fewer != nullptr);
+    QCOMPARE(full->data()->size(), 2);  // step 1 (all three) and the join at step 2
+    QCOMPARE(full->data()->at(0)->value, 2.0);
+    QCOMPARE(fewer->data()->size(), 9);  // steps 2..10
+    QCOMPARE(fewer->data()->at(8)->key, 10.0);
+    QCOMPARE(fewer->data()->at(8)->value, 1.5);  // seeds 1 and 2
+    QVERIFY(fewer->pen().color().alpha() < full->pen().color().alpha());
+    QVERIFY(custom->legend->hasItemWithPlottable(full));
+    QVERIFY(!custom->legend->hasItemWithPlottable(fewer));
+    const QString readout = plot->readoutAcrossRuns(9);
+    QVERIFY2(readout.contains("2 of 3 runs reached here train: 1.5"), qPrintable(readout));
+  }
+
   // Run groups: "Mean of seeds" draws a group's runs as their mean over a min-max band in the
   // group's colour (interpolated where their steps differ), the legend's swatches follow, a run
   // hidden in the legend leaves the mean, and off draws every run again.
@@ -201,7 +236,17 @@ class TestPlotPanels : public QObject {
     QCOMPARE(band.mean, (QVector<double>{1, 1.5, 2}));  // the second curve is 3 at x = 1
     QCOMPARE(band.low, (QVector<double>{0, 0, 0}));
     QCOMPARE(band.high, (QVector<double>{2, 3, 4}));
-    QVERIFY(curveBand({{0, 1}, {2, 3}}, {{1, 1}, {1, 1}}).x.isEmpty());  // no common range
+    QCOMPARE(band.count, (QVector<int>{2, 2, 2}));
+    // A run that stopped (or is still training) at x = 1: beyond it the mean is the longer run's,
+    // counted once; nothing is cut back to the shortest run. x values of either curve appear.
+    const CurveBand ragged = curveBand({{0, 1}, {0, 0.5, 2, 3}}, {{4, 2}, {0, 1, 2, 6}});
+    QCOMPARE(ragged.x, (QVector<double>{0, 0.5, 1, 2, 3}));
+    QCOMPARE(ragged.count, (QVector<int>{2, 2, 2, 1, 1}));
+    // x = 0.5: A is 3, B 1; x = 1: A 2, B 1 + (0.5 / 1.5) = 4/3; from x = 2 on, B alone.
+    QCOMPARE(ragged.mean, (QVector<double>{2, 2, (2 + 4.0 / 3.0) / 2, 2, 6}));
+    QCOMPARE(ragged.low, (QVector<double>{0, 1, 4.0 / 3.0, 2, 6}));
+    QCOMPARE(ragged.high, (QVector<double>{4, 3, 2, 2, 6}));
+    QVERIFY(curveBand({{}, {}}, {{}, {}}).x.isEmpty());
 
     PlotPanels panels;
     panels.resize(900, 600);

@@ -80,6 +80,20 @@ class TestRunComparison : public QObject {
     QCOMPARE(differingConfigKeys({a, b}), QStringList({"train.learning_rate", "train.warmup_steps"}));
     QCOMPARE(differingConfigKeys({a, a}), QStringList());
     QCOMPARE(configValueText(QJsonValue(QJsonValue::Undefined)), QString("—"));
+    // How a run ran (threads here) is kept apart from what it trains.
+    train = b.config["train"].toObject();
+    train["threads"] = 1;
+    b.config["train"] = train;
+    const auto [trained, ran] = differingConfigKeys({a, b}, {"train.device", "train.threads"});
+    QCOMPARE(trained, QStringList({"train.learning_rate", "train.warmup_steps"}));
+    QCOMPARE(ran, QStringList({"train.threads"}));
+    RunComparisonWidget w;
+    w.setExecutionKeys({"train.device", "train.threads"});
+    w.setRuns({a, b});
+    QCOMPARE(w.configTable()->rowCount(), 3);
+    QCOMPARE(w.configTable()->verticalHeaderItem(2)->text(), QString("ran with: train.threads"));
+    QCOMPARE(w.configTable()->item(2, 1)->background().style(), Qt::NoBrush);  // not highlighted
+    QVERIFY(w.configTable()->item(0, 1)->background().style() != Qt::NoBrush);
   }
 
   void widgetShowsTables() {

@@ -129,24 +129,24 @@ double valueAt(const QVector<double>& xs, const QVector<double>& ys, double x) {
 
 CurveBand curveBand(const QVector<QVector<double>>& xs, const QVector<QVector<double>>& ys) {
   CurveBand band;
-  if (xs.isEmpty()) return band;
-  double from = -std::numeric_limits<double>::infinity(), to = std::numeric_limits<double>::infinity();
-  for (const QVector<double>& x : xs) {
-    if (x.isEmpty()) return band;
-    from = std::max(from, x.front());
-    to = std::min(to, x.back());
-  }
-  for (double x : xs.front()) {
-    if (x < from || x > to) continue;
+  QVector<double> at;
+  for (const QVector<double>& x : xs) at += x;
+  std::sort(at.begin(), at.end());
+  at.erase(std::unique(at.begin(), at.end()), at.end());
+  for (const double x : at) {
     double sum = 0, low = std::numeric_limits<double>::infinity(), high = -low;
+    int count = 0;
     for (int k = 0; k < xs.size(); ++k) {
+      if (xs[k].isEmpty() || x < xs[k].front() || x > xs[k].back()) continue;
       const double v = valueAt(xs[k], ys[k], x);
       sum += v, low = std::min(low, v), high = std::max(high, v);
+      ++count;
     }
     band.x << x;
-    band.mean << sum / static_cast<double>(xs.size());
+    band.mean << sum / static_cast<double>(count);
     band.low << low;
     band.high << high;
+    band.count << count;
   }
   return band;
 }

@@ -46,12 +46,14 @@ QVector<int> minMaxDownsample(const QVector<double>& keys, const QVector<double>
 // Same over the full key range.
 QVector<int> minMaxDownsample(const QVector<double>& keys, const QVector<double>& values, int buckets);
 
-// A group's curves (each x ascending) summarised for drawing: on the first curve's x values inside
-// the range every curve covers, the mean, minimum and maximum of the curves' values (linear
-// interpolation between a curve's points). The same rule as core/runs/seed_groups.h's report
-// bands, for the plots (widgets do not link the core). Empty when the curves share no range.
+// A group's curves (each x ascending) summarised for drawing: at every x of any curve, the mean,
+// minimum and maximum over the curves whose range covers it (linear interpolation between a
+// curve's points), and how many those are. So a group with a run still training (or stopped
+// early) is drawn to its longest run, each x from the runs that reached it, never cut back to the
+// shortest; `count` says where fewer than all contribute. Empty when every curve is empty.
 struct CurveBand {
   QVector<double> x, mean, low, high;
+  QVector<int> count;  // curves that cover each x
 };
 CurveBand curveBand(const QVector<QVector<double>>& xs, const QVector<QVector<double>>& ys);
 

@@ -265,6 +265,34 @@ void LossPlotWidget::addCurve(const QString& run, bool eval, bool smoothed, cons
   curves_.push_back({run, eval, smoothed, g, std::move(xs), std::move(ys)});
 }
 
+void LossPlotWidget::addMeanCurve(const QString& name, bool eval, const QColor& colour, const CurveBand& band,
+                                  int runs) {
+  // Stretches where every run contributes in the group's colour (listed in the legend); where fewer
+  // do (a run still training, or stopped early) the mean goes on faint, named by its count. Each
+  // stretch shares its end point with the next, so the line is unbroken.
+  int begin = 0;
+  bool legend_done = false;
+  while (begin < band.x.size()) {
+    const bool all = band.count[begin] == runs;
+    int end = begin;
+    while (end + 1 < band.x.size() && (band.count[end + 1] == runs) == all) ++end;
+    const int last = std::min<int>(end + 1, static_cast<int>(band.x.size()) - 1);
+    const QVector<double> x = band.x.mid(begin, last - begin + 1), y = band.mean.mid(begin, last - begin + 1);
+    if (all) {
+      addCurve(name, eval, false, colour, x, y);
+    } else {
+      QColor faint = colour;
+      faint.setAlpha(kFaintAlpha);
+      int fewest = runs;
+      for (int i = begin; i <= end; ++i) fewest = std::min(fewest, band.count[i]);
+      addCurve(tr("%1: %2 of %3 runs reached here").arg(name).arg(fewest).arg(runs), eval, false, faint, x, y);
+    }
+    if (!all || legend_done) curves_.back().graph->removeFromLegend();
+    legend_done = legend_done || all;
+    begin = end + 1;
+  }
+}
+
 QColor LossPlotWidget::runColour(const QString& run) const {
   // A run keeps the colour it was first drawn with, whatever is shown or hidden later.
   return colours_->colour(run);
@@ -280,6 +308,8 @@ QColor LossPlotWidget::drawnColour(const QString& run) const {
 void LossPlotWidget::forgetRuns() {
   series_.clear();
   colours_->forget();
+  user_view_ = false;  // another project's runs: their own range, not the previous zoom
+  shared_x_.reset();
   redraw();
   replotNow();
 }
@@ -364,7 +394,7 @@ void LossPlotWidget::redraw() {
       high->setChannelFillGraph(low);
       high->setData(band.x, band.high, true);
       high->removeFromLegend();
-      addCurve(name, eval, false, colour, band.x, band.mean);
+      addMeanCurve(name, eval, colour, band, static_cast<int>(g->size()));
     }
   }
   placeLegend();

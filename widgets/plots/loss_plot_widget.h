@@ -34,6 +34,8 @@ class QSpinBox;
 
 namespace mixerlab::widgets {
 
+struct CurveBand;
+
 class LossPlotWidget : public QWidget {
   Q_OBJECT
  public:
@@ -121,6 +123,8 @@ class LossPlotWidget : public QWidget {
   void resizeEvent(QResizeEvent* event) override;
 
  private:
+  // A group's mean curve: solid where all `runs` contribute, faint (out of the legend) where fewer.
+  void addMeanCurve(const QString& name, bool eval, const QColor& colour, const CurveBand& band, int runs);
   struct Curve {  // one drawn graph and its full (not downsampled) data, for the readout
     QString run;
     bool eval = false, smoothed = false;

@@ -65,6 +65,11 @@ void ConfigDiffView::setConfigs(const QJsonObject& left, const QJsonObject& righ
   rebuild();
 }
 
+void ConfigDiffView::setExecutionKeys(const QStringList& keys) {
+  execution_keys_ = keys;
+  rebuild();
+}
+
 void ConfigDiffView::setHideEqual(bool hide) { hide_equal_->setChecked(hide); }
 bool ConfigDiffView::hideEqual() const { return hide_equal_->isChecked(); }
 
@@ -79,12 +84,13 @@ void ConfigDiffView::rebuild() {
   table_->setRowCount(0);
   for (const auto& key : keys) {
     const QString l = left.value(key, kAbsent), r = right.value(key, kAbsent);
-    const bool differs = !left.contains(key) || !right.contains(key) || l != r;
+    const bool how_it_ran = execution_keys_.contains(key);
+    const bool differs = !how_it_ran && (!left.contains(key) || !right.contains(key) || l != r);
     if (differs) differing_ << key;
     if (!differs && hideEqual()) continue;
     const int row = table_->rowCount();
     table_->insertRow(row);
-    const QString cells[3] = {key, l, r};
+    const QString cells[3] = {how_it_ran ? tr("ran with: %1").arg(key) : key, l, r};
     for (int c = 0; c < 3; ++c) {
       auto* item = new QTableWidgetItem(cells[c]);
       if (differs) {

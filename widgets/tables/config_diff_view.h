@@ -19,6 +19,9 @@ class ConfigDiffView : public QWidget {
   void setConfigs(const QJsonObject& left, const QJsonObject& right, const QString& left_title = "left",
                   const QString& right_title = "right");
   void setHideEqual(bool hide);
+  // Keys of how a run ran (device, threads): a different value there is no config difference; the
+  // row says "ran with" and is not highlighted.
+  void setExecutionKeys(const QStringList& keys);
   bool hideEqual() const;
 
   QStringList differingKeys() const { return differing_; }  // sorted dotted keys
@@ -32,6 +35,7 @@ class ConfigDiffView : public QWidget {
   void rebuild();
 
   QJsonObject left_, right_;
+  QStringList execution_keys_;
   QStringList differing_;
   QTableWidget* table_ = nullptr;
   QCheckBox* hide_equal_ = nullptr;

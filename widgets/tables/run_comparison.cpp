@@ -152,6 +152,13 @@ QStringList differingConfigKeys(const QVector<RunCurve>& curves) {
   return differing;
 }
 
+std::pair<QStringList, QStringList> differingConfigKeys(const QVector<RunCurve>& curves,
+                                                        const QStringList& execution_keys) {
+  QStringList trained, ran;
+  for (const QString& key : differingConfigKeys(curves)) (execution_keys.contains(key) ? ran : trained) << key;
+  return {trained, ran};
+}
+
 QString configValueText(const QJsonValue& value) {
   switch (value.type()) {
     case QJsonValue::Undefined:
@@ -203,6 +210,11 @@ void RunComparisonWidget::setRuns(const QVector<RunCurve>& curves) {
   refresh();
 }
 
+void RunComparisonWidget::setExecutionKeys(const QStringList& keys) {
+  execution_keys_ = keys;
+  refresh();
+}
+
 void RunComparisonWidget::setBudget(Budget budget) {
   budget_ = budget;
   const int index = budget_box_->findData(static_cast<int>(budget));
@@ -240,13 +252,16 @@ void RunComparisonWidget::refresh() {
 
   // Config differences: rows = differing keys, columns = runs; a cell that differs from the value
   // most runs share is highlighted (all cells when no value is shared by a majority).
-  const QStringList keys = differingConfigKeys(curves_);
-  config_label_->setText(keys.isEmpty() ? "Config differences: none" : "Config differences");
+  const auto [trained_keys, ran_keys] = differingConfigKeys(curves_, execution_keys_);
+  const QStringList keys = trained_keys + ran_keys;
+  config_label_->setText(trained_keys.isEmpty() ? "Config differences: none" : "Config differences");
   config_->clear();
   config_->setRowCount(keys.size());
   config_->setColumnCount(curves_.size());
   config_->setHorizontalHeaderLabels(run_names);
-  config_->setVerticalHeaderLabels(keys);
+  QStringList row_labels = trained_keys;
+  for (const QString& key : ran_keys) row_labels << tr("ran with: %1").arg(key);
+  config_->setVerticalHeaderLabels(row_labels);
   QVector<QMap<QString, QJsonValue>> flat;
   for (const RunCurve& c : curves_) flat.push_back(flattenConfig(c.config));
   const QBrush highlight(QColor(255, 226, 150));
@@ -268,7 +283,12 @@ void RunComparisonWidget::refresh() {
     for (int col = 0; col < flat.size(); ++col) {
       const QString text = configValueText(flat[col].value(keys[row], QJsonValue(QJsonValue::Undefined)));
       auto* item = new QTableWidgetItem(text);
-      if (!has_majority || text != majority) item->setBackground(highlight);
+      const bool how_it_ran = row >= trained_keys.size();
+      if (how_it_ran) {
+        item->setForeground(QColor(110, 110, 110));
+      } else if (!has_majority || text != majority) {
+        item->setBackground(highlight);
+      }
       config_->setItem(row, col, item);
     }
   }

@@ -52,6 +52,10 @@ double commonBudget(const QVector<RunCurve>& curves, Budget budget);
 QMap<QString, QJsonValue> flattenConfig(const QJsonObject& config);
 // Dotted keys whose values differ between the runs (a key missing from some run differs), sorted.
 QStringList differingConfigKeys(const QVector<RunCurve>& curves);
+// The same split in two: the differing keys of what the runs train, and the differing keys among
+// `execution_keys` (how they ran: device, threads), each sorted.
+std::pair<QStringList, QStringList> differingConfigKeys(const QVector<RunCurve>& curves,
+                                                        const QStringList& execution_keys);
 QString configValueText(const QJsonValue& value);  // "—" for a missing key
 
 class RunComparisonWidget : public QWidget {
@@ -59,6 +63,9 @@ class RunComparisonWidget : public QWidget {
  public:
   explicit RunComparisonWidget(QWidget* parent = nullptr);
   void setRuns(const QVector<RunCurve>& curves);
+  // Keys of how a run ran (the core's executionSettingKeys): never config differences; listed
+  // after them as "ran with: <key>", not highlighted.
+  void setExecutionKeys(const QStringList& keys);
   void setBudget(Budget budget);
   Budget budget() const { return budget_; }
   QTableWidget* resultsTable() const { return results_; }
@@ -70,6 +77,7 @@ class RunComparisonWidget : public QWidget {
   void refresh();
 
   QVector<RunCurve> curves_;
+  QStringList execution_keys_;
   Budget budget_ = Budget::Steps;
   QComboBox* budget_box_ = nullptr;
   QTableWidget* results_ = nullptr;

@@ -17,6 +17,8 @@
 #include <QRegularExpression>
 #include <QUrl>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
 
 namespace mixerlab::gui {
 
@@ -35,6 +37,17 @@ std::optional<ReproduceLine> parseReproduceLine(const QString& line) {
     return ReproduceLine{m.captured(2).toInt(), m.captured(3).toInt(), m.captured(1).toInt() / 100.0, {}};
   }
   return std::nullopt;
+}
+
+QString progressNote(double fraction_in_step, double overall, double elapsed_s) {
+  QString note = QString(" (%1% of this step").arg(static_cast<int>(std::lround(100 * fraction_in_step)));
+  // The rate of this session so far; a resumed suite's earlier steps are not in the elapsed time.
+  if (overall >= 0.01 && overall < 1 && elapsed_s > 0) {
+    const double left_s = elapsed_s * (1 - overall) / overall;
+    note += left_s >= 3600 ? QString("; about %1 h left").arg(left_s / 3600, 0, 'f', 1)
+                           : QString("; about %1 min left").arg(std::max(1L, std::lround(left_s / 60)));
+  }
+  return note + ")";
 }
 
 namespace {
@@ -160,6 +173,8 @@ void ReproduceDialog::start() {
   connect(process_, &QProcess::finished, this, &ReproduceDialog::onProcessFinished);
   log_->appendPlainText("$ mixerlab " + args.join(' '));
   step_->setText("Starting...");
+  step_title_.clear();
+  started_.start();
   process_->start(cli_, args);
   refreshButtons();
 }
@@ -181,9 +196,10 @@ void ReproduceDialog::onOutput() {
     if (const auto p = parseReproduceLine(line)) {
       progress_->setValue(static_cast<int>(p->overall() * 1000));
       if (!p->title.isEmpty()) {
-        step_->setText(QString("Step %1 of %2: %3").arg(p->step).arg(p->step_count).arg(p->title));
+        step_title_ = QString("Step %1 of %2: %3").arg(p->step).arg(p->step_count).arg(p->title);
         log_->appendPlainText(line);
       }
+      step_->setText(step_title_ + progressNote(p->fraction_in_step, p->overall(), started_.elapsed() / 1000.0));
       continue;
     }
     log_->appendPlainText(line);
@@ -195,9 +211,11 @@ void ReproduceDialog::onProcessFinished(int exit_code, QProcess::ExitStatus stat
   const bool ok = status == QProcess::NormalExit && exit_code == 0;
   const bool report = ok && QFileInfo::exists(reportFile());
   if (report) progress_->setValue(1000);
+  const bool holds_plan = QFileInfo::exists(QDir(outFolder()).filePath("plan.json"));
+  const QString again = holds_plan ? "press Resume to continue where it stopped" : "press Start";
   step_->setText(report ? "Done: the report is " + reportFile()
-                        : (ok ? "Stopped: Resume continues where it stopped."
-                              : "Failed (see the log above); fix the cause and Resume."));
+                        : (ok ? "Stopped: " + again + "."
+                              : "Failed (the log below says why): fix the cause, then " + again + "."));
   process_->deleteLater();
   process_ = nullptr;
   refreshButtons();

@@ -3,6 +3,7 @@
 // resumed) and open the report or the reproduction's runs as a project when it is done.
 #pragma once
 #include <QDialog>
+#include <QElapsedTimer>
 #include <QProcess>
 #include <optional>
 
@@ -25,6 +26,9 @@ struct ReproduceLine {
   double overall() const;
 };
 std::optional<ReproduceLine> parseReproduceLine(const QString& line);
+// " (40% of this step; about 12 min left)": the step's share done and, once 1% of the suite is,
+// the time left at this session's rate so far.
+QString progressNote(double fraction_in_step, double overall, double elapsed_s);
 
 class ReproduceDialog : public QDialog {
   Q_OBJECT
@@ -47,6 +51,8 @@ class ReproduceDialog : public QDialog {
   void onProcessFinished(int exit_code, QProcess::ExitStatus status);
   void refreshButtons();
   QString reportFile() const;
+  QString step_title_;     // "Step 3 of 39: train ..." of the step running
+  QElapsedTimer started_;  // since this session's start, for the time left
 
   QString cli_;
   QComboBox* scale_ = nullptr;

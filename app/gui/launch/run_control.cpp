@@ -43,6 +43,8 @@ void RunControl::startMonitor(const QString& runs_directory) {
     Q_EMIT runUpdated(snapshot);
   });
   monitor_job_->forward(monitor, &RunMonitor::launchStarted, [this](const QString& run) { Q_EMIT launchStarted(run); });
+  monitor_job_->forward(monitor, &RunMonitor::runFolderRemoved,
+                        [this](const QString& run) { Q_EMIT runFolderRemoved(run); });
   monitor_job_->forward(monitor, &RunMonitor::launchFailed, [this](const QString& run, const QString& error) {
     Q_EMIT launchFailed(run, error);
     if (queue_) queue_->onLaunchFailed(run);

@@ -46,6 +46,7 @@ class RunControl : public QObject {
  Q_SIGNALS:
   void runUpdated(const mixerlab::gui::RunSnapshot& snapshot);  // the queue has heard it first
   void launchStarted(const QString& run);                       // its run wrote its first status
+  void runFolderRemoved(const QString& run);                    // deleted or moved outside MixerLab
   // A launch that did not start: the target's error, the CLI's refusal, or the queue's own finding.
   void launchFailed(const QString& run, const QString& error);
   void queueStarted(const QString& run);

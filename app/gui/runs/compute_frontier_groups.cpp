@@ -6,6 +6,7 @@
 
 #include "app/gui/runs/run_group_names.h"
 #include "app/gui/runs/run_list_model.h"
+#include "core/config/train_config.h"
 #include "core/runs/compute_points.h"
 #include "core/runs/power_law_fit.h"
 
@@ -21,7 +22,7 @@ QString frontierGroupKey(const QVariantMap& settings, widgets::FrontierGrouping 
     case widgets::FrontierGrouping::AllButSeed: {
       QStringList parts;
       for (auto it = settings.begin(); it != settings.end(); ++it) {
-        if (it.key() == "train.seed" || it.key() == "name") continue;
+        if (it.key() == "train.seed" || it.key() == "name" || isExecutionSetting(it.key().toStdString())) continue;
         parts << it.key() + "=" + it.value().toString();
       }
       return parts.join(';');

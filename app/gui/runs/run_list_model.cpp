@@ -3,6 +3,7 @@
 
 #include "core/analysis/format.h"
 
+#include <QColor>
 #include <QJsonDocument>
 #include <algorithm>
 
@@ -199,7 +200,21 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
     if (index.column() == Architecture) return row.arch;
     if (index.column() == Eta) return QString("estimated from the run's progress so far");
   }
+  // A run whose loss has diverged (a warning while it trains or after, or a stop for it) stands out.
+  if (index.column() == Status && (role == Qt::BackgroundRole || role == Qt::ForegroundRole) && divergedRow(row)) {
+    return role == Qt::BackgroundRole ? QVariant(QColor(255, 214, 170)) : QVariant(QColor(150, 60, 0));
+  }
   return {};
+}
+
+bool RunListModel::divergedRow(const RunRow& row) {
+  return row.reason.contains("diverged") &&
+         (row.reason.startsWith("warning: ") || row.reason.startsWith("diverged: ") || row.state == RunState::Failed);
+}
+
+bool RunListModel::diverged(const QString& run) const {
+  const int r = rowOf(run);
+  return r >= 0 && divergedRow(rows_[r]);
 }
 
 bool RunListModel::setData(const QModelIndex& index, const QVariant& value, int role) {

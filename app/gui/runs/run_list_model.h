@@ -90,6 +90,9 @@ class RunListModel : public QAbstractTableModel {
   // launch failed: launchFailed).
   std::optional<RunState> state(const QString& run) const;
   bool launchFailed(const QString& run) const;
+  // Its status says the loss diverged (the trainer's warning, or train.stop_on_divergence's stop):
+  // the Status cell is coloured.
+  bool diverged(const QString& run) const;
   bool isOverlaid(const QString& run) const;  // true for an unknown run
   void setOverlaid(const QString& run, bool overlaid);
   // The run's loss curves; nullptr until the monitor has reported the run.
@@ -125,6 +128,7 @@ class RunListModel : public QAbstractTableModel {
   const QVariantMap& settingsOf(const RunRow& row) const;
   qint64 totalSteps(const RunRow& row) const;  // train.max_steps, 0 when unknown
   QVariant sortValue(const RunRow& row, int column) const;
+  static bool divergedRow(const RunRow& row);
   int ensureRow(const QString& run, const QString& arch, bool in_project);
   void orderLikeProject(const QStringList& project_runs);
   QVariant displayText(const RunRow& row, int column) const;

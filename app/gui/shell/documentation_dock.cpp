@@ -115,6 +115,13 @@ void DocumentationDock::search(const QString& words) {
     return;
   }
   const QString needle = words.trimmed();
+  // Typing selects the first document holding each prefix; the document open before the search is
+  // remembered, so words no document holds leave the reader where they were.
+  if (needle.isEmpty()) {
+    before_search_.clear();
+  } else if (before_search_.isEmpty()) {
+    before_search_ = currentDocument();
+  }
   int first_shown = -1;
   for (int i = 0; i < list_->count(); ++i) {
     const int file = files_.indexOf(list_->item(i)->data(Qt::UserRole).toString());
@@ -123,7 +130,12 @@ void DocumentationDock::search(const QString& words) {
     if (match && first_shown < 0) first_shown = i;
   }
   note_->setVisible(!needle.isEmpty() && first_shown < 0);
-  if (!needle.isEmpty() && first_shown < 0) note_->setText(tr("No document mentions \"%1\".").arg(needle));
+  if (!needle.isEmpty() && first_shown < 0) {
+    note_->setText(tr("No document mentions \"%1\".").arg(needle));
+    for (int i = 0; i < list_->count() && currentDocument() != before_search_; ++i) {
+      if (list_->item(i)->text() == before_search_) list_->setCurrentRow(i);  // stays out of the narrowed list
+    }
+  }
   if (needle.isEmpty() || first_shown < 0) return;
   const int current_row = list_->currentRow();
   if (current_row < 0 || list_->item(current_row)->isHidden()) {

@@ -39,6 +39,7 @@ class DocumentationDock : public QDockWidget {
   QTextBrowser* browser_ = nullptr;
   QLabel* note_ = nullptr;
   int current_ = -1;
+  QString before_search_;  // the document open when the search text was first typed
 };
 
 }  // namespace mixerlab::gui

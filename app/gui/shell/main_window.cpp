@@ -52,6 +52,7 @@
 #include "app/gui/runs/run_table_filter.h"
 #include "app/gui/shell/help_menu.h"
 #include "app/gui/tooling/event_loop_latency.h"
+#include "core/config/train_config.h"
 #include "core/runs/run_directory.h"
 #include "core/runs/run_info.h"
 #include "widgets/forms/sweep_dialog.h"
@@ -67,6 +68,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   control_ = new RunControl(this);
   connect(control_, &RunControl::runUpdated, this, &MainWindow::onRunUpdated);
   connect(control_, &RunControl::launchFailed, this, &MainWindow::onLaunchFailed);
+  connect(control_, &RunControl::runFolderRemoved, this, [this](const QString& run) {
+    forgetRunFolder(run);
+    statusBar()->showMessage("the run folder of " + run + " is gone (deleted or moved outside MixerLab)", 15000);
+  });
   connect(control_, &RunControl::launchStarted, this,
           [this](const QString& run) { statusBar()->showMessage("started " + run, 8000); });
   connect(control_, &RunControl::queueStarted, this,
@@ -135,6 +140,7 @@ void MainWindow::buildUi() {
   buildMenusAndToolbar();
 
   comparison_ = new widgets::RunComparisonWidget(this);
+  comparison_->setExecutionKeys(executionKeys());
   auto* comparison_dock = new QDockWidget("Comparison", this);
   comparison_dock->setObjectName("comparison-dock");
   comparison_dock->setWidget(comparison_);
@@ -266,6 +272,7 @@ QString MainWindow::openProject(const QString& project_file) {
     // reopening the same project keeps the target.
     target_selector_->setCurrentTarget(LaunchTargetSpec::local());
     sweep_drafts_.clear();  // drafts name the other project's runs
+    filter_edit_->clear();  // the last project's filter would hide this one's runs
   }
   panels_->forgetRuns();  // the previous project's curves and their colours
   generation_->setRunsDirectory(document_->runsDirectory());
@@ -453,6 +460,12 @@ void MainWindow::onRemoveRun() {
       error.isEmpty() ? "removed " + run + " from the project (Edit > Undo brings it back)" : error, 10000);
 }
 
+QStringList MainWindow::executionKeys() {
+  QStringList keys;
+  for (const std::string& key : executionSettingKeys()) keys << QString::fromStdString(key);
+  return keys;
+}
+
 void MainWindow::onCompareConfigs() {
   const QStringList names = runs_->runNames();
   if (!document_->isOpen() || names.size() < 2) return;
@@ -464,6 +477,7 @@ void MainWindow::onCompareConfigs() {
   QDialog dialog(this);
   dialog.setWindowTitle("Config differences: " + left + " vs " + right);
   auto* view = new widgets::ConfigDiffView(&dialog);
+  view->setExecutionKeys(executionKeys());
   view->setConfigs(document_->resolvedRun(left), document_->resolvedRun(right), left, right);
   auto* layout = new QVBoxLayout(&dialog);
   layout->addWidget(view);

@@ -169,6 +169,7 @@ class MainWindow : public QMainWindow {
   // Opens the run setup dialog; on OK adds the run (or replaces `replace_name`) through the document.
   QString editRunInDialog(const QJsonObject& initial, const QString& replace_name);
   QString selectedRun() const;
+  static QStringList executionKeys();  // the core's executionSettingKeys, for the comparison widgets
   // Empty for a run of the project; else why Edit/Remove do not apply (a fork's run folder).
   QString notAProjectRun(const QString& run) const;
   QStringList varyingSettings() const;  // settings keys with two or more values among the runs

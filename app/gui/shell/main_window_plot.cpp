@@ -12,6 +12,7 @@
 #include "app/gui/runs/run_list_model.h"
 #include "app/gui/runs/run_table_filter.h"
 #include "app/gui/shell/main_window.h"
+#include "core/config/train_config.h"
 #include "widgets/plots/loss_plot_widget.h"
 #include "widgets/plots/plot_panels.h"
 
@@ -48,7 +49,8 @@ QStringList MainWindow::varyingSettings() const {
   QStringList keys;
   const QStringList runs = runs_->runNames();
   for (const QString& key : runs_->availableHyperparameters()) {
-    if (key == "name" || key == "train.seed") continue;  // seeds group by "Mean of seeds"
+    if (key == "name" || key == "train.seed") continue;   // seeds group by "Mean of seeds"
+    if (isExecutionSetting(key.toStdString())) continue;  // how a run ran, not what it trains
     QSet<QString> values;
     for (const QString& run : runs) values.insert(runs_->settings(run).value(key).toString());
     if (values.size() > 1) keys << key;

@@ -14,6 +14,7 @@
 #include "core/train/checkpoint.h"
 #include "core/train/lr_schedule.h"
 #include "core/train/optimizer_step.h"
+#include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
 namespace mixerlab {
@@ -144,7 +145,7 @@ std::filesystem::path infoNceFinetune(const ModelSource& base, const std::vector
                        {"learning_rate", s.learning_rate}};
   m.model->eval();
   return saveCheckpoint(RunPaths{out_dir}.checkpoints(), *m.model, optimizer, state, config,
-                        checkpointTokenizerFile(base_dir), 1);
+                        readFile(checkpointTokenizerFile(base_dir)), 1);
 }
 
 }  // namespace mixerlab
