@@ -24,7 +24,7 @@ if [[ -n "$warnings" ]]; then
   exit 1
 fi
 cd build
-ctest --output-on-failure --timeout 900 -j1
+ctest --output-on-failure --timeout 900 -j2
 # The libFuzzer targets need a second, clang + sanitizer build of the core (about 15 minutes on 2
 # cores), so CI runs them only when asked: MIXERLAB_CI_FUZZ=1 (MIXERLAB_FUZZ_SECONDS per target,
 # default 10). See docs/fuzzing.md.

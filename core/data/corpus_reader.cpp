@@ -55,6 +55,14 @@ std::string corpusFormatName(CorpusFormat format) { return enumName(kCorpusForma
 CorpusFormat detectCorpusFormat(const fs::path& path, std::string_view contents) {
   const std::string ext = lowercase(path.extension().string());
   if (ext == ".jsonl" || ext == ".json") return CorpusFormat::JsonLines;
+  // Tables and columnar files have no blank lines between their rows: read as text they would be one
+  // giant document, trained on in its first context's worth of tokens.
+  for (const char* table : {".csv", ".tsv", ".parquet", ".arrow"}) {
+    if (ext != table) continue;
+    throw MixerLabError(path.string() + " is a " + ext.substr(1) + " table, which MixerLab does not read as a corpus",
+                        "convert it to JSON Lines (one {\"text\": \"...\"} object per line), or set corpus.format "
+                        "(endoftext, blank_line) if the file really is plain text");
+  }
   if (contents.find(kEndOfTextSeparator) != std::string_view::npos) return CorpusFormat::EndOfText;
   return CorpusFormat::BlankLine;
 }

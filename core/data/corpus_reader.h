@@ -19,6 +19,7 @@ CorpusFormat parseCorpusFormat(const std::string& name);
 std::string corpusFormatName(CorpusFormat format);
 
 // ".jsonl"/".json" extension -> JsonLines; text containing "<|endoftext|>" -> EndOfText; else BlankLine.
+// A table (.csv, .tsv, .parquet, .arrow) throws MixerLabError naming the ways on: no silent one-document corpus.
 CorpusFormat detectCorpusFormat(const std::filesystem::path& path, std::string_view contents);
 
 // Splits an in-memory text into trimmed, non-empty documents. CRLF and lone CR become LF first; Unicode

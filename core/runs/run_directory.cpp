@@ -11,6 +11,7 @@
 #include <spdlog/version.h>
 #include <torch/version.h>
 
+#include "core/runs/retrieval_run_record.h"
 #include "core/runs/run_status.h"
 #include "mixerlab_build_info.h"
 
@@ -19,6 +20,14 @@ namespace mixerlab {
 namespace fs = std::filesystem;
 
 bool RunPaths::hasRunInfo() const { return fs::exists(runJson()); }
+
+bool RunPaths::holdsRunRecords() const {
+  std::error_code ec;
+  for (const fs::path& record : {runJson(), status(), metrics(), log(), retrievalRunFile(root)}) {
+    if (fs::exists(record, ec)) return true;
+  }
+  return fs::is_directory(checkpoints(), ec);  // checkpoints copied without the rest still load
+}
 
 namespace {
 // "runs/a/checkpoints/step-5/" and "runs/a/checkpoints/step-5/." name step-5 too.
@@ -43,7 +52,7 @@ std::vector<fs::path> listRunDirectories(const fs::path& runs_dir) {
   std::error_code ec;
   if (!fs::is_directory(runs_dir, ec)) return dirs;
   for (const auto& entry : fs::directory_iterator(runs_dir, ec)) {
-    if (entry.is_directory(ec)) dirs.push_back(entry.path());
+    if (entry.is_directory(ec) && RunPaths{entry.path()}.holdsRunRecords()) dirs.push_back(entry.path());
   }
   std::sort(dirs.begin(), dirs.end());
   return dirs;

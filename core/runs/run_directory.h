@@ -25,6 +25,10 @@ struct RunPaths {
   std::filesystem::path checkpoints() const { return root / "checkpoints"; }
   // True once the run has recorded its run.json (a started run, not just an empty folder).
   bool hasRunInfo() const;
+  // True when the folder holds any of a run's records (run.json, status.json, metrics.jsonl,
+  // log.txt, a retrieval run's record, a checkpoints/ folder): what tells a run from any other
+  // folder under runs/.
+  bool holdsRunRecords() const;
   // The project folder whose runs/ holds this run (<project>/runs/<id>, the layout MixerLab writes).
   std::filesystem::path projectFolder() const;
   // The run directory that holds a checkpoint folder (runs/<id>/checkpoints/step-<N>); a trailing
@@ -35,6 +39,8 @@ struct RunPaths {
 };
 
 // The run directories under a project's runs/ folder, sorted by name; empty when it does not exist.
+// A folder without a run's records (holdsRunRecords) is not a run and is left out: a user's notes,
+// or everything under a runs/ link that points at the wrong place.
 std::vector<std::filesystem::path> listRunDirectories(const std::filesystem::path& runs_dir);
 
 // Provenance recorded in run.json and checkpoints; "compute_paths" holds computePathsJson of the

@@ -493,31 +493,36 @@ class TestCli : public QObject {
   // folder exists.
   void numbersAndDevicesAreCheckedAtTheDoor() {
     const QString project = QString::fromStdString(project_.string());
-    const auto zero = runCli({"train", project, "--run", "mixer", "--run-id", "zero", "--max-steps", "0"});
+    // Every call here must be refused at once: a value let through would start a run, and the
+    // bounded wait fails this function by name instead of hanging the program.
+    constexpr int kRefusalMs = 60000;
+    const auto zero = runCli({"train", project, "--run", "mixer", "--run-id", "zero", "--max-steps", "0"}, kRefusalMs);
     QVERIFY(zero.exit_code != 0);
     QVERIFY2(zero.err.contains("value 0 must be above 0") && !zero.err.contains("1797693"), qPrintable(zero.err));
-    const auto huge =
-        runCli({"train", project, "--run", "mixer", "--run-id", "huge", "--max-steps", "99999999999999999999"});
+    const auto huge = runCli(
+        {"train", project, "--run", "mixer", "--run-id", "huge", "--max-steps", "99999999999999999999"}, kRefusalMs);
     QVERIFY(huge.exit_code != 0);
     QVERIFY2(huge.err.contains("value 99999999999999999999 is too large (at most 9223372036854775807)"),
              qPrintable(huge.err));
-    const auto negative = runCli({"train", project, "--run", "mixer", "--run-id", "negative", "--threads", "-1"});
+    const auto negative =
+        runCli({"train", project, "--run", "mixer", "--run-id", "negative", "--threads", "-1"}, kRefusalMs);
     QVERIFY(negative.exit_code != 0);
     QVERIFY2(negative.err.contains("value -1 must be 0 or more"), qPrintable(negative.err));
-    const auto word = runCli({"launch", "--nproc", "two", "--", "train", project, "--run", "mixer"});
+    const auto word = runCli({"launch", "--nproc", "two", "--", "train", project, "--run", "mixer"}, kRefusalMs);
     QVERIFY(word.exit_code != 0);
     QVERIFY2(word.err.contains("value two is not a number"), qPrintable(word.err));
-    const auto tpu = runCli({"train", project, "--run", "mixer", "--run-id", "tpu", "--device", "tpu"});
+    const auto tpu = runCli({"train", project, "--run", "mixer", "--run-id", "tpu", "--device", "tpu"}, kRefusalMs);
     QVERIFY(tpu.exit_code != 0);
     QVERIFY2(tpu.err.contains("unknown device \"tpu\""), qPrintable(tpu.err));
-    const auto one = runCli({"info", project, "--run", "mixer", "--batch-size", "1"});
+    const auto one = runCli({"info", project, "--run", "mixer", "--batch-size", "1"}, kRefusalMs);
     QVERIFY2(one.exit_code == 0, qPrintable(one.err));
     for (const char* bad : {"0", "-1"}) {
-      const auto refused = runCli({"info", project, "--run", "mixer", "--batch-size", bad});
+      const auto refused = runCli({"info", project, "--run", "mixer", "--batch-size", bad}, kRefusalMs);
       QVERIFY2(refused.exit_code != 0 && refused.err.contains("must be above 0"), qPrintable(refused.err));
     }
     if (cudaDeviceCount() == 0) {
-      const auto cuda = runCli({"train", project, "--run", "mixer", "--run-id", "no-gpu", "--device", "cuda"});
+      const auto cuda =
+          runCli({"train", project, "--run", "mixer", "--run-id", "no-gpu", "--device", "cuda"}, kRefusalMs);
       QVERIFY(cuda.exit_code != 0);
       QVERIFY2(cuda.err.contains("CUDA"), qPrintable(cuda.err));
       QVERIFY(!fs::exists(project_.parent_path() / "runs" / "no-gpu"));

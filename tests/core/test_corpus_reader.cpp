@@ -208,6 +208,21 @@ class TestCorpusReader : public QObject {
     QCOMPARE(readCorpus(dir / "v2.txt", CorpusFormat::BlankLine)[1], std::string("Still one.<|endoftext|>Story two."));
   }
 
+  // A 2,149-row CSV under "auto" was read as one blank-line document. A table is refused by name,
+  // with the ways on; a format set by hand still reads the file as that format.
+  void aTableIsNotGuessedToBeText() {
+    for (const char* name : {"rows.csv", "rows.TSV", "rows.parquet", "rows.arrow"}) {
+      const std::string message = testing::errorOf<MixerLabError>([&] { detectCorpusFormat(name, "a,b\n1,2\n"); });
+      QVERIFY2(message.find(name) != std::string::npos && message.find("JSON Lines") != std::string::npos &&
+                   message.find("corpus.format") != std::string::npos,
+               message.c_str());
+    }
+    const auto dir = testing::makeScratchDir("corpus-table");
+    testing::writeText(dir / "rows.csv", "id,text\n1,One day a cat sat.\n2,A dog ran.\n");
+    QVERIFY(!testing::errorOf<MixerLabError>([&] { readCorpus(dir / "rows.csv"); }).empty());
+    QCOMPARE(readCorpus(dir / "rows.csv", CorpusFormat::BlankLine).size(), size_t(1));
+  }
+
   void corpusFileKeyDependsOnFormat() {
     const auto dir = testing::makeScratchDir("corpus-key");
     testing::writeText(dir / "c.txt", "a<|endoftext|>b\n\nc");

@@ -428,8 +428,9 @@ class TestDataFidelity : public QObject {
 
   // Padded rows keep each document's first T tokens. The share kept, by hand: {10, 30} at T=10 keeps
   // 20 of 40 tokens (exactly kPaddedKeptWarnFraction, no warning), {10, 31} 20 of 41 (a warning).
-  // A 2,149-row CSV read by format auto is one document: a padded run warns that nearly all of it is
-  // never trained on and names the fixes; the packed run of the same corpus does not warn.
+  // A 2,149-row CSV read as blank_line text (set by hand: format auto refuses a table, see
+  // test_corpus_reader) is one document: a padded run warns that nearly all of it is never trained
+  // on and names the fixes; the packed run of the same corpus does not warn.
   void paddingThatDropsMostTokensWarns() {
     QCOMPARE(paddedTokensKeptFraction({10, 30}, 10), 0.5);
     QCOMPARE(paddedTokensKeptFraction({10, 31}, 10), 20.0 / 41.0);
@@ -442,7 +443,7 @@ class TestDataFidelity : public QObject {
     for (const char* mode : {"padded", "packed"}) {
       const fs::path file = testing::writeTinyProject(project_dir, std::string(R"(, "batch_mode": ")") + mode + "\"");
       auto document = nlohmann::json::parse(readFile(file));
-      document["corpus"] = {{"train", "rows.csv"}, {"format", "auto"}, {"eval_fraction", 0.0}};
+      document["corpus"] = {{"train", "rows.csv"}, {"format", "blank_line"}, {"eval_fraction", 0.0}};
       document["corpus"]["eval"] = (testing::sourceDir() / "projects/demo/data/stories-a.txt").string();
       testing::writeText(file, document.dump(2));
       const ProjectConfig project = loadProject(file);
@@ -454,7 +455,7 @@ class TestDataFidelity : public QObject {
           log.find("warning: train.batch_mode \"padded\" keeps the first 32 tokens") != std::string::npos;
       QVERIFY2(warned == (std::string(mode) == "padded"), log.c_str());
       if (warned)
-        QVERIFY2(log.find("corpus.format \"auto\"") != std::string::npos && log.find("fix:") != std::string::npos,
+        QVERIFY2(log.find("corpus.format \"blank_line\"") != std::string::npos && log.find("fix:") != std::string::npos,
                  log.c_str());
     }
   }

@@ -7,6 +7,7 @@
 
 #include "core/models/model_registry.h"
 #include "core/runs/metrics_log.h"
+#include "core/runs/retrieval_run_record.h"
 #include "core/runs/run_directory.h"
 #include "core/runs/run_info.h"
 #include "core/runs/run_status.h"
@@ -140,6 +141,32 @@ class TestRunInfo : public QObject {
     const auto dirs = listRunDirectories(dir.parent_path());
     QVERIFY(std::find(dirs.begin(), dirs.end(), dir) != dirs.end());
     QVERIFY(listRunDirectories(dir / "no-such-folder").empty());
+  }
+
+  // Under runs/, a folder is a run when it holds any one of a run's records (a checkpoints/ folder
+  // included); a folder with none (a user's notes, what a runs/ link to the wrong place shows) is
+  // not listed.
+  void onlyFoldersWithARunRecordAreRuns() {
+    const fs::path runs = testing::makeScratchDir("runs-listing");
+    const RunPaths probe{runs / "probe"};
+    const std::vector<fs::path> records = {probe.runJson(), probe.status(), probe.metrics(), probe.log(),
+                                           retrievalRunFile(probe.root)};
+    std::vector<fs::path> expected;
+    for (const fs::path& record : records) {
+      const fs::path run = runs / ("run-" + record.filename().string());
+      fs::create_directories(run);
+      testing::writeText(run / record.filename(), "{}\n");
+      expected.push_back(run);
+    }
+    fs::create_directories(runs / "notes");
+    testing::writeText(runs / "notes" / "ideas.txt", "try a wider mixer\n");
+    fs::create_directories(runs / "empty");
+    fs::create_directories(runs / "checkpoints-only" / "checkpoints");  // copied checkpoints: a run
+    expected.push_back(runs / "checkpoints-only");
+    fs::create_directories(runs / "checkpoints-file");
+    testing::writeText(runs / "checkpoints-file" / "checkpoints", "not a folder\n");
+    std::sort(expected.begin(), expected.end());
+    QCOMPARE(listRunDirectories(runs), expected);
   }
 
   void summarizeRunAgreesWithLiveAccumulator() {

@@ -31,6 +31,7 @@
 #include "tests/training_fixture.h"
 #include "widgets/plots/loss_plot_widget.h"
 #include "widgets/plots/plot_panels.h"
+#include "widgets/tables/frozen_column_table_view.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;
@@ -175,6 +176,33 @@ class TestGui : public QObject {
                             keys[j].second.toString() + ")"));
       }
     }
+  }
+
+  // Every tab is a keystroke away (View > tab, Ctrl+1 on, in tab order), and so are Compare configs
+  // and Reproduce; Tab leaves the runs table instead of walking its cells.
+  void tabsAndTheMainDialogsHaveShortcuts() {
+    gui::MainWindow window;
+    auto* tabs = window.findChild<QTabWidget*>("central-tabs");
+    QVERIFY(tabs && tabs->count() >= 5);
+    const auto table = gui::shortcutTable(window.menuBar());
+    for (int i = tabs->count() - 1; i >= 0; --i) {
+      const QString keys = QKeySequence(QString("Ctrl+%1").arg(i + 1)).toString(QKeySequence::NativeText);
+      QVERIFY2(table.contains(qMakePair("View > " + tabs->tabText(i), keys)), qPrintable(tabs->tabText(i)));
+      QAction* action = nullptr;
+      for (QAction* a : window.findChildren<QAction*>()) {
+        if (a->text() == tabs->tabText(i) && a->shortcut() == QKeySequence(keys)) action = a;
+      }
+      QVERIFY(action);
+      action->trigger();
+      QCOMPARE(tabs->currentIndex(), i);
+    }
+    QVERIFY(table.contains(qMakePair(QString("Run > Compare configs..."),
+                                     QKeySequence("Ctrl+Shift+C").toString(QKeySequence::NativeText))));
+    QVERIFY(table.contains(qMakePair(QString("Run > Reproduce the paper..."),
+                                     QKeySequence("Ctrl+Shift+P").toString(QKeySequence::NativeText))));
+    auto* runs = window.findChild<widgets::FrozenColumnTableView*>();
+    QVERIFY(runs);
+    QVERIFY(!runs->tabKeyNavigation());
   }
 
   // The shortcuts table is generated from the menus (so it lists every

@@ -98,11 +98,14 @@ class TestRunMonitor : public QObject {
     running.pid = 1;  // not checked here: the snapshot's state is the resolved one
     writeRunStatus(prepared, running);
     const QString written_stamp = QString::fromStdString(readRunStatus(prepared)->updated_at);
-    // The folder exists for a second before its status does (the CLI creates the run folder, then
-    // writes status.json): the polls of that second must say nothing of the run.
+    // The folder and its log exist for a second before its status does (the CLI creates the run
+    // folder and starts its log, then writes status.json): the polls of that second must say
+    // nothing of the run.
     launchScript(monitor, "fresh",
-                 "mkdir -p " + (runs_ / "fresh").string() + " && sleep 1 && cp " + (prepared / "status.json").string() +
-                     " " + (runs_ / "fresh" / "status.json").string() + " && sleep 3");
+                 "mkdir -p " + (runs_ / "fresh").string() + " && echo starting > " +
+                     (runs_ / "fresh" / "log.txt").string() + " && sleep 1 && cp " +
+                     (prepared / "status.json").string() + " " + (runs_ / "fresh" / "status.json").string() +
+                     " && sleep 3");
     QVERIFY(pollUntil(monitor, [&] { return events.contains("started fresh"); }));
     QVERIFY2(events.size() >= 2, qPrintable(events.join("; ")));
     QCOMPARE(events.at(0), QString("started fresh"));
@@ -135,6 +138,64 @@ class TestRunMonitor : public QObject {
     monitor.pollNow();
     QCOMPARE(updated, QStringList({"finished", "finished"}));
     QCOMPARE(removed.size(), 1);
+  }
+
+  // A status.json that does not parse is said to be unreadable beside the state shown, not taken
+  // for a run that has yet to start; once it parses again the note goes.
+  void aDamagedStatusIsSaidToBeUnreadable() {
+    fs::create_directories(runs_ / "damaged");
+    testing::writeText(runs_ / "damaged" / "status.json", "{\"state\": ");
+    gui::RunMonitor monitor(QString::fromStdString(runs_.string()));
+    QStringList reasons;
+    connect(&monitor, &gui::RunMonitor::runUpdated, this, [&](const gui::RunSnapshot& s) {
+      if (s.run == "damaged") reasons << s.reason;
+    });
+    monitor.pollNow();
+    QCOMPARE(reasons.size(), 1);
+    QVERIFY2(reasons[0].contains("status.json cannot be read"), qPrintable(reasons[0]));
+    RunStatus stopped;
+    stopped.state = RunState::Stopped;
+    writeRunStatus(runs_ / "damaged", stopped);
+    monitor.pollNow();
+    QCOMPARE(reasons.size(), 2);
+    QCOMPARE(reasons[1], QString());
+  }
+
+  // Two windows, one run: the second window's launch is refused by the run lock while the first
+  // window's trainer writes the status. A status written on this host by a process that is neither
+  // the launched one nor one it started is not this launch's start, and the refusal is reported; a
+  // status the launched process writes itself is.
+  void aStatusFromAnotherProcessIsNoStart() {
+    gui::RunMonitor monitor(QString::fromStdString(runs_.string()));
+    QStringList events;
+    connect(&monitor, &gui::RunMonitor::launchStarted, this, [&](const QString& run) { events << "started " + run; });
+    connect(&monitor, &gui::RunMonitor::launchFailed, this,
+            [&](const QString& run, const QString& error) { events << "failed " + run + ": " + error; });
+    RunStatus other;
+    other.state = RunState::Running;
+    other.pid = QCoreApplication::applicationPid();  // alive, on this host, not the launched script
+    other.host = hostName();
+    const fs::path prepared = dir_ / "other-trainer";
+    writeRunStatus(prepared, other);
+    fs::create_directories(runs_ / "locked");
+    launchScript(monitor, "locked",
+                 "sleep 0.3 && cp " + (prepared / "status.json").string() + " " +
+                     (runs_ / "locked" / "status.json").string() +
+                     " && sleep 1.5 && echo 'error: run locked is being trained by process 42' >&2 && exit 1");
+    QVERIFY(pollUntil(monitor, [&] { return !events.isEmpty(); }));
+    QCOMPARE(events, QStringList({"failed locked: error: run locked is being trained by process 42"}));
+    // A live process the launched one started (as `mixerlab launch` starts its ranks) writing the
+    // status: the launch's start.
+    fs::create_directories(runs_ / "own");
+    const std::string own_status = (runs_ / "own" / "status.json").string();
+    const fs::path child = dir_ / "own-child.sh";
+    testing::writeText(child,
+                       "printf '{\"state\": \"running\", \"pid\": %d, \"host\": \"%s\", \"updated_at\": "
+                       "\"2026-12-02T03:00:00Z\"}' $$ \"$(hostname)\" > " +
+                           own_status + ".tmp && mv " + own_status + ".tmp " + own_status + " && sleep 3\n");
+    launchScript(monitor, "own", "sleep 0.3 && sh " + child.string() + "; true");
+    QVERIFY(pollUntil(monitor, [&] { return events.size() >= 2; }));
+    QCOMPARE(events.at(1), QString("started own"));
   }
 
   // A resumed run: its old status stays until the new process writes one. A process that ends

@@ -10,6 +10,7 @@
 
 #include "app/gui/common/app_settings.h"
 #include "app/gui/launch/remote_host_dialog.h"
+#include "app/gui/launch/run_control.h"
 #include "app/gui/launch/run_launcher.h"
 #include "app/gui/launch/run_queue.h"
 #include "app/gui/runs/run_list_model.h"
@@ -223,6 +224,71 @@ class TestRunQueue : public QObject {
     QCOMPARE(failed.at(0).at(0).toString(), QString("d"));
     QCOMPARE(failed.at(0).at(1).toString(), QString("the run wrote no status within 0.2 s"));
     QCOMPARE(queue.current(), QString());
+  }
+
+  // A waiting run trained outside the queue never fails its turn: one started by hand leaves the
+  // queue at once, saying so; one trained elsewhere since it was queued (another window, the CLI)
+  // is skipped when its turn comes, saying so. One whose folder already held a trained run when it
+  // was queued still fails as before.
+  void aRunTrainedOutsideTheQueueLeavesIt() {
+    const fs::path runs = dir_ / "outside-runs";
+    RunStatus finished;
+    finished.state = RunState::Finished;
+    fs::create_directories(runs / "old");
+    testing::writeText(runs / "old" / "run.json", "{}\n");
+    writeRunStatus(runs / "old", finished);
+    gui::RunQueue queue(std::make_unique<NullTarget>(), "p.json", QString::fromStdString(runs.string()));
+    QSignalSpy left(&queue, &gui::RunQueue::leftQueue);
+    QSignalSpy failed(&queue, &gui::RunQueue::launchFailed);
+    for (const QString run : {"first", "by-hand", "elsewhere", "old"}) queue.enqueue(run, false);
+    QCOMPARE(queue.current(), QString("first"));
+    QVERIFY(queue.takeOff("by-hand", "it was started by hand"));
+    QVERIFY(!queue.takeOff("by-hand", "it was started by hand"));
+    QCOMPARE(left.count(), 1);
+    QCOMPARE(left.at(0).at(0).toString(), QString("by-hand"));
+    QCOMPARE(left.at(0).at(1).toString(), QString("it was started by hand"));
+    QCOMPARE(queue.pending(), QStringList({"elsewhere", "old"}));
+    fs::create_directories(runs / "elsewhere");
+    testing::writeText(runs / "elsewhere" / "run.json", "{}\n");
+    writeRunStatus(runs / "elsewhere", finished);
+    queue.onRunStateChanged("first", RunState::Finished);
+    QCOMPARE(left.count(), 2);
+    QCOMPARE(left.at(1).at(0).toString(), QString("elsewhere"));
+    QCOMPARE(left.at(1).at(1).toString(), QString("it was trained outside the queue since it was queued"));
+    QCOMPARE(failed.count(), 1);
+    QCOMPARE(failed.at(0).at(0).toString(), QString("old"));
+    QVERIFY2(failed.at(0).at(1).toString().contains("already exists"), qPrintable(failed.at(0).at(1).toString()));
+    QVERIFY(queue.pending().isEmpty());
+    QCOMPARE(queue.current(), QString());
+  }
+
+  // Train by hand on a waiting run (RunControl::start, what the Train button calls) takes it off
+  // the queue, and the window hears why. The CLI is a stand-in that exits at once.
+  void trainByHandTakesTheRunOffTheQueue() {
+    const fs::path dir = testing::makeScratchDir("train-by-hand");
+    const fs::path script = dir / "cli.sh";
+    testing::writeText(script, "#!/bin/sh\nsleep 5\n");
+    fs::permissions(script, fs::perms::owner_all);
+    const QByteArray real_cli = qgetenv("MIXERLAB_CLI");
+    qputenv("MIXERLAB_CLI", QByteArray::fromStdString(script.string()));
+    {
+      gui::RunControl control;
+      const QString project = QString::fromStdString((dir / "project.json").string());
+      const QString runs = QString::fromStdString((dir / "runs").string());
+      QCOMPARE(control.openProject(project, runs), QString());
+      QSignalSpy left(&control, &gui::RunControl::leftQueue);
+      control.queue()->enqueue("a", false);
+      control.queue()->enqueue("b", false);
+      QCOMPARE(control.queue()->pending(), QStringList({"b"}));
+      QCOMPARE(control.start("b", runs + "/b", {"train", project, "--run", "b"}, QString::fromStdString(dir.string())),
+               QString());
+      QCOMPARE(left.count(), 1);
+      QCOMPARE(left.at(0).at(0).toString(), QString("b"));
+      QCOMPARE(left.at(0).at(1).toString(), QString("it was started by hand"));
+      QVERIFY(control.queue()->pending().isEmpty());
+      control.stopMonitor();
+    }
+    qputenv("MIXERLAB_CLI", real_cli);
   }
 
   // The "local, 2 ranks" target trains data parallel, and the run list says so.

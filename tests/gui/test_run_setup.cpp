@@ -12,8 +12,10 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QScreen>
 #include <QTableWidget>
 
+#include "app/gui/common/screen_fit.h"
 #include "app/gui/project/run_config_schema.h"
 #include "app/gui/project/run_setup_dialog.h"
 #include "core/analysis/format.h"
@@ -111,6 +113,20 @@ class TestRunSetup : public QObject {
     QCOMPARE(rc.train.learning_rate, 0.001);
     QCOMPARE(rc.train.max_steps, int64_t(40));
     QVERIFY(!run.value("model").toObject().contains("options"));  // no mixer options on a llama run
+  }
+
+  // The run form asks for 1040x860 and gets the screen's available area less a frame's room on a
+  // smaller screen (the offscreen one is 800x600, smaller than a 1024x700 laptop): OK, Sweep and
+  // Cancel stay on screen and the fields scroll.
+  void theRunFormFitsASmallScreen() {
+    gui::RunSetupDialog dialog(demoProject(), gui::projectRun(demoProject(), "mixer"));
+    dialog.show();
+    QVERIFY(dialog.screen());
+    const QSize room = dialog.screen()->availableGeometry().size();
+    QVERIFY2(room.width() < 1040 && room.height() < 860, "the test needs a screen smaller than the form's wish");
+    QCOMPARE(dialog.size(), QSize(room.width() - gui::kFrameRoomPx, room.height() - gui::kFrameRoomPx));
+    const QRect ok(dialog.okButton()->mapTo(&dialog, QPoint(0, 0)), dialog.okButton()->size());
+    QVERIFY2(dialog.rect().contains(ok), "the OK button is outside the dialog");
   }
 
   void invalidValuesTurnTheFieldRed() {

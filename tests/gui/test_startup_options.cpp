@@ -8,7 +8,10 @@
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QProcess>
+#include <QScreen>
 
+#include "app/gui/common/app_settings.h"
+#include "app/gui/common/screen_fit.h"
 #include "app/gui/project/project_document.h"
 #include "app/gui/shell/main_window.h"
 #include "app/gui/startup/startup_options.h"
@@ -20,6 +23,19 @@ using namespace mixerlab;
 namespace fs = std::filesystem;
 
 namespace {
+
+// A settings file of the test's own for its lifetime: the shared one (MIXERLAB_SETTINGS_DIR of
+// CTest) may be written by another test program running at the same time.
+class PrivateSettings {
+ public:
+  explicit PrivateSettings(const std::string& tag) : before_(qgetenv("MIXERLAB_SETTINGS_DIR")) {
+    qputenv("MIXERLAB_SETTINGS_DIR", QByteArray::fromStdString(testing::makeScratchDir(tag).string()));
+  }
+  ~PrivateSettings() { qputenv("MIXERLAB_SETTINGS_DIR", before_); }
+
+ private:
+  QByteArray before_;
+};
 
 gui::StartupParse parse(QStringList arguments) {
   arguments.prepend("mixerlab-gui");
@@ -112,17 +128,49 @@ class TestStartupOptions : public QObject {
   }
 
   void windowOptionsAreRead() {
-    const gui::StartupParse parsed = parse({"/data/projects/stories/project.json", "--screenshot", "/tmp/shot.png",
-                                            "--scene", "queue", "--size", "1400x900", "--report-latency", "2.5"});
+    const QString project =
+        QString::fromStdString(testing::writeTinyProject(testing::makeScratchDir("window-options")).string());
+    const gui::StartupParse parsed = parse({project, "--screenshot", "/tmp/shot.png", "--scene", "queue", "--size",
+                                            "1400x900", "--report-latency", "2.5"});
     QCOMPARE(parsed.error, QString());
     const gui::StartupOptions& options = parsed.options;
-    QCOMPARE(options.project, QString("/data/projects/stories/project.json"));
+    QCOMPARE(options.project, project);
     QCOMPARE(options.screenshot, QString("/tmp/shot.png"));
     QCOMPARE(options.scene, QString("queue"));
     QCOMPARE(options.window_size, QSize(1400, 900));
     QVERIFY(options.report_latency_s);
     QCOMPARE(*options.report_latency_s, 2.5);
     QVERIFY(!options.generation && !options.inversion && !options.retrieval);
+  }
+
+  // A project named on the command line is opened or refused, never swapped for another: a file
+  // that is not there, or a folder without a project.json, stops the start naming it; a folder
+  // with one opens that file.
+  void aGivenProjectMustExist() {
+    const fs::path dir = testing::makeScratchDir("given-project");
+    const QString missing = QString::fromStdString((dir / "nowhere" / "project.json").string());
+    const gui::StartupParse gone = parse({missing});
+    QVERIFY2(gone.error.contains("no project file at \"" + missing + "\"") && gone.error.contains("existing"),
+             qPrintable(gone.error));
+    const gui::StartupParse empty_folder = parse({QString::fromStdString(dir.string())});
+    QVERIFY2(empty_folder.error.contains("is a folder without a project.json"), qPrintable(empty_folder.error));
+    const fs::path project = testing::writeTinyProject(dir / "tiny");
+    const gui::StartupParse folder = parse({QString::fromStdString((dir / "tiny").string())});
+    QCOMPARE(folder.error, QString());
+    QCOMPARE(QFileInfo(folder.options.project).canonicalFilePath(),
+             QFileInfo(QString::fromStdString(project.string())).canonicalFilePath());
+  }
+
+  // --size is bounded at 8192 pixels a side, the bound itself accepted.
+  void windowSizeIsBoundedAtItsLimit() {
+    QCOMPARE(parse({"--size", "8192x8192"}).options.window_size, QSize(8192, 8192));
+    for (const QString& size : {QString("8193x900"), QString("900x8193")}) {
+      const gui::StartupParse parsed = parse({"--size", size});
+      QVERIFY2(parsed.error.contains("--size \"" + size + "\" is larger than the window can be drawn") &&
+                   parsed.error.contains("at most 8192x8192"),
+               qPrintable(parsed.error));
+      QVERIFY(!parsed.options.window_size.isValid());
+    }
   }
 
   void generationOptionsAreRead() {
@@ -272,6 +320,125 @@ class TestStartupOptions : public QObject {
     QCOMPARE(QFileInfo(window.project()->filePath()).canonicalFilePath(), QFileInfo(project).canonicalFilePath());
     QCOMPARE(window.size(), QSize(1500, 950));  // above the window's minimum, not its default
     QVERIFY(window.isVisible());
+  }
+
+  // An interactive window saves its geometry on close; a scripted start (screenshot, latency
+  // report) leaves the saved one alone, so a docs screenshot never resizes the user's workbench.
+  void onlyAnInteractiveStartSavesTheWindowLayout() {
+    const PrivateSettings settings("window-layout-settings");
+    const QString project =
+        QString::fromStdString(testing::writeTinyProject(testing::makeScratchDir("window-layout")).string());
+    auto closeAfterStart = [&project](const QStringList& arguments, const QSize& size) {
+      QStringList all{project};
+      all << arguments;
+      gui::MainWindow window;
+      QVERIFY(gui::applyStartupOptions(window, parse(all).options).isEmpty());
+      window.resize(size);
+      window.close();
+    };
+    // Sizes are not compared: the offscreen screen is smaller than the window's minimum, so every
+    // size becomes the minimum. What is checked is whether closing writes the geometry at all.
+    const QByteArray marker("not a geometry: left by the test");
+    gui::AppSettings().setWindowGeometry(marker);
+    closeAfterStart({}, QSize(1500, 950));
+    const QByteArray interactive = gui::AppSettings().windowGeometry();
+    QVERIFY(interactive != marker && !interactive.isEmpty());
+    gui::AppSettings().setWindowGeometry(marker);
+    closeAfterStart({"--screenshot", "/tmp/never-written.png"}, QSize(1500, 950));
+    QCOMPARE(gui::AppSettings().windowGeometry(), marker);
+    closeAfterStart({"--report-latency", "60"}, QSize(1500, 950));
+    QCOMPARE(gui::AppSettings().windowGeometry(), marker);
+  }
+
+  // A saved geometry larger than the screen (another monitor, an older scripted --size) is cut to
+  // the screen's available area when the window opens.
+  void aSavedGeometryIsCutToTheScreen() {
+    const PrivateSettings settings("cut-geometry-settings");
+    {
+      gui::MainWindow big;
+      big.resize(20000, 15000);
+      gui::AppSettings().setWindowGeometry(big.saveGeometry());
+    }
+    gui::MainWindow window;
+    QVERIFY(window.screen());
+    const QSize room = window.screen()->availableGeometry().size();
+    QVERIFY2(window.width() <= room.width() && window.height() <= room.height(),
+             qPrintable(QString("%1x%2 on a %3x%4 screen")
+                            .arg(window.width())
+                            .arg(window.height())
+                            .arg(room.width())
+                            .arg(room.height())));
+    const QSize expected =
+        QSize(room.width() - gui::kFrameRoomPx, room.height() - gui::kFrameRoomPx).expandedTo(window.minimumSize());
+    QCOMPARE(window.size(), expected);
+  }
+
+  // A scripted start that hits a problem says so on stderr and exits 1, after its screenshot (of the
+  // problem) where one could be taken: an entry the Generate, Inspect or Retrieve tab refuses, a
+  // project that does not parse, a screenshot that cannot be written or whose path is not a file
+  // (never replaced). A start without problems exits 0.
+  void aScriptedStartWithAProblemExitsWithOne_data() {
+    QTest::addColumn<QString>("case_name");
+    QTest::addColumn<int>("exit_code");
+    QTest::addColumn<QString>("message");
+    QTest::addColumn<bool>("png_written");
+    QTest::newRow("clean") << "clean" << 0 << "" << true;
+    QTest::newRow("refused run") << "refused run" << 1 << "--generate no-such-run:" << true;
+    QTest::newRow("refused over-training") << "refused over-training" << 1 << "--over-training no-such-run:" << true;
+    QTest::newRow("refused retrieval") << "refused retrieval" << 1 << "--retrieve no-such-run:" << true;
+    QTest::newRow("broken project") << "broken project" << 1 << "could not open" << true;
+    QTest::newRow("unwritable shot") << "unwritable shot" << 1 << "cannot write the screenshot" << false;
+    QTest::newRow("shot onto a folder") << "shot onto a folder" << 1 << "the screenshot path" << false;
+  }
+
+  void aScriptedStartWithAProblemExitsWithOne() {
+    QFETCH(QString, case_name);
+    QFETCH(int, exit_code);
+    QFETCH(QString, message);
+    QFETCH(bool, png_written);
+    const fs::path dir = testing::makeScratchDir("scripted-start");
+    QString project = QString::fromStdString(testing::writeTinyProject(dir / "project").string());
+    QString png = QString::fromStdString((dir / "shot.png").string());
+    QStringList arguments;
+    if (case_name == "refused run")
+      arguments << "--generate"
+                << "no-such-run";
+    if (case_name == "refused over-training")
+      arguments << "--over-training"
+                << "no-such-run";
+    if (case_name == "refused retrieval")
+      arguments << "--retrieve"
+                << "no-such-run";
+    if (case_name == "broken project") {
+      testing::writeText(dir / "broken.json", "{\"name\": \"x\", \"runs\": [");
+      project = QString::fromStdString((dir / "broken.json").string());
+    }
+    if (case_name == "unwritable shot") png = QString::fromStdString((dir / "no-folder" / "shot.png").string());
+    if (case_name == "shot onto a folder") {
+      fs::create_directories(dir / "a-folder.png");
+      png = QString::fromStdString((dir / "a-folder.png").string());
+    }
+    arguments.prepend(project);
+    arguments << "--screenshot" << png;
+    const QString gui =
+        QString::fromStdString((testing::cliPath().parent_path().parent_path() / "gui" / "mixerlab-gui").string());
+    QProcess process;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert("QT_QPA_PLATFORM", "offscreen");
+    environment.insert("MIXERLAB_SETTINGS_DIR", QString::fromStdString((dir / "settings").string()));
+    process.setProcessEnvironment(environment);
+    process.start(gui, arguments);
+    QVERIFY(process.waitForFinished(90000));
+    const QString err = QString::fromUtf8(process.readAllStandardError());
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(process.exitCode() == exit_code, qPrintable(QString("exit %1: %2").arg(process.exitCode()).arg(err)));
+    if (message.isEmpty()) {
+      QVERIFY2(!err.contains("mixerlab-gui:"), qPrintable(err));
+    } else {
+      QVERIFY2(err.contains("mixerlab-gui: " + message), qPrintable(err));
+    }
+    QCOMPARE(QFileInfo(png).isFile() && QFileInfo(png).size() > 0, png_written);
+    QVERIFY(!QFileInfo(png + ".tmp").exists());
   }
 };
 

@@ -15,6 +15,29 @@ QString statusStamp(const QString& run_directory) {
   return status ? QString::fromStdString(status->updated_at) : QString();
 }
 
+namespace {
+// The parent of `pid` from /proc/<pid>/stat ("pid (comm) state ppid ..."; comm may hold spaces and
+// parentheses, so the fields are read after its last ')'); 0 when it cannot be read.
+qint64 parentOf(qint64 pid) {
+  QFile stat(QString("/proc/%1/stat").arg(pid));
+  if (!stat.open(QIODevice::ReadOnly)) return 0;
+  const QByteArray line = stat.readAll();
+  const qsizetype close = line.lastIndexOf(')');
+  if (close < 0) return 0;
+  const QList<QByteArray> fields = line.mid(close + 1).trimmed().split(' ');
+  return fields.size() >= 2 ? fields[1].toLongLong() : 0;
+}
+}  // namespace
+
+bool processDescendsFrom(qint64 pid, qint64 ancestor) {
+  constexpr int kGenerations = 4;  // the CLI, a launcher's ranks, and room for a wrapper
+  for (int i = 0; i <= kGenerations && pid > 1; ++i) {
+    if (pid == ancestor) return true;
+    pid = parentOf(pid);
+  }
+  return false;
+}
+
 QString cliErrorMessage(const QString& error_file) {
   QFile file(error_file);
   if (!file.open(QIODevice::ReadOnly)) return {};

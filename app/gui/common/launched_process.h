@@ -10,7 +10,13 @@ struct LaunchedProcess {
   qint64 pid = 0;
   QString error_file;
   QString status_before;  // status.json's updated_at before the launch ("" when there was none)
+  // True when the trainer is `pid` or a process it starts (a rank of `mixerlab launch`) on this
+  // host: a status.json written by any other process is then not this launch's start.
+  bool trainer_descends = false;
 };
+
+// True when `pid` is `ancestor` or descends from it within a few generations (read from /proc).
+bool processDescendsFrom(qint64 pid, qint64 ancestor);
 
 // The updated_at of `run_directory`'s status.json; "" when it has none (yet).
 QString statusStamp(const QString& run_directory);

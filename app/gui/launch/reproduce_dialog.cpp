@@ -20,6 +20,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app/gui/common/screen_fit.h"
+
 namespace mixerlab::gui {
 
 double ReproduceLine::overall() const {
@@ -108,7 +110,7 @@ ReproduceDialog::ReproduceDialog(QString cli_executable, QString default_folder,
   layout->addWidget(step_);
   layout->addWidget(log_, 1);
   layout->addLayout(buttons);
-  resize(720, 480);
+  resizeWithinScreen(*this, QSize(720, 480));
 
   connect(scale_, &QComboBox::currentTextChanged, this, [this](const QString& s) {
     scale_note_->setText(scaleNote(s));

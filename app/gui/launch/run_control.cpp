@@ -31,6 +31,7 @@ QString RunControl::openProject(const QString& project_file, const QString& runs
   connect(queue_, &RunQueue::started, this, &RunControl::queueStarted);
   connect(queue_, &RunQueue::launchFailed, this, &RunControl::launchFailed);
   connect(queue_, &RunQueue::launched, this, &RunControl::watchLaunch);
+  connect(queue_, &RunQueue::leftQueue, this, &RunControl::leftQueue);
   return queue_->setStateFile(QFileInfo(project_file).absolutePath() + "/queue.json");
 }
 
@@ -77,6 +78,7 @@ QString RunControl::start(const QString& run, const QString& run_directory, cons
     return error;
   }
   watchLaunch(run, launched);
+  if (queue_) queue_->takeOff(run, "it was started by hand");  // its turn would find it trained
   return {};
 }
 

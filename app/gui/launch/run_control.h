@@ -50,6 +50,7 @@ class RunControl : public QObject {
   // A launch that did not start: the target's error, the CLI's refusal, or the queue's own finding.
   void launchFailed(const QString& run, const QString& error);
   void queueStarted(const QString& run);
+  void leftQueue(const QString& run, const QString& reason);  // RunQueue::leftQueue
 
  private:
   void startMonitor(const QString& runs_directory);

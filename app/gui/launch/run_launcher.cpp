@@ -71,7 +71,9 @@ QStringList RemoteLaunchTarget::remoteArguments(const QStringList& arguments, co
 QString RemoteLaunchTarget::start(const QStringList& arguments, const QString& working_directory,
                                   LaunchedProcess* launched) {
   if (host_.host.isEmpty() || host_.folder.isEmpty()) return "the remote host has no host name or remote folder";
-  return local_.start(remoteArguments(arguments, working_directory), working_directory, launched);
+  const QString error = local_.start(remoteArguments(arguments, working_directory), working_directory, launched);
+  if (launched != nullptr) launched->trainer_descends = false;  // the trainer runs on the remote host
+  return error;
 }
 
 std::unique_ptr<LaunchTarget> makeLaunchTarget(const LaunchTargetSpec& spec) {
@@ -118,6 +120,7 @@ QString LocalLaunchTarget::start(const QStringList& arguments, const QString& wo
   if (launched != nullptr) {
     launched->pid = pid;
     launched->error_file = error_file;
+    launched->trainer_descends = true;
   }
   return {};
 }

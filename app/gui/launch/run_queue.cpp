@@ -43,9 +43,16 @@ QString RunQueue::targetName() const { return target_ ? target_->name() : QStrin
 QString RunQueue::runDirectory(const QString& run) const { return QDir(runs_dir_).filePath(run); }
 
 void RunQueue::enqueue(const QString& run, bool resume, const QString& run_id, const QString& fork_from) {
-  queue_.push_back({run, run_id.isEmpty() ? run : run_id, fork_from, resume});
+  const QString id = run_id.isEmpty() ? run : run_id;
+  queue_.push_back({run, id, fork_from, resume, statusStamp(runDirectory(id))});
   changed();
   if (current_.isEmpty()) startNext();
+}
+
+bool RunQueue::takeOff(const QString& run_id, const QString& reason) {
+  if (!remove(run_id)) return false;
+  Q_EMIT leftQueue(run_id, reason);
+  return true;
 }
 
 QStringList RunQueue::pending() const {
@@ -84,6 +91,7 @@ void RunQueue::changed() {
   for (const Entry& e : queue_) {
     QJsonObject o{{"run", e.run}, {"run_id", e.run_id}, {"resume", e.resume}};
     if (!e.fork_from.isEmpty()) o["fork_from"] = e.fork_from;
+    if (!e.status_when_queued.isEmpty()) o["status_when_queued"] = e.status_when_queued;
     entries.append(o);
   }
   QSaveFile file(state_file_);
@@ -104,7 +112,8 @@ QString RunQueue::setStateFile(const QString& path) {
     const QJsonObject o = value.toObject();
     if (o.value("run").toString().isEmpty()) continue;
     queue_.push_back({o.value("run").toString(), o.value("run_id").toString(o.value("run").toString()),
-                      o.value("fork_from").toString(), o.value("resume").toBool()});
+                      o.value("fork_from").toString(), o.value("resume").toBool(),
+                      o.value("status_when_queued").toString()});
   }
   if (!queue_.isEmpty()) {
     Q_EMIT queueChanged();
@@ -175,7 +184,12 @@ void RunQueue::startNext() {
     changed();
     const QString dir = runDirectory(next.run_id);
     if (!next.resume && RunPaths{dir.toStdString()}.hasRunInfo()) {
-      Q_EMIT launchFailed(next.run_id, "run directory " + dir + " already exists (queue it with resume)");
+      // Trained since it was queued (by hand in another window, or the CLI): its turn is spent.
+      if (statusStamp(dir) != next.status_when_queued) {
+        Q_EMIT leftQueue(next.run_id, "it was trained outside the queue since it was queued");
+      } else {
+        Q_EMIT launchFailed(next.run_id, "run directory " + dir + " already exists (queue it with resume)");
+      }
       continue;
     }
     if (!next.fork_from.isEmpty() && !QFileInfo(next.fork_from).isDir()) {

@@ -40,6 +40,7 @@ class RunQueue : public QObject {
   struct Waiting {
     QString run, run_id, fork_from;  // project run, its folder name, a checkpoint to fork from
     bool resume = false;
+    QString status_when_queued;  // the run folder's status stamp at enqueue (statusStamp); empty: none
   };
   QVector<Waiting> waiting() const { return queue_; }  // next first
   // Moves a waiting run up (delta < 0) or down the queue; false if it is not waiting.
@@ -47,7 +48,10 @@ class RunQueue : public QObject {
   // Where the waiting entries are kept (<project>/queue.json); reads the entries saved there and
   // starts the first when the target is free. Returns an error naming the file, empty otherwise.
   QString setStateFile(const QString& path);
-  bool remove(const QString& run_id);           // drops a waiting run; false if it was not queued
+  bool remove(const QString& run_id);  // drops a waiting run; false if it was not queued
+  // A waiting run started outside the queue (Train by hand): it leaves the queue, with leftQueue
+  // saying why. False if it was not waiting.
+  bool takeOff(const QString& run_id, const QString& reason);
   QString current() const { return current_; }  // the run id the queue started that still runs, or empty
   QString targetName() const;
   // A launched run that writes no status within this time is taken as failed to start.
@@ -72,6 +76,9 @@ class RunQueue : public QObject {
   // A launch the queue itself saw fail: the target refused it, the run folder exists, no status came.
   void launchFailed(const QString& run, const QString& error);
   void queueChanged();
+  // A waiting run left the queue without being launched by it: started by hand, or trained outside
+  // the queue (another window, the CLI) since it was queued. Never a failure.
+  void leftQueue(const QString& run, const QString& reason);
   // A process was launched for run folder `run`: for the run monitor's watchLaunch.
   void launched(const QString& run, const mixerlab::gui::LaunchedProcess& process);
 

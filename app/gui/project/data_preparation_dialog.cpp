@@ -13,6 +13,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "app/gui/common/screen_fit.h"
 #include "core/config/project_config.h"
 #include "core/data/prepared_data_folders.h"
 #include "core/util/error.h"
@@ -86,7 +87,7 @@ DataPreparationDialog::DataPreparationDialog(const QString& project_file, const 
     stop_button_->setEnabled(false);
   });
   process_.setProcessChannelMode(QProcess::MergedChannels);
-  resize(900, 520);
+  resizeWithinScreen(*this, QSize(900, 520));
   refresh();
 }
 

@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 
 #include "app/gui/common/fork_point.h"
+#include "app/gui/common/screen_fit.h"
 #include "app/gui/project/run_config_schema.h"
 #include "widgets/forms/config_form.h"
 #include "widgets/tables/run_comparison.h"
@@ -56,7 +57,7 @@ RunSetupDialog::RunSetupDialog(const ProjectSource& project, const QJsonObject& 
   });
   connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
   connect(form_, &widgets::ConfigForm::valuesChanged, this, [this] { revalidate(); });
-  resize(1040, 860);
+  resizeWithinScreen(*this, QSize(1040, 860));
   revalidate();
 }
 

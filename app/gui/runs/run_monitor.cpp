@@ -48,14 +48,19 @@ void RunMonitor::watchLaunch(const QString& run, const LaunchedProcess& launched
   launches_.push_back({run, launched, QDateTime::currentMSecsSinceEpoch()});
 }
 
-void RunMonitor::checkLaunches(const QString& run, const QString& status_stamp) {
+void RunMonitor::checkLaunches(const QString& run, const RunStatus* status) {
+  const QString status_stamp = status ? QString::fromStdString(status->updated_at) : QString();
   const qint64 now_ms = QDateTime::currentMSecsSinceEpoch();
   for (auto it = launches_.begin(); it != launches_.end();) {
     if (it->run != run) {
       ++it;
       continue;
     }
-    const bool status_written = status_stamp != it->process.status_before;
+    // A status written since the launch is its start, unless another process of this host wrote
+    // it: a second window's Train on a run already training (the run lock refuses this launch).
+    const bool status_written = status_stamp != it->process.status_before &&
+                                !(it->process.trainer_descends && it->process.pid > 0 && status && status->pid > 0 &&
+                                  status->host == hostName() && !processDescendsFrom(status->pid, it->process.pid));
     const bool alive = processAlive(it->process.pid);
     if (!status_written && alive && now_ms - it->launched_ms <= kGiveUpLaunchMs) {
       ++it;
@@ -80,13 +85,16 @@ bool RunMonitor::launchWatched(const QString& run) const {
 }
 
 void RunMonitor::pollNow() {
-  // Launches whose run folder does not exist yet: only the process can have ended.
+  // Launches whose run folder does not exist yet, or holds no record yet (listRunDirectories leaves
+  // it out): only the process can have ended.
   QStringList without_folder;
   for (const Launch& launch : launches_) {
-    if (!without_folder.contains(launch.run) && !QDir(runs_directory_ + "/" + launch.run).exists())
+    const QString folder = runs_directory_ + "/" + launch.run;
+    if (!without_folder.contains(launch.run) &&
+        (!QDir(folder).exists() || !RunPaths{folder.toStdString()}.holdsRunRecords()))
       without_folder << launch.run;
   }
-  for (const QString& run : without_folder) checkLaunches(run, QString());
+  for (const QString& run : without_folder) checkLaunches(run, nullptr);
   const auto dirs = listRunDirectories(runs_directory_.toStdString());
   // Folders that were watched and are gone (deleted or moved outside MixerLab): said once; a folder
   // that comes back is read anew.
@@ -106,7 +114,7 @@ void RunMonitor::pollNow() {
     // A folder a watched launch is still creating (no status.json yet) gets no snapshot until the
     // launch is decided: a launched run's first word is launchStarted or launchFailed.
     if (launchWatched(name) && !std::filesystem::exists(RunPaths{dir}.status())) {
-      checkLaunches(name, QString());
+      checkLaunches(name, nullptr);
       if (launchWatched(name)) continue;
     }
     auto& watched = runs_[name];
@@ -155,9 +163,15 @@ void RunMonitor::pollNow() {
       watched->summary.add(r);
     }
     const auto status = readRunStatus(dir);
-    watched->summary.applyStatus(status ? *status : RunStatus{});
+    RunStatus shown = status ? *status : RunStatus{};
+    // Status files are replaced whole (rewritten in place only on a full disk), so one that does not
+    // parse is damaged, not half-written.
+    if (!status && std::filesystem::exists(RunPaths{dir}.status())) {
+      shown.reason = "status.json cannot be read (damaged?): the run's state is unknown";
+    }
+    watched->summary.applyStatus(shown);
     // Before the snapshot: a queue hears that its launch started before it hears the run's state.
-    checkLaunches(name, status ? QString::fromStdString(status->updated_at) : QString());
+    checkLaunches(name, status ? &*status : nullptr);
     const RunSummary& summary = watched->summary;
     snap.state = summary.state;
     snap.reason = QString::fromStdString(summary.reason);

@@ -54,8 +54,9 @@ class RunMonitor : public JobWorker {
     LaunchedProcess process;
     qint64 launched_ms = 0;
   };
-  // Reports the outcome of `run`'s watched launches given its status stamp now; drops them.
-  void checkLaunches(const QString& run, const QString& status_stamp);
+  // Reports the outcome of `run`'s watched launches given its status now; drops them.
+  // `status`: the run's status.json as read now, null when there is none.
+  void checkLaunches(const QString& run, const RunStatus* status);
   bool launchWatched(const QString& run) const;
   QString runs_directory_;
   int interval_ms_;

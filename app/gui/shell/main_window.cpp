@@ -30,6 +30,7 @@
 #include <QVBoxLayout>
 
 #include "app/gui/common/app_settings.h"
+#include "app/gui/common/screen_fit.h"
 #include "app/gui/generation/generation_panel.h"
 #include "app/gui/inversion/inversion_panel.h"
 #include "app/gui/launch/launch_target_selector.h"
@@ -68,6 +69,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   control_ = new RunControl(this);
   connect(control_, &RunControl::runUpdated, this, &MainWindow::onRunUpdated);
   connect(control_, &RunControl::launchFailed, this, &MainWindow::onLaunchFailed);
+  connect(control_, &RunControl::leftQueue, this,
+          [this](const QString& run, const QString& reason) { showStatusNote(run + " left the queue: " + reason); });
   connect(control_, &RunControl::runFolderRemoved, this, [this](const QString& run) {
     forgetRunFolder(run);
     statusBar()->showMessage("the run folder of " + run + " is gone (deleted or moved outside MixerLab)", 15000);
@@ -85,10 +88,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(runs_, &RunListModel::pointsAppended, this, &MainWindow::onPointsAppended);
   connect(runs_, &RunListModel::overlayChanged, this, &MainWindow::onOverlayToggled);
   buildUi();
+  restoreWindowLayout();
+}
+
+void MainWindow::restoreWindowLayout() {
   const AppSettings settings;
   restoreGeometry(settings.windowGeometry());
   restoreState(settings.windowState());
+  // A geometry saved on a larger screen (or by an older scripted start) is cut to this one: a window
+  // bigger than the screen cannot be used, and one beyond what X can draw shows nothing.
+  const QSize fitted = sizeWithinScreen(*this, size());
+  if (fitted != size()) resize(fitted);
 }
+
+void MainWindow::showStatusNote(const QString& note) { statusBar()->showMessage(note, 15000); }
 
 MainWindow::~MainWindow() { control_->stopMonitor(); }
 
@@ -196,6 +209,13 @@ void MainWindow::buildMenusAndToolbar() {
   redo->setShortcut(QKeySequence("Ctrl+Shift+Z"));
   edit_menu->addAction(redo);
 
+  // The tabs by number, in their order (Ctrl+1 Curves ... Ctrl+5 Scaling).
+  auto* view_menu = menuBar()->addMenu("&View");
+  for (int i = 0; i < tabs_->count(); ++i) {
+    view_menu->addAction(tabs_->tabText(i), this, [this, i] { tabs_->setCurrentIndex(i); })
+        ->setShortcut(QKeySequence(QString("Ctrl+%1").arg(i + 1)));
+  }
+
   auto* run_menu = menuBar()->addMenu("&Run");
   run_menu_ = run_menu;
   auto* toolbar = addToolBar("Runs");
@@ -210,7 +230,8 @@ void MainWindow::buildMenusAndToolbar() {
   run_menu->addAction("&Edit run...", this, &MainWindow::onEditRun)->setShortcut(QKeySequence("Ctrl+E"));
   run_menu->addAction("Re&move run", this, &MainWindow::onRemoveRun);
   run_menu->addAction("New s&weep...", this, &MainWindow::onNewSweep)->setShortcut(QKeySequence("Ctrl+Shift+W"));
-  run_menu->addAction("&Compare configs...", this, &MainWindow::onCompareConfigs);
+  run_menu->addAction("&Compare configs...", this, &MainWindow::onCompareConfigs)
+      ->setShortcut(QKeySequence("Ctrl+Shift+C"));
   run_menu->addSeparator();
   addRunAction("Train", QKeySequence("Ctrl+R"), &MainWindow::onTrainSelected);
   addRunAction("Resume", QKeySequence("Ctrl+Shift+R"), &MainWindow::onResumeSelected);
@@ -227,7 +248,8 @@ void MainWindow::buildMenusAndToolbar() {
   run_menu->addAction("Re&trieve stories with run", this, &MainWindow::onRetrieveSelected)
       ->setShortcut(QKeySequence("Ctrl+Shift+F"));
   run_menu->addSeparator();
-  run_menu->addAction("Reproduce the &paper...", this, &MainWindow::onReproducePaper);
+  run_menu->addAction("Reproduce the &paper...", this, &MainWindow::onReproducePaper)
+      ->setShortcut(QKeySequence("Ctrl+Shift+P"));
   toolbar->addWidget(new QLabel(" target: ", this));
   target_selector_ = new LaunchTargetSelector(findCliExecutable(), this);
   connect(target_selector_, &LaunchTargetSelector::targetChanged, this,
@@ -551,9 +573,11 @@ void MainWindow::onRunContextMenu(const QPoint& pos) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  AppSettings settings;
-  settings.setWindowGeometry(saveGeometry());
-  settings.setWindowState(saveState());
+  if (keeps_window_layout_) {
+    AppSettings settings;
+    settings.setWindowGeometry(saveGeometry());
+    settings.setWindowState(saveState());
+  }
   control_->stopMonitor();  // runs keep going: they are separate processes
   generation_->stop();      // generation runs in this process: cancel it and join its threads
   inversion_->stop();       // so does inversion

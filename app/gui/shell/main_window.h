@@ -112,6 +112,9 @@ class MainWindow : public QMainWindow {
   ColumnRequest resolveColumnEntry(const QString& entry) const;
   double eventLoopMaxLatencyMs() const;
   double eventLoopP99LatencyMs() const;
+  // Off for a scripted start: closing then leaves the saved window geometry and docks as they were.
+  void setKeepsWindowLayout(bool keeps) { keeps_window_layout_ = keeps; }
+  void showStatusNote(const QString& note);  // a status bar message for a while (15 s)
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -160,6 +163,7 @@ class MainWindow : public QMainWindow {
 
  private:
   void buildUi();
+  void restoreWindowLayout();     // the saved geometry and docks, cut to the screen this window is on
   void buildRunsDock();           // the filter line and the sortable runs table
   void refreshProjectSettings();  // the project runs' resolved settings, for hyperparameter columns
   void loadAnnotations();
@@ -205,6 +209,7 @@ class MainWindow : public QMainWindow {
   QHash<QString, widgets::SweepDraft> sweep_drafts_;
   QSet<QString> grouped_runs_;  // runs whose settings the "Mean by" list has seen  // base run name -> the cancelled
                                 // editor's fields
+  bool keeps_window_layout_ = true;
 };
 
 }  // namespace mixerlab::gui

@@ -34,6 +34,7 @@ void MainWindow::buildRunsDock() {
   table_filter_ = new RunTableFilter(runs_, this);
   runs_->setHyperparameterColumns(AppSettings().runTableColumns());
   table_ = new widgets::FrozenColumnTableView(this);  // the run names stay while the columns scroll
+  table_->setTabKeyNavigation(false);                 // Tab moves on to the next widget; arrows move in the table
   table_->setModel(table_filter_);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);

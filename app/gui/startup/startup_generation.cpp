@@ -11,6 +11,7 @@
 
 #include "app/gui/generation/generation_panel.h"
 #include "app/gui/shell/main_window.h"
+#include "app/gui/startup/startup_outcome.h"
 #include "app/gui/tooling/window_screenshot.h"
 #include "widgets/forms/sampling_settings_form.h"
 #include "widgets/generation/generation_column_view.h"
@@ -54,7 +55,26 @@ void hoverAToken(GenerationPanel* panel) {
 
 void startGeneration(MainWindow& window, const StartupGeneration& options) {
   GenerationPanel* panel = window.generationPanel();
-  window.showGeneration(options.checkpoints);
+  const QString refused = window.showGeneration(options.checkpoints);
+  if (!refused.isEmpty()) reportStartupProblem("--generate " + refused);
+  // Nothing to generate with, or a round that cannot start: the tab shows why, and a screenshot is of that.
+  auto shootTheProblem = [&window, file = options.screenshot]() {
+    if (file.isEmpty()) return;
+    QTimer::singleShot(500, &window, [&window, file]() {
+      saveStartupScreenshot(windowScreenshot(window), file);
+      endScriptedStart();
+    });
+  };
+  if (panel->columnCount() == 0) {
+    shootTheProblem();
+    return;
+  }
+  auto start = [panel, shootTheProblem]() {
+    const QString error = panel->generate();
+    if (error.isEmpty()) return;
+    reportStartupProblem("--generate: " + error);
+    shootTheProblem();
+  };
   if (!options.preset.isEmpty()) panel->settingsForm()->choosePreset(options.preset);
   if (options.max_new_tokens > 0) {
     auto values = panel->settingsForm()->values();
@@ -63,12 +83,12 @@ void startGeneration(MainWindow& window, const StartupGeneration& options) {
   }
   if (options.prompt_given) {
     panel->setPrompt(options.prompt);
-    panel->generate();
+    start();
   } else {
-    QObject::connect(panel, &GenerationPanel::evalPromptsLoaded, panel, [panel]() {
+    QObject::connect(panel, &GenerationPanel::evalPromptsLoaded, panel, [panel, start]() {
       if (panel->isGenerating() || panel->hasResults()) return;
       panel->chooseEvalPrompt(0);
-      panel->generate();
+      start();
     });
   }
   if (options.screenshot.isEmpty()) return;
@@ -76,8 +96,8 @@ void startGeneration(MainWindow& window, const StartupGeneration& options) {
   QObject::connect(panel, &GenerationPanel::roundFinished, &window, [&window, panel, file]() {
     QTimer::singleShot(200, &window, [panel]() { hoverAToken(panel); });
     QTimer::singleShot(1200, &window, [&window, file]() {
-      saveWindowScreenshot(window, file);
-      QApplication::quit();
+      saveStartupScreenshot(windowScreenshot(window), file);
+      endScriptedStart();
     });
   });
 }

@@ -5,11 +5,11 @@
 #include <QCursor>
 #include <QHelpEvent>
 #include <QTimer>
-#include <cstdio>
 
 #include "app/gui/inversion/inversion_panel.h"
 #include "app/gui/inversion/over_training_view.h"
 #include "app/gui/shell/main_window.h"
+#include "app/gui/startup/startup_outcome.h"
 #include "app/gui/tooling/window_screenshot.h"
 #include "widgets/forms/inversion_settings_form.h"
 #include "widgets/inversion/inversion_diff_view.h"
@@ -47,8 +47,8 @@ void hoverAMiss(widgets::InversionDiffView* diff) {
 void screenshotAfter(MainWindow& window, widgets::InversionDiffView* diff, const QString& file) {
   QTimer::singleShot(300, &window, [diff]() { hoverAMiss(diff); });
   QTimer::singleShot(1300, &window, [&window, file]() {
-    saveWindowScreenshot(window, file);
-    QApplication::quit();
+    saveStartupScreenshot(windowScreenshot(window), file);
+    endScriptedStart();
   });
 }
 
@@ -79,6 +79,8 @@ void startOverTraining(MainWindow& window, const StartupInversion& options) {
   const QString error = view->setRun(window.resolveColumnEntry(options.over_training).path);
   if (!error.isEmpty()) {
     view->showMessage(error);
+    reportStartupProblem("--over-training " + options.over_training + ": " + error);
+    if (!options.screenshot.isEmpty()) screenshotAfter(window, view->diffView(), options.screenshot);
     return;
   }
   if (options.eval_inputs > 0) view->setEvalDocuments(options.eval_inputs);
@@ -87,14 +89,18 @@ void startOverTraining(MainWindow& window, const StartupInversion& options) {
     if (!options.screenshot.isEmpty()) screenshotAfter(window, view->diffView(), options.screenshot);
   });
   const QString start_error = panel->invertOverTraining();
-  if (!start_error.isEmpty()) view->showMessage(start_error);
+  if (start_error.isEmpty()) return;
+  view->showMessage(start_error);
+  reportStartupProblem("--over-training " + options.over_training + ": " + start_error);
+  if (!options.screenshot.isEmpty()) screenshotAfter(window, view->diffView(), options.screenshot);
 }
 
 }  // namespace
 
 void startInversion(MainWindow& window, const StartupInversion& options) {
   InversionPanel* panel = window.inversionPanel();
-  window.showInspection(options.models);
+  const QString refused = window.showInspection(options.models);
+  if (!refused.isEmpty()) reportStartupProblem("--inspect " + refused);
   if (!options.screenshot.isEmpty()) capDocksForScreenshot(window);
   applyForm(panel, options);
   if (options.models.isEmpty()) {
@@ -112,7 +118,7 @@ void startInversion(MainWindow& window, const StartupInversion& options) {
   auto start = [&window, panel, options]() {
     const QString error = panel->invert();
     if (error.isEmpty()) return;
-    std::fprintf(stderr, "--inspect: %s\n", qPrintable(error));
+    reportStartupProblem("--inspect: " + error);
     if (!options.screenshot.isEmpty()) screenshotAfter(window, panel->diffView(), options.screenshot);
   };
   if (!options.text.isEmpty()) {

@@ -4,6 +4,7 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDir>
 #include <QFileInfo>
 #include <QTimer>
 
@@ -14,6 +15,7 @@
 #include "app/gui/common/app_settings.h"
 #include "app/gui/shell/main_window.h"
 #include "app/gui/startup/screenshot_scenes.h"
+#include "app/gui/startup/startup_outcome.h"
 #include "core/runs/demo_project.h"
 #include "widgets/forms/sampling_presets.h"
 
@@ -89,6 +91,10 @@ class StartupValueReader {
     return absent;
   }
 
+  // A side of 8192 pixels is a 256 MiB window image: beyond that, X's shared-memory images and the
+  // screenshot fail, and the size would be saved for every later start.
+  static constexpr int kMaxWindowSide = 8192;
+
   // WIDTHxHEIGHT in pixels; an invalid size when the option is not given (or its value is bad).
   QSize windowSize(const char* name) {
     if (!parser_.isSet(name)) return {};
@@ -97,9 +103,16 @@ class StartupValueReader {
     bool width_ok = false, height_ok = false;
     const int width = parts.size() == 2 ? parts[0].toInt(&width_ok) : 0;
     const int height = parts.size() == 2 ? parts[1].toInt(&height_ok) : 0;
-    if (width_ok && height_ok && width >= 1 && height >= 1) return {width, height};
-    fail(name, quoted(value) + " is not WIDTHxHEIGHT",
-         QString("give the window size in pixels, e.g. --%1 1400x900").arg(name));
+    if (width_ok && height_ok && width >= 1 && height >= 1 && width <= kMaxWindowSide && height <= kMaxWindowSide) {
+      return {width, height};
+    }
+    if (width_ok && height_ok && width >= 1 && height >= 1) {
+      fail(name, quoted(value) + " is larger than the window can be drawn",
+           QString("give at most %1x%1 pixels, e.g. --%2 1400x900").arg(kMaxWindowSide).arg(name));
+    } else {
+      fail(name, quoted(value) + " is not WIDTHxHEIGHT",
+           QString("give the window size in pixels, e.g. --%1 1400x900").arg(name));
+    }
     return {};
   }
 
@@ -184,15 +197,35 @@ StartupRetrieval readRetrieval(StartupValueReader& values, const QString& screen
   return retrieval;
 }
 
-// The project given, else the most recent one, else the demo: a checkout's projects/demo, else the
-// installed package's (copied to a writable folder). A project file that does not exist falls back too.
-QString projectToOpen(const QString& given) {
-  QString project = given.isEmpty() ? AppSettings().lastProject() : given;
-  if (project.isEmpty() || !QFileInfo::exists(project)) {
-    const auto demo = demoProjectFile(QCoreApplication::applicationFilePath().toStdString());
-    project = demo.empty() ? QString("projects/demo/project.json") : QString::fromStdString(demo.string());
-  }
+// The project given (parseStartupOptions has checked that it exists), else the most recent one,
+// else the demo: a checkout's projects/demo, else the installed package's (copied to a writable
+// folder). A most recent project that has gone since falls back to the demo and says so in `note`.
+QString projectToOpen(const QString& given, QString* note) {
+  if (!given.isEmpty()) return given;
+  const QString recent = AppSettings().lastProject();
+  if (!recent.isEmpty() && QFileInfo::exists(recent)) return recent;
+  const auto demo = demoProjectFile(QCoreApplication::applicationFilePath().toStdString());
+  const QString project = demo.empty() ? QString("projects/demo/project.json") : QString::fromStdString(demo.string());
+  if (!recent.isEmpty()) *note = "the most recent project " + recent + " is gone: opened the demo project";
   return project;
+}
+
+// The positional project: a file that exists (a folder is read as its project.json).
+QString checkedProjectArgument(const QString& given, QString* error) {
+  if (given.isEmpty()) return given;
+  const QFileInfo info(given);
+  if (info.isDir()) {
+    const QString inside = QDir(given).filePath("project.json");
+    if (QFileInfo(inside).isFile()) return inside;
+    *error = "\"" + given + "\" is a folder without a project.json: give the project file";
+    return {};
+  }
+  if (!info.exists()) {
+    *error =
+        "no project file at \"" + given + "\": give an existing project.json (or no project, for the most recent one)";
+    return {};
+  }
+  return given;
 }
 
 }  // namespace
@@ -220,7 +253,8 @@ StartupParse parseStartupOptions(const QStringList& arguments) {
 
   StartupValueReader values(parser);
   StartupOptions& options = result.options;
-  options.project = positional.value(0);
+  options.project = checkedProjectArgument(positional.value(0), &result.error);
+  if (!result.error.isEmpty()) return result;
   options.screenshot = values.nonEmpty("screenshot", "give the PNG file to write");
   options.scene = values.nonEmpty(
       "scene",
@@ -239,7 +273,14 @@ StartupParse parseStartupOptions(const QStringList& arguments) {
 }
 
 QString applyStartupOptions(MainWindow& window, const StartupOptions& options) {
-  window.openProject(projectToOpen(options.project));
+  // A scripted start (a screenshot, a latency report) leaves the user's window layout as it was.
+  const bool scripted = !options.screenshot.isEmpty() || options.report_latency_s.has_value();
+  window.setKeepsWindowLayout(!scripted);
+  QString note;
+  const QString project = projectToOpen(options.project, &note);
+  const QString open_error = window.openProject(project);
+  if (!open_error.isEmpty() && scripted) reportStartupProblem("could not open " + project + ": " + open_error);
+  if (open_error.isEmpty() && !note.isEmpty()) window.showStatusNote(note);
   if (options.window_size.isValid()) window.resize(options.window_size);
   window.show();
   if (options.generation) startGeneration(window, *options.generation);
@@ -255,9 +296,9 @@ QString applyStartupOptions(MainWindow& window, const StartupOptions& options) {
   const bool startup_action = options.generation || options.inversion || options.retrieval;
   if (!options.screenshot.isEmpty() && !startup_action) {
     QTimer::singleShot(2500, &window, [&window, shot_target, file = options.screenshot, scene = options.scene]() {
-      shot_target->grab().save(file);
+      saveStartupScreenshot(shot_target->grab(), file);
       if (!scene.isEmpty()) finishScreenshotScene(window, scene);
-      QCoreApplication::quit();
+      endScriptedStart();
     });
   }
   if (options.report_latency_s) {
@@ -265,7 +306,7 @@ QString applyStartupOptions(MainWindow& window, const StartupOptions& options) {
     QTimer::singleShot(static_cast<int>(seconds * 1000), &window, [&window, seconds]() {
       std::printf("event loop latency over %s s: max %.1f ms, p99 %.1f ms\n", qPrintable(QString::number(seconds)),
                   window.eventLoopMaxLatencyMs(), window.eventLoopP99LatencyMs());
-      QCoreApplication::quit();
+      endScriptedStart();
     });
   }
   return {};

@@ -7,6 +7,7 @@
 
 #include "app/gui/retrieval/retrieval_panel.h"
 #include "app/gui/shell/main_window.h"
+#include "app/gui/startup/startup_outcome.h"
 #include "app/gui/tooling/window_screenshot.h"
 
 namespace mixerlab::gui {
@@ -23,14 +24,15 @@ void startRetrieval(MainWindow& window, const StartupRetrieval& options) {
   RetrievalPanel* panel = window.retrievalPanel();
   if (!options.screenshot.isEmpty()) capDocksForScreenshot(window);
   if (options.synthetic_count > 0) panel->setCorpus(RetrievalCorpus::synthetic(options.synthetic_count));
-  window.showRetrieval(options.models);
+  const QString refused = window.showRetrieval(options.models);
+  if (!refused.isEmpty()) reportStartupProblem("--retrieve " + refused);
   const int columns = panel->columnCount();
   auto progress = std::make_shared<Progress>();
   auto finish = [&window, options]() {
     if (options.screenshot.isEmpty()) return;
     QTimer::singleShot(600, &window, [&window, options]() {
-      saveWindowScreenshot(window, options.screenshot);
-      QApplication::quit();
+      saveStartupScreenshot(windowScreenshot(window), options.screenshot);
+      endScriptedStart();
     });
   };
   auto query = [panel, options, progress, finish]() {

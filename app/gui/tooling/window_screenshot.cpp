@@ -8,14 +8,14 @@
 
 namespace mixerlab::gui {
 
-bool saveWindowScreenshot(QWidget& window, const QString& file) {
+QPixmap windowScreenshot(QWidget& window) {
   QPixmap shot;
   if (QScreen* screen = window.screen()) {
     const QRect area = window.frameGeometry();
     shot = screen->grabWindow(0, area.x(), area.y(), area.width(), area.height());
   }
   if (shot.isNull()) shot = window.grab();
-  return shot.save(file);
+  return shot;
 }
 
 void capDocksForScreenshot(QWidget& window) {

@@ -1,15 +1,15 @@
-// Saves a window as the screen shows it, tooltips included (a tooltip is a window of its own, so
+// A window as the screen shows it, tooltips and dialogs over it included (a tooltip is a window of its own, so
 // grabbing the window alone would miss it); offscreen platforms have no screen to read, and there
-// the window's own rendering is saved. Used by the --screenshot start options that make the docs'
+// the window's own rendering is taken. Used by the --screenshot start options that make the docs'
 // screenshots from the real app.
 #pragma once
-#include <QString>
+#include <QPixmap>
 
 class QWidget;
 
 namespace mixerlab::gui {
 
-bool saveWindowScreenshot(QWidget& window, const QString& file);
+QPixmap windowScreenshot(QWidget& window);
 
 // For a screenshot of a tab, the tab gets the room: the run list, log and comparison docks are
 // capped at a few rows (the process quits after the screenshot). resizeDocks would leave docks
