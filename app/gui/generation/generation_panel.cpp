@@ -145,6 +145,7 @@ QWidget* GenerationPanel::buildControls() {
   connect(save_, &QPushButton::clicked, this, &GenerationPanel::onSave);
   status_ = new QLabel(controls);
   status_->setObjectName("panel_status");
+  status_->setWordWrap(true);  // a long message (a refused path and its fix) wraps, never widens the window
   actions->addWidget(generate_);
   actions->addWidget(cancel_);
   actions->addWidget(save_);

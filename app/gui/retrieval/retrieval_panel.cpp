@@ -51,6 +51,7 @@ RetrievalPanel::RetrievalPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(splitter_, 1);
   status_ = new QLabel(this);
   status_->setObjectName("retrieval-status");
+  status_->setWordWrap(true);  // a long message wraps, never widens the window
   layout->addWidget(status_);
   typing_timer_ = new QTimer(this);
   typing_timer_->setSingleShot(true);
