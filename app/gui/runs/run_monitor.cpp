@@ -3,7 +3,6 @@
 #include "app/gui/runs/run_monitor.h"
 
 #include <QDateTime>
-#include <QDir>
 #include <QFile>
 #include <QSet>
 #include <filesystem>
@@ -90,8 +89,7 @@ void RunMonitor::pollNow() {
   QStringList without_folder;
   for (const Launch& launch : launches_) {
     const QString folder = runs_directory_ + "/" + launch.run;
-    if (!without_folder.contains(launch.run) &&
-        (!QDir(folder).exists() || !RunPaths{folder.toStdString()}.holdsRunRecords()))
+    if (!without_folder.contains(launch.run) && !RunPaths{folder.toStdString()}.holdsRunRecords())
       without_folder << launch.run;
   }
   for (const QString& run : without_folder) checkLaunches(run, nullptr);

@@ -60,10 +60,7 @@ void startGeneration(MainWindow& window, const StartupGeneration& options) {
   // Nothing to generate with, or a round that cannot start: the tab shows why, and a screenshot is of that.
   auto shootTheProblem = [&window, file = options.screenshot]() {
     if (file.isEmpty()) return;
-    QTimer::singleShot(500, &window, [&window, file]() {
-      saveStartupScreenshot(windowScreenshot(window), file);
-      endScriptedStart();
-    });
+    endWithWindowScreenshot(window, file, 500);
   };
   if (panel->columnCount() == 0) {
     shootTheProblem();
@@ -95,10 +92,7 @@ void startGeneration(MainWindow& window, const StartupGeneration& options) {
   const QString file = options.screenshot;
   QObject::connect(panel, &GenerationPanel::roundFinished, &window, [&window, panel, file]() {
     QTimer::singleShot(200, &window, [panel]() { hoverAToken(panel); });
-    QTimer::singleShot(1200, &window, [&window, file]() {
-      saveStartupScreenshot(windowScreenshot(window), file);
-      endScriptedStart();
-    });
+    endWithWindowScreenshot(window, file, 1200);
   });
 }
 

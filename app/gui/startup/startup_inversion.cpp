@@ -46,10 +46,7 @@ void hoverAMiss(widgets::InversionDiffView* diff) {
 
 void screenshotAfter(MainWindow& window, widgets::InversionDiffView* diff, const QString& file) {
   QTimer::singleShot(300, &window, [diff]() { hoverAMiss(diff); });
-  QTimer::singleShot(1300, &window, [&window, file]() {
-    saveStartupScreenshot(windowScreenshot(window), file);
-    endScriptedStart();
-  });
+  endWithWindowScreenshot(window, file, 1300);
 }
 
 // The last checkpoint's cell at the deepest layer: where training has changed the most.

@@ -6,8 +6,11 @@
 #include <QImageWriter>
 #include <QPixmap>
 #include <QSaveFile>
+#include <QTimer>
 
 #include <cstdio>
+
+#include "app/gui/tooling/window_screenshot.h"
 
 namespace mixerlab::gui {
 namespace {
@@ -54,5 +57,12 @@ bool saveStartupScreenshot(const QPixmap& shot, const QString& file) {
 }
 
 void endScriptedStart() { QCoreApplication::exit(startupHadProblem() ? 1 : 0); }
+
+void endWithWindowScreenshot(QWidget& window, const QString& file, int delay_ms) {
+  QTimer::singleShot(delay_ms, &window, [&window, file]() {
+    saveStartupScreenshot(windowScreenshot(window), file);
+    endScriptedStart();
+  });
+}
 
 }  // namespace mixerlab::gui

@@ -23,4 +23,8 @@ bool saveStartupScreenshot(const QPixmap& shot, const QString& file);
 // Quits the application with 1 after any reported problem, else 0.
 void endScriptedStart();
 
+// After `delay_ms` (for tooltips and late repaints to show): saves `window` as the screen shows it
+// to `file`, then ends the scripted start. The one way a startup action takes its screenshot.
+void endWithWindowScreenshot(QWidget& window, const QString& file, int delay_ms);
+
 }  // namespace mixerlab::gui

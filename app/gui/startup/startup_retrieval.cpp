@@ -1,8 +1,6 @@
 // Command-line retrieval at start and its screenshot (see startup_retrieval.h).
 #include "app/gui/startup/startup_retrieval.h"
 
-#include <QApplication>
-#include <QTimer>
 #include <memory>
 
 #include "app/gui/retrieval/retrieval_panel.h"
@@ -30,10 +28,7 @@ void startRetrieval(MainWindow& window, const StartupRetrieval& options) {
   auto progress = std::make_shared<Progress>();
   auto finish = [&window, options]() {
     if (options.screenshot.isEmpty()) return;
-    QTimer::singleShot(600, &window, [&window, options]() {
-      saveStartupScreenshot(windowScreenshot(window), options.screenshot);
-      endScriptedStart();
-    });
+    endWithWindowScreenshot(window, options.screenshot, 600);
   };
   auto query = [panel, options, progress, finish]() {
     progress->queried = true;
