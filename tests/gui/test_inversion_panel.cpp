@@ -12,6 +12,7 @@
 
 #include <QCheckBox>
 #include <QHelpEvent>
+#include <QLabel>
 #include <QToolTip>
 
 #include <nlohmann/json.hpp>
@@ -303,7 +304,16 @@ class TestInversionPanel : public QObject {
     const QString tip = QToolTip::text();
     QVERIFY2(tip.contains(QString("rank of the true token among all decoded tokens: <b>%1</b>").arg(t.reference_rank)),
              qPrintable(tip));
-    QVERIFY2(tip.contains(QString("layer 2, position %1").arg(position)), qPrintable(tip));
+    // Where the token is, counted in the text's own tokens (the context is left-padded).
+    int padding_before = 0, text_before = 0;
+    for (int p = 0; p < position; ++p) (r.tokens[p].counted ? text_before : padding_before) += 1;
+    const QString place = padding_before == 0
+                              ? QString("layer 2, token %1 of the text").arg(text_before + 1)
+                              : QString("layer 2, token %1 of the text (context position %2: %3 padding tokens come first)")
+                                    .arg(text_before + 1)
+                                    .arg(position + 1)
+                                    .arg(padding_before);
+    QVERIFY2(tip.contains(place), qPrintable(tip));
     for (const std::string& piece : t.candidate_texts)
       QVERIFY2(tip.contains(widgets::InversionDiffView::visiblePiece(q(piece)).toHtmlEscaped()), qPrintable(tip));
     QToolTip::hideText();
@@ -312,6 +322,26 @@ class TestInversionPanel : public QObject {
     for (int row = 0; row < 3; ++row)
       QVERIFY2(input_tip.contains(QString("rank %1").arg(expected_[row][2].tokens[position].reference_rank)),
                qPrintable(input_tip));
+  }
+
+  // A token's place is said in the text's own tokens, padding named as padding; the charts'
+  // measures have a plain-language caption and a y label short enough not to be cut.
+  void tokenPlacesAndMeasuresAreExplained() {
+    QVector<widgets::InvertedTokenView> tokens(4);
+    tokens[0].counted = tokens[1].counted = false;
+    QCOMPARE(widgets::InversionDiffView::placeInText(tokens, 2),
+             QString("token 1 of the text (context position 3: 2 padding tokens come first)"));
+    QCOMPARE(widgets::InversionDiffView::placeInText(tokens, 3),
+             QString("token 2 of the text (context position 4: 2 padding tokens come first)"));
+    QVERIFY(widgets::InversionDiffView::placeInText(tokens, 1).startsWith("padding at context position 2"));
+    QCOMPARE(widgets::InversionDiffView::placeInText(QVector<widgets::InvertedTokenView>(3), 0),
+             QString("token 1 of the text"));
+    QVERIFY(panel_);
+    auto* caption = panel_->findChild<QLabel*>("inversion_measures_caption");
+    QVERIFY(caption != nullptr);
+    QVERIFY(caption->text().contains("Hamming distance") && caption->text().contains("L1 / |target|"));
+    QVERIFY(caption->text().contains("top-k") && caption->text().contains("exact"));
+    QCOMPARE(panel_->chart()->valueAxisLabel(), QString("Hamming distance"));
   }
 
   // Clicking the chart near a layer shows that layer's tokens in the diff.

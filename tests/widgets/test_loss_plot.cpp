@@ -1,5 +1,6 @@
 // Loss plot widget tests: smoothing and downsampling arithmetic, resumed-run series from a growing
-// metrics file, x-axis switching (FLOPs included), log axes, hover readout and SVG/PNG/CSV exports.
+// metrics file, x-axis switching (FLOPs included), log axes, hover readout and SVG/PNG/CSV exports
+// (a legend and line-style key in every figure, the CSV as drawn).
 // Pure widget test: links mixerlab_widgets only (no torch, no core).
 #include <QtTest/QtTest>
 
@@ -254,7 +255,7 @@ class TestLossPlot : public QObject {
     for (const auto& c : cases) {
       w.setAxis(c.axis);
       w.replotNow();
-      QCOMPARE(innerPlot(w)->xAxis->label(), lossAxisLabel(c.axis));
+      QVERIFY(innerPlot(w)->xAxis->label().startsWith(lossAxisLabel(c.axis)));
       QCOMPARE(innerPlot(w)->xAxis->range().upper, c.x);
       const QPointF px = w.dataToPixel(c.x, last.loss);
       const QString text = w.readoutAt(px.x(), px.y());
@@ -334,6 +335,58 @@ class TestLossPlot : public QObject {
     QVERIFY(QFileInfo::exists(dir + "/table.csv"));
   }
 
+  // A figure is read without the workbench: a panel that leaves its runs to the side list still
+  // exports its legend, the loss axis names the line styles, and the CSV holds the curves as drawn
+  // (a group's mean and band with its run count; a hidden run left out), not the runs' raw points.
+  void exportsHoldWhatIsDrawnWithALegend() {
+    LossPlotWidget w;
+    QVERIFY(showPlot(w));
+    w.setLegendShown(false);
+    const LossSeries a = makeRun("seed-a", 100, 4.0, 1e6, 1), b = makeRun("seed-b", 100, 4.5, 1e6, 2),
+                     c = makeRun("other", 100, 3.0, 1e6, 3);
+    w.setSeries(a);
+    w.setSeries(b);
+    w.setSeries(c);
+    w.setRunGroups({{"seed-a", "mixer"}, {"seed-b", "mixer"}});
+    w.setHiddenRuns({"other"});
+    w.replotNow();
+    QCustomPlot* plot = innerPlot(w);
+    QVERIFY(plot->xAxis->label().startsWith("step") && plot->xAxis->label().contains("solid: train, dashed: eval"));
+    QVERIFY(!plot->legend->visible());
+
+    QTemporaryDir dir;
+    QVERIFY(w.exportSvg(dir.filePath("fig.svg"), 900, 560));
+    QFile svg(dir.filePath("fig.svg"));
+    QVERIFY(svg.open(QIODevice::ReadOnly));
+    const QByteArray svg_text = svg.readAll();
+    QVERIFY(svg_text.contains("mixer (mean of 2) train"));
+    QVERIFY(svg_text.contains("mixer (mean of 2) eval"));
+    QVERIFY(svg_text.contains("solid: train, dashed: eval"));
+    QVERIFY(!svg_text.contains("other train"));
+    QVERIFY(!plot->legend->visible());  // the panel itself is as it was
+    QVERIFY(w.exportPng(dir.filePath("fig"), 700, 400));
+    QCOMPARE(QImage(dir.filePath("fig.png")).size(), QSize(700, 400));
+    QVERIFY(!plot->legend->visible());
+
+    QVERIFY(w.exportCsv(dir.filePath("fig")));
+    QFile csv(dir.filePath("fig.csv"));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.front(), QString("curve,series,kind,step,loss,band_low,band_high,runs"));
+    QCOMPARE(lines.size(), 1 + 100 + 2);  // the mean train curve (100 steps) and eval curve (2 evals)
+    const double lo = std::min(a.train[0].loss, b.train[0].loss), hi = std::max(a.train[0].loss, b.train[0].loss);
+    QCOMPARE(lines[1], QString("mixer (mean of 2),train,mean,1,%1,%2,%3,2")
+                           .arg(QString::number((a.train[0].loss + b.train[0].loss) / 2, 'g', 10))
+                           .arg(QString::number(lo, 'g', 10))
+                           .arg(QString::number(hi, 'g', 10)));
+    QVERIFY(lines.last().startsWith("mixer (mean of 2),eval,mean,100,"));
+    for (const QString& line : lines) QVERIFY2(!line.startsWith("other") && !line.startsWith("seed-"), qPrintable(line));
+    w.setAxis(LossAxis::Tokens);
+    QVERIFY(w.drawnCsv().startsWith("curve,series,kind,tokens,loss,"));
+    w.setMetric("lr");  // a metric without a line-style key
+    QCOMPARE(plot->xAxis->label(), QString("tokens"));
+  }
+
   void exportsAndScreenshot() {
     QDir().mkpath(QDir::tempPath() + "/mixerlab-test-loss-plot");
     QTemporaryDir dir;
@@ -365,14 +418,12 @@ class TestLossPlot : public QObject {
     QFile csv(csv_path);
     QVERIFY(csv.open(QIODevice::ReadOnly));
     const QStringList lines = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
-    QCOMPARE(lines.front(), QString("run,series,step,tokens,wall_s,flops,loss,smoothed_loss"));
-    QCOMPARE(lines.size(), 1 + 2 * (300 + 6));
-    QVERIFY(lines[1].startsWith("mixer,train,1,2048,0.25,"));
-    QCOMPARE(lines[1].split(',')[6], lines[1].split(',')[7]);  // first smoothed value = first raw value
-    QVERIFY(lines.contains(QString("transformer,eval,300,614400,75,%1,%2,")
-                               .arg(QString::number(614400 * 6 * 1.6e6, 'g', 10))
-                               .arg(QString::number(b.eval.back().loss, 'g', 10))));
-    QVERIFY(!lossTableCsv({a}, Smoothing{}).contains("smoothed_loss"));
+    // What is drawn: each run's raw and smoothed train curve and its eval curve, on the x axis shown.
+    QCOMPARE(lines.front(), QString("curve,series,kind,step,loss,band_low,band_high,runs"));
+    QCOMPARE(lines.size(), 1 + 2 * (300 + 300 + 6));
+    QCOMPARE(lines[1], QString("mixer,train,raw,1,%1,,,").arg(QString::number(a.train[0].loss, 'g', 10)));
+    QVERIFY(lines.contains(QString("mixer,train,smoothed,1,%1,,,").arg(QString::number(a.train[0].loss, 'g', 10))));
+    QVERIFY(lines.contains(QString("transformer,eval,raw,300,%1,,,").arg(QString::number(b.eval.back().loss, 'g', 10))));
 
     QVERIFY(w.exportSvg(svg_path, 900, 560));
     QFile svg(svg_path);

@@ -1,5 +1,6 @@
 // Run comparison tests on made-up curves: final/best losses, eval loss interpolated at an equal
-// budget, the budget all runs reached, flattened config differences, and the widget's tables.
+// budget, the budget all runs reached, flattened config differences, group summaries (mean ± sample
+// sd over a group's runs) and the widget's tables.
 #include <QtTest/QtTest>
 
 #include <limits>
@@ -8,6 +9,7 @@
 #include <QTableWidget>
 #include <cmath>
 
+#include "widgets/tables/group_summary.h"
 #include "widgets/tables/run_comparison.h"
 
 using namespace mixerlab::widgets;
@@ -94,6 +96,59 @@ class TestRunComparison : public QObject {
     QCOMPARE(w.configTable()->verticalHeaderItem(2)->text(), QString("ran with: train.threads"));
     QCOMPARE(w.configTable()->item(2, 1)->background().style(), Qt::NoBrush);  // not highlighted
     QVERIFY(w.configTable()->item(0, 1)->background().style() != Qt::NoBrush);
+  }
+
+  void groupSpreadIsTheSampleSd() {
+    const LossSpread two = lossSpread({3.0, 3.2});
+    QCOMPARE(two.n, 2);
+    QVERIFY(std::abs(two.mean - 3.1) < 1e-12);
+    QVERIFY(std::abs(two.sd - std::sqrt(0.02)) < 1e-12);  // ((0.1)^2 + (0.1)^2) / (2 - 1)
+    const LossSpread three = lossSpread({1.0, 2.0, kNoLoss, 4.0});  // a run without the value is left out
+    QCOMPARE(three.n, 3);
+    QVERIFY(std::abs(three.mean - 7.0 / 3) < 1e-12);
+    QVERIFY(std::abs(three.sd - std::sqrt(((1 - 7.0 / 3) * (1 - 7.0 / 3) + (2 - 7.0 / 3) * (2 - 7.0 / 3) +
+                                           (4 - 7.0 / 3) * (4 - 7.0 / 3)) / 2)) < 1e-12);
+    QCOMPARE(lossSpread({2.5}).n, 1);
+    QVERIFY(std::isnan(lossSpread({2.5}).sd));
+    QCOMPARE(lossSpread({}).n, 0);
+    QCOMPARE(lossSpreadText(two), QString("3.1000 ± 0.1414 (n = 2)"));
+    QCOMPARE(lossSpreadText(lossSpread({2.5})), QString("2.5000 (n = 1)"));
+    QCOMPARE(lossSpreadText(lossSpread({kNoLoss})), QString("—"));
+  }
+
+  void groupsAreSummarisedAtTheCommonBudget() {
+    const QVector<RunCurve> curves{makeCurve("a", 100, 5.0, 1.0, 1e-3), makeCurve("c", 60, 4.0, 1.0, 1e-3),
+                                   makeCurve("b", 100, 5.2, 1.0, 1e-3)};
+    const QHash<QString, QString> groups{{"a", "mixer"}, {"b", "mixer"}};
+    const QVector<GroupSummary> out = summarizeGroups(curves, groups, Budget::Steps, 60);
+    QCOMPARE(out.size(), 2);
+    QCOMPARE(out[0].group, QString("mixer"));  // in order of first appearance
+    QCOMPARE(out[0].runs, 2);
+    QVERIFY(std::abs(out[0].final_eval.mean - 3.1) < 1e-9);        // 5.0 - 2.0 and 5.2 - 2.0
+    QVERIFY(std::abs(out[0].eval_at_budget.mean - 3.9) < 1e-9);    // 5.0 - 1.2 and 5.2 - 1.2
+    QVERIFY(std::abs(out[0].eval_at_budget.sd - std::sqrt(0.02)) < 1e-9);
+    QVERIFY(std::abs(out[0].best_eval.mean - 3.1) < 1e-9);
+    QCOMPARE(out[1].group, QString("c"));  // not in a group: its own, by name
+    QCOMPARE(out[1].runs, 1);
+    QVERIFY(std::abs(out[1].eval_at_budget.mean - 2.8) < 1e-9);
+    QCOMPARE(summarizeGroups(curves, groups, Budget::Steps, kNoLoss)[0].eval_at_budget.n, 0);
+
+    RunComparisonWidget w;
+    w.setRuns(curves);
+    QVERIFY(w.groupsTable()->isHidden());  // no grouping: no summary
+    w.setGroups(groups);
+    QVERIFY(!w.groupsTable()->isHidden());
+    QCOMPARE(w.groupsTable()->rowCount(), 2);
+    QCOMPARE(w.groupsTable()->verticalHeaderItem(0)->text(), QString("mixer"));
+    QCOMPARE(w.groupsTable()->item(0, RunComparisonWidget::GroupRuns)->text(), QString("2"));
+    QCOMPARE(w.groupsTable()->item(0, RunComparisonWidget::GroupFinalEval)->text(), QString("3.1000 ± 0.1414 (n = 2)"));
+    QCOMPARE(w.groupsTable()->item(0, RunComparisonWidget::GroupEvalAtBudget)->text(),
+             QString("3.9000 ± 0.1414 (n = 2)"));
+    QVERIFY(w.groupsTable()->horizontalHeaderItem(RunComparisonWidget::GroupEvalAtBudget)->text().contains("60"));
+    w.setBudget(Budget::Tokens);  // the same point by tokens: 100 x step
+    QVERIFY(w.groupsTable()->horizontalHeaderItem(RunComparisonWidget::GroupEvalAtBudget)->text().contains("6000"));
+    w.setGroups({{"a", "x"}, {"b", "y"}});  // every group one run: nothing to summarise
+    QVERIFY(w.groupsTable()->isHidden());
   }
 
   void widgetShowsTables() {

@@ -291,8 +291,10 @@ QString InversionDiffView::visiblePiece(const QString& piece) {
 QString InversionDiffView::recoveredToolTip(const InversionDiffRow& row, int position) {
   const InvertedTokenView& t = row.tokens[position];
   const Mark mark = markOf(t);
-  QString html =
-      QString("<b>%1</b> &nbsp;layer %2, position %3<br/>").arg(row.model.toHtmlEscaped()).arg(row.layer).arg(position);
+  QString html = QString("<b>%1</b> &nbsp;layer %2, %3<br/>")
+                     .arg(row.model.toHtmlEscaped())
+                     .arg(row.layer)
+                     .arg(placeInText(row.tokens, position));
   html += tr("input \u201c%1\u201d, recovered \u201c%2\u201d: %3")
               .arg(visiblePiece(t.original).toHtmlEscaped(), visiblePiece(recoveredPiece(t)).toHtmlEscaped(),
                    markText(mark, row.top_k));
@@ -313,13 +315,26 @@ QString InversionDiffView::recoveredToolTip(const InversionDiffRow& row, int pos
   return html;
 }
 
+QString InversionDiffView::placeInText(const QVector<InvertedTokenView>& tokens, int position) {
+  int padding_before = 0, text_before = 0;
+  for (int i = 0; i < position && i < tokens.size(); ++i) (tokens[i].counted ? text_before : padding_before) += 1;
+  if (position < tokens.size() && !tokens[position].counted)
+    return tr("padding at context position %1 (a text shorter than the context is padded on the left; "
+              "padding is not counted)")
+        .arg(position + 1);
+  if (padding_before == 0) return tr("token %1 of the text").arg(text_before + 1);
+  return tr("token %1 of the text (context position %2: %3 padding tokens come first)")
+      .arg(text_before + 1)
+      .arg(position + 1)
+      .arg(padding_before);
+}
+
 QString InversionDiffView::inputToolTip(int group_first_row, int position) const {
   const InvertedTokenView& in = rows_[group_first_row].tokens[position];
-  QString html = tr("<b>input position %1</b>: \u201c%2\u201d (id %3)%4")
-                     .arg(position)
+  QString html = tr("<b>input</b>, %1: \u201c%2\u201d (id %3)")
+                     .arg(placeInText(rows_[group_first_row].tokens, position))
                      .arg(visiblePiece(in.original).toHtmlEscaped())
-                     .arg(in.original_id)
-                     .arg(in.counted ? QString() : tr(", padding"));
+                     .arg(in.original_id);
   html += "<table cellspacing='0' cellpadding='1'>";
   for (int r = 0; r < rows_.size(); ++r) {
     if (group_of_row_[r] != group_first_row) continue;

@@ -42,6 +42,9 @@ class InversionDiffView : public QScrollArea {
   QString toolTipAt(const QPoint& canvas_pos) const;  // empty off the cells
 
   static QString recoveredToolTip(const InversionDiffRow& row, int position);
+  // Where a token sits, in words: "token k of the text" counting only the text's own tokens, and,
+  // when padding fills the context before the text, its position in the context too.
+  static QString placeInText(const QVector<InvertedTokenView>& tokens, int position);
   // The piece with its whitespace made visible (▁ and spaces as ␣, newlines as ↵).
   static QString visiblePiece(const QString& piece);
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "widgets/plots/plot_export_button.h"
 #include "widgets/plots/plot_setup.h"
 
 namespace mixerlab::widgets {
@@ -39,7 +40,22 @@ InversionHeatmap::InversionHeatmap(QWidget* parent) : QWidget(parent), plot_(new
     setSelectedCell(row, column);
     Q_EMIT cellClicked(row, column);
   });
+  writers_ = plotWriters(plot_, "MixerLab inversion over training", [this] { return gridCsv(); });
+  placeExportButton(this, makeExportButton(this, tr("heatmap"), writers_));
   setGrid({});
+}
+
+QString InversionHeatmap::gridCsv() const {
+  // One row per cell, by the labels drawn (the checkpoint's step, not the column index).
+  QString out = "layer,checkpoint," + csvField(grid_.metric.isEmpty() ? tr("mean Hamming distance") : grid_.metric) + "\n";
+  for (int r = 0; r < rowCount(); ++r) {
+    for (int c = 0; c < columnCount() && c < grid_.values[r].size(); ++c) {
+      const double v = grid_.values[r][c];
+      out += QString::number(grid_.layers[r]) + ',' + csvField(grid_.columns[c]) + ',' +
+             (std::isfinite(v) ? QString::number(v, 'g', 10) : QString()) + "\n";
+    }
+  }
+  return out;
 }
 
 void InversionHeatmap::setGrid(const InversionGridView& grid) {

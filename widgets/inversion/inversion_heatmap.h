@@ -15,6 +15,8 @@ class QCPColorMap;
 class QCPColorScale;
 class QCPItemRect;
 
+#include "widgets/plots/plot_export_button.h"
+
 namespace mixerlab::widgets {
 
 struct InversionGridView {
@@ -27,6 +29,8 @@ struct InversionGridView {
 class InversionHeatmap : public QWidget {
   Q_OBJECT
  public:
+  // What its Export button writes: SVG and PNG of the chart, and its data as CSV.
+  const PlotWriters& exportWriters() const { return writers_; }
   explicit InversionHeatmap(QWidget* parent = nullptr);
 
   void setGrid(const InversionGridView& grid);
@@ -38,12 +42,15 @@ class InversionHeatmap : public QWidget {
   QPoint cellCenter(int row, int column) const;  // plot widget pixels
   QWidget* plotArea() const;                     // the QCustomPlot, as a widget to click on (tests, screenshots)
   void replotNow();
+  // Every cell as "layer,checkpoint,<metric>" (blank for a cell not inverted): the CSV export.
+  QString gridCsv() const;
 
  Q_SIGNALS:
   void cellClicked(int row, int column);
 
  private:
   QCustomPlot* plot_;
+  PlotWriters writers_;
   QCPColorMap* map_ = nullptr;
   QCPColorScale* scale_ = nullptr;
   QCPItemRect* selection_ = nullptr;

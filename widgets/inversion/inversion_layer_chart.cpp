@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "widgets/plots/plot_export_button.h"
 #include "widgets/plots/plot_setup.h"
 #include "widgets/plots/series_colours.h"
 
@@ -15,6 +16,8 @@ QColor InversionLayerChart::modelColour(int index) { return SeriesColours::palet
 
 InversionLayerChart::InversionLayerChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
   fillWithPlot(this, plot_, "inversion_layer_plot", 280, 200);
+  writers_ = plotWriters(plot_, "MixerLab inversion by layer", [this] { return graphsCsv(plot_); });
+  placeExportButton(this, makeExportButton(this, tr("layer chart"), writers_));
   plot_->setMouseTracking(true);
   plot_->legend->setFont(font());
   // The legend is a row under the axes, never over the curves; it joins the
@@ -24,6 +27,10 @@ InversionLayerChart::InversionLayerChart(QWidget* parent) : QWidget(parent), plo
   plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
   plot_->legend->setWrap(3);
   plot_->legend->setMargins(QMargins(4, 2, 4, 2));
+  // The line-style key as a title row: the y label stays short enough for a low chart.
+  plot_->plotLayout()->insertRow(0);
+  key_ = new QCPTextElement(plot_, QString());
+  plot_->plotLayout()->addElement(0, 0, key_);
   QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
   ticker->setTickStep(1.0);
   ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
@@ -54,6 +61,8 @@ InversionLayerChart::InversionLayerChart(QWidget* parent) : QWidget(parent), plo
   setSeries({}, 5);
 }
 
+QString InversionLayerChart::valueAxisLabel() const { return plot_->yAxis->label(); }
+
 void InversionLayerChart::setSeries(const QVector<InversionLayerSeries>& series, int top_k) {
   series_ = series;
   top_k_ = top_k;
@@ -82,13 +91,15 @@ void InversionLayerChart::setSeries(const QVector<InversionLayerSeries>& series,
       any = true;
     }
   }
-  plot_->yAxis->setLabel(tr("Hamming: top-%1 solid, exact dashed").arg(top_k_));
+  plot_->yAxis->setLabel(tr("Hamming distance"));
+  key_->setText(tr("solid: top-%1 match, dashed: exact").arg(top_k_));
   plot_->xAxis->setRange(min_layer - 0.3, std::max(max_layer, min_layer + 1) + 0.3);
+  // Rows: the key, the axes, then the legend while it lists a model.
   QCPLayoutGrid* grid = plot_->plotLayout();
-  const bool in_grid = grid->rowCount() > 1 && grid->element(1, 0) == plot_->legend;
+  const bool in_grid = grid->rowCount() > 2 && grid->element(2, 0) == plot_->legend;
   if (!series_.isEmpty() && !in_grid) {
-    grid->addElement(1, 0, plot_->legend);
-    grid->setRowStretchFactor(1, 0.001);
+    grid->addElement(2, 0, plot_->legend);
+    grid->setRowStretchFactor(2, 0.001);
   } else if (series_.isEmpty() && in_grid) {
     grid->take(plot_->legend);
     grid->simplify();

@@ -13,6 +13,9 @@
 class QCustomPlot;
 class QCPItemStraightLine;
 class QCPItemText;
+class QCPTextElement;
+
+#include "widgets/plots/plot_export_button.h"
 
 namespace mixerlab::widgets {
 
@@ -26,6 +29,8 @@ struct InversionLayerSeries {
 class InversionLayerChart : public QWidget {
   Q_OBJECT
  public:
+  // What its Export button writes: SVG and PNG of the chart, and its data as CSV.
+  const PlotWriters& exportWriters() const { return writers_; }
   explicit InversionLayerChart(QWidget* parent = nullptr);
   ~InversionLayerChart() override;
 
@@ -41,6 +46,7 @@ class InversionLayerChart : public QWidget {
   QString readoutAt(const QPointF& pixel) const;        // "model · layer k: top-5 h, exact h"
   QWidget* plotArea() const;                            // the QCustomPlot, as a widget to click on (tests, screenshots)
   void replotNow();
+  QString valueAxisLabel() const;  // the y axis's label as drawn
   QRect legendRect() const;              // where the legend is drawn, plot pixels (for tests)
   QRect axisRect() const;                // where the curves are drawn, plot pixels
   static QColor modelColour(int index);  // the same colour for a model in every inversion view
@@ -50,6 +56,8 @@ class InversionLayerChart : public QWidget {
 
  private:
   QCustomPlot* plot_;
+  PlotWriters writers_;
+  QCPTextElement* key_ = nullptr;
   QCPItemStraightLine* marker_ = nullptr;
   QCPItemText* readout_ = nullptr;
   QVector<InversionLayerSeries> series_;

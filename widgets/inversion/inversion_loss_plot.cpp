@@ -4,6 +4,7 @@
 #include <qcustomplot.h>
 #include <algorithm>
 
+#include "widgets/plots/plot_export_button.h"
 #include "widgets/plots/plot_setup.h"
 
 namespace mixerlab::widgets {
@@ -19,6 +20,8 @@ InversionLossPlot::InversionLossPlot(QWidget* parent) : QWidget(parent), plot_(n
   plot_->plotLayout()->insertRow(0);
   title_ = new QCPTextElement(plot_, tr("descent"));
   plot_->plotLayout()->addElement(0, 0, title_);
+  writers_ = plotWriters(plot_, "MixerLab inversion descent", [this] { return graphsCsv(plot_); }, FigureLegend::Shown);
+  placeExportButton(this, makeExportButton(this, tr("descent plot"), writers_));
   setCurves({}, -1);
 }
 

@@ -11,6 +11,8 @@
 class QCustomPlot;
 class QCPTextElement;
 
+#include "widgets/plots/plot_export_button.h"
+
 namespace mixerlab::widgets {
 
 struct InversionLossCurve {
@@ -22,6 +24,8 @@ struct InversionLossCurve {
 class InversionLossPlot : public QWidget {
   Q_OBJECT
  public:
+  // What its Export button writes: SVG and PNG of the chart, and its data as CSV.
+  const PlotWriters& exportWriters() const { return writers_; }
   explicit InversionLossPlot(QWidget* parent = nullptr);
   void setCurves(const QVector<InversionLossCurve>& curves, int layer);
   int curveCount() const;
@@ -29,6 +33,7 @@ class InversionLossPlot : public QWidget {
 
  private:
   QCustomPlot* plot_;
+  PlotWriters writers_;
   QCPTextElement* title_ = nullptr;
 };
 

@@ -12,6 +12,8 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "widgets/plots/plot_export_button.h"
+
 namespace mixerlab::widgets {
 
 namespace {
@@ -43,6 +45,8 @@ ComputeFrontierView::ComputeFrontierView(QWidget* parent)
   controls->addWidget(grouping_);
   controls->addWidget(refresh);
   controls->addWidget(note_, 1);
+  writers_ = plotWriters(plot_, "MixerLab scaling", [this] { return graphsCsv(plot_); }, FigureLegend::Shown);
+  controls->addWidget(makeExportButton(this, tr("scaling plot"), writers_));
   fits_->setColumnCount(7);
   fits_->setHorizontalHeaderLabels(
       {tr("group"), tr("runs"), tr("frontier points"), tr("a"), tr("b"), tr("c"), tr("rmse")});
@@ -101,6 +105,7 @@ void ComputeFrontierView::setGroups(const QVector<FrontierGroup>& groups) {
     faint.setAlpha(90);
     points->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, faint, 5));
     points->setData(xs, ys);
+    points->setName(g.label + tr(" evals"));
     QVector<double> fx, fy;
     for (const QPointF& p : g.frontier) {
       fx << p.x();
@@ -110,6 +115,7 @@ void ComputeFrontierView::setGroups(const QVector<FrontierGroup>& groups) {
     frontier->setPen(QPen(colour, 2.2));
     frontier->setLineStyle(QCPGraph::lsStepLeft);
     frontier->setData(fx, fy, true);
+    frontier->setName(g.label + tr(" frontier"));
     if (g.fitted && fx.size() >= 2) {
       QVector<double> cx, cy;
       const double lo = std::log10(fx.front()), hi = std::log10(fx.back());
@@ -121,6 +127,7 @@ void ComputeFrontierView::setGroups(const QVector<FrontierGroup>& groups) {
       QCPGraph* fit = plot_->addGraph();
       fit->setPen(QPen(colour, 1.6, Qt::DashLine));
       fit->setData(cx, cy, true);
+      fit->setName(g.label + tr(" fit"));
     }
     auto cell = [&](int column, const QString& text) {
       auto* item = new QTableWidgetItem(text);

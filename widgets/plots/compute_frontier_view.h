@@ -11,6 +11,7 @@
 #include <QWidget>
 #include <memory>
 
+#include "widgets/plots/plot_export_button.h"
 #include "widgets/plots/series_colours.h"
 
 class QCustomPlot;
@@ -46,6 +47,8 @@ class ComputeFrontierView : public QWidget {
   // Colours by FrontierGroup::colour_key from this registry (default: the view's own; the app gives
   // it the Curves panels'), so a group has the same colour on both tabs.
   void setSeriesColours(std::shared_ptr<SeriesColours> colours) { colours_ = std::move(colours); }
+  // What its Export button writes: the plot with a legend (SVG, PNG) and its graphs (graphsCsv).
+  const PlotWriters& exportWriters() const { return writers_; }
 
  Q_SIGNALS:
   void groupingChanged();  // the user picked another grouping: recompute and setGroups again
@@ -58,6 +61,7 @@ class ComputeFrontierView : public QWidget {
   QLabel* note_;
   std::shared_ptr<SeriesColours> colours_ = std::make_shared<SeriesColours>();
   QVector<QColor> group_colours_;
+  PlotWriters writers_;
 };
 
 }  // namespace mixerlab::widgets

@@ -4,7 +4,6 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
@@ -16,6 +15,7 @@
 #include <cmath>
 
 #include "widgets/plots/loss_plot_widget.h"
+#include "widgets/plots/plot_export_button.h"
 
 namespace mixerlab::widgets {
 
@@ -80,18 +80,11 @@ void LossPlotWidget::buildControls() {
   centred_ = new QCheckBox("centred", this);
   centred_->setChecked(smoothing_.centred);
   auto* reset = new QPushButton("Reset view", this);
-  auto* export_button = new QToolButton(this);
-  export_button->setText("Export");
-  export_button->setPopupMode(QToolButton::InstantPopup);
-  auto* menu = new QMenu(export_button);
-  auto ask = [this](const QString& filter, auto save) {
-    const QString path = QFileDialog::getSaveFileName(this, "Export loss plot", QString(), filter);
-    if (!path.isEmpty()) save(path);
-  };
-  menu->addAction("SVG…", this, [=] { ask("SVG (*.svg)", [this](const QString& p) { exportSvg(p); }); });
-  menu->addAction("PNG…", this, [=] { ask("PNG (*.png)", [this](const QString& p) { exportPng(p); }); });
-  menu->addAction("CSV…", this, [=] { ask("CSV (*.csv)", [this](const QString& p) { exportCsv(p); }); });
-  export_button->setMenu(menu);
+  PlotWriters writers;
+  writers.svg = [this](const QString& p) { return exportSvg(p); };
+  writers.png = [this](const QString& p) { return exportPng(p); };
+  writers.csv = [this](const QString& p) { return exportCsv(p); };
+  QToolButton* export_button = makeExportButton(this, "loss plot", writers);
 
   auto* controls = new QHBoxLayout;
   controls->setContentsMargins(6, 4, 6, 0);

@@ -11,12 +11,35 @@
 #include <cmath>
 
 #include "widgets/plots/plot_export.h"
+#include "widgets/plots/plot_export_button.h"
 #include "widgets/plots/plot_setup.h"
 
 namespace mixerlab::widgets {
 
 namespace {
 constexpr int kFaintAlpha = 60;
+
+// The x axis of a loss panel carries the line-style key, so a panel without a legend (and every
+// export) says which curves are train and which eval; the x label has the width to hold it.
+QString xAxisLabel(LossAxis axis, const QString& metric) {
+  return metric == kLossMetric ? lossAxisLabel(axis) + QStringLiteral("      (solid: train, dashed: eval)")
+                               : lossAxisLabel(axis);
+}
+
+// The x column's name in a CSV export: a plain identifier per axis.
+QString csvAxisName(LossAxis axis) {
+  switch (axis) {
+    case LossAxis::Step:
+      return QStringLiteral("step");
+    case LossAxis::Tokens:
+      return QStringLiteral("tokens");
+    case LossAxis::WallSeconds:
+      return QStringLiteral("wall_s");
+    case LossAxis::Flops:
+      return QStringLiteral("flops");
+  }
+  return QStringLiteral("step");
+}
 
 }  // namespace
 
@@ -317,6 +340,7 @@ void LossPlotWidget::forgetRuns() {
 void LossPlotWidget::redraw() {
   plot_->clearGraphs();
   curves_.clear();
+  drawn_.clear();
 
   downsampled_ = false;
   const bool log_x = logX(), log_y = logY();
@@ -358,6 +382,9 @@ void LossPlotWidget::redraw() {
         xs.push_back(x), ys.push_back(raw[i]);
         if (smooth) sys.push_back(smooth_ys[i]);
       }
+      const QString series = metric_ != kLossMetric ? metric_ : eval ? QStringLiteral("eval") : QStringLiteral("train");
+      if (!xs.isEmpty()) drawn_.push_back({it.key(), series, false, xs, ys, {}, {}, {}});
+      if (smooth && !xs.isEmpty()) drawn_.push_back({it.key(), series, true, xs, sys, {}, {}, {}});
       addCurve(it.key(), eval, false, colour, xs, ys);
       if (smooth) addCurve(it.key(), eval, true, colour, xs, sys);
     };
@@ -395,10 +422,12 @@ void LossPlotWidget::redraw() {
       high->setData(band.x, band.high, true);
       high->removeFromLegend();
       addMeanCurve(name, eval, colour, band, static_cast<int>(g->size()));
+      drawn_.push_back({name, metric_ != kLossMetric ? metric_ : eval ? QStringLiteral("eval") : QStringLiteral("train"),
+                        false, band.x, band.mean, band.low, band.high, band.count});
     }
   }
   placeLegend();
-  plot_->xAxis->setLabel(lossAxisLabel(axis_));
+  plot_->xAxis->setLabel(xAxisLabel(axis_, metric_));
   plot_->yAxis->setLabel(metricLabel(metric_));
   if (!user_view_) {
     plot_->rescaleAxes();
@@ -514,44 +543,33 @@ bool LossPlotWidget::saveImage(const QString& path) {
   return plot_->savePng(path, 0, 0, 2.0);
 }
 
-namespace {
-// "Export PNG" to a name typed without an extension wrote a file with none.
-QString withSuffix(const QString& path, const char* suffix) {
-  return QFileInfo(path).suffix().isEmpty() ? path + "." + suffix : path;
-}
-}  // namespace
-
 bool LossPlotWidget::exportSvg(const QString& given_path, int width_px, int height_px) {
-  const QString path = withSuffix(given_path, "svg");
   const QSize size = exportSize(width_px, height_px);
-  const bool shown = readout_->visible();
-  readout_->setVisible(false), marker_->setVisible(false);
-  const bool ok = exportPlotSvg(plot_, path, size.width(), size.height(), "MixerLab loss");
-  readout_->setVisible(shown), marker_->setVisible(shown);
-  return ok;
+  return withExportLook([&] { return exportPlotSvg(plot_, withExportSuffix(given_path, "svg"), size.width(), size.height(), "MixerLab loss"); });
 }
 
 bool LossPlotWidget::exportPng(const QString& given_path, int width_px, int height_px) {
-  const QString path = withSuffix(given_path, "png");
   const QSize size = exportSize(width_px, height_px);
-  const bool shown = readout_->visible();
+  return withExportLook([&] { return exportPlotPng(plot_, withExportSuffix(given_path, "png"), size.width(), size.height()); });
+}
+
+bool LossPlotWidget::withExportLook(const std::function<bool()>& write) {
+  // A figure is read without the workbench around it: its legend goes in even when the panel
+  // leaves it to the side list, and the hover readout stays out.
+  const bool readout_shown = readout_->visible(), legend_was_shown = legend_shown_;
   readout_->setVisible(false), marker_->setVisible(false);
-  const bool ok = exportPlotPng(plot_, path, size.width(), size.height());
-  readout_->setVisible(shown), marker_->setVisible(shown);
+  if (!legend_was_shown) legend_shown_ = true, placeLegend();
+  const bool ok = write();
+  if (!legend_was_shown) legend_shown_ = false, placeLegend();
+  readout_->setVisible(readout_shown), marker_->setVisible(readout_shown);
+  plot_->replot(QCustomPlot::rpQueuedReplot);
   return ok;
 }
 
+QString LossPlotWidget::drawnCsv() const { return drawnCurvesCsv(drawn_, csvAxisName(axis_), metric_); }
+
 bool LossPlotWidget::exportCsv(const QString& path) const {
-  if (metric_ == kLossMetric) return writeLossTableCsv(withSuffix(path, "csv"), series_.values(), smoothing_);
-  // Another metric: its points as the loss column's "train" series (one row per logged point).
-  QList<LossSeries> runs;
-  for (const LossSeries& s : series_) {
-    LossSeries only;
-    only.run = s.run;
-    only.train = s.metrics.value(metric_);
-    runs << only;
-  }
-  return writeLossTableCsv(withSuffix(path, "csv"), runs, smoothing_);
+  return writeTextFile(withExportSuffix(path, "csv"), drawnCsv());
 }
 
 }  // namespace mixerlab::widgets

@@ -15,12 +15,14 @@
 #include <QVector>
 #include <QWidget>
 #include <array>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <utility>
 
 #include "widgets/plots/curve_processing.h"
 #include "widgets/plots/loss_series.h"
+#include "widgets/plots/plot_export.h"
 #include "widgets/plots/series_colours.h"
 
 class QCustomPlot;
@@ -111,7 +113,10 @@ class LossPlotWidget : public QWidget {
   // extension gets the format's (.svg, .png, .csv).
   bool exportSvg(const QString& path, int width_px = 0, int height_px = 0);
   bool exportPng(const QString& path, int width_px = 0, int height_px = 0);
-  bool exportCsv(const QString& path) const;  // see lossTableCsv in plot_export.h
+  // The curves as drawn (hidden runs left out; a group as its mean and band): drawnCurvesCsv in
+  // plot_export.h, with the x axis shown.
+  bool exportCsv(const QString& path) const;
+  QString drawnCsv() const;
 
  Q_SIGNALS:
   // The x axis, log scales or smoothing changed (by the user or a setter): for keeping them.
@@ -139,6 +144,7 @@ class LossPlotWidget : public QWidget {
   bool nearestPoint(double pixel_x, double pixel_y, const Curve** curve, int* index) const;
   void showReadout(double pixel_x, double pixel_y);
   QSize exportSize(int width_px, int height_px) const;
+  bool withExportLook(const std::function<bool()>& write);
   int pixelWidth() const;
 
   QCustomPlot* plot_;
@@ -156,6 +162,7 @@ class LossPlotWidget : public QWidget {
   QMap<QString, LossSeries> series_;
   std::shared_ptr<SeriesColours> colours_ = std::make_shared<SeriesColours>();
   QVector<Curve> curves_;
+  QVector<DrawnCurve> drawn_;  // what redraw() drew, at full resolution: the CSV export
   LossAxis axis_ = LossAxis::Step;
   QString metric_ = kLossMetric;
   Smoothing smoothing_;

@@ -3,19 +3,14 @@
 
 #include <qcustomplot.h>
 #include <QFile>
-#include <QSaveFile>
 #include <QSvgGenerator>
 #include <QTextStream>
+
+#include "widgets/plots/plot_export_button.h"
 
 namespace mixerlab::widgets {
 
 namespace {
-QString csvField(const QString& text) {
-  if (!text.contains(',') && !text.contains('"') && !text.contains('\n')) return text;
-  QString quoted = text;
-  quoted.replace('"', "\"\"");
-  return '"' + quoted + '"';
-}
 QString number(double v) { return QString::number(v, 'g', 10); }
 }  // namespace
 
@@ -39,34 +34,25 @@ bool exportPlotPng(QCustomPlot* plot, const QString& path, int width_px, int hei
   return plot->savePng(path, width_px, height_px, 1.0);
 }
 
-QString lossTableCsv(const QList<LossSeries>& runs, const Smoothing& smoothing) {
+QString drawnCurvesCsv(const QVector<DrawnCurve>& curves, const QString& x_name, const QString& y_name) {
   QString out;
   QTextStream csv(&out);
-  csv << "run,series,step,tokens,wall_s,flops,loss" << (smoothing.enabled() ? ",smoothed_loss" : "") << "\n";
-  for (const LossSeries& s : runs) {
-    QVector<double> train_ys, train_steps;
-    for (const LossPoint& p : s.train) train_ys.push_back(p.loss), train_steps.push_back(p.step);
-    const QVector<double> train_smooth = smoothed(train_steps, train_ys, smoothing);
-    auto rows = [&](const QVector<LossPoint>& points, const char* name, const QVector<double>* smooth) {
-      for (int i = 0; i < points.size(); ++i) {
-        const LossPoint& p = points[i];
-        csv << csvField(s.run) << ',' << name << ',' << number(p.step) << ',' << number(p.tokens) << ','
-            << number(p.wall_s) << ',' << number(p.flops) << ',' << number(p.loss);
-        if (smoothing.enabled()) csv << ',' << (smooth ? number((*smooth)[i]) : QString());
-        csv << "\n";
+  csv << "curve,series,kind," << csvField(x_name) << ',' << csvField(y_name) << ",band_low,band_high,runs\n";
+  for (const DrawnCurve& c : curves) {
+    const bool mean = !c.counts.isEmpty();
+    const QString kind = mean ? "mean" : c.smoothed ? "smoothed" : "raw";
+    for (int i = 0; i < c.xs.size(); ++i) {
+      csv << csvField(c.name) << ',' << csvField(c.series) << ',' << kind << ',' << number(c.xs[i]) << ','
+          << number(c.ys[i]);
+      if (mean) {
+        csv << ',' << number(c.lows.value(i)) << ',' << number(c.highs.value(i)) << ',' << c.counts.value(i);
+      } else {
+        csv << ",,,";
       }
-    };
-    rows(s.train, "train", &train_smooth);
-    rows(s.eval, "eval", nullptr);
+      csv << "\n";
+    }
   }
   return out;
-}
-
-bool writeLossTableCsv(const QString& path, const QList<LossSeries>& runs, const Smoothing& smoothing) {
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) return false;
-  file.write(lossTableCsv(runs, smoothing).toUtf8());
-  return file.commit();
 }
 
 }  // namespace mixerlab::widgets

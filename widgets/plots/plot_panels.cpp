@@ -145,11 +145,14 @@ void PlotPanels::applyGroups() {
     }
   }
   for (LossPlotWidget* p : panels_) p->setRunGroups(groups);
+  const bool changed = groups != run_groups_;
+  run_groups_ = groups;
   for (const LossSeries& s : series_) {  // a swatch is the colour the run is drawn in
     const bool banded = shown.value(groups.value(s.run)) >= 2;
     legend_->setRun(s.run, panels_.front()->runColour(banded ? groups.value(s.run) : s.run));
   }
   alignXRanges();
+  if (changed) Q_EMIT runGroupsChanged();
 }
 
 void PlotPanels::alignXRanges() {

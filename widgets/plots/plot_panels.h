@@ -60,10 +60,13 @@ class PlotPanels : public QWidget {
   QString grouping() const;
   void setGroupSeeds(bool on) { setGrouping(on ? "seed" : QString()); }
   bool groupSeeds() const { return grouping() == "seed"; }
+  // run -> group label under the grouping chosen (empty for "Each run"): what the panels draw.
+  QHash<QString, QString> runGroups() const { return run_groups_; }
 
  Q_SIGNALS:
   void panelsChanged();  // a panel was added or closed, or a panel's view settings changed
   void forkRequested(const QString& run, double step);
+  void runGroupsChanged();  // runGroups() changed (another grouping, a run added or gone)
 
  private:
   void adopt(LossPlotWidget* panel);
@@ -76,6 +79,7 @@ class PlotPanels : public QWidget {
   QVector<LossPlotWidget*> panels_;
   std::shared_ptr<SeriesColours> colours_ = std::make_shared<SeriesColours>();
   QList<LossSeries> series_;  // what a new panel starts with
+  QHash<QString, QString> run_groups_;
 };
 
 }  // namespace mixerlab::widgets

@@ -1,6 +1,8 @@
 // The shared name -> colour registry (see series_colours.h).
 #include "widgets/plots/series_colours.h"
 
+#include <algorithm>
+
 namespace mixerlab::widgets {
 
 QColor SeriesColours::paletteColour(int slot) {
@@ -12,8 +14,23 @@ QColor SeriesColours::paletteColour(int slot) {
 
 QColor SeriesColours::colour(const QString& name) {
   auto it = slots_.find(name);
-  if (it == slots_.end()) it = slots_.insert(name, next_slot_++);
+  if (it == slots_.end()) {
+    it = slots_.insert(name, next_slot_++);
+    const int slot = it.value();
+    if (on_assigned_) on_assigned_();
+    return paletteColour(slot);
+  }
   return paletteColour(it.value());
+}
+
+void SeriesColours::restore(const QHash<QString, int>& assignments) {
+  slots_.clear();
+  next_slot_ = 0;
+  for (auto it = assignments.cbegin(); it != assignments.cend(); ++it) {
+    if (it.value() < 0) continue;
+    slots_.insert(it.key(), it.value());
+    next_slot_ = std::max(next_slot_, it.value() + 1);
+  }
 }
 
 void SeriesColours::forget() {

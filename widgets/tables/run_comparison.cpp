@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "widgets/tables/group_summary.h"
+
 namespace mixerlab::widgets {
 
 QString budgetLabel(Budget budget) {
@@ -194,6 +196,13 @@ RunComparisonWidget::RunComparisonWidget(QWidget* parent) : QWidget(parent) {
   results_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   results_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   layout->addWidget(results_, 1);
+  groups_label_ = new QLabel(tr("Groups (mean ± sample sd over each group's runs)"));
+  layout->addWidget(groups_label_);
+  groups_table_ = new QTableWidget(0, GroupColumnCount);
+  groups_table_->setObjectName("group-summary");
+  groups_table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  groups_table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  layout->addWidget(groups_table_, 1);
   config_label_ = new QLabel("Config differences");
   layout->addWidget(config_label_);
   config_ = new QTableWidget(0, 0);
@@ -207,6 +216,12 @@ RunComparisonWidget::RunComparisonWidget(QWidget* parent) : QWidget(parent) {
 
 void RunComparisonWidget::setRuns(const QVector<RunCurve>& curves) {
   curves_ = curves;
+  refresh();
+}
+
+void RunComparisonWidget::setGroups(const QHash<QString, QString>& groups) {
+  if (groups == groups_) return;
+  groups_ = groups;
   refresh();
 }
 
@@ -249,6 +264,7 @@ void RunComparisonWidget::refresh() {
     }
   }
   results_->setVerticalHeaderLabels(run_names);
+  refreshGroups(common);
 
   // Config differences: rows = differing keys, columns = runs; a cell that differs from the value
   // most runs share is highlighted (all cells when no value is shared by a majority).
@@ -292,6 +308,31 @@ void RunComparisonWidget::refresh() {
       config_->setItem(row, col, item);
     }
   }
+}
+
+void RunComparisonWidget::refreshGroups(double common) {
+  const QVector<GroupSummary> summaries = summarizeGroups(curves_, groups_, budget_, common);
+  bool any_group = false;
+  for (const GroupSummary& g : summaries) any_group = any_group || g.runs >= 2;
+  groups_label_->setVisible(any_group);
+  groups_table_->setVisible(any_group);
+  groups_table_->setRowCount(any_group ? static_cast<int>(summaries.size()) : 0);
+  groups_table_->setHorizontalHeaderLabels({tr("runs"), tr("final eval loss"), tr("best eval loss"),
+                                            tr("eval loss at %1 = %2").arg(budgetLabel(budget_), budgetText(common, budget_))});
+  if (!any_group) return;
+  QStringList names;
+  for (int r = 0; r < summaries.size(); ++r) {
+    const GroupSummary& g = summaries[r];
+    names << g.group;
+    const QString cells[GroupColumnCount] = {QString::number(g.runs), lossSpreadText(g.final_eval),
+                                             lossSpreadText(g.best_eval), lossSpreadText(g.eval_at_budget)};
+    for (int col = 0; col < GroupColumnCount; ++col) {
+      auto* item = new QTableWidgetItem(cells[col]);
+      item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      groups_table_->setItem(r, col, item);
+    }
+  }
+  groups_table_->setVerticalHeaderLabels(names);
 }
 
 }  // namespace mixerlab::widgets

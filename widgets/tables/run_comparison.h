@@ -2,6 +2,7 @@
 // of the config keys whose values differ between them. Plain data in (curves + config JSON), so
 // it is filled from run directories by the app and from made-up data by tests.
 #pragma once
+#include <QHash>
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QMap>
@@ -66,6 +67,11 @@ class RunComparisonWidget : public QWidget {
   // Keys of how a run ran (the core's executionSettingKeys): never config differences; listed
   // after them as "ran with: <key>", not highlighted.
   void setExecutionKeys(const QStringList& keys);
+  // The plot's groups (run -> group label; empty: no grouping). While any group holds two or more
+  // runs, a summary table lists each group's runs and mean ± sd (summarizeGroups).
+  void setGroups(const QHash<QString, QString>& groups);
+  QTableWidget* groupsTable() const { return groups_table_; }
+  enum GroupColumn { GroupRuns, GroupFinalEval, GroupBestEval, GroupEvalAtBudget, GroupColumnCount };
   void setBudget(Budget budget);
   Budget budget() const { return budget_; }
   QTableWidget* resultsTable() const { return results_; }
@@ -75,9 +81,13 @@ class RunComparisonWidget : public QWidget {
 
  private:
   void refresh();
+  void refreshGroups(double common_budget);
 
   QVector<RunCurve> curves_;
   QStringList execution_keys_;
+  QHash<QString, QString> groups_;
+  QLabel* groups_label_ = nullptr;
+  QTableWidget* groups_table_ = nullptr;
   Budget budget_ = Budget::Steps;
   QComboBox* budget_box_ = nullptr;
   QTableWidget* results_ = nullptr;

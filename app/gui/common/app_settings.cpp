@@ -1,6 +1,9 @@
 // Typed GUI settings (see app_settings.h). The keys below are the only place they are spelled.
 #include "app/gui/common/app_settings.h"
 
+#include <QCryptographicHash>
+#include <QFileInfo>
+
 namespace mixerlab::gui {
 
 namespace {
@@ -59,6 +62,30 @@ QStringList AppSettings::runTableColumns() const {
 }
 void AppSettings::setRunTableColumns(const QStringList& keys) {
   settings_->setValue("run_table/hyperparameter_columns", keys);
+}
+
+namespace {
+QString plotColoursKey(const QString& project_file) {
+  const QByteArray path = QFileInfo(project_file).absoluteFilePath().toUtf8();
+  return "plot_colours/" + QString::fromLatin1(QCryptographicHash::hash(path, QCryptographicHash::Sha1).toHex());
+}
+}  // namespace
+
+QHash<QString, int> AppSettings::plotColours(const QString& project_file) const {
+  QHash<QString, int> out;
+  const QVariantMap saved = settings_->value(plotColoursKey(project_file)).toMap();
+  for (auto it = saved.cbegin(); it != saved.cend(); ++it) {
+    bool ok = false;
+    const int slot = it.value().toInt(&ok);
+    if (ok && slot >= 0) out[it.key()] = slot;
+  }
+  return out;
+}
+
+void AppSettings::setPlotColours(const QString& project_file, const QHash<QString, int>& slots) {
+  QVariantMap saved;
+  for (auto it = slots.cbegin(); it != slots.cend(); ++it) saved[it.key()] = it.value();
+  settings_->setValue(plotColoursKey(project_file), saved);
 }
 
 QString AppSettings::lastProject() const { return settings_->value(kLastProjectKey).toString(); }

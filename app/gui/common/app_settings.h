@@ -5,6 +5,7 @@
 // so running the tests never changes what the user's next launch opens.
 #pragma once
 #include <QByteArray>
+#include <QHash>
 #include <QSettings>
 #include <QString>
 #include <QStringList>
@@ -43,6 +44,11 @@ class AppSettings {
   // The settings keys the runs table shows as hyperparameter columns ("model.d_model", ...).
   QStringList runTableColumns() const;
   void setRunTableColumns(const QStringList& keys);
+
+  // The palette slot each run and group of a project is drawn in (SeriesColours::assignments), by
+  // the project file's absolute path: a project opened again draws its runs in the same colours.
+  QHash<QString, int> plotColours(const QString& project_file) const;
+  void setPlotColours(const QString& project_file, const QHash<QString, int>& slots);
 
   // The project opened last (empty if none): opened at start when none is given.
   QString lastProject() const;

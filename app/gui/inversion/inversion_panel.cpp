@@ -32,6 +32,16 @@ namespace mixerlab::gui {
 
 namespace {
 
+// What the charts' two measures mean, in plain words, under the charts.
+QString inversionMeasuresCaption() {
+  return QObject::tr(
+      "<b>Hamming distance</b>: the share of the text's tokens the inversion did not get back (0 = every "
+      "token recovered, 1 = none). Solid lines count a token as recovered when it is among the top-k "
+      "decoded tokens, dashed lines only when it is decoded first (exact). <b>L1 / |target|</b>: how far "
+      "the recovered input's layer output still is from the real text's, relative to the size of the "
+      "real one (lower is closer).");
+}
+
 QLabel* heading(const QString& text, QWidget* parent) {
   auto* label = new QLabel("<b>" + text + "</b>", parent);
   label->setContentsMargins(0, 6, 0, 0);
@@ -171,7 +181,16 @@ QWidget* InversionPanel::buildResults() {
   pages_ = new QTabWidget(this);
   pages_->setObjectName("inversion_pages");
   auto* layers_page = new QSplitter(Qt::Vertical, pages_);
-  auto* plots = new QSplitter(Qt::Horizontal, layers_page);
+  auto* plots_area = new QWidget(layers_page);
+  auto* plots_layout = new QVBoxLayout(plots_area);
+  plots_layout->setContentsMargins(0, 0, 0, 0);
+  plots_layout->setSpacing(2);
+  auto* plots = new QSplitter(Qt::Horizontal, plots_area);
+  plots_layout->addWidget(plots, 1);
+  auto* caption = new QLabel(inversionMeasuresCaption(), plots_area);
+  caption->setObjectName("inversion_measures_caption");
+  caption->setWordWrap(true);
+  plots_layout->addWidget(caption);
   chart_ = new widgets::InversionLayerChart(plots);
   chart_->setObjectName("inversion_chart");
   connect(chart_, &widgets::InversionLayerChart::layerClicked, this, &InversionPanel::showLayer);
@@ -211,7 +230,7 @@ QWidget* InversionPanel::buildResults() {
   diff_ = new widgets::InversionDiffView(diff_area);
   diff_->setObjectName("inversion_diff");
   diff_layout->addWidget(diff_, 1);
-  layers_page->addWidget(plots);
+  layers_page->addWidget(plots_area);
   layers_page->addWidget(diff_area);
   layers_page->setStretchFactor(0, 1);
   layers_page->setStretchFactor(1, 1);

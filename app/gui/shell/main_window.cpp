@@ -31,6 +31,7 @@
 
 #include "app/gui/common/app_settings.h"
 #include "app/gui/common/screen_fit.h"
+#include "app/gui/common/scrolling_tabs.h"
 #include "app/gui/generation/generation_panel.h"
 #include "app/gui/inversion/inversion_panel.h"
 #include "app/gui/launch/launch_target_selector.h"
@@ -65,6 +66,11 @@
 
 namespace mixerlab::gui {
 
+namespace {
+// The tabs keep at least this height beside the docks (the window still fits 1024x700).
+constexpr int kLeastTabsHeightPx = 260;
+}  // namespace
+
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   control_ = new RunControl(this);
   connect(control_, &RunControl::runUpdated, this, &MainWindow::onRunUpdated);
@@ -94,7 +100,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 void MainWindow::restoreWindowLayout() {
   const AppSettings settings;
   restoreGeometry(settings.windowGeometry());
-  restoreState(settings.windowState());
+  if (!restoreState(settings.windowState())) {
+    // The first start (no saved layout): the docks take about a third of the height, so the tabs
+    // keep the most room; docks size to their contents otherwise and leave the plots a strip.
+    QList<QDockWidget*> bottom;
+    for (const char* name : {"runs-dock", "log-dock"})
+      if (auto* dock = findChild<QDockWidget*>(name)) bottom << dock;
+    const int dock_height_px = height() / 3;
+    resizeDocks(bottom, QList<int>(bottom.size(), dock_height_px), Qt::Vertical);
+  }
   // A geometry saved on a larger screen (or by an older scripted start) is cut to this one: a window
   // bigger than the screen cannot be used, and one beyond what X can draw shows nothing.
   const QSize fitted = sizeWithinScreen(*this, size());
@@ -111,6 +125,7 @@ void MainWindow::buildUi() {
   tabs_ = new QTabWidget(this);
   tabs_->setObjectName("central-tabs");
   tabs_->setDocumentMode(true);
+  tabs_->setMinimumHeight(kLeastTabsHeightPx);  // the docks never squeeze the pages to a strip
   panels_ = new widgets::PlotPanels(tabs_);
   plot_ = panels_->firstPanel();
   // "Mean of seeds" groups runs named <name>-seed<N> / _seed<N> / -s<N> (core/runs/seed_groups.h);
@@ -122,21 +137,22 @@ void MainWindow::buildUi() {
   });
   restorePlotView();
   connect(panels_, &widgets::PlotPanels::panelsChanged, this, &MainWindow::savePlotView);
+  connect(panels_, &widgets::PlotPanels::runGroupsChanged, this, &MainWindow::refreshComparison);
   connect(panels_, &widgets::PlotPanels::forkRequested, this, &MainWindow::onForkFromPlot);
-  tabs_->addTab(panels_, "Curves");
+  addScrollingTab(tabs_, panels_, "Curves");
   generation_ = new GenerationPanel(tabs_);
-  tabs_->addTab(generation_, "Generate");
+  addScrollingTab(tabs_, generation_, "Generate");
   inversion_ = new InversionPanel(tabs_);
-  tabs_->addTab(inversion_, "Inspect");
+  addScrollingTab(tabs_, inversion_, "Inspect");
   retrieval_ = new RetrievalPanel(tabs_);
-  tabs_->addTab(retrieval_, "Retrieve");
+  addScrollingTab(tabs_, retrieval_, "Retrieve");
   frontier_ = new widgets::ComputeFrontierView(tabs_);
   frontier_->setSeriesColours(panels_->seriesColours());  // a group keeps its colour from Curves to Scaling
-  tabs_->addTab(frontier_, "Scaling");
+  addScrollingTab(tabs_, frontier_, "Scaling");
   connect(frontier_, &widgets::ComputeFrontierView::groupingChanged, this, &MainWindow::refreshFrontier);
   connect(frontier_, &widgets::ComputeFrontierView::refreshRequested, this, &MainWindow::refreshFrontier);
   connect(tabs_, &QTabWidget::currentChanged, this, [this] {
-    if (tabs_->currentWidget() == frontier_) refreshFrontier();
+    if (currentTabPage(tabs_) == frontier_) refreshFrontier();
   });
   setCentralWidget(tabs_);
 
@@ -169,7 +185,7 @@ void MainWindow::buildUi() {
   auto* comparison_timer = new QTimer(this);
   connect(comparison_timer, &QTimer::timeout, this, &MainWindow::refreshComparison);
   connect(comparison_timer, &QTimer::timeout, this, [this] {
-    if (tabs_->currentWidget() == frontier_) refreshFrontier();  // live while it is shown
+    if (currentTabPage(tabs_) == frontier_) refreshFrontier();  // live while it is shown
   });
   comparison_timer->start(2000);
 
@@ -297,6 +313,7 @@ QString MainWindow::openProject(const QString& project_file) {
     filter_edit_->clear();  // the last project's filter would hide this one's runs
   }
   panels_->forgetRuns();  // the previous project's curves and their colours
+  restoreSeriesColours();
   generation_->setRunsDirectory(document_->runsDirectory());
   inversion_->setRunsDirectory(document_->runsDirectory());
   retrieval_->setRunsDirectory(document_->runsDirectory());
@@ -517,11 +534,13 @@ void MainWindow::onQueueSelected() {
 }
 
 void MainWindow::refreshComparison() {
+  if (!comparison_) return;  // a grouping restored before the comparison dock exists
   QVector<widgets::RunCurve> curves = runs_->overlaidCurves();
   curves.erase(
       std::remove_if(curves.begin(), curves.end(), [this](const widgets::RunCurve& c) { return !plotShows(c.run); }),
       curves.end());
   comparison_->setRuns(curves);
+  comparison_->setGroups(panels_->runGroups());
 }
 
 void MainWindow::refreshFrontier() {

@@ -132,6 +132,9 @@ class MainWindow : public QMainWindow {
   void onQueueSelected();
   void onForkSelected();
   void refreshComparison();
+  // The open project's saved run and group colours back into the plots' registry, which saves
+  // every new assignment (once per event-loop turn).
+  void restoreSeriesColours();
   void onOverlayToggled(const QString& run, bool overlaid);
   void onSeriesChanged(const QString& run);
   void onPointsAppended(const widgets::LossSeries& points);
@@ -205,6 +208,7 @@ class MainWindow : public QMainWindow {
   QueuePanel* queue_panel_ = nullptr;
   EventLoopLatency* latency_ = nullptr;
   widgets::RunComparisonWidget* comparison_ = nullptr;
+  bool colours_save_pending_ = false;  // a save of the plot colours is queued
   RunControl* control_ = nullptr;  // the launch target, the run monitor and the queue of the open project
   QHash<QString, widgets::SweepDraft> sweep_drafts_;
   QSet<QString> grouped_runs_;  // runs whose settings the "Mean by" list has seen  // base run name -> the cancelled

@@ -7,6 +7,7 @@
 #include <QTabWidget>
 
 #include "app/gui/common/checkpoint_picker.h"
+#include "app/gui/common/scrolling_tabs.h"
 #include "app/gui/generation/generation_panel.h"
 #include "app/gui/inversion/inversion_panel.h"
 #include "app/gui/retrieval/retrieval_panel.h"
@@ -20,7 +21,7 @@ ColumnRequest MainWindow::resolveColumnEntry(const QString& entry) const {
 }
 
 QString MainWindow::addColumnEntries(QWidget* tab, CheckpointPicker* picker, const QStringList& entries) {
-  tabs_->setCurrentWidget(tab);
+  showTabPage(tabs_, tab);
   QString first_error;
   for (const QString& entry : entries) {
     const QString error = picker->add(resolveColumnEntry(entry));

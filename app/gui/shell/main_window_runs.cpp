@@ -12,10 +12,12 @@
 #include <QMessageBox>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTimer>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
 #include "app/gui/common/app_settings.h"
+#include "app/gui/common/scrolling_tabs.h"
 #include "app/gui/launch/run_queue.h"
 #include "app/gui/project/project_document.h"
 #include "app/gui/runs/run_annotations.h"
@@ -64,7 +66,7 @@ void MainWindow::buildRunsDock() {
   connect(filter_edit_, &QLineEdit::textChanged, this, [this] {  // the plots follow the table
     for (const QString& run : runs_->runNames()) showOrHideInPlots(run);
     refreshComparison();
-    if (tabs_->currentWidget() == frontier_) refreshFrontier();
+    if (currentTabPage(tabs_) == frontier_) refreshFrontier();
   });
 
   auto* holder = new QWidget(this);
@@ -111,6 +113,20 @@ void MainWindow::refreshProjectSettings() {
   }
   grouped_runs_.clear();  // the settings changed: list the ones that differ again
   panels_->setGroupingFields(varyingSettings());
+}
+
+void MainWindow::restoreSeriesColours() {
+  const std::shared_ptr<widgets::SeriesColours> colours = panels_->seriesColours();
+  colours->restore(AppSettings().plotColours(document_->filePath()));
+  colours->setOnAssigned([this] {
+    if (colours_save_pending_) return;
+    colours_save_pending_ = true;
+    QTimer::singleShot(0, this, [this] {
+      colours_save_pending_ = false;
+      if (document_->isOpen())
+        AppSettings().setPlotColours(document_->filePath(), panels_->seriesColours()->assignments());
+    });
+  });
 }
 
 void MainWindow::loadAnnotations() {

@@ -7,6 +7,7 @@
 #include <QTabWidget>
 #include <QTimer>
 
+#include "app/gui/common/scrolling_tabs.h"
 #include "app/gui/launch/reproduce_dialog.h"
 #include "app/gui/launch/run_queue.h"
 #include "app/gui/project/project_document.h"
@@ -78,6 +79,11 @@ QWidget* prepareScreenshotScene(MainWindow& window, const QString& scene, QStrin
     window.plotPanels()->setGroupSeeds(true);
     return &window;
   }
+  if (scene == "seed-groups-comparison") {  // "Mean of seeds" with the Comparison dock raised
+    window.plotPanels()->setGroupSeeds(true);
+    if (auto* dock = window.findChild<QDockWidget*>("comparison-dock")) dock->raise();
+    return &window;
+  }
   if (scene == "fork") {  // the fork form of the first run, from its latest checkpoint
     const QString run = window.project()->runNames().value(0);
     auto* form = window.makeForkForm(run, {}, run + "-fork", error);
@@ -97,7 +103,7 @@ QWidget* prepareScreenshotScene(MainWindow& window, const QString& scene, QStrin
       for (int i = 0; tabs && i < tabs->count(); ++i) {
         if (tabs->tabText(i) != "Scaling") continue;
         tabs->setCurrentIndex(i);
-        auto* grouping = tabs->widget(i)->findChild<QComboBox*>();
+        auto* grouping = tabPage(tabs, i)->findChild<QComboBox*>();
         if (by_seed && grouping) grouping->setCurrentIndex(static_cast<int>(widgets::FrontierGrouping::AllButSeed));
       }
     });

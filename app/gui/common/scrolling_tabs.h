@@ -1,0 +1,18 @@
+// Tab pages that scroll: each page of the main window's tabs sits in a frameless scroll area that
+// gives it the whole tab while there is room and scrolls it when the window is smaller than the
+// page's least size, so the window itself fits a 1024x700 screen whatever a page needs.
+#pragma once
+#include <QString>
+
+class QTabWidget;
+class QWidget;
+
+namespace mixerlab::gui {
+
+void addScrollingTab(QTabWidget* tabs, QWidget* page, const QString& label);
+// The page the tab widget shows (the page, not its scroll area); nullptr when none.
+QWidget* currentTabPage(const QTabWidget* tabs);
+QWidget* tabPage(const QTabWidget* tabs, int index);
+void showTabPage(QTabWidget* tabs, QWidget* page);
+
+}  // namespace mixerlab::gui
