@@ -14,6 +14,7 @@
 #include "core/data/preparation_lock.h"
 #include "core/distributed/gradient_sync.h"
 #include "core/distributed/rank_heartbeat.h"
+#include "core/distributed/rank_join.h"
 #include "core/models/model_registry.h"
 #include "core/runs/metrics_log.h"
 #include "core/runs/run_directory.h"
@@ -26,6 +27,7 @@
 #include "core/train/device.h"
 #include "core/train/evaluator.h"
 #include "core/train/lr_schedule.h"
+#include "core/train/machine_share.h"
 #include "core/train/memory_check.h"
 #include "core/train/run_data.h"
 #include "core/train/run_start.h"
@@ -127,6 +129,7 @@ class TrainSession {
     recordStart();
     prepareEvaluation();
     planSchedule();
+    machine_share_ = std::make_unique<MachineShareSampler>(localPeerRanks());
     last_status_ = Clock::now();
     if (state_.step == 0 && writer_) recordFirstEvaluation();
   }
@@ -357,6 +360,9 @@ class TrainSession {
     if (log_due) {
       record.train_loss = window.takeTrainLoss();
       record.grad_norm = step.grad_norm;
+      if (machine_share_) {  // a run that shared the machine says so (machine_share.h)
+        if (const auto others = machine_share_->sample()) record.extra_metrics["other_cpu_cores"] = *others;
+      }
       if (loss_scaler_) {  // plotted like any metric: the scale and the overflow-skipped steps so far
         record.extra_metrics["loss_scale"] = loss_scaler_->scale();
         record.extra_metrics["skipped_steps"] = static_cast<double>(loss_scaler_->state().skipped_steps);
@@ -377,6 +383,13 @@ class TrainSession {
       status_.set(RunState::Running, runningReason(), state_.step, state_.tokens);
       last_status_ = Clock::now();
     }
+  }
+
+  // The other ranks of this run on this machine (their CPU use is the run's own, not another's).
+  int localPeerRanks() const {
+    if (!group_) return 0;
+    const auto env = distributedEnvFromEnvironment();
+    return env ? std::max(0, ranksSharingTheCores(*env) - 1) : group_->worldSize() - 1;
   }
 
   // Warns once, at the first logged train loss far above uniform guessing; the finished status keeps it.
@@ -452,6 +465,7 @@ class TrainSession {
   std::unique_ptr<DynamicLossScaler> loss_scaler_;
   std::unique_ptr<GradientSync> gradient_sync_;
   std::unique_ptr<MetricsWriter> metrics_;
+  std::unique_ptr<MachineShareSampler> machine_share_;  // other processes' CPU use between log records
   std::vector<Batch> eval_batches_;
   EvalWeighting eval_weighting_{};
   int64_t horizon_ = 0;

@@ -33,6 +33,7 @@
 #include "widgets/plots/loss_plot_widget.h"
 #include "widgets/plots/plot_panels.h"
 #include "widgets/tables/frozen_column_table_view.h"
+#include "widgets/tables/run_comparison.h"
 
 using namespace mixerlab;
 namespace fs = std::filesystem;
@@ -290,6 +291,19 @@ class TestGui : public QObject {
     QCOMPARE(window.openProject(
                  QString::fromStdString(testing::writeDemoProjectCopy(testing::makeScratchDir("gui-laptop")).string())),
              QString());
+    // The comparison with everything it can show: a shared-machine note and a group summary.
+    auto* comparison = window.findChild<widgets::RunComparisonWidget*>();
+    QVERIFY(comparison != nullptr);
+    QVector<widgets::RunCurve> curves(6);
+    for (int i = 0; i < curves.size(); ++i) {
+      curves[i].run = QString("a-run-with-a-long-name-seed%1").arg(i);
+      curves[i].other_cpu_cores = 1.5;
+      curves[i].points = {{0, 0, 0, 0, 5.0, 5.0}, {10, 100, 20, 1e9, 4.0, 4.2}};
+    }
+    comparison->setRuns(curves);
+    comparison->setGroups({{curves[0].run, "group"}, {curves[1].run, "group"}});
+    comparison->setBudget(widgets::Budget::WallSeconds);
+    QVERIFY(!comparison->sharedMachineNote()->isHidden() && !comparison->groupsTable()->isHidden());
     const QSize least = window.minimumSizeHint();
     QVERIFY2(least.width() <= 1024 && least.height() <= 700,
              qPrintable(QString("the window needs at least %1x%2").arg(least.width()).arg(least.height())));

@@ -195,6 +195,7 @@ class TestRunListModel : public QObject {
     QCOMPARE(curves.at(0).points.at(0).step, 1.0);
     QVERIFY(std::isnan(curves.at(0).points.at(0).eval_loss));
     QCOMPARE(curves.at(0).config.value("name").toString(), QString("llama"));
+    QVERIFY(std::isnan(curves.at(0).other_cpu_cores));  // not logged: unknown, not "alone"
 
     QVERIFY(model.setData(model.index(0, RunListModel::Run), Qt::Unchecked, Qt::CheckStateRole));
     QCOMPARE(overlay.count(), 1);  // no change, no signal
@@ -202,6 +203,13 @@ class TestRunListModel : public QObject {
     model.setOverlaid("mixer", true);
     QCOMPARE(overlay.count(), 2);
     QCOMPARE(model.overlaidCurves().size(), 2);
+    // The CPU other processes used while it trained: the mean over its log records.
+    gui::RunSnapshot shared = runningLlama();
+    shared.new_train.clear(), shared.new_eval.clear();
+    shared.new_metrics["other_cpu_cores"] = {{1, 512, 0.5, 0.25}, {2, 1024, 1.0, 1.5}, {3, 1536, 1.5, 0.5}};
+    model.applySnapshot(shared);
+    QCOMPARE(model.overlaidCurves().at(0).run, QString("llama"));
+    QCOMPARE(model.overlaidCurves().at(0).other_cpu_cores, (0.25 + 1.5 + 0.5) / 3);
   }
 
   void projectEditsKeepRowsTheMonitorReported() {

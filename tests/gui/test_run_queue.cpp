@@ -186,6 +186,47 @@ class TestRunQueue : public QObject {
     QCOMPARE(queue.current(), QString("a"));
   }
 
+  // Train by hand while the queue waited: the run's first status says pending (it prepares its
+  // data), so the queue took the target for free and started its next run a second later, three
+  // trainers on two cores. A run started by hand is busy from its launch until it reports another
+  // state from a status written after the launch, fails, or its startup time passes.
+  void queueWaitsForARunStillPreparing() {
+    const fs::path runs = dir_ / "preparing-runs";
+    fs::create_directories(runs);
+    gui::RunQueue queue(std::make_unique<NullTarget>(), "p.json", QString::fromStdString(runs.string()));
+    QSignalSpy started(&queue, &gui::RunQueue::started);
+    queue.noteStartedOutside("by-hand", "stamp-of-its-last-life");
+    QCOMPARE(queue.startingOutside(), QStringList({"by-hand"}));
+    queue.enqueue("a", false);
+    queue.onRunStateChanged("by-hand", RunState::Pending, "new-stamp");  // preparing its data
+    queue.onRunStateChanged("other", RunState::Stopped);
+    queue.onRunStateChanged("by-hand", RunState::Finished, "stamp-of-its-last-life");  // its old status
+    QCOMPARE(started.count(), 0);
+    QCOMPARE(queue.pending(), QStringList({"a"}));
+    queue.onRunStateChanged("by-hand", RunState::Finished, "new-stamp");
+    QCOMPARE(started.count(), 1);
+    QCOMPARE(queue.current(), QString("a"));
+    QVERIFY(queue.startingOutside().isEmpty());
+
+    // A launch by hand that failed frees the target at once.
+    queue.onRunStateChanged("a", RunState::Finished);
+    queue.noteStartedOutside("refused");
+    queue.enqueue("b", false);
+    QCOMPARE(started.count(), 1);
+    queue.onLaunchFailed("refused");
+    QCOMPARE(queue.current(), QString("b"));
+    // One that never writes a status stops counting after the startup time.
+    queue.onRunStateChanged("b", RunState::Finished);
+    queue.setStartupTimeoutMs(150);
+    queue.noteStartedOutside("silent");
+    queue.enqueue("c", false);
+    QCOMPARE(queue.current(), QString());
+    QTest::qWait(200);
+    QVERIFY(queue.startingOutside().isEmpty());
+    queue.onRunStateChanged("other", RunState::Stopped);
+    QCOMPARE(queue.current(), QString("c"));
+  }
+
   // The current run's state counts only when it was read from a status written after the launch:
   // the monitor's report of the run's previous life (a resumed run's old "stopped") never ends its
   // turn. A launch the monitor saw fail moves the queue on; one that writes no status within the
@@ -286,6 +327,7 @@ class TestRunQueue : public QObject {
       QCOMPARE(left.at(0).at(0).toString(), QString("b"));
       QCOMPARE(left.at(0).at(1).toString(), QString("it was started by hand"));
       QVERIFY(control.queue()->pending().isEmpty());
+      QCOMPARE(control.queue()->startingOutside(), QStringList({"b"}));  // busy while it prepares
       control.stopMonitor();
     }
     qputenv("MIXERLAB_CLI", real_cli);

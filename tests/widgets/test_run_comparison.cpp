@@ -6,6 +6,7 @@
 #include <limits>
 
 #include <QJsonArray>
+#include <QLabel>
 #include <QTableWidget>
 #include <cmath>
 
@@ -149,6 +150,30 @@ class TestRunComparison : public QObject {
     QVERIFY(w.groupsTable()->horizontalHeaderItem(RunComparisonWidget::GroupEvalAtBudget)->text().contains("6000"));
     w.setGroups({{"a", "x"}, {"b", "y"}});  // every group one run: nothing to summarise
     QVERIFY(w.groupsTable()->isHidden());
+  }
+
+  // Wall-clock comparisons mixed runs that trained alone with runs that shared the cores. A run's
+  // mean other_cpu_cores at or above half a core marks it, and the wall-clock budget warns.
+  void wallClockWarnsOfRunsThatSharedTheMachine() {
+    QVector<RunCurve> curves{makeCurve("solo", 50, 5.0, 1.0, 1e-3), makeCurve("just-below", 50, 5.0, 1.0, 1e-3),
+                             makeCurve("at-limit", 50, 5.0, 1.0, 1e-3), makeCurve("crowded", 50, 5.0, 1.0, 1e-3)};
+    curves[1].other_cpu_cores = 0.49;
+    curves[2].other_cpu_cores = kSharedMachineCores;
+    curves[3].other_cpu_cores = 1.5;
+    QCOMPARE(runsThatSharedTheMachine(curves), (QStringList{"at-limit", "crowded"}));
+    const QString warning = sharedMachineWarning(curves);
+    QVERIFY2(warning.contains("at-limit (0.5 cores") && warning.contains("crowded (1.5 cores"), qPrintable(warning));
+    QVERIFY(!warning.contains("just-below") && !warning.contains("solo"));
+    QVERIFY(sharedMachineWarning({curves[0], curves[1]}).isEmpty());
+
+    RunComparisonWidget w;
+    w.setRuns(curves);
+    QVERIFY(w.sharedMachineNote()->isHidden());  // steps: the machine's load does not matter
+    w.setBudget(Budget::WallSeconds);
+    QVERIFY(!w.sharedMachineNote()->isHidden());
+    QCOMPARE(w.sharedMachineNote()->text(), warning);
+    w.setBudget(Budget::Tokens);
+    QVERIFY(w.sharedMachineNote()->isHidden());
   }
 
   void widgetShowsTables() {

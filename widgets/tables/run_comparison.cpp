@@ -181,6 +181,26 @@ QString configValueText(const QJsonValue& value) {
   return {};
 }
 
+QStringList runsThatSharedTheMachine(const QVector<RunCurve>& curves) {
+  QStringList runs;
+  for (const RunCurve& c : curves) {
+    if (c.other_cpu_cores >= kSharedMachineCores) runs << c.run;
+  }
+  return runs;
+}
+
+QString sharedMachineWarning(const QVector<RunCurve>& curves) {
+  QStringList named;
+  for (const RunCurve& c : curves) {
+    if (c.other_cpu_cores >= kSharedMachineCores)
+      named << QString("%1 (%2 cores of other work on average)").arg(c.run).arg(c.other_cpu_cores, 0, 'f', 1);
+  }
+  if (named.isEmpty()) return {};
+  return QString("\u26a0 %1 shared the machine with other processes while training: their wall clock holds "
+                 "time that was not their own. Compare them at steps, tokens or FLOPs, or train them again alone.")
+      .arg(named.join(", "));
+}
+
 RunComparisonWidget::RunComparisonWidget(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   auto* budget_row = new QHBoxLayout;
@@ -192,6 +212,12 @@ RunComparisonWidget::RunComparisonWidget(QWidget* parent) : QWidget(parent) {
   budget_row->addWidget(budget_box_);
   budget_row->addStretch();
   layout->addLayout(budget_row);
+  shared_note_ = new QLabel;
+  shared_note_->setObjectName("shared-machine-note");
+  shared_note_->setWordWrap(true);
+  shared_note_->setStyleSheet("QLabel { background: #fde2a0; padding: 3px; }");
+  shared_note_->hide();
+  layout->addWidget(shared_note_);
   results_ = new QTableWidget(0, ColumnCount);
   results_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   results_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -264,6 +290,9 @@ void RunComparisonWidget::refresh() {
     }
   }
   results_->setVerticalHeaderLabels(run_names);
+  const QString shared = budget_ == Budget::WallSeconds ? sharedMachineWarning(curves_) : QString();
+  shared_note_->setText(shared);
+  shared_note_->setVisible(!shared.isEmpty());
   refreshGroups(common);
 
   // Config differences: rows = differing keys, columns = runs; a cell that differs from the value

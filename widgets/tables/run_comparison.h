@@ -30,7 +30,17 @@ struct RunCurve {
   QString run;
   QVector<CurvePoint> points;  // in step order
   QJsonObject config;          // the run's resolved config (run.json's "run" object, say)
+  // Mean over the run's log records of the CPU other processes used while it trained, in cores
+  // (the metric other_cpu_cores); NaN when the run did not log it.
+  double other_cpu_cores = std::numeric_limits<double>::quiet_NaN();
 };
+
+// Other work at or above this many cores on average makes a run's wall clock not its own.
+constexpr double kSharedMachineCores = 0.5;
+// The runs that shared the machine (other_cpu_cores >= kSharedMachineCores), in the given order.
+QStringList runsThatSharedTheMachine(const QVector<RunCurve>& curves);
+// The warning shown at an equal wall-clock budget when some runs shared the machine; empty if none.
+QString sharedMachineWarning(const QVector<RunCurve>& curves);
 
 // The budget runs are compared at: optimizer steps, training tokens, wall-clock seconds, FLOPs.
 enum class Budget { Steps, Tokens, WallSeconds, Flops };
@@ -71,6 +81,7 @@ class RunComparisonWidget : public QWidget {
   // runs, a summary table lists each group's runs and mean ± sd (summarizeGroups).
   void setGroups(const QHash<QString, QString>& groups);
   QTableWidget* groupsTable() const { return groups_table_; }
+  QLabel* sharedMachineNote() const { return shared_note_; }  // shown at a wall-clock budget
   enum GroupColumn { GroupRuns, GroupFinalEval, GroupBestEval, GroupEvalAtBudget, GroupColumnCount };
   void setBudget(Budget budget);
   Budget budget() const { return budget_; }
@@ -87,6 +98,7 @@ class RunComparisonWidget : public QWidget {
   QStringList execution_keys_;
   QHash<QString, QString> groups_;
   QLabel* groups_label_ = nullptr;
+  QLabel* shared_note_ = nullptr;
   QTableWidget* groups_table_ = nullptr;
   Budget budget_ = Budget::Steps;
   QComboBox* budget_box_ = nullptr;

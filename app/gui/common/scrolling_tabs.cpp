@@ -6,13 +6,17 @@
 
 namespace mixerlab::gui {
 
-void addScrollingTab(QTabWidget* tabs, QWidget* page, const QString& label) {
-  auto* scroll = new QScrollArea(tabs);
-  scroll->setObjectName(page->objectName().isEmpty() ? "tab-scroll" : page->objectName() + "-scroll");
+QWidget* scrollingPage(QWidget* page, QWidget* parent) {
+  auto* scroll = new QScrollArea(parent);
+  scroll->setObjectName(page->objectName().isEmpty() ? "page-scroll" : page->objectName() + "-scroll");
   scroll->setFrameShape(QFrame::NoFrame);
-  scroll->setWidgetResizable(true);  // the page fills the tab while it fits, and scrolls when not
+  scroll->setWidgetResizable(true);  // the page fills the area while it fits, and scrolls when not
   scroll->setWidget(page);
-  tabs->addTab(scroll, label);
+  return scroll;
+}
+
+void addScrollingTab(QTabWidget* tabs, QWidget* page, const QString& label) {
+  tabs->addTab(scrollingPage(page, tabs), label);
 }
 
 QWidget* tabPage(const QTabWidget* tabs, int index) {

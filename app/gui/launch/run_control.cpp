@@ -78,7 +78,10 @@ QString RunControl::start(const QString& run, const QString& run_directory, cons
     return error;
   }
   watchLaunch(run, launched);
-  if (queue_) queue_->takeOff(run, "it was started by hand");  // its turn would find it trained
+  if (queue_) {
+    queue_->takeOff(run, "it was started by hand");  // its turn would find it trained
+    queue_->noteStartedOutside(run, launched.status_before);  // busy from now, not once it says running
+  }
   return {};
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -122,7 +123,26 @@ QString RunQueue::setStateFile(const QString& path) {
   return {};
 }
 
+void RunQueue::noteStartedOutside(const QString& run_id, const QString& status_before) {
+  if (run_id != current_) starting_outside_.insert(run_id, {QDateTime::currentMSecsSinceEpoch(), status_before});
+}
+
+QStringList RunQueue::startingOutside() const {
+  QStringList runs;
+  const qint64 now = QDateTime::currentMSecsSinceEpoch();
+  for (auto it = starting_outside_.cbegin(); it != starting_outside_.cend(); ++it) {
+    if (now - it->started_ms < startup_timer_->interval()) runs << it.key();
+  }
+  return runs;
+}
+
 void RunQueue::onRunStateChanged(const QString& run, RunState state, const QString& status_stamp) {
+  // A run started by hand that reports any state but its first pending one is counted by its
+  // status from now on (running) or is done.
+  const auto outside = starting_outside_.constFind(run);
+  if (outside != starting_outside_.cend() && state != RunState::Pending &&
+      (status_stamp.isEmpty() || status_stamp != outside->status_before))
+    starting_outside_.erase(outside);
   if (run != current_) {
     // Another run (one started by hand) ended: the target may be free for the next turn.
     if (current_.isEmpty() && !queue_.isEmpty() && state != RunState::Running) startNext();
@@ -155,6 +175,7 @@ QStringList RunQueue::runningRuns() const {
 }
 
 void RunQueue::onLaunchFailed(const QString& run) {
+  if (starting_outside_.remove(run) > 0 && current_.isEmpty()) startNext();
   if (run == current_) finishCurrent();
 }
 
@@ -178,7 +199,11 @@ void RunQueue::finishCurrent() {
 void RunQueue::startNext() {
   // The target is busy with runs the queue did not start: the monitor's report of one of them
   // ending (onRunStateChanged) brings the next try.
-  if (!queue_.isEmpty() && current_.isEmpty() && runningRuns().size() >= max_running_) return;
+  if (!queue_.isEmpty() && current_.isEmpty()) {
+    QStringList busy = runningRuns() + startingOutside();
+    busy.removeDuplicates();
+    if (busy.size() >= max_running_) return;
+  }
   while (current_.isEmpty() && !queue_.isEmpty()) {
     const Entry next = queue_.takeFirst();
     changed();

@@ -9,6 +9,7 @@
 // file set, the waiting entries are saved there on every change (atomically) and read back when
 // the project is opened again, so a queue survives a restart of the workbench.
 #pragma once
+#include <QHash>
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -60,6 +61,12 @@ class RunQueue : public QObject {
   void setMaxRunning(int runs) { max_running_ = runs; }
   // The runs of the project's runs folder that are running now (status.json, a live process).
   QStringList runningRuns() const;
+  // A run started outside the queue (Train by hand) is busy from its launch, not only once its
+  // status says running: until the monitor reports it running, ended or failed (or the startup
+  // timeout passes) the queue counts it, so its data preparation is never taken for a free target.
+  // Reports of the status written at `status_before` (its previous life) do not count.
+  void noteStartedOutside(const QString& run_id, const QString& status_before = {});
+  QStringList startingOutside() const;  // those runs, for the count
 
  public Q_SLOTS:
   // From the run monitor (run = run id): the run's state, read from the status.json written at
@@ -98,6 +105,11 @@ class RunQueue : public QObject {
   bool current_seen_running_ = false;
   QTimer* startup_timer_ = nullptr;  // 300 s by default: the first run of a project trains its tokenizer first
   int max_running_ = 1;
+  struct StartedOutside {
+    qint64 started_ms = 0;  // since the epoch
+    QString status_before;
+  };
+  QHash<QString, StartedOutside> starting_outside_;
 };
 
 }  // namespace mixerlab::gui

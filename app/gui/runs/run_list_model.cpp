@@ -29,6 +29,12 @@ widgets::RunCurve curveOf(const widgets::LossSeries& series, const QByteArray& c
     curve.points.push_back({p.step, p.tokens, p.wall_s, p.flops, widgets::kNoLoss, p.loss});
   std::sort(curve.points.begin(), curve.points.end(),
             [](const widgets::CurvePoint& a, const widgets::CurvePoint& b) { return a.step < b.step; });
+  const QVector<widgets::LossPoint> others = series.metrics.value("other_cpu_cores");
+  if (!others.isEmpty()) {
+    double sum = 0;
+    for (const auto& p : others) sum += p.loss;
+    curve.other_cpu_cores = sum / others.size();
+  }
   return curve;
 }
 }  // namespace

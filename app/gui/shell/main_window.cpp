@@ -172,7 +172,7 @@ void MainWindow::buildUi() {
   comparison_->setExecutionKeys(executionKeys());
   auto* comparison_dock = new QDockWidget("Comparison", this);
   comparison_dock->setObjectName("comparison-dock");
-  comparison_dock->setWidget(comparison_);
+  comparison_dock->setWidget(scrollingPage(comparison_, comparison_dock));  // its notes and tables grow
   addDockWidget(Qt::RightDockWidgetArea, comparison_dock);
   tabifyDockWidget(log_dock, comparison_dock);
   queue_panel_ = new QueuePanel(runs_, document_, this);

@@ -79,9 +79,14 @@ QWidget* prepareScreenshotScene(MainWindow& window, const QString& scene, QStrin
     window.plotPanels()->setGroupSeeds(true);
     return &window;
   }
-  if (scene == "seed-groups-comparison") {  // "Mean of seeds" with the Comparison dock raised
-    window.plotPanels()->setGroupSeeds(true);
+  if (scene == "seed-groups-comparison" || scene == "wall-clock-comparison") {
+    // The Comparison dock raised: with "Mean of seeds", or at an equal wall-clock budget.
+    if (scene == "seed-groups-comparison") window.plotPanels()->setGroupSeeds(true);
     if (auto* dock = window.findChild<QDockWidget*>("comparison-dock")) dock->raise();
+    if (scene == "wall-clock-comparison") {
+      if (auto* comparison = window.findChild<widgets::RunComparisonWidget*>())
+        comparison->setBudget(widgets::Budget::WallSeconds);
+    }
     return &window;
   }
   if (scene == "fork") {  // the fork form of the first run, from its latest checkpoint

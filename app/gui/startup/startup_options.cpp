@@ -53,7 +53,7 @@ void addStartupOptionList(QCommandLineParser& parser) {
       {"stories", "Synthetic corpus size for --retrieve (default 400).", "n"},
       {"scene",
        "Set up a documented state before --screenshot: panels, run-table, queue, sweep, sweep-check, fork, "
-       "seed-groups, seed-groups-comparison, scaling, "
+       "seed-groups, seed-groups-comparison, wall-clock-comparison, scaling, "
        "reproduce, docs.",
        "name"},
   });
@@ -259,7 +259,7 @@ StartupParse parseStartupOptions(const QStringList& arguments) {
   options.scene = values.nonEmpty(
       "scene",
       "give a scene name: panels, run-table, queue, sweep, sweep-check, fork, seed-groups, "
-      "seed-groups-comparison, scaling, reproduce, docs");
+      "seed-groups-comparison, wall-clock-comparison, scaling, reproduce, docs");
   options.window_size = values.windowSize("size");
   options.report_latency_s = values.seconds("report-latency");
   if (values.isSet("generate")) {
