@@ -66,6 +66,12 @@ struct GenerationResult {
   std::vector<GeneratedToken> tokens;
   std::string text;  // the generated text, cut before the stop string when one ended it
   FinishReason finish = FinishReason::kMaxNewTokens;
+  // The window it was trained with, the family's policy at its end (Generator::contextPolicy), and
+  // how many generated tokens went past it (a sliding or recurrent model goes on where training
+  // never reached, so a reader is told).
+  int64_t context_length = 0;
+  std::string context_policy;
+  int64_t tokens_past_context = 0;
   std::string decoder;           // the decoder that ran, e.g. "cached-mixer", "fixed-window", "kv-cache"
   double prefill_ms = 0;         // time to the first token's logits
   double decode_ms = 0;          // time for the rest

@@ -8,6 +8,7 @@
 // the panel mid-generation joins its threads; the main window opens the Generate tab.
 #include <QtTest/QtTest>
 
+#include <QCheckBox>
 #include <QHelpEvent>
 #include <QPlainTextEdit>
 #include <QTextEdit>
@@ -253,6 +254,75 @@ class TestGenerationPanel : public QObject {
     QVERIFY2(!shown.contains("Once upon"), qPrintable(shown));
     QCOMPARE(panel.column(0)->generatedText(), q(expected.text));  // the tokens' spans moved with the text
     QVERIFY(panel.column(0)->status().contains("prompt cut by"));
+  }
+
+  // Generate twice gave the same sampled stories (the seed never moved). Each round after the
+  // first takes the next seed (shared by its columns, shown in the form and the status); unticked,
+  // a round repeats exactly.
+  void anotherRoundTakesTheNextSeed() {
+    gui::GenerationPanel panel;
+    QCOMPARE(panel.addCheckpoint(q(llama_.string())), QString());
+    panel.setPrompt(kPrompt);
+    widgets::SamplingValues v = panel.settingsForm()->values();
+    v.max_new_tokens = 16;
+    v.stop_at_eos = false;
+    v.seed = 7;
+    setForm(panel, v);
+    QVERIFY(panel.settingsForm()->choosePreset("Creative"));
+    auto* new_seed = panel.findChild<QCheckBox*>("new-seed-each-round");
+    QVERIFY(new_seed != nullptr && new_seed->isChecked());
+    const auto storyWithSeed = [&](quint64 seed) {
+      GenerationSettings settings = gui::toGenerationSettings(panel.settingsForm()->values());
+      settings.sampling.seed = seed;
+      return q(Generator(llama_).generate(kPrompt.toStdString(), settings).text);
+    };
+    QVERIFY(runRound(panel));
+    QCOMPARE(panel.settingsForm()->values().seed, quint64(7));  // the first round keeps the seed given
+    QCOMPARE(panel.column(0)->generatedText(), storyWithSeed(7));
+    QVERIFY(runRound(panel));
+    QCOMPARE(panel.settingsForm()->values().seed, quint64(8));
+    QCOMPARE(panel.column(0)->generatedText(), storyWithSeed(8));
+    QVERIFY(storyWithSeed(7) != storyWithSeed(8));
+    new_seed->setChecked(false);
+    QVERIFY(runRound(panel));
+    QCOMPARE(panel.settingsForm()->values().seed, quint64(8));
+    QCOMPARE(panel.column(0)->generatedText(), storyWithSeed(8));
+  }
+
+  // A Llama went on past its trained context without a word. Every column says its context, and
+  // tokens past it are counted in the status with the family's policy; the mixer stops there.
+  void tokensPastTheTrainedContextAreNamed() {
+    Generator llama(llama_), mixer(mixer_);
+    GenerationSettings settings;
+    settings.sampling.greedy = true;
+    settings.stop_at_eos = false;
+    settings.max_new_tokens = static_cast<int>(llama.contextLength()) + 8;
+    const GenerationResult slid = llama.generate(kPrompt.toStdString(), settings);
+    const int64_t prompt_tokens = static_cast<int64_t>(llama.encode(kPrompt.toStdString()).size());
+    QCOMPARE(slid.context_length, llama.contextLength());
+    QCOMPARE(slid.tokens_past_context, prompt_tokens + settings.max_new_tokens - llama.contextLength());
+    QCOMPARE(q(slid.context_policy), q(llama.contextPolicy()));
+    const GenerationResult stopped = mixer.generate(kPrompt.toStdString(), settings);
+    QCOMPARE(stopped.tokens_past_context, int64_t{0});
+    QCOMPARE(q(finishReasonName(stopped.finish)), QString("context_full"));
+
+    auto panel = twoColumnPanel();
+    panel->setPrompt(kPrompt);
+    widgets::SamplingValues v = panel->settingsForm()->values();  // the Greedy preset
+    v.max_new_tokens = settings.max_new_tokens;
+    v.stop_at_eos = false;
+    setForm(*panel, v);
+    QVERIFY(runRound(*panel));
+    const QString context = QString("context %1").arg(llama.contextLength());
+    QVERIFY2(panel->column(0)->details().contains(context), qPrintable(panel->column(0)->details()));
+    QVERIFY2(panel->column(1)->details().contains(context), qPrintable(panel->column(1)->details()));
+    QVERIFY2(!panel->column(0)->status().contains("past the trained context"), qPrintable(panel->column(0)->status()));
+    const QString llama_status = panel->column(1)->status();
+    QVERIFY2(llama_status.contains(QString("the last %1 tokens are past the trained context of %2")
+                                       .arg(slid.tokens_past_context)
+                                       .arg(llama.contextLength())),
+             qPrintable(llama_status));
+    QVERIFY2(llama_status.contains("slides"), qPrintable(llama_status));
   }
 
   // Picking an eval prompt fills the prompt and shows the document's true continuation as a further

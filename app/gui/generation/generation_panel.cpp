@@ -4,7 +4,9 @@
 #include "app/gui/generation/generation_panel.h"
 
 #include <algorithm>
+#include <limits>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
@@ -149,6 +151,13 @@ QWidget* GenerationPanel::buildControls() {
   actions->addWidget(generate_);
   actions->addWidget(cancel_);
   actions->addWidget(save_);
+  new_seed_ = new QCheckBox(tr("new seed each round"), controls);
+  new_seed_->setObjectName("new-seed-each-round");
+  new_seed_->setChecked(true);
+  new_seed_->setToolTip(
+      tr("Each Generate after the first adds 1 to the seed, so sampled stories differ from round to round; "
+         "every column of a round shares its seed, shown in the status. Untick to repeat a round exactly."));
+  actions->addWidget(new_seed_);
   actions->addWidget(status_, 1);
   actions->addWidget(new widgets::TokenProbabilityLegend(controls));
   layout->addLayout(actions);
@@ -276,12 +285,18 @@ void GenerationPanel::showTruth(bool shown) { truth_view_->setVisible(shown); }
 QString GenerationPanel::generate() {
   if (isGenerating()) return tr("a generation is running");
   if (columns_.empty()) return tr("add a checkpoint first");
+  if (new_seed_->isChecked() && rounds_started_ > 0) {  // another press, another sample
+    widgets::SamplingValues values = form_->values();
+    values.seed = values.seed + 1 > quint64(std::numeric_limits<int>::max()) ? 0 : values.seed + 1;
+    form_->setValues(values);
+  }
   const GenerationSettings settings = toGenerationSettings(form_->values());
   try {
     validateGeneration(settings);
   } catch (const std::exception& e) {
     return QString::fromStdString(e.what());
   }
+  ++rounds_started_;
   round_prompt_ = prompt().toStdString();
   round_settings_ = settings;
   round_truth_.reset();
@@ -383,7 +398,9 @@ void GenerationPanel::onFinished(int column, const GenerationResult& result) {
   c.result = result;
   // A stop string cuts the story inside the token that completed it.
   c.view->truncateGenerated(static_cast<int>(QString::fromStdString(result.text).size()));
-  c.view->setDetails(tr("%1 \u00b7 %2 decoder").arg(c.choice.architecture, QString::fromStdString(result.decoder)));
+  c.view->setDetails(tr("%1 \u00b7 %2 decoder \u00b7 context %3")
+                         .arg(c.choice.architecture, QString::fromStdString(result.decoder))
+                         .arg(result.context_length));
   QString status = tr("%1 tokens \u00b7 %2 tokens/s \u00b7 finished: %3")
                        .arg(result.tokens.size())
                        .arg(rate(result.tokens_per_s))
@@ -393,6 +410,15 @@ void GenerationPanel::onFinished(int column, const GenerationResult& result) {
         tr(" \u00b7 prompt cut by %1 tokens (lower Max new tokens to keep more)").arg(result.prompt_dropped_tokens);
     c.view->showPromptCut(QString::fromStdString(result.prompt_seen_text),
                           static_cast<int>(result.prompt_dropped_tokens));
+  }
+  if (result.tokens_past_context > 0) {
+    // Sliding and recurrent models go on where training never reached: said, never silent.
+    status += QString(" \u00b7 <b>%1</b>")
+                  .arg(tr("the last %1 tokens are past the trained context of %2 (%3)")
+                           .arg(result.tokens_past_context)
+                           .arg(result.context_length)
+                           .arg(QString::fromStdString(result.context_policy))
+                           .toHtmlEscaped());
   }
   c.view->setStatus(status);
 }

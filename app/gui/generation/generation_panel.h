@@ -20,6 +20,7 @@
 #include "core/analysis/generation_comparison.h"
 #include "widgets/generation/token_view.h"
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QPlainTextEdit;
@@ -135,6 +136,8 @@ class GenerationPanel : public QWidget {
   QPushButton* generate_ = nullptr;
   QPushButton* cancel_ = nullptr;
   QPushButton* save_ = nullptr;
+  QCheckBox* new_seed_ = nullptr;  // each round after the first takes the next seed
+  int rounds_started_ = 0;
   QLabel* status_ = nullptr;
   QSplitter* splitter_ = nullptr;
   QLabel* placeholder_ = nullptr;
