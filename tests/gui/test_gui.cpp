@@ -44,6 +44,20 @@ RunStatus finishedStatus() {
   status.state = RunState::Finished;
   return status;
 }
+
+// A finished run folder runs/<run> with train losses 6.0 - 0.01 * step for steps 1..steps.
+void writeFinishedRun(const fs::path& project_dir, const char* run, int steps) {
+  const fs::path dir = project_dir / "runs" / run;
+  fs::create_directories(dir);
+  MetricsWriter metrics(dir / "metrics.jsonl");
+  for (int step = 1; step <= steps; ++step) {
+    MetricsRecord r;
+    r.step = step;
+    r.train_loss = 6.0 - 0.01 * step;
+    metrics.append(r);
+  }
+  writeRunStatus(dir, finishedStatus());
+}
 }  // namespace
 
 class TestGui : public QObject {
@@ -111,18 +125,7 @@ class TestGui : public QObject {
   void openingAnotherProjectClearsThePlot() {
     const fs::path a = testing::makeScratchDir("gui-project-a"), b = testing::makeScratchDir("gui-project-b");
     const fs::path project_a = testing::writeTinyProject(a), project_b = testing::writeTinyProject(b);
-    for (const char* run : {"mixer", "llama", "extra"}) {
-      const fs::path dir = a / "runs" / run;
-      fs::create_directories(dir);
-      MetricsWriter metrics(dir / "metrics.jsonl");
-      for (int step = 1; step <= 50; ++step) {
-        MetricsRecord r;
-        r.step = step;
-        r.train_loss = 6.0 - 0.01 * step;
-        metrics.append(r);
-      }
-      writeRunStatus(dir, finishedStatus());
-    }
+    for (const char* run : {"mixer", "llama", "extra"}) writeFinishedRun(a, run, 50);
     gui::MainWindow window;
     window.show();
     QCOMPARE(window.openProject(QString::fromStdString(project_a.string())), QString());
@@ -442,18 +445,7 @@ class TestGui : public QObject {
   void runColoursSurviveReopeningTheProject() {
     const fs::path dir = testing::makeScratchDir("gui-colours");
     const fs::path project = testing::writeTinyProject(dir);
-    for (const char* run : {"mixer", "llama"}) {
-      const fs::path run_dir = dir / "runs" / run;
-      fs::create_directories(run_dir);
-      MetricsWriter metrics(run_dir / "metrics.jsonl");
-      for (int step = 1; step <= 5; ++step) {
-        MetricsRecord r;
-        r.step = step;
-        r.train_loss = 6.0 - 0.01 * step;
-        metrics.append(r);
-      }
-      writeRunStatus(run_dir, finishedStatus());
-    }
+    for (const char* run : {"mixer", "llama"}) writeFinishedRun(dir, run, 5);
     QColor mixer, llama;
     {
       gui::MainWindow window;

@@ -26,21 +26,6 @@ QString xAxisLabel(LossAxis axis, const QString& metric) {
                                : lossAxisLabel(axis);
 }
 
-// The x column's name in a CSV export: a plain identifier per axis.
-QString csvAxisName(LossAxis axis) {
-  switch (axis) {
-    case LossAxis::Step:
-      return QStringLiteral("step");
-    case LossAxis::Tokens:
-      return QStringLiteral("tokens");
-    case LossAxis::WallSeconds:
-      return QStringLiteral("wall_s");
-    case LossAxis::Flops:
-      return QStringLiteral("flops");
-  }
-  return QStringLiteral("step");
-}
-
 }  // namespace
 
 LossPlotWidget::LossPlotWidget(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
@@ -566,7 +551,7 @@ bool LossPlotWidget::withExportLook(const std::function<bool()>& write) {
   return ok;
 }
 
-QString LossPlotWidget::drawnCsv() const { return drawnCurvesCsv(drawn_, csvAxisName(axis_), metric_); }
+QString LossPlotWidget::drawnCsv() const { return drawnCurvesCsv(drawn_, lossAxisKey(axis_), metric_); }
 
 bool LossPlotWidget::exportCsv(const QString& path) const {
   return writeTextFile(withExportSuffix(path, "csv"), drawnCsv());

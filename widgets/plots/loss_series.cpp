@@ -10,19 +10,27 @@ void appendMonotonic(QVector<LossPoint>& points, const LossPoint& p) {
 }
 }  // namespace
 
-QString lossAxisLabel(LossAxis axis) {
-  switch (axis) {
-    case LossAxis::Step:
-      return QStringLiteral("step");
-    case LossAxis::Tokens:
-      return QStringLiteral("tokens");
-    case LossAxis::WallSeconds:
-      return QStringLiteral("wall-clock (s)");
-    case LossAxis::Flops:
-      return QStringLiteral("FLOPs");
+namespace {
+// Each x axis: its label on a plot and its column name in an exported table.
+struct AxisNames {
+  LossAxis axis;
+  const char* label;
+  const char* key;
+};
+constexpr AxisNames kAxisNames[] = {{LossAxis::Step, "step", "step"},
+                                    {LossAxis::Tokens, "tokens", "tokens"},
+                                    {LossAxis::WallSeconds, "wall-clock (s)", "wall_s"},
+                                    {LossAxis::Flops, "FLOPs", "flops"}};
+const AxisNames& namesOf(LossAxis axis) {
+  for (const AxisNames& names : kAxisNames) {
+    if (names.axis == axis) return names;
   }
-  return QStringLiteral("step");
+  return kAxisNames[0];
 }
+}  // namespace
+
+QString lossAxisLabel(LossAxis axis) { return QString::fromLatin1(namesOf(axis).label); }
+QString lossAxisKey(LossAxis axis) { return QString::fromLatin1(namesOf(axis).key); }
 
 void LossSeries::appendTrain(const LossPoint& p) { appendMonotonic(train, p); }
 void LossSeries::appendEval(const LossPoint& p) { appendMonotonic(eval, p); }

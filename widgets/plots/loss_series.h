@@ -32,6 +32,8 @@ struct LossPoint {
 
 // Human-readable axis name ("step", "tokens", "wall-clock (s)", "FLOPs").
 QString lossAxisLabel(LossAxis axis);
+// The axis as a plain column name for exported tables: step, tokens, wall_s, flops.
+QString lossAxisKey(LossAxis axis);
 
 // The metric a plot panel shows: "loss" (train and eval curves) or a metric key of the run's log
 // ("lr", "tokens_per_s", "grad_norm", or any other numeric field a run logs).
