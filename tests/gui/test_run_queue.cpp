@@ -310,7 +310,12 @@ class TestRunQueue : public QObject {
     const fs::path script = dir / "cli.sh";
     testing::writeText(script, "#!/bin/sh\nsleep 5\n");
     fs::permissions(script, fs::perms::owner_all);
-    const QByteArray real_cli = qgetenv("MIXERLAB_CLI");
+    // The real CLI comes back however the test ends: a failed check must not leave the later tests
+    // the fake one (they would wait on it until their timeout).
+    struct RestoreCli {
+      QByteArray real = qgetenv("MIXERLAB_CLI");
+      ~RestoreCli() { qputenv("MIXERLAB_CLI", real); }
+    } restore_cli;
     qputenv("MIXERLAB_CLI", QByteArray::fromStdString(script.string()));
     QStringList starting;
     {
@@ -331,8 +336,6 @@ class TestRunQueue : public QObject {
       starting = control.queue()->startingOutside();
       control.stopMonitor();
     }
-    qputenv("MIXERLAB_CLI", real_cli);
-    // Checked once the real CLI is back: a failure here must not leave the later tests the fake one.
     QCOMPARE(starting, QStringList({"b"}));  // busy while it prepares
   }
 
