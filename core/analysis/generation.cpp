@@ -239,7 +239,8 @@ std::vector<GenerationResult> Generator::generateSamplesFromIds(const std::vecto
     r.context_length = context;
     r.context_policy = contextPolicy();
     const int64_t used = r.pad_tokens + static_cast<int64_t>(r.prompt_ids.size() + r.tokens.size());
-    r.tokens_past_context = std::min<int64_t>(static_cast<int64_t>(r.tokens.size()), std::max<int64_t>(0, used - context));
+    r.tokens_past_context =
+        std::min<int64_t>(static_cast<int64_t>(r.tokens.size()), std::max<int64_t>(0, used - context));
     r.prefill_ms = std::chrono::duration<double, std::milli>(prefilled - start).count();
     r.decode_ms = std::chrono::duration<double, std::milli>(done - prefilled).count();
     const double total_s = (r.prefill_ms + r.decode_ms) / 1000.0;

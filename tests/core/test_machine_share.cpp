@@ -13,9 +13,9 @@
 #include <thread>
 
 #include "core/config/project_config.h"
-#include "core/train/trainer.h"
 #include "core/runs/metrics_log.h"
 #include "core/train/machine_share.h"
+#include "core/train/trainer.h"
 #include "tests/training_fixture.h"
 
 using namespace mixerlab;
@@ -46,8 +46,8 @@ class TestMachineShare : public QObject {
     QCOMPARE(*otherCpuCores(before, after, 50, 150, 2, 0), 1.0);
     // A local peer rank used about what we did (100 ticks more): half a core of other work is left.
     QCOMPARE(*otherCpuCores(before, after, 50, 150, 2, 1), 0.5);
-    QCOMPARE(*otherCpuCores(before, after, 50, 200, 2, 1), 0.0);  // 150 ours, 150 the peer's
-    QCOMPARE(*otherCpuCores(before, after, 50, 350, 2, 0), 0.0);  // never below zero
+    QCOMPARE(*otherCpuCores(before, after, 50, 200, 2, 1), 0.0);        // 150 ours, 150 the peer's
+    QCOMPARE(*otherCpuCores(before, after, 50, 350, 2, 0), 0.0);        // never below zero
     QVERIFY(!otherCpuCores(before, before, 50, 50, 2, 0).has_value());  // no time passed
   }
 

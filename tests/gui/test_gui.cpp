@@ -452,9 +452,9 @@ class TestGui : public QObject {
       window.show();
       QCOMPARE(window.openProject(QString::fromStdString(project.string())), QString());
       window.plotPanels()->seriesColours()->colour("a group seen first");  // takes the first colour
-      QTRY_VERIFY_WITH_TIMEOUT(window.lossPlot()->pointCount("mixer", false) == 5 &&
-                                   window.lossPlot()->pointCount("llama", false) == 5,
-                               20000);
+      QTRY_VERIFY_WITH_TIMEOUT(
+          window.lossPlot()->pointCount("mixer", false) == 5 && window.lossPlot()->pointCount("llama", false) == 5,
+          20000);
       mixer = window.lossPlot()->runColour("mixer");
       llama = window.lossPlot()->runColour("llama");
       QVERIFY(mixer != widgets::SeriesColours::paletteColour(0) && llama != widgets::SeriesColours::paletteColour(0));
@@ -463,9 +463,9 @@ class TestGui : public QObject {
     gui::MainWindow reopened;
     reopened.show();
     QCOMPARE(reopened.openProject(QString::fromStdString(project.string())), QString());
-    QTRY_VERIFY_WITH_TIMEOUT(reopened.lossPlot()->pointCount("mixer", false) == 5 &&
-                                 reopened.lossPlot()->pointCount("llama", false) == 5,
-                             20000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        reopened.lossPlot()->pointCount("mixer", false) == 5 && reopened.lossPlot()->pointCount("llama", false) == 5,
+        20000);
     QCOMPARE(reopened.lossPlot()->runColour("mixer"), mixer);
     QCOMPARE(reopened.lossPlot()->runColour("llama"), llama);
     const QColor fresh = reopened.plotPanels()->seriesColours()->colour("a new group");  // after the kept ones

@@ -307,12 +307,13 @@ class TestInversionPanel : public QObject {
     // Where the token is, counted in the text's own tokens (the context is left-padded).
     int padding_before = 0, text_before = 0;
     for (int p = 0; p < position; ++p) (r.tokens[p].counted ? text_before : padding_before) += 1;
-    const QString place = padding_before == 0
-                              ? QString("layer 2, token %1 of the text").arg(text_before + 1)
-                              : QString("layer 2, token %1 of the text (context position %2: %3 padding tokens come first)")
-                                    .arg(text_before + 1)
-                                    .arg(position + 1)
-                                    .arg(padding_before);
+    const QString place =
+        padding_before == 0
+            ? QString("layer 2, token %1 of the text").arg(text_before + 1)
+            : QString("layer 2, token %1 of the text (context position %2: %3 padding tokens come first)")
+                  .arg(text_before + 1)
+                  .arg(position + 1)
+                  .arg(padding_before);
     QVERIFY2(tip.contains(place), qPrintable(tip));
     for (const std::string& piece : t.candidate_texts)
       QVERIFY2(tip.contains(widgets::InversionDiffView::visiblePiece(q(piece)).toHtmlEscaped()), qPrintable(tip));

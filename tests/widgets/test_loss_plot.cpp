@@ -380,7 +380,8 @@ class TestLossPlot : public QObject {
                            .arg(QString::number(lo, 'g', 10))
                            .arg(QString::number(hi, 'g', 10)));
     QVERIFY(lines.last().startsWith("mixer (mean of 2),eval,mean,100,"));
-    for (const QString& line : lines) QVERIFY2(!line.startsWith("other") && !line.startsWith("seed-"), qPrintable(line));
+    for (const QString& line : lines)
+      QVERIFY2(!line.startsWith("other") && !line.startsWith("seed-"), qPrintable(line));
     w.setAxis(LossAxis::Tokens);
     QVERIFY(w.drawnCsv().startsWith("curve,series,kind,tokens,loss,"));
     w.setMetric("lr");  // a metric without a line-style key
@@ -423,7 +424,8 @@ class TestLossPlot : public QObject {
     QCOMPARE(lines.size(), 1 + 2 * (300 + 300 + 6));
     QCOMPARE(lines[1], QString("mixer,train,raw,1,%1,,,").arg(QString::number(a.train[0].loss, 'g', 10)));
     QVERIFY(lines.contains(QString("mixer,train,smoothed,1,%1,,,").arg(QString::number(a.train[0].loss, 'g', 10))));
-    QVERIFY(lines.contains(QString("transformer,eval,raw,300,%1,,,").arg(QString::number(b.eval.back().loss, 'g', 10))));
+    QVERIFY(
+        lines.contains(QString("transformer,eval,raw,300,%1,,,").arg(QString::number(b.eval.back().loss, 'g', 10))));
 
     QVERIFY(w.exportSvg(svg_path, 900, 560));
     QFile svg(svg_path);

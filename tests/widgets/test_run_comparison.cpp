@@ -103,12 +103,13 @@ class TestRunComparison : public QObject {
     const LossSpread two = lossSpread({3.0, 3.2});
     QCOMPARE(two.n, 2);
     QVERIFY(std::abs(two.mean - 3.1) < 1e-12);
-    QVERIFY(std::abs(two.sd - std::sqrt(0.02)) < 1e-12);  // ((0.1)^2 + (0.1)^2) / (2 - 1)
+    QVERIFY(std::abs(two.sd - std::sqrt(0.02)) < 1e-12);            // ((0.1)^2 + (0.1)^2) / (2 - 1)
     const LossSpread three = lossSpread({1.0, 2.0, kNoLoss, 4.0});  // a run without the value is left out
     QCOMPARE(three.n, 3);
     QVERIFY(std::abs(three.mean - 7.0 / 3) < 1e-12);
     QVERIFY(std::abs(three.sd - std::sqrt(((1 - 7.0 / 3) * (1 - 7.0 / 3) + (2 - 7.0 / 3) * (2 - 7.0 / 3) +
-                                           (4 - 7.0 / 3) * (4 - 7.0 / 3)) / 2)) < 1e-12);
+                                           (4 - 7.0 / 3) * (4 - 7.0 / 3)) /
+                                          2)) < 1e-12);
     QCOMPARE(lossSpread({2.5}).n, 1);
     QVERIFY(std::isnan(lossSpread({2.5}).sd));
     QCOMPARE(lossSpread({}).n, 0);
@@ -125,8 +126,8 @@ class TestRunComparison : public QObject {
     QCOMPARE(out.size(), 2);
     QCOMPARE(out[0].group, QString("mixer"));  // in order of first appearance
     QCOMPARE(out[0].runs, 2);
-    QVERIFY(std::abs(out[0].final_eval.mean - 3.1) < 1e-9);        // 5.0 - 2.0 and 5.2 - 2.0
-    QVERIFY(std::abs(out[0].eval_at_budget.mean - 3.9) < 1e-9);    // 5.0 - 1.2 and 5.2 - 1.2
+    QVERIFY(std::abs(out[0].final_eval.mean - 3.1) < 1e-9);      // 5.0 - 2.0 and 5.2 - 2.0
+    QVERIFY(std::abs(out[0].eval_at_budget.mean - 3.9) < 1e-9);  // 5.0 - 1.2 and 5.2 - 1.2
     QVERIFY(std::abs(out[0].eval_at_budget.sd - std::sqrt(0.02)) < 1e-9);
     QVERIFY(std::abs(out[0].best_eval.mean - 3.1) < 1e-9);
     QCOMPARE(out[1].group, QString("c"));  // not in a group: its own, by name

@@ -47,7 +47,8 @@ InversionHeatmap::InversionHeatmap(QWidget* parent) : QWidget(parent), plot_(new
 
 QString InversionHeatmap::gridCsv() const {
   // One row per cell, by the labels drawn (the checkpoint's step, not the column index).
-  QString out = "layer,checkpoint," + csvField(grid_.metric.isEmpty() ? tr("mean Hamming distance") : grid_.metric) + "\n";
+  QString out =
+      "layer,checkpoint," + csvField(grid_.metric.isEmpty() ? tr("mean Hamming distance") : grid_.metric) + "\n";
   for (int r = 0; r < rowCount(); ++r) {
     for (int c = 0; c < columnCount() && c < grid_.values[r].size(); ++c) {
       const double v = grid_.values[r][c];

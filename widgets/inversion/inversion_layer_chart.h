@@ -46,7 +46,7 @@ class InversionLayerChart : public QWidget {
   QString readoutAt(const QPointF& pixel) const;        // "model · layer k: top-5 h, exact h"
   QWidget* plotArea() const;                            // the QCustomPlot, as a widget to click on (tests, screenshots)
   void replotNow();
-  QString valueAxisLabel() const;  // the y axis's label as drawn
+  QString valueAxisLabel() const;        // the y axis's label as drawn
   QRect legendRect() const;              // where the legend is drawn, plot pixels (for tests)
   QRect axisRect() const;                // where the curves are drawn, plot pixels
   static QColor modelColour(int index);  // the same colour for a model in every inversion view

@@ -20,7 +20,8 @@ InversionLossPlot::InversionLossPlot(QWidget* parent) : QWidget(parent), plot_(n
   plot_->plotLayout()->insertRow(0);
   title_ = new QCPTextElement(plot_, tr("descent"));
   plot_->plotLayout()->addElement(0, 0, title_);
-  writers_ = plotWriters(plot_, "MixerLab inversion descent", [this] { return graphsCsv(plot_); }, FigureLegend::Shown);
+  writers_ = plotWriters(
+      plot_, "MixerLab inversion descent", [this] { return graphsCsv(plot_); }, FigureLegend::Shown);
   placeExportButton(this, makeExportButton(this, tr("descent plot"), writers_));
   setCurves({}, -1);
 }

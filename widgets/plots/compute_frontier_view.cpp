@@ -45,7 +45,8 @@ ComputeFrontierView::ComputeFrontierView(QWidget* parent)
   controls->addWidget(grouping_);
   controls->addWidget(refresh);
   controls->addWidget(note_, 1);
-  writers_ = plotWriters(plot_, "MixerLab scaling", [this] { return graphsCsv(plot_); }, FigureLegend::Shown);
+  writers_ = plotWriters(
+      plot_, "MixerLab scaling", [this] { return graphsCsv(plot_); }, FigureLegend::Shown);
   controls->addWidget(makeExportButton(this, tr("scaling plot"), writers_));
   fits_->setColumnCount(7);
   fits_->setHorizontalHeaderLabels(

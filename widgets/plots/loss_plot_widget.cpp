@@ -407,7 +407,10 @@ void LossPlotWidget::redraw() {
       high->setData(band.x, band.high, true);
       high->removeFromLegend();
       addMeanCurve(name, eval, colour, band, static_cast<int>(g->size()));
-      drawn_.push_back({name, metric_ != kLossMetric ? metric_ : eval ? QStringLiteral("eval") : QStringLiteral("train"),
+      drawn_.push_back({name,
+                        metric_ != kLossMetric ? metric_
+                        : eval                 ? QStringLiteral("eval")
+                                               : QStringLiteral("train"),
                         false, band.x, band.mean, band.low, band.high, band.count});
     }
   }
@@ -530,12 +533,15 @@ bool LossPlotWidget::saveImage(const QString& path) {
 
 bool LossPlotWidget::exportSvg(const QString& given_path, int width_px, int height_px) {
   const QSize size = exportSize(width_px, height_px);
-  return withExportLook([&] { return exportPlotSvg(plot_, withExportSuffix(given_path, "svg"), size.width(), size.height(), "MixerLab loss"); });
+  return withExportLook([&] {
+    return exportPlotSvg(plot_, withExportSuffix(given_path, "svg"), size.width(), size.height(), "MixerLab loss");
+  });
 }
 
 bool LossPlotWidget::exportPng(const QString& given_path, int width_px, int height_px) {
   const QSize size = exportSize(width_px, height_px);
-  return withExportLook([&] { return exportPlotPng(plot_, withExportSuffix(given_path, "png"), size.width(), size.height()); });
+  return withExportLook(
+      [&] { return exportPlotPng(plot_, withExportSuffix(given_path, "png"), size.width(), size.height()); });
 }
 
 bool LossPlotWidget::withExportLook(const std::function<bool()>& write) {

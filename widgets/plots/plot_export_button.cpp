@@ -48,9 +48,9 @@ QToolButton* makeExportButton(QWidget* parent, const QString& what, PlotWriters 
       if (typed.isEmpty()) return;
       const QString path = withExportSuffix(typed, suffix);
       if (!write(path))
-        QMessageBox::warning(parent, QObject::tr("Export failed"),
-                             QObject::tr("Could not write %1: check that its folder exists and can be written to.")
-                                 .arg(path));
+        QMessageBox::warning(
+            parent, QObject::tr("Export failed"),
+            QObject::tr("Could not write %1: check that its folder exists and can be written to.").arg(path));
     });
   };
   add(QObject::tr("SVG…"), "SVG (*.svg)", "svg", writers.svg);
@@ -64,7 +64,6 @@ namespace {
 QSize drawnSize(const QCustomPlot* plot) {
   return plot->isVisible() && plot->width() > 16 ? plot->size() : QSize(960, 600);
 }
-
 
 // Runs `write` with the legend shown when the figure asks for it, then puts the screen back.
 bool asFigure(QCustomPlot* plot, FigureLegend legend, const std::function<bool(QSize)>& write) {
@@ -84,7 +83,8 @@ PlotWriters plotWriters(QCustomPlot* plot, const QString& title, std::function<Q
                         FigureLegend legend) {
   PlotWriters w;
   w.svg = [=](const QString& path) {
-    return asFigure(plot, legend, [&](QSize size) { return exportPlotSvg(plot, path, size.width(), size.height(), title); });
+    return asFigure(plot, legend,
+                    [&](QSize size) { return exportPlotSvg(plot, path, size.width(), size.height(), title); });
   };
   w.png = [=](const QString& path) {
     return asFigure(plot, legend, [&](QSize size) { return exportPlotPng(plot, path, size.width(), size.height()); });

@@ -50,8 +50,8 @@ QVector<GroupSummary> summarizeGroups(const QVector<RunCurve>& curves, const QHa
       bests << bestEvalLoss(*c);
       at_budget << (std::isnan(budget_x) ? kNoLoss : valueAtBudget(*c, budget, budget_x));
     }
-    out.push_back({group, static_cast<int>(members[group].size()), lossSpread(finals), lossSpread(bests),
-                   lossSpread(at_budget)});
+    out.push_back(
+        {group, static_cast<int>(members[group].size()), lossSpread(finals), lossSpread(bests), lossSpread(at_budget)});
   }
   return out;
 }

@@ -196,8 +196,9 @@ QString sharedMachineWarning(const QVector<RunCurve>& curves) {
       named << QString("%1 (%2 cores of other work on average)").arg(c.run).arg(c.other_cpu_cores, 0, 'f', 1);
   }
   if (named.isEmpty()) return {};
-  return QString("\u26a0 %1 shared the machine with other processes while training: their wall clock holds "
-                 "time that was not their own. Compare them at steps, tokens or FLOPs, or train them again alone.")
+  return QString(
+             "\u26a0 %1 shared the machine with other processes while training: their wall clock holds "
+             "time that was not their own. Compare them at steps, tokens or FLOPs, or train them again alone.")
       .arg(named.join(", "));
 }
 
@@ -346,8 +347,9 @@ void RunComparisonWidget::refreshGroups(double common) {
   groups_label_->setVisible(any_group);
   groups_table_->setVisible(any_group);
   groups_table_->setRowCount(any_group ? static_cast<int>(summaries.size()) : 0);
-  groups_table_->setHorizontalHeaderLabels({tr("runs"), tr("final eval loss"), tr("best eval loss"),
-                                            tr("eval loss at %1 = %2").arg(budgetLabel(budget_), budgetText(common, budget_))});
+  groups_table_->setHorizontalHeaderLabels(
+      {tr("runs"), tr("final eval loss"), tr("best eval loss"),
+       tr("eval loss at %1 = %2").arg(budgetLabel(budget_), budgetText(common, budget_))});
   if (!any_group) return;
   QStringList names;
   for (int r = 0; r < summaries.size(); ++r) {

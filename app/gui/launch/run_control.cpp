@@ -79,7 +79,7 @@ QString RunControl::start(const QString& run, const QString& run_directory, cons
   }
   watchLaunch(run, launched);
   if (queue_) {
-    queue_->takeOff(run, "it was started by hand");  // its turn would find it trained
+    queue_->takeOff(run, "it was started by hand");           // its turn would find it trained
     queue_->noteStartedOutside(run, launched.status_before);  // busy from now, not once it says running
   }
   return {};

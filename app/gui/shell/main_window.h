@@ -209,10 +209,9 @@ class MainWindow : public QMainWindow {
   EventLoopLatency* latency_ = nullptr;
   widgets::RunComparisonWidget* comparison_ = nullptr;
   bool colours_save_pending_ = false;  // a save of the plot colours is queued
-  RunControl* control_ = nullptr;  // the launch target, the run monitor and the queue of the open project
-  QHash<QString, widgets::SweepDraft> sweep_drafts_;
-  QSet<QString> grouped_runs_;  // runs whose settings the "Mean by" list has seen  // base run name -> the cancelled
-                                // editor's fields
+  RunControl* control_ = nullptr;      // the launch target, the run monitor and the queue of the open project
+  QHash<QString, widgets::SweepDraft> sweep_drafts_;  // base run name -> the cancelled editor's fields
+  QSet<QString> grouped_runs_;                        // runs whose settings the "Mean by" list has seen
   bool keeps_window_layout_ = true;
 };
 

@@ -256,10 +256,9 @@ StartupParse parseStartupOptions(const QStringList& arguments) {
   options.project = checkedProjectArgument(positional.value(0), &result.error);
   if (!result.error.isEmpty()) return result;
   options.screenshot = values.nonEmpty("screenshot", "give the PNG file to write");
-  options.scene = values.nonEmpty(
-      "scene",
-      "give a scene name: panels, run-table, queue, sweep, sweep-check, fork, seed-groups, "
-      "seed-groups-comparison, wall-clock-comparison, scaling, reproduce, docs");
+  options.scene = values.nonEmpty("scene",
+                                  "give a scene name: panels, run-table, queue, sweep, sweep-check, fork, seed-groups, "
+                                  "seed-groups-comparison, wall-clock-comparison, scaling, reproduce, docs");
   options.window_size = values.windowSize("size");
   options.report_latency_s = values.seconds("report-latency");
   if (values.isSet("generate")) {
