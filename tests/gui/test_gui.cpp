@@ -19,6 +19,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/gui/common/app_settings.h"
+#include <QScrollArea>
+#include <QSettings>
 #include "app/gui/common/scrolling_tabs.h"
 #include "app/gui/launch/launch_target_selector.h"
 #include "app/gui/runs/run_list_model.h"
@@ -336,8 +338,12 @@ class TestGui : public QObject {
           }
         }
         // A page wider or taller than the tab scrolls there instead of widening the window.
-        if (page->minimumSizeHint().width() > tabs->currentWidget()->width())
+        auto* area = qobject_cast<QScrollArea*>(tabs->currentWidget());
+        QVERIFY(area != nullptr);
+        if (page->minimumSizeHint().width() > area->viewport()->width())
           QVERIFY(page->width() >= page->minimumSizeHint().width());
+        else  // a page that fits fills its tab, not just its size hint
+          QCOMPARE(page->width(), area->viewport()->width());
       }
       QVERIFY2(squeezed.isEmpty(), qPrintable(squeezed.join("; ")));
     }
@@ -470,6 +476,50 @@ class TestGui : public QObject {
     QCOMPARE(reopened.lossPlot()->runColour("llama"), llama);
     const QColor fresh = reopened.plotPanels()->seriesColours()->colour("a new group");  // after the kept ones
     QVERIFY(fresh != mixer && fresh != llama && fresh != widgets::SeriesColours::paletteColour(0));
+  }
+
+  // A kept colour that is not a palette slot (an edited or damaged settings file) is dropped, so it
+  // can never take a colour another run holds: a word reads as no slot, and so does a negative one.
+  void savedColoursThatAreNoSlotAreDropped() {
+    const QString project = QString::fromStdString((testing::makeScratchDir("gui-colour-slots") / "p.json").string());
+    gui::AppSettings settings;
+    settings.setPlotColours(project, {{"kept", 3}, {"negative", -2}, {"first", 0}});
+    QSettings raw(settings.fileName(), QSettings::IniFormat);
+    for (const QString& key : raw.allKeys()) {
+      if (!key.startsWith("plot_colours/")) continue;
+      QVariantMap saved = raw.value(key).toMap();
+      if (!saved.contains("kept")) continue;
+      saved["word"] = QString("blue");
+      raw.setValue(key, saved);
+    }
+    raw.sync();
+    const QHash<QString, int> read = gui::AppSettings().plotColours(project);
+    QCOMPARE(read, (QHash<QString, int>{{"kept", 3}, {"first", 0}}));
+  }
+
+  // Changing how runs group redraws the Comparison dock's group table at once: it is the
+  // window's wiring (the panels say their groups changed), not a later refresh, that shows it.
+  void regroupingRunsFillsTheComparisonGroupTable() {
+    const fs::path dir = testing::makeScratchDir("gui-group-table");
+    const fs::path project = testing::writeTinyProject(dir);
+    for (const char* run : {"mixer", "llama"}) writeFinishedRun(dir, run, 5);
+    gui::MainWindow window;
+    window.show();
+    QCOMPARE(window.openProject(QString::fromStdString(project.string())), QString());
+    QTRY_VERIFY_WITH_TIMEOUT(
+        window.lossPlot()->pointCount("mixer", false) == 5 && window.lossPlot()->pointCount("llama", false) == 5,
+        20000);
+    auto* comparison = window.findChild<widgets::RunComparisonWidget*>();
+    QVERIFY(comparison != nullptr);
+    QTest::qWait(50);
+    QVERIFY(comparison->groupsTable()->isHidden());  // every run its own group
+    window.plotPanels()->setGroupingFields({"train.learning_rate"});
+    window.plotPanels()->setGrouping("field:train.learning_rate");  // both runs share it
+    QVERIFY(!comparison->groupsTable()->isHidden());
+    QCOMPARE(comparison->groupsTable()->rowCount(), 1);
+    QCOMPARE(comparison->groupsTable()->item(0, widgets::RunComparisonWidget::GroupRuns)->text(), QString("2"));
+    window.plotPanels()->setGrouping(QString());
+    QVERIFY(comparison->groupsTable()->isHidden());
   }
 
   void curveGroupingUsesSeedsAndSettings() {

@@ -298,6 +298,23 @@ class TestLossPlot : public QObject {
     QCOMPARE(w.graphCount(), 2);
   }
 
+  // Restored assignments replace every earlier one: the next new name takes the slot after the
+  // highest restored one (not after what was handed out before), and a negative slot is skipped.
+  void restoredColoursContinueAfterTheHighestKeptSlot() {
+    SeriesColours colours;
+    int assigned = 0;
+    colours.setOnAssigned([&assigned] { ++assigned; });
+    for (const char* name : {"a", "b", "c", "d", "e"}) colours.colour(name);
+    QCOMPARE(assigned, 5);
+    colours.restore({{"kept", 1}, {"also kept", 0}, {"negative", -1}});
+    QCOMPARE(assigned, 5);  // restoring assigns nothing new
+    QCOMPARE(colours.colour("kept"), SeriesColours::paletteColour(1));
+    QCOMPARE(colours.colour("a"), SeriesColours::paletteColour(2));         // forgotten: a new name now
+    QCOMPARE(colours.colour("negative"), SeriesColours::paletteColour(3));  // never restored
+    QCOMPARE(assigned, 7);
+    QCOMPARE(colours.assignments(), (QHash<QString, int>{{"kept", 1}, {"also kept", 0}, {"a", 2}, {"negative", 3}}));
+  }
+
   // Colours were given by position among the shown runs, so hiding one recoloured
   // the others. A run keeps its colour; forgetting the runs (another project) frees the colours.
   void runColoursAreStable() {

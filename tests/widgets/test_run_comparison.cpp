@@ -168,6 +168,8 @@ class TestRunComparison : public QObject {
     QVERIFY(sharedMachineWarning({curves[0], curves[1]}).isEmpty());
 
     RunComparisonWidget w;
+    w.show();
+    QVERIFY(!w.sharedMachineNote()->isVisible());  // no runs yet: no empty yellow strip
     w.setRuns(curves);
     QVERIFY(w.sharedMachineNote()->isHidden());  // steps: the machine's load does not matter
     w.setBudget(Budget::WallSeconds);

@@ -216,8 +216,7 @@ RunComparisonWidget::RunComparisonWidget(QWidget* parent) : QWidget(parent) {
   shared_note_ = new QLabel;
   shared_note_->setObjectName("shared-machine-note");
   shared_note_->setWordWrap(true);
-  shared_note_->setStyleSheet("QLabel { background: #fde2a0; padding: 3px; }");
-  shared_note_->hide();
+  shared_note_->setStyleSheet("QLabel { background: #fde2a0; padding: 3px; }");  // refresh() shows it when due
   layout->addWidget(shared_note_);
   results_ = new QTableWidget(0, ColumnCount);
   results_->setEditTriggers(QAbstractItemView::NoEditTriggers);
