@@ -19,6 +19,7 @@
 #include "core/analysis/analysis_model.h"
 #include "core/analysis/retrieval/cosine_retrieval.h"
 #include "core/analysis/retrieval/infonce_finetune.h"
+#include "core/analysis/retrieval/retrieval_corpus.h"
 #include "core/analysis/retrieval/retrieval_dataset.h"
 #include "core/analysis/retrieval/retrieval_run.h"
 #include "core/analysis/retrieval/retrieval_training.h"
@@ -30,19 +31,45 @@ namespace mixerlab::cli {
 namespace {
 namespace fs = std::filesystem;
 
-struct BuildOptions {
-  std::string checkpoint, pairs, out, device = "cpu";
-  int64_t synthetic = 0, from_end = -1;
+// Where the pairs come from, for `build` and `finetune`: exactly one of a pairs file, N synthetic
+// stories, or a corpus of stories (each paired with its opening sentence).
+struct PairsOptions {
+  std::string pairs, stories, format = "auto", json_field = "text";
+  int64_t synthetic = 0, max_stories = RetrievalCorpus{}.max_stories;
   uint64_t seed = 1;
+
+  RetrievalCorpus corpus() const {
+    const int given = (pairs.empty() ? 0 : 1) + (synthetic == 0 ? 0 : 1) + (stories.empty() ? 0 : 1);
+    if (given != 1) throw MixerLabError("give exactly one of --pairs FILE, --synthetic N or --stories CORPUS");
+    if (!pairs.empty()) return RetrievalCorpus::file(pairs);
+    if (synthetic != 0) return RetrievalCorpus::synthetic(synthetic, seed);
+    return RetrievalCorpus::stories(stories, parseCorpusFormat(format), json_field, max_stories);
+  }
+};
+
+void addPairsOptions(CLI::App* command, PairsOptions& o, const std::string& seed_option) {
+  command->add_option("--pairs", o.pairs, "JSON Lines of {\"summary\", \"story\"}");
+  command->add_option("--synthetic", o.synthetic, "Generate N synthetic story pairs instead");
+  command->add_option(seed_option, o.seed, "Seed of the synthetic stories (1)");
+  command->add_option("--stories", o.stories,
+                      "Or a corpus of stories without summaries (a file, folder or glob, as a project's corpus): each "
+                      "story's opening sentence is its query");
+  command->add_option("--max-stories", o.max_stories, "With --stories: read the first N usable stories (2000)");
+  command->add_option("--format", o.format, "With --stories: auto, endoftext, blank_line or jsonl (auto)");
+  command->add_option("--json-field", o.json_field, "With --stories in JSON Lines: the text field (text)");
+}
+
+struct BuildOptions {
+  std::string checkpoint, out, device = "cpu";
+  PairsOptions source;
+  int64_t from_end = -1;
   double test_fraction = 0.1;
   bool untrained = false;
   bool after_final_norm = false;
 };
 
 int retrievalBuildCommand(const BuildOptions& o) {
-  if (o.pairs.empty() == (o.synthetic == 0)) throw MixerLabError("give exactly one of --pairs FILE or --synthetic N");
-  const auto pairs =
-      o.synthetic > 0 ? syntheticStoryPairs(static_cast<size_t>(o.synthetic), o.seed) : readStoryPairs(o.pairs);
+  const auto pairs = o.source.corpus().pairs();
   const ModelSource source =
       o.untrained ? ModelSource::untrainedLike(o.checkpoint) : ModelSource::checkpoint(o.checkpoint);
   EmbeddingSettings embedding;
@@ -181,17 +208,14 @@ int retrievalQueryCommand(const QueryOptions& o) {
 }
 
 struct FinetuneOptions {
-  std::string checkpoint, pairs, out;
-  int64_t synthetic = 0;
-  uint64_t data_seed = 1;
+  std::string checkpoint, out;
+  PairsOptions source;
   double test_fraction = 0.1;
   InfoNceSettings settings;
 };
 
 int retrievalFinetuneCommand(const FinetuneOptions& o) {
-  if (o.pairs.empty() == (o.synthetic == 0)) throw MixerLabError("give exactly one of --pairs FILE or --synthetic N");
-  auto pairs =
-      o.synthetic > 0 ? syntheticStoryPairs(static_cast<size_t>(o.synthetic), o.data_seed) : readStoryPairs(o.pairs);
+  auto pairs = o.source.corpus().pairs();
   const size_t held =
       std::max<size_t>(2, static_cast<size_t>(std::ceil(o.test_fraction * static_cast<double>(pairs.size()))));
   if (pairs.size() < held + static_cast<size_t>(o.settings.candidates) + 1) {
@@ -247,9 +271,7 @@ void addRetrievalCommands(CLI::App& app, Action& action) {
       retrieval->add_subcommand("build", "Embed (summary, story) pairs with a checkpoint into a dataset folder");
   build->add_option("--checkpoint", b->checkpoint, "Embedding model: a checkpoint or run folder")->required();
   build->add_flag("--untrained", b->untrained, "Use the checkpoint's untrained twin (same config, fresh weights)");
-  build->add_option("--pairs", b->pairs, "JSON Lines of {\"summary\", \"story\"}");
-  build->add_option("--synthetic", b->synthetic, "Generate N synthetic story pairs instead");
-  build->add_option("--seed", b->seed, "Seed of the synthetic stories");
+  addPairsOptions(build, b->source, "--seed");
   build->add_option("--test-fraction", b->test_fraction, "Held-out share of the pairs (the last ones), 0.1");
   build->add_option("--position-from-end", b->from_end,
                     "Embedding position before the last token (-1: mixer 1, others 0)");
@@ -310,9 +332,7 @@ void addRetrievalCommands(CLI::App& app, Action& action) {
   auto* finetune =
       retrieval->add_subcommand("finetune", "Continue training a checkpoint with the InfoNCE loss (docs/retrieval.md)");
   finetune->add_option("--checkpoint", f->checkpoint, "The language model to fine-tune")->required();
-  finetune->add_option("--pairs", f->pairs, "JSON Lines of {\"summary\", \"story\"}");
-  finetune->add_option("--synthetic", f->synthetic, "Generate N synthetic story pairs instead");
-  finetune->add_option("--data-seed", f->data_seed, "Seed of the synthetic stories (1)");
+  addPairsOptions(finetune, f->source, "--data-seed");
   finetune->add_option("--test-fraction", f->test_fraction, "Held-out share for the cosine top-1 readout (0.1)");
   // --research starts from InfoNceSettings::research(); the options given explicitly still win.
   auto finetune_research = std::make_shared<ResearchDefaults<InfoNceSettings>>();

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/analysis/retrieval/retrieval_dataset.h"
 #include "core/models/safetensors.h"
 #include "core/runs/metrics_log.h"
 #include "core/runs/retrieval_run_record.h"
@@ -318,6 +319,22 @@ class TestCli : public QObject {
     auto missing = runCli({"retrieval", "eval", "--data", QString::fromStdString((dir_ / "nowhere").string())});
     QVERIFY(missing.exit_code != 0);
     QVERIFY2(missing.err.contains("retrieval build"), qPrintable(missing.err));
+
+    // A corpus of stories without summaries: the first --max-stories stories, each its opening
+    // sentence's match; exactly one pair source is taken.
+    const QString stories = QString::fromStdString((testing::sourceDir() / "projects/demo/data/stories-a.txt").string());
+    const QString story_data = QString::fromStdString((dir_ / "retrieval-stories").string());
+    auto from_stories = runCli({"retrieval", "build", "--checkpoint", run_dir, "--stories", stories, "--max-stories",
+                                "30", "--format", "blank_line", "--out", story_data});
+    QVERIFY2(from_stories.exit_code == 0, qPrintable(from_stories.err));
+    QVERIFY2(from_stories.out.contains("30 pairs (27 train, 3 held out)"), qPrintable(from_stories.out));
+    const auto story_pairs = loadRetrievalDataset(story_data.toStdString()).pairs;
+    QVERIFY(story_pairs[0].story.rfind(story_pairs[0].summary, 0) == 0 && story_pairs[0].summary.size() < 300);
+    auto two_sources = runCli({"retrieval", "build", "--checkpoint", run_dir, "--stories", stories, "--synthetic", "10",
+                               "--out", story_data});
+    QVERIFY(two_sources.exit_code != 0);
+    QVERIFY2(two_sources.err.contains("exactly one of --pairs FILE, --synthetic N or --stories CORPUS"),
+             qPrintable(two_sources.err));
   }
 
   void infoAndErrors() {

@@ -4,12 +4,15 @@
 // dataset; typing searches once typing pauses, and only the last text is shown; marking a result
 // shows where that story ranks in both columns; a dataset folder is reused for the same model and
 // pairs and rebuilt when a pairs file changes; a malformed pairs file fails its columns with the
-// file named; closing the panel mid-build joins its threads; a retrieval training is a run
+// file named; the project's own stories are searched by their opening sentences; closing the panel
+// mid-build joins its threads; a retrieval training is a run
 // directory the workbench lists and plots, also when the panel starts it; the main window opens
 // the tab.
 #include <QtTest/QtTest>
 
+#include <QComboBox>
 #include <QLabel>
+#include <QSpinBox>
 #include <QLineEdit>
 #include <QTreeWidget>
 #include <chrono>
@@ -331,6 +334,61 @@ class TestRetrievalPanel : public QObject {
     QCOMPARE(panel.addModel(q(mixer_.string())), QString());
     QCOMPARE(panel.datasetsRoot(), q((dir_ / "retrieval").string()));
     QVERIFY(waitReady(panel));
+  }
+
+  // The project's own stories (no summaries) can be searched: the corpus list offers them, the
+  // count box limits how many are read, each held-out query is a story's opening sentence and marks
+  // that story, and the embeddings are kept in a folder named for the corpus and the limit. Another
+  // project moves the columns to its stories; no project at all, to the synthetic ones.
+  void projectStoriesAreSearchable() {
+    gui::MainWindow window;
+    QCOMPARE(window.openProject(q((dir_ / "project.json").string())), QString());
+    gui::RetrievalPanel* panel = window.retrievalPanel();
+    auto* box = panel->findChild<QComboBox*>("retrieval-corpus");
+    auto* count = panel->findChild<QSpinBox*>("retrieval-synthetic-count");
+    QVERIFY(box != nullptr && count != nullptr);
+    const int item = box->findText("Project corpus (stories-b.txt)");
+    QVERIFY2(item >= 0, qPrintable(box->itemText(1)));
+    box->setCurrentIndex(item);
+    Q_EMIT box->activated(item);
+    QCOMPARE(panel->corpus().kind, RetrievalCorpusKind::StoryCorpus);
+    QCOMPARE(q(panel->corpus().story_source), q((testing::sourceDir() / "projects/demo/data/stories-b.txt").string()));
+    QCOMPARE(panel->corpus().story_format, CorpusFormat::BlankLine);
+    QCOMPARE(panel->corpus().max_stories, int64_t{2000});
+    QCOMPARE(count->value(), 2000);
+    QCOMPARE(count->prefix(), QString("first "));
+    count->setValue(40);
+    Q_EMIT count->editingFinished();
+    QCOMPARE(panel->corpus().max_stories, int64_t{40});
+    QCOMPARE(panel->addModel(q(mixer_.string())), QString());
+    QVERIFY(waitReady(*panel));
+    QCOMPARE(panel->heldOutCount(), 4);
+    const std::vector<StoryPair> pairs = panel->corpus().pairs();
+    QCOMPARE(pairs.size(), size_t{40});
+    QVERIFY(waitResults(*panel, 1, [&]() { QVERIFY(panel->chooseHeldOut(1)); }));
+    QCOMPARE(panel->query(), q(pairs[37].summary));
+    QVERIFY(pairs[37].story.rfind(pairs[37].summary, 0) == 0);  // the story opens with its query
+    QCOMPARE(panel->markedStory(), qint64{37});
+    QVERIFY2(panel->column(0)->markedRankText().startsWith("true match: rank "),
+             qPrintable(panel->column(0)->markedRankText()));
+    QVERIFY(fs::exists(dir_ / "retrieval" / panel->corpus().id() / "mixer-step-00000012" / "retrieval.json"));
+    QVERIFY(panel->corpus().id().rfind("stories-stories-b-40-", 0) == 0);
+
+    const fs::path other = testing::makeScratchDir("retrieval-other-project");
+    testing::writeText(other / "tales.txt", "Ann ran. She won.\n\nBob sat. He ate.\n\nCat hid. It slept.\n");
+    auto project = nlohmann::json::parse(std::ifstream(testing::writeTinyProject(other)));
+    project["corpus"] = {{"train", (other / "tales.txt").string()}, {"format", "blank_line"}};
+    testing::writeText(other / "project.json", project.dump(2));
+    QCOMPARE(window.openProject(q((other / "project.json").string())), QString());
+    QCOMPARE(panel->corpus().kind, RetrievalCorpusKind::StoryCorpus);
+    QCOMPARE(q(panel->corpus().story_source), q((other / "tales.txt").string()));
+    QCOMPARE(panel->corpus().max_stories, int64_t{40});
+    QVERIFY(box->findText("Project corpus (tales.txt)") >= 0 && box->findText("Project corpus (stories-b.txt)") < 0);
+    panel->setProjectCorpus(std::nullopt);
+    QCOMPARE(panel->corpus().kind, RetrievalCorpusKind::Synthetic);
+    QVERIFY(box->findData(static_cast<int>(RetrievalCorpusKind::StoryCorpus)) < 0);
+    QCOMPARE(box->currentText(), QString("Synthetic stories"));
+    QCOMPARE(count->prefix(), QString());
   }
 
   void mainWindowOpensTheRetrieveTab() {

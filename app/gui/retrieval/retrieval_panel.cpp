@@ -39,6 +39,7 @@ bool isDatasetFolder(const QString& path) { return QFileInfo::exists(path + "/re
 RetrievalPanel::RetrievalPanel(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(buildControls());
+  showCorpusChoice();
   splitter_ = new QSplitter(Qt::Horizontal, this);
   splitter_->setChildrenCollapsible(false);
   placeholder_ = new QLabel(tr("Add one or two embedding models (Add run, Add folder) to search the corpus with them.\n"
@@ -70,19 +71,24 @@ QWidget* RetrievalPanel::buildControls() {
   auto* sources = new QHBoxLayout;
   corpus_box_ = new QComboBox(controls);
   corpus_box_->setObjectName("retrieval-corpus");
-  corpus_box_->addItem(tr("Synthetic stories"));
-  corpus_box_->addItem(tr("JSON Lines pairs file..."));
-  corpus_box_->setToolTip(tr("The (summary, story) pairs to search; the last 10% are held out for accuracy"));
+  corpus_box_->addItem(tr("Synthetic stories"), static_cast<int>(RetrievalCorpusKind::Synthetic));
+  corpus_box_->addItem(tr("JSON Lines pairs file..."), static_cast<int>(RetrievalCorpusKind::PairsFile));
+  corpus_box_->setToolTip(
+      tr("The (summary, story) pairs to search; the last 10% are held out for accuracy. The project's corpus has no "
+         "summaries: each story's opening sentence is its query"));
   connect(corpus_box_, &QComboBox::activated, this, &RetrievalPanel::onCorpusPicked);
   synthetic_count_ = new QSpinBox(controls);
   synthetic_count_->setObjectName("retrieval-synthetic-count");
-  synthetic_count_->setRange(20, 20000);
   synthetic_count_->setSingleStep(100);
-  synthetic_count_->setValue(static_cast<int>(corpus_.synthetic_count));
   synthetic_count_->setSuffix(tr(" stories"));
   connect(synthetic_count_, &QSpinBox::editingFinished, this, [this]() {
-    if (corpus_.pairs_file.empty() && synthetic_count_->value() != corpus_.synthetic_count) {
-      setCorpus(RetrievalCorpus::synthetic(synthetic_count_->value(), corpus_.seed));
+    const int64_t n = synthetic_count_->value();
+    if (corpus_.kind == RetrievalCorpusKind::Synthetic && n != corpus_.synthetic_count) {
+      setCorpus(RetrievalCorpus::synthetic(n, corpus_.seed));
+    } else if (corpus_.kind == RetrievalCorpusKind::StoryCorpus && n != corpus_.max_stories) {
+      RetrievalCorpus more = corpus_;
+      more.max_stories = n;
+      setCorpus(more);
     }
   });
   CheckpointPickerOptions picker_options;
@@ -192,12 +198,53 @@ void RetrievalPanel::setRunsDirectory(const QString& runs_directory) {
 
 void RetrievalPanel::setDatasetsRoot(const QString& root) { datasets_root_ = root; }
 
+void RetrievalPanel::setProjectCorpus(const std::optional<RetrievalCorpus>& corpus) {
+  const int index = corpus_box_->findData(static_cast<int>(RetrievalCorpusKind::StoryCorpus));
+  if (index >= 0) corpus_box_->removeItem(index);
+  project_corpus_ = corpus;
+  if (corpus) {
+    const QString name = QFileInfo(q(corpus->story_source)).fileName();
+    corpus_box_->insertItem(1, tr("Project corpus (%1)").arg(name), static_cast<int>(RetrievalCorpusKind::StoryCorpus));
+    corpus_box_->setItemData(1, q(corpus->story_source), Qt::ToolTipRole);
+  }
+  if (corpus_.kind != RetrievalCorpusKind::StoryCorpus) return showCorpusChoice();
+  // The columns searched the previous project's stories: they move to this project's (or to the
+  // synthetic stories when there is none), keeping the number of stories chosen.
+  if (!corpus) return setCorpus(RetrievalCorpus::synthetic(RetrievalCorpus{}.synthetic_count));
+  const bool same = corpus->story_source == corpus_.story_source && corpus->story_format == corpus_.story_format &&
+                    corpus->json_field == corpus_.json_field;
+  if (same) return showCorpusChoice();
+  RetrievalCorpus next = *corpus;
+  next.max_stories = corpus_.max_stories;
+  setCorpus(next);
+}
+
+void RetrievalPanel::showCorpusChoice() {
+  const int index = corpus_box_->findData(static_cast<int>(corpus_.kind));
+  if (index >= 0) corpus_box_->setCurrentIndex(index);
+  const int pairs_item = corpus_box_->findData(static_cast<int>(RetrievalCorpusKind::PairsFile));
+  corpus_box_->setItemText(pairs_item, corpus_.kind == RetrievalCorpusKind::PairsFile ? q(corpus_.label())
+                                                                                      : tr("JSON Lines pairs file..."));
+  const bool counted = corpus_.kind != RetrievalCorpusKind::PairsFile;
+  synthetic_count_->setVisible(counted);
+  if (corpus_.kind == RetrievalCorpusKind::Synthetic) {
+    synthetic_count_->setRange(20, 20000);
+    synthetic_count_->setPrefix(QString());
+    synthetic_count_->setValue(static_cast<int>(corpus_.synthetic_count));
+    synthetic_count_->setToolTip(tr("How many synthetic stories to generate"));
+  } else if (corpus_.kind == RetrievalCorpusKind::StoryCorpus) {
+    synthetic_count_->setRange(20, 1000000);
+    synthetic_count_->setPrefix(tr("first "));
+    synthetic_count_->setValue(static_cast<int>(std::min<int64_t>(corpus_.max_stories, 1000000)));
+    synthetic_count_->setToolTip(
+        tr("How many of the corpus's stories to read and embed (its first ones; stories of a single sentence are "
+           "skipped)"));
+  }
+}
+
 void RetrievalPanel::setCorpus(const RetrievalCorpus& corpus) {
   corpus_ = corpus;
-  corpus_box_->setCurrentIndex(corpus.pairs_file.empty() ? 0 : 1);
-  corpus_box_->setItemText(1, corpus.pairs_file.empty() ? tr("JSON Lines pairs file...") : q(corpus.label()));
-  synthetic_count_->setVisible(corpus.pairs_file.empty());
-  if (corpus.pairs_file.empty()) synthetic_count_->setValue(static_cast<int>(corpus.synthetic_count));
+  showCorpusChoice();
   clearMark();
   held_out_.clear();
   refreshHeldOutList();
@@ -482,15 +529,20 @@ int RetrievalPanel::candidates() const { return candidates_->value(); }
 void RetrievalPanel::setResultCount(int k) { result_count_->setValue(k); }
 
 void RetrievalPanel::onCorpusPicked(int combo_index) {
-  if (combo_index == 0) {
-    if (!corpus_.pairs_file.empty()) setCorpus(RetrievalCorpus::synthetic(synthetic_count_->value()));
+  const auto kind = static_cast<RetrievalCorpusKind>(corpus_box_->itemData(combo_index).toInt());
+  if (kind == RetrievalCorpusKind::Synthetic) {
+    if (corpus_.kind != kind) setCorpus(RetrievalCorpus::synthetic(RetrievalCorpus{}.synthetic_count));
+    return;
+  }
+  if (kind == RetrievalCorpusKind::StoryCorpus) {
+    if (project_corpus_ && corpus_.kind != kind) setCorpus(*project_corpus_);
     return;
   }
   const QString file =
       QFileDialog::getOpenFileName(this, tr("Open a JSON Lines file of {\"summary\", \"story\"} pairs"),
                                    runs_directory_, tr("JSON Lines (*.jsonl *.json);;All files (*)"));
   if (file.isEmpty()) {
-    corpus_box_->setCurrentIndex(corpus_.pairs_file.empty() ? 0 : 1);
+    showCorpusChoice();  // back to the corpus in use
     return;
   }
   setCorpus(RetrievalCorpus::file(file.toStdString()));

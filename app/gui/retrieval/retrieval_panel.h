@@ -1,5 +1,6 @@
 // The retrieval panel (the main window's "Retrieve" tab, docs/retrieval.md): choose a corpus of (summary,
-// story) pairs (the built-in synthetic stories or a JSON Lines file) and up to two embedding models
+// story) pairs (the built-in synthetic stories, a JSON Lines file, or the project's own stories, each
+// paired with its opening sentence) and up to two embedding models
 // (a project run's latest checkpoint, any checkpoint folder, or a dataset folder written by
 // `mixerlab retrieval build`) side by side. Type a summary or a few keywords and every column ranks
 // the corpus's stories by cosine similarity as you type. Pick a held-out summary (its story is then
@@ -15,6 +16,7 @@
 #include <QVector>
 #include <QWidget>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "app/gui/common/checkpoint_picker.h"
@@ -55,6 +57,8 @@ class RetrievalPanel : public QWidget {
 
   // Re-opens every corpus-based column on the new corpus.
   void setCorpus(const RetrievalCorpus& corpus);
+  // The open project's stories (a StoryCorpus), offered in the corpus list; nullopt: no project.
+  void setProjectCorpus(const std::optional<RetrievalCorpus>& corpus);
   const RetrievalCorpus& corpus() const { return corpus_; }
 
   // Adds a column for a run folder (its latest checkpoint), a checkpoint folder (untrained: its
@@ -126,6 +130,7 @@ class RetrievalPanel : public QWidget {
   void evaluateColumn(Column& c);
   void refreshHeldOutList();
   void onCorpusPicked(int combo_index);
+  void showCorpusChoice();  // the corpus list and its count box show corpus_
   void onHeldOutPicked(int combo_index);
   void populateTrainMenu();
   void updateMarkLabel();
@@ -135,6 +140,7 @@ class RetrievalPanel : public QWidget {
   std::vector<std::unique_ptr<Column>> columns_;
   int request_ = 0;  // the newest query's number
   RetrievalCorpus corpus_ = RetrievalCorpus::synthetic(400);
+  std::optional<RetrievalCorpus> project_corpus_;
   QString runs_directory_, datasets_root_;
   std::vector<StoryPair> held_out_;
   qint64 held_out_first_id_ = 0;  // story id of held_out_[0]

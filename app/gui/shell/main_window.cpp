@@ -48,6 +48,8 @@
 #include "app/gui/project/run_config_schema.h"
 #include "app/gui/project/run_setup_dialog.h"
 #include "app/gui/retrieval/retrieval_panel.h"
+#include "core/analysis/retrieval/retrieval_corpus.h"
+#include "core/config/project_config.h"
 #include "app/gui/runs/compute_frontier_groups.h"
 #include "app/gui/runs/run_group_names.h"
 #include "app/gui/runs/run_list_model.h"
@@ -67,6 +69,14 @@
 namespace mixerlab::gui {
 
 namespace {
+// The project's training corpus as stories to search in the Retrieve tab (nullopt before a project is open).
+std::optional<RetrievalCorpus> projectStoryCorpus(const ProjectDocument& document) {
+  const ProjectConfig* project = document.parsed();
+  if (project == nullptr || project->corpus.train_path.empty()) return std::nullopt;
+  return RetrievalCorpus::stories(project->corpus.train_path.string(), project->corpus.format,
+                                  project->corpus.json_field, RetrievalCorpus{}.max_stories);
+}
+
 // The tabs keep at least this height beside the docks (the window still fits 1024x700).
 constexpr int kLeastTabsHeightPx = 260;
 }  // namespace
@@ -317,6 +327,7 @@ QString MainWindow::openProject(const QString& project_file) {
   generation_->setRunsDirectory(document_->runsDirectory());
   inversion_->setRunsDirectory(document_->runsDirectory());
   retrieval_->setRunsDirectory(document_->runsDirectory());
+  retrieval_->setProjectCorpus(projectStoryCorpus(*document_));
   runs_->setProjectRuns(document_->runs());
   refreshProjectSettings();
   loadAnnotations();

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "core/analysis/retrieval/retrieval_dataset.h"
+#include "core/data/text_story_pairs.h"
 #include "core/runs/run_directory.h"
 #include "core/util/error.h"
 #include "core/util/hashing.h"
@@ -46,6 +47,7 @@ bool matches(const fs::path& dir, const ModelSource& source, const std::vector<S
 
 RetrievalCorpus RetrievalCorpus::synthetic(int64_t count, uint64_t seed) {
   RetrievalCorpus c;
+  c.kind = RetrievalCorpusKind::Synthetic;
   c.synthetic_count = count;
   c.seed = seed;
   return c;
@@ -53,24 +55,59 @@ RetrievalCorpus RetrievalCorpus::synthetic(int64_t count, uint64_t seed) {
 
 RetrievalCorpus RetrievalCorpus::file(const fs::path& pairs_file) {
   RetrievalCorpus c;
+  c.kind = RetrievalCorpusKind::PairsFile;
   c.pairs_file = pairs_file;
   return c;
 }
 
+RetrievalCorpus RetrievalCorpus::stories(const std::string& source, CorpusFormat format, const std::string& json_field,
+                                         int64_t max_stories) {
+  RetrievalCorpus c;
+  c.kind = RetrievalCorpusKind::StoryCorpus;
+  c.story_source = source;
+  c.story_format = format;
+  c.json_field = json_field;
+  c.max_stories = max_stories;
+  return c;
+}
+
 std::string RetrievalCorpus::id() const {
-  if (pairs_file.empty()) return "synthetic-" + std::to_string(synthetic_count) + "-seed" + std::to_string(seed);
-  return "pairs-" + folderSafe(pairs_file.stem().string()) + "-" +
-         hashHex(fs::absolute(pairs_file).string()).substr(0, 8);
+  switch (kind) {
+    case RetrievalCorpusKind::Synthetic:
+      return "synthetic-" + std::to_string(synthetic_count) + "-seed" + std::to_string(seed);
+    case RetrievalCorpusKind::PairsFile:
+      return "pairs-" + folderSafe(pairs_file.stem().string()) + "-" +
+             hashHex(fs::absolute(pairs_file).string()).substr(0, 8);
+    case RetrievalCorpusKind::StoryCorpus:
+      return "stories-" + folderSafe(fs::path(story_source).stem().string()) + "-" + std::to_string(max_stories) +
+             "-" +
+             hashHex(fs::absolute(story_source).string() + "|" + corpusFormatName(story_format) + "|" + json_field)
+                 .substr(0, 8);
+  }
+  return {};
 }
 
 std::string RetrievalCorpus::label() const {
-  if (pairs_file.empty())
-    return std::to_string(synthetic_count) + " synthetic stories (seed " + std::to_string(seed) + ")";
-  return pairs_file.filename().string();
+  switch (kind) {
+    case RetrievalCorpusKind::Synthetic:
+      return std::to_string(synthetic_count) + " synthetic stories (seed " + std::to_string(seed) + ")";
+    case RetrievalCorpusKind::PairsFile:
+      return pairs_file.filename().string();
+    case RetrievalCorpusKind::StoryCorpus:
+      return "first " + std::to_string(max_stories) + " stories of " + fs::path(story_source).filename().string();
+  }
+  return {};
 }
 
 std::vector<StoryPair> RetrievalCorpus::pairs() const {
-  if (!pairs_file.empty()) return readStoryPairs(pairs_file);
+  switch (kind) {
+    case RetrievalCorpusKind::PairsFile:
+      return readStoryPairs(pairs_file);
+    case RetrievalCorpusKind::StoryCorpus:
+      return readOpeningSentencePairs({story_source}, story_format, json_field, max_stories);
+    case RetrievalCorpusKind::Synthetic:
+      break;
+  }
   if (synthetic_count < 2)
     throw MixerLabError("a synthetic corpus needs at least 2 stories, got " + std::to_string(synthetic_count));
   return syntheticStoryPairs(static_cast<size_t>(synthetic_count), seed);
