@@ -58,8 +58,9 @@ std::optional<StoryPair> openingSentencePair(const std::string& story) {
 
 std::vector<StoryPair> readOpeningSentencePairs(const std::vector<std::string>& inputs, CorpusFormat format,
                                                 const std::string& json_field, int64_t max_stories) {
-  if (max_stories < 2) throw MixerLabError("a story corpus for retrieval needs at least 2 stories, got a limit of " +
-                                           std::to_string(max_stories));
+  if (max_stories < 2)
+    throw MixerLabError("a story corpus for retrieval needs at least 2 stories, got a limit of " +
+                        std::to_string(max_stories));
   std::vector<StoryPair> pairs;
   int64_t skipped = 0;
   std::string document;

@@ -322,7 +322,8 @@ class TestCli : public QObject {
 
     // A corpus of stories without summaries: the first --max-stories stories, each its opening
     // sentence's match; exactly one pair source is taken.
-    const QString stories = QString::fromStdString((testing::sourceDir() / "projects/demo/data/stories-a.txt").string());
+    const QString stories =
+        QString::fromStdString((testing::sourceDir() / "projects/demo/data/stories-a.txt").string());
     const QString story_data = QString::fromStdString((dir_ / "retrieval-stories").string());
     auto from_stories = runCli({"retrieval", "build", "--checkpoint", run_dir, "--stories", stories, "--max-stories",
                                 "30", "--format", "blank_line", "--out", story_data});

@@ -9,8 +9,8 @@
 
 #include "core/analysis/retrieval/candidate_sampler.h"
 #include "core/analysis/retrieval/retrieval_corpus.h"
-#include "core/data/text_story_pairs.h"
 #include "core/data/story_pairs.h"
+#include "core/data/text_story_pairs.h"
 #include "core/util/error.h"
 #include "tests/test_support.h"
 
@@ -65,18 +65,30 @@ class TestRetrievalData : public QObject {
   void openingSentenceIsTheQueryOfItsStory_data() {
     QTest::addColumn<QString>("story");
     QTest::addColumn<QString>("opening");  // empty: no pair
-    QTest::newRow("full stop") << "  Tom had a red ball. He threw it far.\n" << "Tom had a red ball.";
-    QTest::newRow("question") << "Where was the cat? It hid under the bed." << "Where was the cat?";
-    QTest::newRow("exclaim, quote") << "\"Look out!\" Mia said. The dog jumped." << "\"Look out!\"";
-    QTest::newRow("bracket") << "(It was late.) Sam slept." << "(It was late.)";
-    QTest::newRow("ellipsis") << "Wait... Then it rained." << "Wait...";
-    QTest::newRow("decimal") << "It cost 3.5 coins. Ann paid." << "It cost 3.5 coins.";
-    QTest::newRow("line break") << "The Lost Kite\nA girl found a kite." << "The Lost Kite";
-    QTest::newRow("crlf") << "Title here\r\nThe rest." << "Title here";
-    QTest::newRow("one sentence") << "Only this sentence." << "";
-    QTest::newRow("trailing space only") << "Only this. \n\t " << "";
-    QTest::newRow("no end at all") << "no punctuation anywhere" << "";
-    QTest::newRow("empty") << "   " << "";
+    QTest::newRow("full stop") << "  Tom had a red ball. He threw it far.\n"
+                               << "Tom had a red ball.";
+    QTest::newRow("question") << "Where was the cat? It hid under the bed."
+                              << "Where was the cat?";
+    QTest::newRow("exclaim, quote") << "\"Look out!\" Mia said. The dog jumped."
+                                    << "\"Look out!\"";
+    QTest::newRow("bracket") << "(It was late.) Sam slept."
+                             << "(It was late.)";
+    QTest::newRow("ellipsis") << "Wait... Then it rained."
+                              << "Wait...";
+    QTest::newRow("decimal") << "It cost 3.5 coins. Ann paid."
+                             << "It cost 3.5 coins.";
+    QTest::newRow("line break") << "The Lost Kite\nA girl found a kite."
+                                << "The Lost Kite";
+    QTest::newRow("crlf") << "Title here\r\nThe rest."
+                          << "Title here";
+    QTest::newRow("one sentence") << "Only this sentence."
+                                  << "";
+    QTest::newRow("trailing space only") << "Only this. \n\t "
+                                         << "";
+    QTest::newRow("no end at all") << "no punctuation anywhere"
+                                   << "";
+    QTest::newRow("empty") << "   "
+                           << "";
   }
   void openingSentenceIsTheQueryOfItsStory() {
     QFETCH(QString, story);
@@ -142,8 +154,10 @@ class TestRetrievalData : public QObject {
     QCOMPARE(by_text.pairs()[1].summary, std::string("Cat slept."));
     QCOMPARE(by_story.pairs()[1].summary, std::string("Dan hid."));
     QVERIFY(by_text.id() != by_story.id());
-    QVERIFY(by_text.id() != RetrievalCorpus::stories((dir / "stories.jsonl").string(), CorpusFormat::Auto, "text", 9).id());
-    QVERIFY(by_text.id() != RetrievalCorpus::stories((dir / "stories.jsonl").string(), CorpusFormat::BlankLine, "text", 10).id());
+    QVERIFY(by_text.id() !=
+            RetrievalCorpus::stories((dir / "stories.jsonl").string(), CorpusFormat::Auto, "text", 9).id());
+    QVERIFY(by_text.id() !=
+            RetrievalCorpus::stories((dir / "stories.jsonl").string(), CorpusFormat::BlankLine, "text", 10).id());
     QVERIFY2(QString::fromStdString(by_text.id()).startsWith("stories-stories-10-"), by_text.id().c_str());
     QCOMPARE(by_text.label(), std::string("first 10 stories of stories.jsonl"));
 

@@ -18,9 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/gui/common/app_settings.h"
 #include <QScrollArea>
 #include <QSettings>
+#include "app/gui/common/app_settings.h"
 #include "app/gui/common/scrolling_tabs.h"
 #include "app/gui/launch/launch_target_selector.h"
 #include "app/gui/runs/run_list_model.h"

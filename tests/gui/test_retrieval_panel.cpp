@@ -12,8 +12,8 @@
 
 #include <QComboBox>
 #include <QLabel>
-#include <QSpinBox>
 #include <QLineEdit>
+#include <QSpinBox>
 #include <QTreeWidget>
 #include <chrono>
 

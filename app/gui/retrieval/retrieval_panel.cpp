@@ -223,8 +223,8 @@ void RetrievalPanel::showCorpusChoice() {
   const int index = corpus_box_->findData(static_cast<int>(corpus_.kind));
   if (index >= 0) corpus_box_->setCurrentIndex(index);
   const int pairs_item = corpus_box_->findData(static_cast<int>(RetrievalCorpusKind::PairsFile));
-  corpus_box_->setItemText(pairs_item, corpus_.kind == RetrievalCorpusKind::PairsFile ? q(corpus_.label())
-                                                                                      : tr("JSON Lines pairs file..."));
+  corpus_box_->setItemText(
+      pairs_item, corpus_.kind == RetrievalCorpusKind::PairsFile ? q(corpus_.label()) : tr("JSON Lines pairs file..."));
   const bool counted = corpus_.kind != RetrievalCorpusKind::PairsFile;
   synthetic_count_->setVisible(counted);
   if (corpus_.kind == RetrievalCorpusKind::Synthetic) {

@@ -79,8 +79,7 @@ std::string RetrievalCorpus::id() const {
       return "pairs-" + folderSafe(pairs_file.stem().string()) + "-" +
              hashHex(fs::absolute(pairs_file).string()).substr(0, 8);
     case RetrievalCorpusKind::StoryCorpus:
-      return "stories-" + folderSafe(fs::path(story_source).stem().string()) + "-" + std::to_string(max_stories) +
-             "-" +
+      return "stories-" + folderSafe(fs::path(story_source).stem().string()) + "-" + std::to_string(max_stories) + "-" +
              hashHex(fs::absolute(story_source).string() + "|" + corpusFormatName(story_format) + "|" + json_field)
                  .substr(0, 8);
   }
