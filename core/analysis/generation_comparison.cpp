@@ -2,6 +2,7 @@
 #include "core/analysis/generation_comparison.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 
 #include "core/analysis/generation_json.h"
@@ -12,16 +13,33 @@ namespace mixerlab {
 namespace {
 
 // generate --json's "settings", plus the decoder and placement choices every column shared.
-nlohmann::json comparisonSettingsJson(const GenerationSettings& s) {
+nlohmann::json comparisonSettingsJson(const GenerationSettings& s, int samples) {
   nlohmann::json out = generationSettingsJson(s);
   out["decoder"] = decoderChoiceName(s.decoder);
   out["placement"] = promptPlacementName(s.placement);
+  out["samples"] = samples;
   return out;
 }
 
-// The column's checkpoint, then generate --json's result fields (or the error).
-nlohmann::json columnJson(const ComparisonColumn& c) {
-  nlohmann::json out = c.result ? generationResultJson(*c.result) : nlohmann::json{{"error", c.error}};
+uint64_t sampleSeed(const GenerationSettings& s, size_t sample) { return s.sampling.seed + sample; }
+
+// The column's checkpoint, then generate --json's result fields: of its one story, or a list of its
+// samples, each with its seed (or the error).
+nlohmann::json columnJson(const ComparisonColumn& c, const GenerationSettings& settings) {
+  nlohmann::json out;
+  if (c.samples.empty()) {
+    out = {{"error", c.error}};
+  } else if (c.samples.size() == 1) {
+    out = generationResultJson(c.samples.front());
+  } else {
+    nlohmann::json samples = nlohmann::json::array();
+    for (size_t i = 0; i < c.samples.size(); ++i) {
+      nlohmann::json sample = generationResultJson(c.samples[i]);
+      sample["seed"] = sampleSeed(settings, i);
+      samples.push_back(sample);
+    }
+    out["samples"] = samples;
+  }
   out["checkpoint"] = c.checkpoint;
   out["run"] = c.run;
   out["step"] = c.step;
@@ -74,45 +92,61 @@ std::string settingsLine(const GenerationSettings& s) {
 
 nlohmann::json comparisonJson(const GenerationComparison& comparison) {
   nlohmann::json columns = nlohmann::json::array();
-  for (const ComparisonColumn& c : comparison.columns) columns.push_back(columnJson(c));
-  nlohmann::json out = {
-      {"prompt", comparison.prompt}, {"settings", comparisonSettingsJson(comparison.settings)}, {"columns", columns}};
+  for (const ComparisonColumn& c : comparison.columns) columns.push_back(columnJson(c, comparison.settings));
+  nlohmann::json out = {{"prompt", comparison.prompt},
+                        {"settings", comparisonSettingsJson(comparison.settings, comparison.samples)},
+                        {"columns", columns}};
   if (comparison.true_continuation) out["true_continuation"] = *comparison.true_continuation;
   return out;
 }
 
 std::string comparisonMarkdown(const GenerationComparison& comparison) {
+  const GenerationSettings& settings = comparison.settings;
   std::string md = "# Generation comparison\n\n";
   md += comparison.true_continuation ? "**Prompt** (from the run's eval split):\n\n" : "**Prompt:**\n\n";
   md += fenced(comparison.prompt) + "\n";
-  md += "**Settings** (the same for every column): " + settingsLine(comparison.settings) + "\n\n";
+  md += "**Settings** (the same for every column): " + settingsLine(settings);
+  if (comparison.samples > 1) {
+    md += " · " + std::to_string(comparison.samples) + " samples per column (seeds " +
+          std::to_string(sampleSeed(settings, 0)) + " to " +
+          std::to_string(sampleSeed(settings, static_cast<size_t>(comparison.samples - 1))) + ")";
+  }
+  md += "\n\n";
   md += "| # | checkpoint | architecture | decoder | tokens | tokens/s | finish |\n|---|---|---|---|---|---|---|\n";
   for (size_t i = 0; i < comparison.columns.size(); ++i) {
     const ComparisonColumn& c = comparison.columns[i];
-    md += "| " + std::to_string(i + 1) + " | " + cell(c.run + " · " + c.step) + " | " + cell(c.architecture) + " | ";
-    if (c.result) {
-      md += c.result->decoder + " | " + std::to_string(c.result->tokens.size()) + " | " +
-            number(c.result->tokens_per_s) + " | " + finishReasonName(c.result->finish) + " |\n";
-    } else {
-      md += "| | | failed |\n";
+    const std::string checkpoint = cell(c.run + " · " + c.step) + " | " + cell(c.architecture) + " | ";
+    if (c.samples.empty()) md += "| " + std::to_string(i + 1) + " | " + checkpoint + "| | | failed |\n";
+    for (size_t k = 0; k < c.samples.size(); ++k) {
+      const GenerationResult& r = c.samples[k];
+      const std::string label = std::to_string(i + 1) + (c.samples.size() > 1 ? "." + std::to_string(k + 1) : "");
+      md += "| " + label + " | " + checkpoint + r.decoder + " | " + std::to_string(r.tokens.size()) + " | " +
+            number(r.tokens_per_s) + " | " + finishReasonName(r.finish) + " |\n";
     }
   }
   for (size_t i = 0; i < comparison.columns.size(); ++i) {
     const ComparisonColumn& c = comparison.columns[i];
     md += "\n## " + std::to_string(i + 1) + ". " + c.run + " · " + c.step + "\n\n";
     md += "Checkpoint `" + c.checkpoint + "`, architecture `" + c.architecture + "`.";
-    if (!c.result) {
+    if (c.samples.empty()) {
       md += " Failed: " + c.error + "\n";
       continue;
     }
-    const GenerationResult& r = *c.result;
-    md += " Decoder `" + r.decoder + "`: " + std::to_string(r.tokens.size()) + " tokens, " + number(r.tokens_per_s) +
-          " tokens/s (prefill " + number(r.prefill_ms, "%.2f") + " ms, decode " + number(r.decode_ms, "%.2f") +
-          " ms), finished: " + finishReasonName(r.finish) + ".";
-    if (r.prompt_dropped_tokens > 0) {
-      md += " The prompt's first " + std::to_string(r.prompt_dropped_tokens) + " tokens did not fit the window.";
+    for (size_t k = 0; k < c.samples.size(); ++k) {
+      const GenerationResult& r = c.samples[k];
+      if (c.samples.size() > 1) {
+        md += "\n\n### Sample " + std::to_string(k + 1) + " (seed " + std::to_string(sampleSeed(settings, k)) + ")\n\n";
+      } else {
+        md += " ";
+      }
+      md += "Decoder `" + r.decoder + "`: " + std::to_string(r.tokens.size()) + " tokens, " + number(r.tokens_per_s) +
+            " tokens/s (prefill " + number(r.prefill_ms, "%.2f") + " ms, decode " + number(r.decode_ms, "%.2f") +
+            " ms), finished: " + finishReasonName(r.finish) + ".";
+      if (r.prompt_dropped_tokens > 0) {
+        md += " The prompt's first " + std::to_string(r.prompt_dropped_tokens) + " tokens did not fit the window.";
+      }
+      md += "\n\n" + fenced(r.text);
     }
-    md += "\n\n" + fenced(r.text);
   }
   if (comparison.true_continuation) {
     md += "\n## True continuation (eval split)\n\n" + fenced(*comparison.true_continuation);

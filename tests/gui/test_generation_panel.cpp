@@ -9,6 +9,7 @@
 #include <QtTest/QtTest>
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QHelpEvent>
 #include <QPlainTextEdit>
 #include <QTextEdit>
@@ -193,7 +194,7 @@ class TestGenerationPanel : public QObject {
       QVERIFY2(view->details().contains(q(columns[i].second)), qPrintable(view->details()));
       QVERIFY2(view->status().contains("tokens/s") && view->status().contains("finished: " + panel->finishReason(i)),
                qPrintable(view->status()));
-      QCOMPARE(q(panel->comparison().columns[i].result->text), q(expected.text));
+      QCOMPARE(q(panel->comparison().columns[i].samples.at(0).text), q(expected.text));
     }
   }
 
@@ -287,6 +288,103 @@ class TestGenerationPanel : public QObject {
     QVERIFY(runRound(panel));
     QCOMPARE(panel.settingsForm()->values().seed, quint64(8));
     QCOMPARE(panel.column(0)->generatedText(), storyWithSeed(8));
+  }
+
+  // Several samples per column: sample k of a round is the story Generator::generate gives with
+  // seed + k, each shown by the column's chooser; the next round starts after the last seed used;
+  // the saved comparison lists every sample with its seed; one sample again saves the single form.
+  // Greedy with several samples (the same story N times) is refused.
+  void severalSamplesPerColumn() {
+    auto panel = twoColumnPanel();
+    panel->setPrompt(kPrompt);
+    widgets::SamplingValues v = panel->settingsForm()->values();  // the Greedy preset
+    v.max_new_tokens = 10;
+    v.stop_at_eos = false;
+    v.seed = 7;
+    setForm(*panel, v);
+    panel->setSamplesPerColumn(3);
+    const QString refused = panel->generate();
+    QVERIFY2(refused.contains("greedy") && refused.contains("samples to 1"), qPrintable(refused));
+    QVERIFY(!panel->isGenerating());
+    QVERIFY(panel->settingsForm()->choosePreset("Creative"));
+    QVERIFY(runRound(*panel));
+
+    const auto expected = [&](const fs::path& checkpoint, quint64 seed) {
+      GenerationSettings settings;  // written out here, not through the panel's conversion
+      settings.max_new_tokens = 10;
+      settings.stop_at_eos = false;
+      settings.sampling.greedy = false;
+      settings.sampling.temperature = 1.0;
+      settings.sampling.top_k = 50;
+      settings.sampling.top_p = 0.98;
+      settings.sampling.repetition_penalty = 1.1;
+      settings.sampling.seed = seed;
+      return Generator(checkpoint).generate(kPrompt.toStdString(), settings);
+    };
+    const fs::path checkpoints[] = {mixer_, llama_};
+    for (int i = 0; i < 2; ++i) {
+      widgets::GenerationColumnView* view = panel->column(i);
+      auto* chooser = view->findChild<QComboBox*>("sample_choice");
+      QVERIFY(chooser != nullptr && chooser->isVisibleTo(view));
+      QCOMPARE(chooser->count(), 3);
+      QCOMPARE(chooser->itemText(1), QString("sample 2 of 3 (seed 8)"));
+      QCOMPARE(view->shownSample(), 0);
+      QStringList stories;
+      for (int k : {2, 0, 1}) {  // out of order: each pick refills the view
+        QVERIFY(view->chooseSample(k));
+        const GenerationResult r = expected(checkpoints[i], 7 + k);
+        QCOMPARE(view->generatedText(), q(r.text));
+        QCOMPARE(view->tokenCount(), int(r.tokens.size()));
+        for (int t = 0; t < view->tokenCount(); ++t) QCOMPARE(view->token(t).id, r.tokens[t].id);
+        QCOMPARE(panel->finishReason(i, k), q(finishReasonName(r.finish)));
+        QVERIFY2(view->status().startsWith(QString("sample %1 of 3: %2 tokens").arg(k + 1).arg(r.tokens.size())),
+                 qPrintable(view->status()));
+        QCOMPARE(q(panel->comparison().columns[i].samples.at(k).text), q(r.text));
+        stories << view->generatedText();
+      }
+      QVERIFY(!view->chooseSample(3));
+      QVERIFY2(stories.removeDuplicates() < 2, qPrintable(stories.join(" | ")));  // the seeds differ
+    }
+    QCOMPARE(panel->comparison().samples, 3);
+    QVERIFY2(panel->statusText().startsWith("done: 2 columns"), qPrintable(panel->statusText()));
+
+    const fs::path json_path = dir_ / "samples.json";
+    QCOMPARE(panel->saveComparison(q(json_path.string())), QString());
+    const nlohmann::json j = nlohmann::json::parse(readFile(json_path));
+    QCOMPARE(j.at("settings").at("samples").get<int>(), 3);
+    for (int i = 0; i < 2; ++i) {
+      const nlohmann::json& samples = j.at("columns")[i].at("samples");
+      QCOMPARE(int(samples.size()), 3);
+      QVERIFY(!j.at("columns")[i].contains("text"));
+      for (int k = 0; k < 3; ++k) {
+        QCOMPARE(samples[k].at("seed").get<int>(), 7 + k);
+        QCOMPARE(q(samples[k].at("text").get<std::string>()), q(expected(checkpoints[i], 7 + k).text));
+      }
+    }
+    const QString md = q(readFile(dir_ / "samples.md"));
+    QVERIFY2(md.contains("3 samples per column (seeds 7 to 9)"), qPrintable(md));
+    QVERIFY2(md.contains("### Sample 3 (seed 9)") && md.contains("| 2.3 | llama"), qPrintable(md));
+    QVERIFY(md.contains(q(expected(llama_, 9).text)));
+
+    // The next round goes on after seed 9, whatever sample the columns show.
+    QVERIFY(runRound(*panel));
+    QCOMPARE(panel->settingsForm()->values().seed, quint64(10));
+    QCOMPARE(panel->column(0)->findChild<QComboBox*>("sample_choice")->itemText(0), QString("sample 1 of 3 (seed 10)"));
+    QCOMPARE(panel->column(0)->generatedText(), q(expected(mixer_, 10).text));
+    QVERIFY(panel->column(1)->chooseSample(2));
+    QCOMPARE(panel->column(1)->generatedText(), q(expected(llama_, 12).text));
+
+    // One sample again: seed 13, no chooser, and the saved column is one story.
+    panel->setSamplesPerColumn(1);
+    QVERIFY(runRound(*panel));
+    QCOMPARE(panel->settingsForm()->values().seed, quint64(13));
+    QVERIFY(!panel->column(0)->findChild<QComboBox*>("sample_choice")->isVisibleTo(panel->column(0)));
+    QCOMPARE(panel->column(1)->generatedText(), q(expected(llama_, 13).text));
+    QCOMPARE(panel->saveComparison(q(json_path.string())), QString());
+    const nlohmann::json single = nlohmann::json::parse(readFile(json_path));
+    QCOMPARE(single.at("settings").at("samples").get<int>(), 1);
+    QCOMPARE(q(single.at("columns")[1].at("text").get<std::string>()), q(expected(llama_, 13).text));
+    QVERIFY(!single.at("columns")[1].contains("samples"));
   }
 
   // A Llama went on past its trained context without a word. Every column says its context, and
@@ -432,7 +530,7 @@ class TestGenerationPanel : public QObject {
     QCOMPARE(panel.finishReason(0), QString("max_new_tokens"));
     QCOMPARE(panel.finishReason(1), QString("failed"));
     QVERIFY2(panel.column(1)->status().contains("failed"), qPrintable(panel.column(1)->status()));
-    QVERIFY(!panel.comparison().columns[1].result.has_value());
+    QVERIFY(panel.comparison().columns[1].samples.empty());
     QVERIFY(!panel.comparison().columns[1].error.empty());
     QVERIFY(panel.statusText().contains("1 failed"));
   }

@@ -1,7 +1,10 @@
 // GenerationColumnView (see generation_column_view.h).
 #include "widgets/generation/generation_column_view.h"
 
+#include <algorithm>
+
 #include <QAbstractTextDocumentLayout>
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QHelpEvent>
 #include <QLabel>
@@ -44,7 +47,13 @@ GenerationColumnView::GenerationColumnView(QWidget* parent) : QFrame(parent) {
   title_ = makeBoldTitle(this, "column_title", /*selectable=*/true);
   remove_ = makeRemoveButton(this, "remove_column", tr("Remove this column"));
   connect(remove_, &QToolButton::clicked, this, &GenerationColumnView::removeRequested);
+  samples_ = new QComboBox(this);
+  samples_->setObjectName("sample_choice");
+  samples_->setToolTip(tr("The stories of this column, one per seed: pick the one to show"));
+  samples_->hide();
+  connect(samples_, &QComboBox::activated, this, &GenerationColumnView::sampleChosen);
   top->addWidget(title_, 1);
+  top->addWidget(samples_);
   top->addWidget(remove_);
   layout->addLayout(top);
   details_ = new QLabel(this);
@@ -74,6 +83,26 @@ void GenerationColumnView::setDetails(const QString& details) { details_->setTex
 void GenerationColumnView::setStatus(const QString& status) { status_->setText(status); }
 void GenerationColumnView::setRemovable(bool removable) { remove_->setVisible(removable); }
 void GenerationColumnView::setRemoveEnabled(bool enabled) { remove_->setEnabled(enabled); }
+void GenerationColumnView::setSamples(int count, quint64 first_seed) {
+  const QSignalBlocker block(samples_);
+  samples_->clear();
+  for (int i = 0; i < count; ++i) {
+    samples_->addItem(tr("sample %1 of %2 (seed %3)").arg(i + 1).arg(count).arg(first_seed + quint64(i)));
+  }
+  samples_->setCurrentIndex(count > 0 ? 0 : -1);
+  samples_->setVisible(count > 1);
+}
+
+int GenerationColumnView::sampleCount() const { return std::max(1, samples_->count()); }
+int GenerationColumnView::shownSample() const { return std::max(0, samples_->currentIndex()); }
+
+bool GenerationColumnView::chooseSample(int sample) {
+  if (sample < 0 || sample >= samples_->count()) return false;
+  samples_->setCurrentIndex(sample);
+  Q_EMIT sampleChosen(sample);
+  return true;
+}
+
 QString GenerationColumnView::title() const { return title_->text(); }
 QString GenerationColumnView::details() const { return details_->text(); }
 QString GenerationColumnView::status() const { return status_->text(); }

@@ -2,7 +2,9 @@
 // decoder, live status with tokens/s and the finish reason) over a read-only text view holding the
 // prompt in grey and the generated tokens, each on the background colour of its probability. Hovering
 // a token shows its probability and the five most likely tokens at that step. Plain data in
-// (TokenView), so tests fill it with made-up tokens; the app streams real ones into it.
+// (TokenView), so tests fill it with made-up tokens; the app streams real ones into it. A round of
+// several samples adds a sample chooser to the header; the view shows one sample at a time, and the
+// panel refills it when another is chosen.
 #pragma once
 #include <QFrame>
 #include <QString>
@@ -10,6 +12,7 @@
 
 #include "widgets/generation/token_view.h"
 
+class QComboBox;
 class QLabel;
 class QTextEdit;
 class QToolButton;
@@ -26,6 +29,12 @@ class GenerationColumnView : public QFrame {
   void setStatus(const QString& status);    // e.g. "40 tokens · 812 tokens/s · finished: eos"
   void setRemovable(bool removable);        // shows or hides the close button
   void setRemoveEnabled(bool enabled);
+  // A round of `count` samples, sample i drawn with seed first_seed + i: the chooser lists them
+  // ("sample 2 of 3 (seed 8)") and shows sample 0; with count 1 it hides.
+  void setSamples(int count, quint64 first_seed);
+  int sampleCount() const;
+  int shownSample() const;        // the sample the text shows
+  bool chooseSample(int sample);  // as if picked in the chooser; false if out of range
 
   // Starts a new story: the prompt in grey, no tokens yet.
   void startStory(const QString& prompt);
@@ -57,6 +66,7 @@ class GenerationColumnView : public QFrame {
 
  Q_SIGNALS:
   void removeRequested();
+  void sampleChosen(int sample);  // picked in the chooser: the text should show that sample
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
@@ -71,6 +81,7 @@ class GenerationColumnView : public QFrame {
   QLabel* details_ = nullptr;
   QLabel* status_ = nullptr;
   QToolButton* remove_ = nullptr;
+  QComboBox* samples_ = nullptr;
   QTextEdit* text_ = nullptr;
   int prompt_length_ = 0;
   QVector<TokenView> tokens_;

@@ -15,6 +15,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -158,6 +159,15 @@ QWidget* GenerationPanel::buildControls() {
       tr("Each Generate after the first adds 1 to the seed, so sampled stories differ from round to round; "
          "every column of a round shares its seed, shown in the status. Untick to repeat a round exactly."));
   actions->addWidget(new_seed_);
+  samples_ = new QSpinBox(controls);
+  samples_->setObjectName("samples-per-column");
+  samples_->setRange(1, kMaxSamples);
+  samples_->setValue(1);
+  samples_->setPrefix(tr("samples: "));
+  samples_->setToolTip(
+      tr("Stories per column, decoded as one batch: sample i uses seed + i (pick one in the "
+         "column's header). Needs a sampling preset: greedy gives the same story for every seed."));
+  actions->addWidget(samples_);
   actions->addWidget(status_, 1);
   actions->addWidget(new widgets::TokenProbabilityLegend(controls));
   layout->addLayout(actions);
@@ -200,6 +210,11 @@ QString GenerationPanel::addColumn(const ColumnRequest& request) {
       if (columns_[i].view == view) removeColumn(i);
     }
   });
+  connect(view, &widgets::GenerationColumnView::sampleChosen, this, [this, view]() {
+    for (Column& c : columns_) {
+      if (c.view == view) showSample(c);
+    }
+  });
   splitter_->insertWidget(columnCount() + 1, view);  // after the placeholder, before the true continuation
   columns_.push_back(column);
   has_results_ = false;
@@ -218,6 +233,9 @@ void GenerationPanel::removeColumn(int index) {
   if (index == 0 && !columns_.empty()) loadEvalPrompts();
   updateControls();
 }
+
+void GenerationPanel::setSamplesPerColumn(int samples) { samples_->setValue(samples); }
+int GenerationPanel::samplesPerColumn() const { return samples_->value(); }
 
 void GenerationPanel::setPrompt(const QString& prompt) { prompt_edit_->setPlainText(prompt); }
 QString GenerationPanel::prompt() const { return prompt_edit_->toPlainText(); }
@@ -285,9 +303,16 @@ void GenerationPanel::showTruth(bool shown) { truth_view_->setVisible(shown); }
 QString GenerationPanel::generate() {
   if (isGenerating()) return tr("a generation is running");
   if (columns_.empty()) return tr("add a checkpoint first");
-  if (new_seed_->isChecked() && rounds_started_ > 0) {  // another press, another sample
+  const int samples = samplesPerColumn();
+  if (samples > 1 && form_->values().greedy) {
+    return tr(
+        "greedy decoding gives the same story for every seed: pick a sampling preset (Balanced, Creative) "
+        "or set samples to 1");
+  }
+  if (new_seed_->isChecked() && rounds_started_ > 0) {  // another press, other samples: after the last seed used
     widgets::SamplingValues values = form_->values();
-    values.seed = values.seed + 1 > quint64(std::numeric_limits<int>::max()) ? 0 : values.seed + 1;
+    const quint64 next = values.seed + quint64(round_samples_);
+    values.seed = next + quint64(samples) - 1 > quint64(std::numeric_limits<int>::max()) ? 0 : next;
     form_->setValues(values);
   }
   const GenerationSettings settings = toGenerationSettings(form_->values());
@@ -299,6 +324,7 @@ QString GenerationPanel::generate() {
   ++rounds_started_;
   round_prompt_ = prompt().toStdString();
   round_settings_ = settings;
+  round_samples_ = samples;
   round_truth_.reset();
   if (eval_chosen_ >= 0) round_truth_ = eval_prompts_[eval_chosen_].continuation;
   has_results_ = false;
@@ -311,10 +337,12 @@ QString GenerationPanel::generate() {
   }
   for (int i = 0; i < columnCount(); ++i) {
     Column& c = columns_[i];
-    c.result.reset();
+    c.results.clear();
     c.error.clear();
     c.tokens = 0;
-    c.pending.clear();
+    c.stories = QVector<QVector<widgets::TokenView>>(samples);
+    c.shown_tokens = 0;
+    c.view->setSamples(samples, settings.sampling.seed);
     c.view->startStory(prompt());
     const bool cached = cache_->contains(c.choice.checkpoint_dir.toStdString());
     c.view->setStatus(cached ? tr("starting...") : tr("loading the model..."));
@@ -323,6 +351,7 @@ QString GenerationPanel::generate() {
     job.checkpoint_dir = c.choice.checkpoint_dir.toStdString();
     job.prompt = round_prompt_;
     job.settings = settings;
+    job.samples = samples;
     job.cache = cache_;
     auto* worker = new GenerationWorker(std::move(job));
     BackgroundJob* background = column_jobs_[i];
@@ -332,10 +361,12 @@ QString GenerationPanel::generate() {
     background->forward(worker, &GenerationWorker::failed, this, &GenerationPanel::onFailed);
     background->start(worker, columnCount());  // the columns share the cores
   }
-  showStatus(tr("generating %1 columns (%2, seed %3)...")
-                 .arg(columnCount())
-                 .arg(form_->presetText())
-                 .arg(settings.sampling.seed));
+  const QString seeds = samples == 1 ? tr("seed %1").arg(settings.sampling.seed)
+                                     : tr("%1 samples, seeds %2 to %3")
+                                           .arg(samples)
+                                           .arg(settings.sampling.seed)
+                                           .arg(settings.sampling.seed + quint64(samples) - 1);
+  showStatus(tr("generating %1 columns (%2, %3)...").arg(columnCount()).arg(form_->presetText(), seeds));
   updateControls();
   return {};
 }
@@ -359,9 +390,11 @@ GeneratorCache& GenerationPanel::generatorCache() { return *cache_; }
 QString GenerationPanel::statusText() const { return status_->text(); }
 bool GenerationPanel::hasResults() const { return has_results_; }
 
-QString GenerationPanel::finishReason(int column) const {
+QString GenerationPanel::finishReason(int column, int sample) const {
   const Column& c = columns_.at(column);
-  if (c.result) return QString::fromStdString(finishReasonName(c.result->finish));
+  if (sample >= 0 && sample < static_cast<int>(c.results.size())) {
+    return QString::fromStdString(finishReasonName(c.results[sample].finish));
+  }
   return c.error.isEmpty() ? QString() : QString("failed");
 }
 
@@ -373,10 +406,11 @@ void GenerationPanel::onLoaded(int column, const QString& architecture, const QS
   c.view->setStatus(tr("generating..."));
 }
 
-void GenerationPanel::onToken(int column, const GeneratedToken& token, double tokens_per_s) {
+void GenerationPanel::onToken(int column, int sample, const GeneratedToken& token, double tokens_per_s) {
   if (column >= columnCount()) return;
   Column& c = columns_[column];
-  c.pending.push_back(tokenView(token));
+  if (sample < 0 || sample >= c.stories.size()) return;
+  c.stories[sample].push_back(tokenView(token));
   c.live_tokens_per_s = tokens_per_s;
   ++c.tokens;
   if (!flush_timer_->isActive()) flush_timer_->start();
@@ -384,18 +418,38 @@ void GenerationPanel::onToken(int column, const GeneratedToken& token, double to
 
 void GenerationPanel::flushTokens() {
   for (Column& c : columns_) {
-    if (c.pending.isEmpty()) continue;
-    c.view->appendTokens(c.pending);
-    c.pending.clear();
-    c.view->setStatus(tr("%1 tokens \u00b7 %2 tokens/s").arg(c.tokens).arg(rate(c.live_tokens_per_s)));
+    const int shown = c.view->shownSample();
+    if (shown >= c.stories.size() || c.shown_tokens >= c.stories[shown].size()) continue;
+    c.view->appendTokens(c.stories[shown].mid(c.shown_tokens));
+    c.shown_tokens = c.stories[shown].size();
+    if (c.results.empty()) {
+      c.view->setStatus(tr("%1 tokens \u00b7 %2 tokens/s").arg(c.tokens).arg(rate(c.live_tokens_per_s)));
+    }
   }
 }
 
-void GenerationPanel::onFinished(int column, const GenerationResult& result) {
+void GenerationPanel::showSample(Column& c) {
+  const int shown = c.view->shownSample();
+  c.view->startStory(QString::fromStdString(round_prompt_));
+  c.shown_tokens = 0;
+  if (shown < c.stories.size()) {
+    c.view->appendTokens(c.stories[shown]);
+    c.shown_tokens = c.stories[shown].size();
+  }
+  if (!c.results.empty()) showFinishedSample(c);
+}
+
+void GenerationPanel::onFinished(int column, const std::vector<GenerationResult>& results) {
   if (column >= columnCount()) return;
-  flushTokens();  // the column's last tokens before its final status
   Column& c = columns_[column];
-  c.result = result;
+  c.results = results;
+  flushTokens();  // the shown sample's last tokens before its final status
+  showFinishedSample(c);
+}
+
+void GenerationPanel::showFinishedSample(Column& c) {
+  const int shown = std::min(c.view->shownSample(), static_cast<int>(c.results.size()) - 1);
+  const GenerationResult& result = c.results[shown];
   // A stop string cuts the story inside the token that completed it.
   c.view->truncateGenerated(static_cast<int>(QString::fromStdString(result.text).size()));
   c.view->setDetails(tr("%1 \u00b7 %2 decoder \u00b7 context %3")
@@ -405,6 +459,16 @@ void GenerationPanel::onFinished(int column, const GenerationResult& result) {
                        .arg(result.tokens.size())
                        .arg(rate(result.tokens_per_s))
                        .arg(QString::fromStdString(finishReasonName(result.finish)));
+  if (c.results.size() > 1) {
+    status = tr("sample %1 of %2: %3").arg(shown + 1).arg(c.results.size()).arg(status);
+    // The batch's rate: every sample's tokens over the batch's time (each result holds that time).
+    int64_t batch_tokens = 0;
+    for (const GenerationResult& r : c.results) batch_tokens += static_cast<int64_t>(r.tokens.size());
+    const double batch_s = (result.prefill_ms + result.decode_ms) / 1000.0;
+    status += tr(" \u00b7 batch of %1: %2 tokens/s")
+                  .arg(c.results.size())
+                  .arg(rate(batch_s > 0 ? static_cast<double>(batch_tokens) / batch_s : 0.0));
+  }
   if (result.prompt_dropped_tokens > 0) {
     status +=
         tr(" \u00b7 prompt cut by %1 tokens (lower Max new tokens to keep more)").arg(result.prompt_dropped_tokens);
@@ -435,8 +499,11 @@ void GenerationPanel::onRoundFinished() {
   has_results_ = true;
   int failed = 0, cancelled = 0;
   for (const Column& c : columns_) {
-    failed += c.result ? 0 : 1;
-    cancelled += c.result && c.result->finish == FinishReason::kCancelled ? 1 : 0;
+    failed += c.results.empty() ? 1 : 0;
+    cancelled += std::any_of(c.results.begin(), c.results.end(),
+                             [](const GenerationResult& r) { return r.finish == FinishReason::kCancelled; })
+                     ? 1
+                     : 0;
   }
   QString summary = tr("done: %1 columns").arg(columnCount());
   if (cancelled > 0) summary += tr(", %1 cancelled").arg(cancelled);
@@ -450,6 +517,7 @@ GenerationComparison GenerationPanel::comparison() const {
   GenerationComparison out;
   out.prompt = round_prompt_;
   out.settings = round_settings_;
+  out.samples = round_samples_;
   out.true_continuation = round_truth_;
   for (const Column& c : columns_) {
     ComparisonColumn column;
@@ -457,7 +525,7 @@ GenerationComparison GenerationPanel::comparison() const {
     column.run = c.choice.run.toStdString();
     column.step = c.choice.step.toStdString();
     column.architecture = c.choice.architecture.toStdString();
-    column.result = c.result;
+    column.samples = c.results;
     column.error = c.error.toStdString();
     out.columns.push_back(column);
   }

@@ -1,8 +1,9 @@
 // The side-by-side generation panel (the main window's "Generate" tab): up to four checkpoints of
 // any family as columns (a project run's latest checkpoint or any checkpoint folder), one prompt
 // (typed, or picked from the first column's eval split, whose true continuation then shows as a
-// further column), one set of sampling settings with presets, and Generate: every column streams
-// its story at once from its own worker thread (a BackgroundJob per column), tokens coloured by probability
+// further column), one set of sampling settings with presets, a number of samples per column (one
+// decoder batch, seeds seed..seed+N-1, picked per column), and Generate: every column streams
+// its stories at once from its own worker thread (a BackgroundJob per column), tokens coloured by probability
 // with the top-5 alternatives on hover, live tokens/s and the finish reason in each header. Cancel
 // stops a round; the last round saves as JSON and Markdown. Loaded models stay cached while the
 // panel lives.
@@ -25,6 +26,7 @@ class QComboBox;
 class QLabel;
 class QPlainTextEdit;
 class QPushButton;
+class QSpinBox;
 class QSplitter;
 class QTimer;
 
@@ -45,6 +47,7 @@ class GenerationPanel : public QWidget {
   static constexpr int kMaxColumns = 4;
   static constexpr int kEvalPrompts = 20;      // prompts offered from the eval split
   static constexpr int kEvalPromptWords = 16;  // words of each eval document given as the prompt
+  static constexpr int kMaxSamples = 8;        // stories per column in one round
 
   explicit GenerationPanel(QWidget* parent = nullptr);
   ~GenerationPanel() override;  // stops and joins every worker thread
@@ -63,6 +66,11 @@ class GenerationPanel : public QWidget {
   widgets::GenerationColumnView* truthColumn() const { return truth_view_; }  // shown for an eval prompt
   widgets::SamplingSettingsForm* settingsForm() const { return form_; }
 
+  // Stories per column of the next round (1..kMaxSamples): sample i uses seed + i, so a round of
+  // N samples and "new seed each round" move the seed on by N.
+  void setSamplesPerColumn(int samples);
+  int samplesPerColumn() const;
+
   void setPrompt(const QString& prompt);
   QString prompt() const;
   // The first column's eval-split prompts, read on a background thread once it is added (and again
@@ -77,8 +85,8 @@ class GenerationPanel : public QWidget {
   void cancel();  // every column of the round ends with finish reason "cancelled"
   void stop();    // cancel and join the workers (the window is closing)
   bool isGenerating() const;
-  QString finishReason(int column) const;  // empty until the column's story has ended
-  bool hasResults() const;                 // a round has finished since the columns last changed
+  QString finishReason(int column, int sample = 0) const;  // empty until the sample's story has ended
+  bool hasResults() const;                                 // a round has finished since the columns last changed
   // The last round: its prompt, settings, columns and their results.
   GenerationComparison comparison() const;
   // Writes the comparison to `json_path` and a Markdown file beside it (same name, .md). Returns
@@ -95,16 +103,19 @@ class GenerationPanel : public QWidget {
   struct Column {
     CheckpointChoice choice;
     widgets::GenerationColumnView* view = nullptr;
-    std::optional<GenerationResult> result;
+    std::vector<GenerationResult> results;  // one per sample once the round ended; none: failed
     QString error, decoder;
-    int tokens = 0;
-    QVector<widgets::TokenView> pending;  // arrived since the last flush
+    int tokens = 0;                                // every sample's, so far
+    QVector<QVector<widgets::TokenView>> stories;  // the round's tokens per sample
+    int shown_tokens = 0;  // tokens of the shown sample already in the view (the rest wait for a flush)
     double live_tokens_per_s = 0;
   };
   QWidget* buildControls();
   void onLoaded(int column, const QString& architecture, const QString& decoder);
-  void onToken(int column, const GeneratedToken& token, double tokens_per_s);
-  void onFinished(int column, const GenerationResult& result);
+  void onToken(int column, int sample, const GeneratedToken& token, double tokens_per_s);
+  void onFinished(int column, const std::vector<GenerationResult>& results);
+  void showSample(Column& column);          // refills the view with its chosen sample's story
+  void showFinishedSample(Column& column);  // the chosen sample's end: its cut, context and status
   void onFailed(int column, const QString& error);
   void onRoundFinished();
   void flushTokens();  // shows the tokens that arrived since the last flush
@@ -136,7 +147,8 @@ class GenerationPanel : public QWidget {
   QPushButton* generate_ = nullptr;
   QPushButton* cancel_ = nullptr;
   QPushButton* save_ = nullptr;
-  QCheckBox* new_seed_ = nullptr;  // each round after the first takes the next seed
+  QSpinBox* samples_ = nullptr;
+  QCheckBox* new_seed_ = nullptr;  // each round after the first takes the seed after the last one used
   int rounds_started_ = 0;
   QLabel* status_ = nullptr;
   QSplitter* splitter_ = nullptr;
@@ -151,6 +163,7 @@ class GenerationPanel : public QWidget {
   // The last round, as started.
   std::string round_prompt_;
   GenerationSettings round_settings_;
+  int round_samples_ = 1;
   std::optional<std::string> round_truth_;
   bool has_results_ = false;
 };

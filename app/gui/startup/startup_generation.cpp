@@ -73,6 +73,12 @@ void startGeneration(MainWindow& window, const StartupGeneration& options) {
     shootTheProblem();
   };
   if (!options.preset.isEmpty()) panel->settingsForm()->choosePreset(options.preset);
+  if (options.samples > GenerationPanel::kMaxSamples) {
+    reportStartupProblem(QString("--samples: %1 is over the most a column holds, %2")
+                             .arg(options.samples)
+                             .arg(GenerationPanel::kMaxSamples));
+  }
+  panel->setSamplesPerColumn(options.samples);
   if (options.max_new_tokens > 0) {
     auto values = panel->settingsForm()->values();
     values.max_new_tokens = options.max_new_tokens;

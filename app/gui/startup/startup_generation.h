@@ -17,6 +17,7 @@ struct StartupGeneration {
   bool prompt_given = false;
   QString preset;          // empty: the form's default
   int max_new_tokens = 0;  // 0: the form's default
+  int samples = 1;         // stories per column
   QString screenshot;      // empty: no screenshot
 };
 
