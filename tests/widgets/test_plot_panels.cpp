@@ -266,6 +266,9 @@ class TestPlotPanels : public QObject {
     panels.setSeries(llama);
     LossPlotWidget* plot = panels.firstPanel();
     QCOMPARE(plot->graphCount(), 4);
+    auto* group_list = panels.legend()->findChild<QListWidget*>("legend-groups");
+    QVERIFY(group_list != nullptr);
+    QVERIFY(!group_list->isVisibleTo(&panels));  // each run: no groups listed
     panels.setGroupSeeds(true);
     QCOMPARE(plot->graphCount(), 4);  // the group's low and high edges and its mean, and llama
     // The band is an area filled between its edges in the group's colour, with no line on either edge.
@@ -296,9 +299,18 @@ class TestPlotPanels : public QObject {
       const QColor expected = run == "llama" ? plot->drawnColour("llama") : group_colour;
       QCOMPARE(list->item(i)->data(Qt::DecorationPropertyRole).value<QColor>(), expected);
     }
+    // The group list names the group, its shown seeds and its colour; llama (one run) is no group.
+    QCOMPARE(panels.legend()->groupEntries(), QStringList{"mixer (3 seeds)"});
+    QVERIFY(group_list->isVisibleTo(&panels));
+    QCOMPARE(group_list->item(0)->data(Qt::DecorationPropertyRole).value<QColor>(), group_colour);
     panels.legend()->setRunHidden("mixer-seed3", true);
     QVERIFY2(plot->readoutAcrossRuns(5).split(QChar(10)).contains("mixer (mean of 2) train: 1.5"),
              qPrintable(plot->readoutAcrossRuns(5)));
+    QCOMPARE(panels.legend()->groupEntries(), QStringList{"mixer (2 seeds)"});
+    panels.legend()->setRunHidden("mixer-seed2", true);  // one shown run left: drawn as itself
+    QCOMPARE(panels.legend()->groupEntries(), QStringList());
+    QVERIFY(!group_list->isVisibleTo(&panels));
+    panels.legend()->setRunHidden("mixer-seed2", false);
     LossPlotWidget* lr = panels.addPanel("lr");  // a new panel is grouped too (no lr logged: nothing drawn)
     QCOMPARE(lr->graphCount(), 0);
     panels.setGroupSeeds(false);
@@ -318,8 +330,10 @@ class TestPlotPanels : public QObject {
     const QStringList lines = plot->readoutAcrossRuns(5).split(QChar(10));
     QVERIFY2(lines.contains("lr = 3e-4 (mean of 2) train: 1.5") && lines.contains("lr = 1e-3 (mean of 2) train: 4"),
              qPrintable(lines.join(" | ")));
+    QCOMPARE(panels.legend()->groupEntries(), (QStringList{"lr = 1e-3 (2 runs)", "lr = 3e-4 (2 runs)"}));
     panels.setGroupingFields({});  // the field no longer differs: every run by itself again
     QCOMPARE(panels.grouping(), QString());
+    QCOMPARE(panels.legend()->groupEntries(), QStringList());
     QCOMPARE(plot->graphCount(), 4);
   }
 

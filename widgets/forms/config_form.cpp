@@ -32,16 +32,16 @@ ConfigForm::ConfigForm(QWidget* parent) : QWidget(parent) {
   summary_ = new QWidget(this);
   auto* bottom = new QHBoxLayout(summary_);
   bottom->setContentsMargins(0, 0, 0, 0);
-  auto* preview_box = new QGroupBox(tr("Cost preview"), summary_);
-  auto* preview_layout = new QVBoxLayout(preview_box);
-  preview_ = new QLabel(preview_box);
+  preview_box_ = new QGroupBox(tr("Cost preview"), summary_);
+  auto* preview_layout = new QVBoxLayout(preview_box_);
+  preview_ = new QLabel(preview_box_);
   preview_->setObjectName("cost_preview");
   preview_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   preview_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   preview_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
-  preview_->setFixedHeight(12 * QFontMetrics(preview_->font()).lineSpacing());
+  preview_->setFixedHeight(kPreviewLines * QFontMetrics(preview_->font()).lineSpacing());
   preview_layout->addWidget(preview_);
-  bottom->addWidget(preview_box, 3);
+  bottom->addWidget(preview_box_, 3);
   problems_box_ = new QGroupBox(tr("Problems: none"), summary_);
   auto* problems_layout = new QVBoxLayout(problems_box_);
   problems_ = new QListWidget(problems_box_);
@@ -350,6 +350,12 @@ void ConfigForm::setFieldErrors(const QMap<QString, QString>& errors_by_key) {
 }
 
 void ConfigForm::setPreviewText(const QString& text) { preview_->setText(text); }
+
+void ConfigForm::setPreviewTitle(const QString& title, int lines) {
+  preview_box_->setTitle(title);
+  preview_->setFixedHeight(lines * QFontMetrics(preview_->font()).lineSpacing());
+  problems_->setFixedHeight(preview_->height());
+}
 
 QWidget* ConfigForm::releaseSummaryPanel() {
   layout()->removeWidget(summary_);

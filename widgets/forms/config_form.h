@@ -34,6 +34,10 @@ class ConfigForm : public QWidget {
   // listed only there, as "key: message".
   void setFieldErrors(const QMap<QString, QString>& errors_by_key);
   void setPreviewText(const QString& text);
+  // The preview's title (default "Cost preview") and its height in lines (default kPreviewLines;
+  // the problems list takes the same height).
+  void setPreviewTitle(const QString& title, int lines);
+  static constexpr int kPreviewLines = 12;
   // The preview and problems panel (at the form's bottom), taken out of the form for the caller to
   // place outside a scroll area; the form keeps filling it. The caller owns it.
   QWidget* releaseSummaryPanel();
@@ -80,6 +84,7 @@ class ConfigForm : public QWidget {
   QGroupBox* problems_box_ = nullptr;
   QListWidget* problems_ = nullptr;
   QLabel* preview_ = nullptr;
+  QGroupBox* preview_box_ = nullptr;
   bool loading_ = false;
   QString shown_arch_;  // the architecture the editors' defaults were set for
 };

@@ -7,6 +7,7 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMap>
 #include <QPushButton>
 #include <QSplitter>
 #include <QToolButton>
@@ -151,6 +152,16 @@ void PlotPanels::applyGroups() {
     const bool banded = shown.value(groups.value(s.run)) >= 2;
     legend_->setRun(s.run, panels_.front()->runColour(banded ? groups.value(s.run) : s.run));
   }
+  QMap<QString, QStringList> banded;  // label -> shown runs, sorted by label as the panels draw them
+  const QSet<QString> hidden = legend_->hiddenRuns();
+  for (const LossSeries& s : series_) {
+    if (groups.contains(s.run) && !hidden.contains(s.run) && shown.value(groups[s.run]) >= 2)
+      banded[groups[s.run]] << s.run;
+  }
+  QVector<LegendGroup> entries;
+  for (auto g = banded.cbegin(); g != banded.cend(); ++g)
+    entries.push_back({g.key(), panels_.front()->runColour(g.key()), g.value()});
+  legend_->setGroups(entries, grouping() == "seed" ? "seeds" : "runs");
   alignXRanges();
   if (changed) Q_EMIT runGroupsChanged();
 }

@@ -1,6 +1,8 @@
 // The plot area's side legend (see run_legend_list.h).
 #include "widgets/plots/run_legend_list.h"
 
+#include <algorithm>
+
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenu>
@@ -23,7 +25,13 @@ QIcon swatch(const QColor& colour) {
 }  // namespace
 
 RunLegendList::RunLegendList(QWidget* parent)
-    : QWidget(parent), search_(new QLineEdit(this)), list_(new QListWidget(this)) {
+    : QWidget(parent), search_(new QLineEdit(this)), list_(new QListWidget(this)), groups_(new QListWidget(this)) {
+  groups_->setObjectName("legend-groups");
+  groups_->setToolTip("Each group is drawn as the mean of its shown runs over a band from their lowest to highest");
+  groups_->setSelectionMode(QAbstractItemView::NoSelection);
+  groups_->setFocusPolicy(Qt::NoFocus);
+  groups_->setTextElideMode(Qt::ElideMiddle);
+  groups_->hide();
   search_->setObjectName("legend-search");
   search_->setPlaceholderText("Find a run");
   search_->setClearButtonEnabled(true);
@@ -33,6 +41,7 @@ RunLegendList::RunLegendList(QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(2);
+  layout->addWidget(groups_);
   layout->addWidget(search_);
   layout->addWidget(list_, 1);
   setMinimumWidth(140);
@@ -144,6 +153,27 @@ void RunLegendList::setRunPinned(const QString& run, bool pinned) {
   }
   list_->insertItem(at, taken);
   Q_EMIT pinnedRunsChanged(pinnedRuns());
+}
+
+void RunLegendList::setGroups(const QVector<LegendGroup>& groups, const QString& members) {
+  groups_->clear();
+  for (const LegendGroup& group : groups) {
+    auto* row = new QListWidgetItem(
+        swatch(group.colour), QString("%1 (%2 %3)").arg(group.label).arg(group.runs.size()).arg(members), groups_);
+    row->setData(Qt::DecorationPropertyRole, group.colour);
+    row->setToolTip(QString("Mean of %1 over a min-max band").arg(group.runs.join(", ")));
+  }
+  groups_->setVisible(!groups.isEmpty());
+  // As tall as its rows, up to four; more scroll.
+  const int rows = std::min<int>(4, static_cast<int>(groups.size()));
+  const int row_px = groups.isEmpty() ? 0 : groups_->sizeHintForRow(0);
+  groups_->setFixedHeight(rows * row_px + 2 * groups_->frameWidth());
+}
+
+QStringList RunLegendList::groupEntries() const {
+  QStringList out;
+  for (int i = 0; i < groups_->count(); ++i) out << groups_->item(i)->text();
+  return out;
 }
 
 void RunLegendList::applySearch() {
