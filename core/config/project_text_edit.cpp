@@ -257,6 +257,12 @@ struct ValueSplicer {
 }  // namespace
 
 nlohmann::ordered_json keepKeyOrder(const nlohmann::ordered_json& original, const nlohmann::ordered_json& updated) {
+  if (original.is_array() && updated.is_array()) {  // element by element (the runs of a whole document)
+    nlohmann::ordered_json out = updated;
+    for (size_t i = 0; i < std::min(original.size(), updated.size()); ++i)
+      out[i] = keepKeyOrder(original[i], updated[i]);
+    return out;
+  }
   if (!original.is_object() || !updated.is_object()) return updated;
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   for (const auto& [key, value] : original.items()) {
@@ -310,6 +316,21 @@ std::optional<std::string> spliceRemoveRun(const std::string& text, size_t index
   // Remove the element with the separator before it (or, for the first, the one after it).
   if (index > 0) return text.substr(0, e[index - 1].end) + text.substr(e[index].end);
   return text.substr(0, e[0].begin) + text.substr(e[1].begin);
+}
+
+std::optional<std::string> spliceReplaceDocument(const std::string& text, const nlohmann::ordered_json& document) {
+  if (jsonTooDeepAt(text) != std::string::npos) return std::nullopt;
+  nlohmann::ordered_json old;
+  try {
+    old = nlohmann::ordered_json::parse(text);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (!old.is_object() || !document.is_object()) return std::nullopt;
+  const Span span{skipSpace(text, 0), skipValue(text, skipSpace(text, 0))};
+  ValueSplicer splicer{text, indentStep(text), {}};
+  splicer.splice(span, old, document);
+  return splicer.apply();
 }
 
 }  // namespace mixerlab

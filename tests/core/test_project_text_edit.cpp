@@ -93,10 +93,38 @@ class TestProjectTextEdit : public QObject {
                "      \"tags\": [\n        \"a\",\n        \"b\"\n      ]\n    }\n  ]\n}\n"));
   }
 
+  // The project settings edited: each changed member is rewritten where it stood, a removed one
+  // goes with its comma, a new one follows the last member; the runs keep every byte.
+  void settingsEditKeepsTheRunsBytes() {
+    const std::string runs = "[\n    {\"name\": \"a\", \"model\": {\"n_heads\": 4, \"arch\": \"llama\"}}\n  ]";
+    const std::string text =
+        "{\n  \"name\": \"p\",\n  \"corpus\": {\"train\": \"a.txt\", \"format\": \"auto\"},\n"
+        "  \"runs\": " +
+        runs + "\n}\n";
+    nlohmann::ordered_json updated = nlohmann::ordered_json::parse(text);
+    updated["name"] = "q";
+    updated["corpus"]["train"] = "b.txt";
+    updated["corpus"].erase("format");
+    updated["tokenizer"] = {{"vocab_size", 512}};
+    const auto spliced = spliceReplaceDocument(text, updated);
+    QVERIFY(spliced.has_value());
+    QCOMPARE(nlohmann::ordered_json::parse(*spliced), updated);
+    QVERIFY2(spliced->find("  \"runs\": " + runs) != std::string::npos, spliced->c_str());
+    QVERIFY2(spliced->find("\n  \"name\": \"q\",\n  \"corpus\": {\"train\": \"b.txt\"},\n") != std::string::npos,
+             spliced->c_str());
+    QCOMPARE(q(*spliceReplaceDocument(text, nlohmann::ordered_json::parse(text))), q(text));  // nothing changed
+    QVERIFY(!spliceReplaceDocument("[1, 2]", updated).has_value());
+    QVERIFY(!spliceReplaceDocument("{\"a\": ", updated).has_value());
+  }
+
   void keyOrderFollowsTheOriginalThenNewKeys() {
     const auto original = nlohmann::ordered_json::parse(R"({"b": 1, "a": {"y": 1, "x": 2}})");
     const auto updated = nlohmann::ordered_json::parse(R"({"a": {"x": 3, "z": 0, "y": 1}, "c": 2})");
     QCOMPARE(q(keepKeyOrder(original, updated).dump()), QString(R"({"a":{"y":1,"x":3,"z":0},"c":2})"));
+    // In arrays element by element; elements the original lacks come as they are.
+    const auto runs = nlohmann::ordered_json::parse(R"({"runs": [{"name": "a", "model": 1}]})");
+    const auto sorted = nlohmann::ordered_json::parse(R"({"runs": [{"model": 2, "name": "a"}, {"z": 0, "b": 1}]})");
+    QCOMPARE(q(keepKeyOrder(runs, sorted).dump()), QString(R"({"runs":[{"name":"a","model":2},{"z":0,"b":1}]})"));
   }
 };
 

@@ -9,6 +9,7 @@
 #include <QMessageBox>
 #include <QProcess>
 #include <QScreen>
+#include <QTabWidget>
 
 #include "app/gui/common/app_settings.h"
 #include "app/gui/common/screen_fit.h"
@@ -371,6 +372,21 @@ class TestStartupOptions : public QObject {
     const QSize expected =
         QSize(room.width() - gui::kFrameRoomPx, room.height() - gui::kFrameRoomPx).expandedTo(window.minimumSize());
     QCOMPARE(window.size(), expected);
+  }
+
+  // The tab pages' least height: 260 px on a screen from 650 px up, two fifths of a smaller one,
+  // never under 120; the window asks its screen (offscreen: 800 px high, so 260).
+  void theTabsLeastHeightFollowsASmallScreen() {
+    QCOMPARE(gui::leastTabsHeightPx(1080), 260);
+    QCOMPARE(gui::leastTabsHeightPx(650), 260);
+    QCOMPARE(gui::leastTabsHeightPx(649), 259);
+    QCOMPARE(gui::leastTabsHeightPx(420), 168);
+    QCOMPARE(gui::leastTabsHeightPx(300), 120);
+    QCOMPARE(gui::leastTabsHeightPx(299), 120);
+    gui::MainWindow window;
+    QVERIFY(window.screen());
+    QCOMPARE(window.screen()->availableGeometry().height(), 800);
+    QCOMPARE(window.findChild<QTabWidget*>("central-tabs")->minimumHeight(), 260);
   }
 
   // A scripted start that hits a problem says so on stderr and exits 1, after its screenshot (of the

@@ -17,4 +17,8 @@ QSize sizeWithinScreen(const QWidget& window, const QSize& wanted) {
 
 void resizeWithinScreen(QWidget& window, const QSize& wanted) { window.resize(sizeWithinScreen(window, wanted)); }
 
+int leastTabsHeightPx(int available_height_px) {
+  return std::clamp(available_height_px * 2 / 5, kSmallestTabsHeightPx, kLeastTabsHeightPx);
+}
+
 }  // namespace mixerlab::gui

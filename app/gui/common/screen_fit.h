@@ -17,4 +17,11 @@ void resizeWithinScreen(QWidget& window, const QSize& wanted);
 // Room left for a window manager's frame and title bar around a window cut to the screen.
 inline constexpr int kFrameRoomPx = 40;
 
+// The least height the main window keeps for its tab pages beside the docks: kLeastTabsHeightPx
+// on a laptop screen (700 px and taller), two fifths of a smaller screen's available height (at
+// least kSmallestTabsHeightPx), so the window's minimum still fits it (640x420).
+inline constexpr int kLeastTabsHeightPx = 260;
+inline constexpr int kSmallestTabsHeightPx = 120;
+int leastTabsHeightPx(int available_height_px);
+
 }  // namespace mixerlab::gui

@@ -217,4 +217,22 @@ QString ProjectDocument::removeRun(const QString& run_name) {
               fileTextOrEmpty(spliceRemoveRun(current_.file_text.toStdString(), index)));
 }
 
+QString ProjectDocument::replaceSettings(const QJsonObject& settings) {
+  if (!isOpen()) return "open a project first";
+  QJsonObject json = settings;
+  json.remove("runs");
+  json["runs"] = current_.json.value("runs");
+  // Only the settings' text changes: the runs keep their bytes (prepare() falls back to MixerLab's
+  // own format if the splice ever disagreed with `json`).
+  std::string text;
+  try {
+    const auto original = nlohmann::ordered_json::parse(current_.file_text.toStdString());
+    const auto updated = keepKeyOrder(original, nlohmann::ordered_json::parse(toNlohmann(json).dump()));
+    text = fileTextOrEmpty(spliceReplaceDocument(current_.file_text.toStdString(), updated));
+  } catch (const std::exception&) {
+    text.clear();
+  }
+  return edit(json, "edit project settings", text);
+}
+
 }  // namespace mixerlab::gui

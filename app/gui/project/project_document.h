@@ -63,6 +63,10 @@ class ProjectDocument : public QObject {
   QString replaceRun(const QString& run_name, const QJsonObject& run);
   QString duplicateRun(const QString& run_name, const QString& new_name);
   QString removeRun(const QString& run_name);
+  // Replaces the project's own settings (every top-level key but "runs": name, description,
+  // corpus, tokenizer, defaults) with `settings`; the runs stay as written. The file keeps its key
+  // order where the keys remain. Undoable like a run edit.
+  QString replaceSettings(const QJsonObject& settings);
   // The error adding `runs` would give (the core's message), without adding them; empty when valid.
   QString checkNewRuns(const QVector<QJsonObject>& runs) const;
   QUndoStack* undoStack() const { return undo_stack_; }

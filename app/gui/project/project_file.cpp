@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QFileInfo>
 
+#include "app/gui/project/project_settings_schema.h"
 #include "core/config/project_config.h"
 #include "core/models/model_registry.h"
 #include "core/util/atomic_file.h"
@@ -44,18 +45,25 @@ QString createProject(const QString& folder, const QString& corpus_file, QString
   QDir().mkpath(folder);
   const QString file = QDir(folder).filePath("project.json");
   if (QFileInfo::exists(file)) return file + " already exists: open it instead";
+  const auto arm = [](ResearchArm which, nlohmann::json model) {
+    model["arch"] = researchArmArchitecture(which);
+    return nlohmann::json{{"name", researchArmName(which)}, {"model", model}};
+  };
+  // The research's pair at the demo's laptop size; the budget sits in the defaults, so the
+  // project settings change it for both runs.
   nlohmann::json document = {
       {"name", QFileInfo(folder).fileName().toStdString()},
-      {"corpus", {{"train", QFileInfo(corpus_file).absoluteFilePath().toStdString()}, {"eval_fraction", 0.05}}},
-      {"tokenizer", {{"vocab_size", 4096}}},
+      {"corpus",
+       {{"train", projectRelativePath(folder, corpus_file).toStdString()},
+        {"eval_fraction", CorpusConfig{}.eval_fraction}}},
+      {"tokenizer", {{"vocab_size", kNewProjectVocabulary}}},
+      {"defaults",
+       {{"model", {{"context_length", 128}}},
+        {"train",
+         {{"max_steps", kNewProjectSteps}, {"warmup_steps", 30}, {"eval_every", 50}, {"checkpoint_every", 50}}}}},
       {"runs",
-       {{{"name", researchArmName(ResearchArm::kMixer)},
-         {"model",
-          {{"arch", researchArmArchitecture(ResearchArm::kMixer)},
-           {"d_model", 256},
-           {"n_layers", 4},
-           {"context_length", 128}}},
-         {"train", {{"max_steps", 1000}, {"warmup_steps", 50}, {"eval_every", 100}}}}}}};
+       {arm(ResearchArm::kMixer, {{"d_model", 256}, {"n_layers", 4}}),
+        arm(ResearchArm::kTransformer, {{"d_model", 128}, {"n_layers", 4}, {"n_heads", 4}})}}};
   try {
     parseProject(document, file.toStdString());
   } catch (const std::exception& e) {

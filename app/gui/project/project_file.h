@@ -15,8 +15,12 @@ nlohmann::json readProjectJson(const QString& project_file, QString* error);
 std::string projectFileText(const nlohmann::json& document);
 // Writes `text` atomically. Returns an error message, empty on success.
 QString writeProjectFile(const QString& project_file, const std::string& text);
-// Writes <folder>/project.json with one flat masked mixer run on `corpus_file`, validated by the
-// core parser first. Error message or empty.
+// Writes <folder>/project.json on `corpus_file` (stored relative to the folder when inside it)
+// with the research's pair, a masked mixer and a Llama-style transformer at the demo's laptop size,
+// and the training budget in the defaults; validated by the core parser first. The window opens
+// the project settings next. Error message or empty.
+inline constexpr int kNewProjectSteps = 300;
+inline constexpr int kNewProjectVocabulary = 4096;
 QString createProject(const QString& folder, const QString& corpus_file, QString* project_file);
 
 }  // namespace mixerlab::gui

@@ -20,6 +20,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QScreen>
 #include <QSet>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -44,7 +45,6 @@
 #include "app/gui/launch/run_time_estimate.h"
 #include "app/gui/project/data_preparation_dialog.h"
 #include "app/gui/project/project_document.h"
-#include "app/gui/project/project_file.h"
 #include "app/gui/project/run_config_schema.h"
 #include "app/gui/project/run_setup_dialog.h"
 #include "app/gui/retrieval/retrieval_panel.h"
@@ -77,8 +77,6 @@ std::optional<RetrievalCorpus> projectStoryCorpus(const ProjectDocument& documen
                                   project->corpus.json_field, RetrievalCorpus{}.max_stories);
 }
 
-// The tabs keep at least this height beside the docks (the window still fits 1024x700).
-constexpr int kLeastTabsHeightPx = 260;
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -135,7 +133,8 @@ void MainWindow::buildUi() {
   tabs_ = new QTabWidget(this);
   tabs_->setObjectName("central-tabs");
   tabs_->setDocumentMode(true);
-  tabs_->setMinimumHeight(kLeastTabsHeightPx);  // the docks never squeeze the pages to a strip
+  // The docks never squeeze the pages to a strip; the window's minimum still fits the screen.
+  tabs_->setMinimumHeight(leastTabsHeightPx(screen() ? screen()->availableGeometry().height() : 700));
   panels_ = new widgets::PlotPanels(tabs_);
   plot_ = panels_->firstPanel();
   // "Mean of seeds" groups runs named <name>-seed<N> / _seed<N> / -s<N> (core/runs/seed_groups.h);
@@ -221,6 +220,8 @@ void MainWindow::buildMenusAndToolbar() {
   open->setShortcut(QKeySequence::Open);
   recent_menu_ = file_menu->addMenu("Open &recent");
   file_menu->addSeparator();
+  file_menu->addAction("Project &settings...", this, &MainWindow::onProjectSettings)
+      ->setShortcut(QKeySequence("Ctrl+Shift+E"));
   file_menu->addAction("Prepared &data...", this, &MainWindow::onPreparedData);
   file_menu->addSeparator();
   // Ctrl+Q spelled out: QKeySequence::Quit is empty on some platforms (offscreen, some desktops).
@@ -419,21 +420,6 @@ void MainWindow::rebuildRecentMenu() {
     recent_menu_->addAction(file, this, [this, file]() { openProject(file); });
   }
   recent_menu_->setEnabled(!recent.isEmpty());
-}
-
-void MainWindow::onNewProject() {
-  const QString corpus = QFileDialog::getOpenFileName(this, "Choose the training corpus", QString(),
-                                                      "Text corpora (*.txt *.jsonl *.json);;All files (*)");
-  if (corpus.isEmpty()) return;
-  const QString folder = QFileDialog::getExistingDirectory(this, "Choose an empty folder for the project");
-  if (folder.isEmpty()) return;
-  QString file;
-  const QString error = createProject(folder, corpus, &file);
-  if (!error.isEmpty()) {
-    statusBar()->showMessage(error, 10000);
-    return;
-  }
-  openProject(file);
 }
 
 QString MainWindow::editRunInDialog(const QJsonObject& initial, const QString& replace_name) {

@@ -122,8 +122,9 @@ class MainWindow : public QMainWindow {
  private Q_SLOTS:
   void onRunUpdated(const mixerlab::gui::RunSnapshot& snapshot);
   void onOpenProject();
-  void onNewProject();
-  void onPreparedData();  // the prepared-data dialog of the open project
+  void onNewProject();       // a corpus and a folder, then the new project's settings
+  void onProjectSettings();  // File > Project settings
+  void onPreparedData();     // the prepared-data dialog of the open project
   void onNewRun();
   void onDuplicateRun();
   void onEditRun();
@@ -175,6 +176,8 @@ class MainWindow : public QMainWindow {
   void rebuildRecentMenu();
   // Opens the run setup dialog; on OK adds the run (or replaces `replace_name`) through the document.
   QString editRunInDialog(const QJsonObject& initial, const QString& replace_name);
+  // Opens the project-settings dialog; on OK writes them through the document. Error, "cancelled" or empty.
+  QString editProjectSettingsInDialog();
   QString selectedRun() const;
   static QStringList executionKeys();  // the core's executionSettingKeys, for the comparison widgets
   // Empty for a run of the project; else why Edit/Remove do not apply (a fork's run folder).

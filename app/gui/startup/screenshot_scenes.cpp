@@ -11,6 +11,7 @@
 #include "app/gui/launch/reproduce_dialog.h"
 #include "app/gui/launch/run_queue.h"
 #include "app/gui/project/project_document.h"
+#include "app/gui/project/project_settings_dialog.h"
 #include "app/gui/project/run_setup_dialog.h"
 #include "app/gui/runs/run_list_model.h"
 #include "app/gui/shell/documentation_dock.h"
@@ -118,6 +119,14 @@ QWidget* prepareScreenshotScene(MainWindow& window, const QString& scene, QStrin
     QMetaObject::invokeMethod(&window, "onReproducePaper");
     return window.findChild<ReproduceDialog*>();
   }
+  if (scene == "project-settings") {  // File > Project settings on the open project
+    if (!window.project()->isOpen()) return *error = "open a project first", nullptr;
+    auto* dialog =
+        new ProjectSettingsDialog(ProjectSource{window.project()->json(), window.project()->filePath(), {}}, &window);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+    return dialog;
+  }
   if (scene == "docs") {  // Help > Documentation, searched for a phrase
     DocumentationDock* dock = showDocumentation(&window);
     dock->openDocument("gpu-build.md");
@@ -126,7 +135,7 @@ QWidget* prepareScreenshotScene(MainWindow& window, const QString& scene, QStrin
   }
   *error = "unknown scene " + scene +
            " (panels, run-table, queue, sweep, sweep-check, fork, seed-groups, scaling, seed-groups-scaling, "
-           "reproduce, docs)";
+           "reproduce, project-settings, docs)";
   return nullptr;
 }
 

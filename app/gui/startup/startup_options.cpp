@@ -35,6 +35,7 @@ void addStartupOptionList(QCommandLineParser& parser) {
       {"prompt", "Prompt for --generate (default: the first eval-split prompt).", "text"},
       {"preset", "Sampling preset for --generate: Greedy, Balanced, Creative, ...", "name"},
       {"max-new-tokens", "Max new tokens for --generate.", "n"},
+      {"samples", "Stories per column for --generate (1 to 8; seeds seed..seed+N-1; needs a sampling preset).", "n"},
       {"inspect",
        "Open the Inspect tab with this run (name or folder) or checkpoint; prefix untrained: for its untrained twin; "
        "repeatable.",
@@ -54,7 +55,7 @@ void addStartupOptionList(QCommandLineParser& parser) {
       {"scene",
        "Set up a documented state before --screenshot: panels, run-table, queue, sweep, sweep-check, fork, "
        "seed-groups, seed-groups-comparison, wall-clock-comparison, scaling, "
-       "reproduce, docs.",
+       "reproduce, project-settings, docs.",
        "name"},
   });
 }
@@ -171,6 +172,7 @@ StartupGeneration readGeneration(StartupValueReader& values, const QString& scre
   generation.prompt_given = values.isSet("prompt");
   generation.preset = values.presetName("preset");
   generation.max_new_tokens = values.count("max-new-tokens", 0);
+  generation.samples = values.count("samples", 1);
   generation.screenshot = screenshot;
   return generation;
 }
@@ -256,9 +258,10 @@ StartupParse parseStartupOptions(const QStringList& arguments) {
   options.project = checkedProjectArgument(positional.value(0), &result.error);
   if (!result.error.isEmpty()) return result;
   options.screenshot = values.nonEmpty("screenshot", "give the PNG file to write");
-  options.scene = values.nonEmpty("scene",
-                                  "give a scene name: panels, run-table, queue, sweep, sweep-check, fork, seed-groups, "
-                                  "seed-groups-comparison, wall-clock-comparison, scaling, reproduce, docs");
+  options.scene =
+      values.nonEmpty("scene",
+                      "give a scene name: panels, run-table, queue, sweep, sweep-check, fork, seed-groups, "
+                      "seed-groups-comparison, wall-clock-comparison, scaling, reproduce, project-settings, docs");
   options.window_size = values.windowSize("size");
   options.report_latency_s = values.seconds("report-latency");
   if (values.isSet("generate")) {
