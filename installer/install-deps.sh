@@ -14,6 +14,7 @@ PACKAGES=(
   libpcre2-dev                 # PCRE2: the regex pre-tokenizers of byte-level (GPT-2, Llama-3) tokenizer.json files
   libspdlog-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev libgloo-dev openssh-client openssh-server
   xvfb xauth                   # headless GUI tests and screenshots
+  iproute2                     # ip netns: the multi-node test puts two ranks in two network namespaces
   clang-format                 # clang-format 14: installer/check-format.sh
   python3                      # tests/check-unity-names.py (setup-and-test.sh)
 )
