@@ -15,6 +15,7 @@ PACKAGES=(
   libspdlog-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev libgloo-dev openssh-client openssh-server
   xvfb xauth                   # headless GUI tests and screenshots
   iproute2                     # ip netns: the multi-node test puts two ranks in two network namespaces
+  slurm-wlm munge              # a real Slurm on loopback for the cluster tests (tests/slurm_cluster.h)
   clang-format                 # clang-format 14: installer/check-format.sh
   python3                      # tests/check-unity-names.py (setup-and-test.sh)
 )

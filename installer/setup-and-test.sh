@@ -24,9 +24,10 @@ if [[ -n "$warnings" ]]; then
   exit 1
 fi
 cd build
-# As root, the multi-node test (two ranks in two network namespaces) must run: it fails instead of
-# skipping when the namespaces cannot be made.
-if [[ "$(id -u)" -eq 0 ]]; then export MIXERLAB_REQUIRE_NETNS=1; fi
+# As root, the multi-node test (two ranks in two network namespaces) and the Slurm tests (a real
+# slurmctld and slurmd on loopback, started by the tests) must run: they fail instead of skipping
+# when the namespaces or the daemons cannot be made.
+if [[ "$(id -u)" -eq 0 ]]; then export MIXERLAB_REQUIRE_NETNS=1 MIXERLAB_REQUIRE_SLURM=1; fi
 ctest --output-on-failure --timeout 900 -j2
 # The libFuzzer targets need a second, clang + sanitizer build of the core (about 15 minutes on 2
 # cores), so CI runs them only when asked: MIXERLAB_CI_FUZZ=1 (MIXERLAB_FUZZ_SECONDS per target,

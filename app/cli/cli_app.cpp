@@ -54,6 +54,7 @@ int runCli(int argc, char** argv) {
   addRetrievalCommands(app, action);
   addLaunchCommand(app, action);
   addRemoteCommand(app, action);
+  addSlurmCommands(app, action);
   addProbeCommand(app, action);
   addReproduceCommand(app, action);
   try {

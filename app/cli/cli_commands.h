@@ -29,6 +29,7 @@ void addLaunchCommand(CLI::App& app, Action& action);      // launch (data-paral
 void addRemoteCommand(CLI::App& app, Action& action);      // remote (train over SSH, mirrored)
 void addProbeCommand(CLI::App& app, Action& action);       // probe (a machine's cores, memory, GPUs)
 void addReproduceCommand(CLI::App& app, Action& action);   // reproduce (the paper's claims, with a report)
+void addSlurmCommands(CLI::App& app, Action& action);      // slurm submit|status|stop (a run as a batch job)
 // `bench generate`, added under the bench command by addBenchCommands.
 void addGenerateBench(CLI::App& bench, Action& action);
 // `bench kernels` (kernel_bench.cpp), added under the bench command by addBenchCommands.

@@ -1,6 +1,9 @@
 // Reading the data-parallel environment variables (see distributed_env.h).
 #include "core/distributed/distributed_env.h"
 
+#include <limits>
+
+#include "core/distributed/slurm_node_list.h"
 #include "core/util/error.h"
 #include "kernels/environment/process_environment.h"
 
@@ -23,13 +26,47 @@ int integerVariable(EnvironmentVariable variable, int fallback, int min, int max
                           std::to_string(min) + ", " + std::to_string(max) + "]",
                       "unset it, or let `mixerlab launch` (or torchrun) set it");
 }
+
+constexpr int kSlurmFirstPort = 20000, kSlurmPorts = 10000;
+
+// Inside an srun step without torchrun's WORLD_SIZE: the place Slurm gives the task. The batch
+// shell has SLURM_PROCID and SLURM_NTASKS too, but no SLURM_STEP_ID: it trains alone.
+std::optional<DistributedEnv> slurmStepEnv(bool backend_named) {
+  DistributedEnv env;
+  env.world_size = integerVariable(EnvironmentVariable::kSlurmNtasks, 1, 1, 1 << 16);
+  if (env.world_size == 1 && !backend_named) return std::nullopt;
+  env.rank = integerVariable(EnvironmentVariable::kSlurmProcId, 0, 0, env.world_size - 1);
+  env.local_rank = integerVariable(EnvironmentVariable::kSlurmLocalId, 0, 0, 1 << 16);
+  env.local_world_size = integerVariable(EnvironmentVariable::kSlurmNtasksPerNode, 0, 1, 1 << 16);
+  if (env.local_world_size == 0) {
+    const auto per_node = kernels::environmentValue(EnvironmentVariable::kSlurmTasksPerNode);
+    if (per_node) env.local_world_size = firstSlurmTaskCount(*per_node);
+  }
+  const auto addr = kernels::environmentValue(EnvironmentVariable::kMasterAddress);
+  const auto nodes = kernels::environmentValue(EnvironmentVariable::kSlurmJobNodeList);
+  if (addr) {
+    env.master_addr = *addr;
+  } else if (nodes) {
+    env.master_addr = firstSlurmHost(*nodes);
+  }
+  // One port per job, so two jobs whose first node is the same do not meet.
+  const int job = integerVariable(EnvironmentVariable::kSlurmJobId, 0, 0, std::numeric_limits<int>::max());
+  env.master_port = integerVariable(EnvironmentVariable::kMasterPort, kSlurmFirstPort + job % kSlurmPorts, 1, 65535);
+  return env;
+}
 }  // namespace
 
 std::optional<DistributedEnv> distributedEnvFromEnvironment() {
   DistributedEnv env;
-  env.world_size = integerVariable(EnvironmentVariable::kWorldSize, 1, 1, 1 << 16);
   const auto backend = kernels::environmentValue(EnvironmentVariable::kProcessGroupBackend);
   const bool backend_named = backend && !backend->empty() && *backend != "auto";
+  if (!kernels::environmentValue(EnvironmentVariable::kWorldSize) &&
+      kernels::environmentValue(EnvironmentVariable::kSlurmStepId)) {
+    std::optional<DistributedEnv> slurm = slurmStepEnv(backend_named);
+    if (slurm && backend) slurm->backend = *backend;
+    return slurm;
+  }
+  env.world_size = integerVariable(EnvironmentVariable::kWorldSize, 1, 1, 1 << 16);
   if (env.world_size == 1 && !backend_named) return std::nullopt;
   env.rank = integerVariable(EnvironmentVariable::kRank, -1, 0, env.world_size - 1);
   if (env.rank < 0) {

@@ -1,6 +1,10 @@
 // Where a process stands in a data-parallel job, from the environment variables torchrun, srun
 // wrappers and `mixerlab launch` set: RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT. A
-// process without WORLD_SIZE (or with WORLD_SIZE=1) trains alone.
+// process without WORLD_SIZE (or with WORLD_SIZE=1) trains alone. Inside an srun step
+// (SLURM_STEP_ID set) without WORLD_SIZE, Slurm's own variables give the place: SLURM_PROCID,
+// SLURM_NTASKS, SLURM_LOCALID, SLURM_NTASKS_PER_NODE (else SLURM_TASKS_PER_NODE's first count), the
+// first host of SLURM_JOB_NODELIST (unless MASTER_ADDR) and port 20000 + SLURM_JOB_ID mod 10000
+// (unless MASTER_PORT), so `srun mixerlab train ...` needs no torchrun.
 #pragma once
 #include <optional>
 #include <string>

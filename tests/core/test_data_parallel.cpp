@@ -6,9 +6,12 @@
 // and --resume continues from the last checkpoint, while a rank killed before any checkpoint says
 // the run restarts from step 0; SIGKILL on the launcher takes its ranks with it; a rank stopped with
 // SIGSTOP fails the job after --stall-timeout-s, named; two ranks in two network namespaces joined
-// by a veth pair meet over the veth addresses (skipped, with the reason printed, where namespaces
-// cannot be made); four ranks start with only rank 0 opening the raw corpus (fanotify; skipped
-// without CAP_SYS_ADMIN).
+// by a veth pair meet over the veth addresses and train what one process trains (skipped, with the
+// reason printed, where namespaces cannot be made; required as root in CI); four ranks start with
+// only rank 0 opening the raw corpus (fanotify; skipped without CAP_SYS_ADMIN); against a real
+// Slurm on loopback (tests/slurm_cluster.h), a two-task job from `mixerlab slurm submit` trains
+// what one process trains, a bad partition is refused in Slurm's words, and `slurm stop` leaves a
+// checkpoint and a stopped run.
 #include <QtTest/QtTest>
 
 #include <QElapsedTimer>
@@ -23,12 +26,15 @@
 #include <set>
 
 #include <fstream>
+#include <memory>
 
 #include <torch/torch.h>
 
+#include "core/distributed/slurm_job.h"
 #include "core/runs/metrics_log.h"
 #include "core/runs/run_status.h"
 #include "core/train/checkpoint.h"
+#include "tests/slurm_cluster.h"
 #include "tests/training_fixture.h"
 
 using namespace mixerlab;
@@ -135,6 +141,47 @@ class TestDataParallel : public QObject {
   Q_OBJECT
   fs::path dir_;
   QString project_;
+  std::unique_ptr<testing::SlurmCluster> slurm_;  // started by the first Slurm test, stopped at the end
+  QString slurm_problem_;                         // why it could not start
+
+  // The test's Slurm cluster: false when it cannot run here (skipped; as root in CI, where
+  // MIXERLAB_REQUIRE_SLURM=1, a failure).
+  bool startSlurm() {
+    if (!slurm_ && slurm_problem_.isEmpty()) {
+      slurm_ = std::make_unique<testing::SlurmCluster>(dir_ / "slurm-cluster");
+      slurm_problem_ = slurm_->start();
+      if (!slurm_problem_.isEmpty()) slurm_.reset();
+    }
+    if (slurm_) return true;
+    if (qEnvironmentVariableIntValue("MIXERLAB_REQUIRE_SLURM") == 1) {
+      QTest::qFail(qPrintable("no Slurm cluster: " + slurm_problem_), __FILE__, __LINE__);
+    } else {
+      QTest::qSkip(qPrintable("no Slurm cluster: " + slurm_problem_), __FILE__, __LINE__);
+    }
+    return false;
+  }
+
+  // Waits until the job has left PENDING, RUNNING and COMPLETING; false after 4 minutes.
+  static bool waitForJobEnd(const std::string& job) {
+    QElapsedTimer waited;
+    waited.start();
+    while (waited.elapsed() < 240000) {
+      const std::string state = querySlurmJob(job).state;
+      if (!state.empty() && state != "PENDING" && state != "RUNNING" && state != "COMPLETING" && state != "CONFIGURING")
+        return true;
+      QTest::qWait(250);
+    }
+    return false;
+  }
+
+  // The job's standard output and error, for messages.
+  static QString jobOutput(const fs::path& run) {
+    QString text;
+    if (fs::exists(slurmFolder(run))) {
+      for (const auto& entry : fs::directory_iterator(slurmFolder(run))) text += fileText(entry.path()) + "\n";
+    }
+    return text;
+  }
 
  private Q_SLOTS:
   void initTestCase() {
@@ -386,6 +433,59 @@ class TestDataParallel : public QObject {
     QVERIFY(statusFailed(run));
     QTRY_VERIFY2_WITH_TIMEOUT(processEnded(pids[0]) && processEnded(pids[1]), "a rank was left running", 10000);
   }
+
+  // A real Slurm (tests/slurm_cluster.h): a job of two tasks submitted with `mixerlab slurm submit`
+  // trains what one process trains; a partition the cluster lacks is refused with sbatch's own
+  // words and no job record; Stop (`mixerlab slurm stop`) leaves a checkpoint and a stopped run.
+  void slurmJobOfTwoTasksEqualsOneProcess() {
+    if (!startSlurm()) return;
+    const Finished refused = runCli({"slurm", "submit", project_, "--run", "mixer", "--run-id", "slurm-nope",
+                                     "--partition", "nope", "--max-steps", "8"});
+    QCOMPARE(refused.exit_code, 1);
+    QVERIFY2(refused.output.contains("Slurm refused the job") && refused.output.contains("Invalid partition name"),
+             qPrintable(refused.output));
+    QVERIFY(!fs::exists(slurmJobFile(dir_ / "runs" / "slurm-nope")));
+
+    const Finished submitted = runCli({"slurm", "submit", project_, "--run", "mixer", "--run-id", "slurm-two",
+                                       "--tasks-per-node", "2", "--max-steps", "8"});
+    QVERIFY2(submitted.exit_code == 0, qPrintable(submitted.output));
+    const fs::path run = dir_ / "runs" / "slurm-two";
+    const auto job = recordedSlurmJob(run);
+    QVERIFY(job.has_value());
+    QVERIFY2(submitted.output.contains(QString("submitted job %1").arg(QString::fromStdString(*job))),
+             qPrintable(submitted.output));
+    QVERIFY2(waitForJobEnd(*job), qPrintable(jobOutput(run)));
+    QCOMPARE(QString::fromStdString(querySlurmJob(*job).state), QString("COMPLETED"));
+    QVERIFY2(fileText(run / "log.txt").contains("data parallel: rank 0 of 2 (gloo)"), qPrintable(jobOutput(run)));
+    const Finished status = runCli({"slurm", "status", QString::fromStdString(run.string())});
+    QVERIFY2(status.output.contains("COMPLETED") && status.output.contains("run: finished at step 8"),
+             qPrintable(status.output));
+    const Finished one = runCli({"train", project_, "--run", "mixer", "--max-steps", "8", "--run-id", "slurm-one"});
+    QVERIFY2(one.exit_code == 0, qPrintable(one.output));
+    const double difference = weightDifference(run / "checkpoints" / "step-00000008",
+                                               dir_ / "runs" / "slurm-one" / "checkpoints" / "step-00000008");
+    QVERIFY2(difference < 5e-5, qPrintable(QString::number(difference)));
+  }
+
+  void slurmStopCheckpointsAndStops() {
+    if (!startSlurm()) return;
+    const Finished submitted = runCli({"slurm", "submit", project_, "--run", "mixer", "--run-id", "slurm-stop",
+                                       "--tasks-per-node", "2", "--max-steps", "400"});
+    QVERIFY2(submitted.exit_code == 0, qPrintable(submitted.output));
+    const fs::path run = dir_ / "runs" / "slurm-stop";
+    QTRY_VERIFY_WITH_TIMEOUT(readRunStatus(run) && readRunStatus(run)->step >= 5, 120000);
+    const Finished stopped = runCli({"slurm", "stop", QString::fromStdString(run.string())});
+    QVERIFY2(stopped.exit_code == 0, qPrintable(stopped.output));
+    QVERIFY2(waitForJobEnd(*recordedSlurmJob(run)), qPrintable(jobOutput(run)));
+    const auto status = readRunStatus(run);
+    QVERIFY(status.has_value());
+    QCOMPARE(QString::fromStdString(runStateName(status->state)), QString("stopped"));
+    QVERIFY2(status->step < 400, qPrintable(QString::number(status->step)));
+    QVERIFY(fs::exists(run / "checkpoints" /
+                       ("step-" + QString::number(status->step).rightJustified(8, '0')).toStdString()));
+  }
+
+  void cleanupTestCase() { slurm_.reset(); }
 
   void ranksMeetAcrossNetworkNamespaces() {
     auto sh = [](const QString& command) {
