@@ -477,6 +477,9 @@ class TestDataParallel : public QObject {
     const Finished stopped = runCli({"slurm", "stop", QString::fromStdString(run.string())});
     QVERIFY2(stopped.exit_code == 0, qPrintable(stopped.output));
     QVERIFY2(waitForJobEnd(*recordedSlurmJob(run)), qPrintable(jobOutput(run)));
+    // A graceful stop ends the job normally: the ranks exit 0 after their checkpoint, so Slurm says
+    // COMPLETED (a cancelled or killed job would say CANCELLED or FAILED).
+    QCOMPARE(QString::fromStdString(querySlurmJob(*recordedSlurmJob(run)).state), QString("COMPLETED"));
     const auto status = readRunStatus(run);
     QVERIFY(status.has_value());
     QCOMPARE(QString::fromStdString(runStateName(status->state)), QString("stopped"));
