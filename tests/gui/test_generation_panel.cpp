@@ -366,24 +366,27 @@ class TestGenerationPanel : public QObject {
     QVERIFY2(md.contains("### Sample 3 (seed 9)") && md.contains("| 2.3 | llama"), qPrintable(md));
     QVERIFY(md.contains(q(expected(llama_, 9).text)));
 
-    // The next round goes on after seed 9, whatever sample the columns show.
+    // The next round, of two samples, goes on after seed 9, whatever sample the columns show.
+    panel->setSamplesPerColumn(2);
     QVERIFY(runRound(*panel));
     QCOMPARE(panel->settingsForm()->values().seed, quint64(10));
-    QCOMPARE(panel->column(0)->findChild<QComboBox*>("sample_choice")->itemText(0), QString("sample 1 of 3 (seed 10)"));
+    QCOMPARE(panel->column(0)->findChild<QComboBox*>("sample_choice")->itemText(0), QString("sample 1 of 2 (seed 10)"));
     QCOMPARE(panel->column(0)->generatedText(), q(expected(mixer_, 10).text));
-    QVERIFY(panel->column(1)->chooseSample(2));
-    QCOMPARE(panel->column(1)->generatedText(), q(expected(llama_, 12).text));
+    QVERIFY(panel->column(1)->chooseSample(1));
+    QCOMPARE(panel->column(1)->generatedText(), q(expected(llama_, 11).text));
+    QVERIFY2(panel->column(1)->status().startsWith("sample 2 of 2: "), qPrintable(panel->column(1)->status()));
 
-    // One sample again: seed 13, no chooser, and the saved column is one story.
+    // One sample again: seed 12, no chooser, no sample prefix, and the saved column is one story.
     panel->setSamplesPerColumn(1);
     QVERIFY(runRound(*panel));
-    QCOMPARE(panel->settingsForm()->values().seed, quint64(13));
+    QCOMPARE(panel->settingsForm()->values().seed, quint64(12));
     QVERIFY(!panel->column(0)->findChild<QComboBox*>("sample_choice")->isVisibleTo(panel->column(0)));
-    QCOMPARE(panel->column(1)->generatedText(), q(expected(llama_, 13).text));
+    QCOMPARE(panel->column(1)->generatedText(), q(expected(llama_, 12).text));
+    QVERIFY2(!panel->column(1)->status().startsWith("sample"), qPrintable(panel->column(1)->status()));
     QCOMPARE(panel->saveComparison(q(json_path.string())), QString());
     const nlohmann::json single = nlohmann::json::parse(readFile(json_path));
     QCOMPARE(single.at("settings").at("samples").get<int>(), 1);
-    QCOMPARE(q(single.at("columns")[1].at("text").get<std::string>()), q(expected(llama_, 13).text));
+    QCOMPARE(q(single.at("columns")[1].at("text").get<std::string>()), q(expected(llama_, 12).text));
     QVERIFY(!single.at("columns")[1].contains("samples"));
   }
 

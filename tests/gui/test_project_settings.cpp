@@ -8,6 +8,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QFileDialog>
 #include <QJsonArray>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -134,7 +135,20 @@ class TestProjectSettings : public QObject {
 
     typeInto(dialog, "defaults.train.max_steps", "77");
     typeInto(dialog, "corpus.eval_fraction", "0.9");  // the bound itself is allowed
-    dialog.choosePath("corpus.eval", q((dir / "data/eval.txt").string()));
+    // The browse button: its file dialog opens in the project folder; the file chosen is stored
+    // relative to it.
+    QString opened_in;
+    QTimer::singleShot(0, [&] {
+      auto* files = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+      if (files == nullptr) return;
+      opened_in = files->directory().absolutePath();
+      files->selectFile(q((dir / "data/eval.txt").string()));
+      QMetaObject::invokeMethod(files, "accept", Qt::QueuedConnection);
+    });
+    auto* browse = dialog.findChild<QPushButton*>("browse-corpus.eval");
+    QVERIFY(browse != nullptr);
+    browse->click();
+    QCOMPARE(opened_in, q(fs::canonical(dir).string()));
     QVERIFY2(dialog.isValid(), qPrintable(QStringList(dialog.errors().values()).join("; ")));
     QVERIFY(dialog.okButton()->isEnabled());
     const QJsonObject saved = dialog.settings();
