@@ -6,6 +6,8 @@
 // real Slurm in test_data_parallel.
 #include <QtTest/QtTest>
 
+#include <filesystem>
+
 #include "core/distributed/distributed_env.h"
 #include "core/distributed/slurm_job.h"
 #include "core/distributed/slurm_node_list.h"
@@ -235,6 +237,24 @@ class TestSlurmJob : public QObject {
       ok.time_limit = time;
       QVERIFY2(testing::errorOf([&] { validateSlurmSettings(ok); }).empty(), time);
     }
+  }
+
+  // Without Slurm's commands on PATH, submit names sbatch and the fix; the script stays for a look
+  // and no job record is written.
+  void aMissingSbatchIsNamed() {
+    const std::filesystem::path dir = testing::makeScratchDir("slurm-no-sbatch");
+    SlurmJobCommand c = command();
+    c.run_dir = dir / "runs" / "mixer";
+    c.work_dir = dir;
+    const QByteArray path = qgetenv("PATH");
+    qputenv("PATH", QByteArray::fromStdString((dir / "empty-bin").string()));
+    const QString error = q(testing::errorOf([&] { submitSlurmJob(SlurmJobSettings{}, c); }));
+    qputenv("PATH", path);
+    QVERIFY2(error.contains("cannot run Slurm's sbatch") && error.contains("install Slurm's client commands"),
+             qPrintable(error));
+    QVERIFY(std::filesystem::exists(slurmScriptFile(c.run_dir)));
+    QVERIFY(!std::filesystem::exists(slurmJobFile(c.run_dir)));
+    QVERIFY(!recordedSlurmJob(c.run_dir).has_value());
   }
 
   void slurmsAnswersAreRead() {
