@@ -8,6 +8,7 @@
 
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/shell_quote.h"
 #include "core/util/subprocess.h"
 
 namespace mixerlab {
@@ -39,13 +40,6 @@ void requirePlainPath(const fs::path& path, const std::string& what) {
         what + " " + path.string() + " holds whitespace or '%', which sbatch's #SBATCH lines cannot carry",
         "move the project to a folder whose path has neither");
   }
-}
-
-// A word quoted for bash: 'it'\''s'.
-std::string shellQuoted(const std::string& word) {
-  std::string out = "'";
-  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 CapturedRun runSlurmTool(const std::vector<std::string>& argv) {
@@ -139,7 +133,7 @@ std::string slurmBatchScript(const SlurmJobSettings& s, const SlurmJobCommand& c
   directive("--error=" + (out / "job-%j.err").string());
   for (const std::string& line : s.extra_directives) directive(trimmed(line));
   script += "\nexec srun --kill-on-bad-exit=1";
-  for (const std::string& word : command.argv) script += " " + shellQuoted(word);
+  for (const std::string& word : command.argv) script += " " + shellQuote(word);
   return script + "\n";
 }
 

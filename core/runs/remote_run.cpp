@@ -18,18 +18,6 @@
 namespace mixerlab {
 namespace fs = std::filesystem;
 
-std::string shellQuote(const std::string& word) {
-  std::string out = "'";
-  for (const char c : word) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
 std::vector<std::string> sshArguments(const RemoteHost& host, const std::string& remote_command) {
   std::vector<std::string> args{"ssh", "-o", "BatchMode=yes", "-p", std::to_string(host.port)};
   if (!host.identity_file.empty()) args.insert(args.end(), {"-i", host.identity_file});

@@ -14,7 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "core/util/subprocess.h"  // runCapture, which the ssh calls go through
+#include "core/util/shell_quote.h"  // shellQuote, used with sshArguments
+#include "core/util/subprocess.h"   // runCapture, which the ssh calls go through
 
 namespace mixerlab {
 
@@ -29,8 +30,6 @@ struct RemoteHost {
   std::vector<std::string> ssh_options;  // extra "-o" options, e.g. "StrictHostKeyChecking=accept-new"
 };
 
-// 'it'\''s' style single quoting for a POSIX shell.
-std::string shellQuote(const std::string& word);
 // The ssh argument vector (program first) running `remote_command` on the host.
 std::vector<std::string> sshArguments(const RemoteHost& host, const std::string& remote_command);
 // `cd '<folder>' && exec '<program>' ['launch' '--nproc' 'N' '--'] 'train' ... '--out' 'runs'`.

@@ -15,4 +15,10 @@ QJsonValue toQtValue(const nlohmann::json& value);
 // The object `value` holds; {} when it is not an object.
 QJsonObject toQtObject(const nlohmann::json& value);
 
+// Two setting values are the same: numbers by value (an integer and a double of it), anything
+// else as JSON. The forms use it to leave a value at its default out of the file.
+inline bool sameSettingValue(const QJsonValue& a, const QJsonValue& b) {
+  return a.isDouble() && b.isDouble() ? a.toDouble() == b.toDouble() : a == b;
+}
+
 }  // namespace mixerlab::gui

@@ -144,8 +144,7 @@ QJsonObject settingsToSave(const QJsonObject& form_values, const QJsonObject& in
     const QJsonValue now = ConfigForm::valueAt(form_values, f.key);
     if (now.isUndefined() || !ConfigForm::valueAt(initial, f.key).isUndefined()) continue;
     const QJsonValue fallback = QJsonValue::fromVariant(f.default_value);
-    const bool same = now.isDouble() && fallback.isDouble() ? now.toDouble() == fallback.toDouble() : now == fallback;
-    if (same) ConfigForm::removeValueAt(out, f.key);
+    if (sameSettingValue(now, fallback)) ConfigForm::removeValueAt(out, f.key);
   }
   // An emptied optional text (no eval file, no ready-made tokenizer) is left out, not written as "".
   for (const FieldSpec& f : schema) {

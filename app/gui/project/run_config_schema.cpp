@@ -147,8 +147,7 @@ QJsonObject settingsThatDiffer(const QJsonObject& run, const QJsonObject& inheri
   for (auto it = flat.cbegin(); it != flat.cend(); ++it) {
     if (it.key() == "name") continue;
     const QJsonValue mine = it.value(), theirs = base.value(it.key());
-    const bool same = (mine.isDouble() && theirs.isDouble()) ? mine.toDouble() == theirs.toDouble() : mine == theirs;
-    if (!same) widgets::ConfigForm::setValueAt(out, it.key(), mine);
+    if (!sameSettingValue(mine, theirs)) widgets::ConfigForm::setValueAt(out, it.key(), mine);
   }
   return out;
 }

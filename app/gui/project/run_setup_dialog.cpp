@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 
 #include "app/gui/common/fork_point.h"
+#include "app/gui/common/json_bridge.h"
 #include "app/gui/common/screen_fit.h"
 #include "app/gui/project/run_config_schema.h"
 #include "widgets/forms/config_form.h"
@@ -63,13 +64,6 @@ RunSetupDialog::RunSetupDialog(const ProjectSource& project, const QJsonObject& 
 
 QJsonObject RunSetupDialog::fullRun() const { return form_->values(); }
 
-namespace {
-bool sameValue(const QJsonValue& a, const QJsonValue& b) {
-  if (a.isDouble() && b.isDouble()) return a.toDouble() == b.toDouble();
-  return a == b;
-}
-}  // namespace
-
 QJsonObject RunSetupDialog::run() const {
   using widgets::ConfigForm;
   const QJsonObject full = form_->values();
@@ -84,7 +78,7 @@ QJsonObject RunSetupDialog::run() const {
     QJsonValue default_value = ConfigForm::valueAt(inherited, field.key);
     if (default_value.isUndefined()) default_value = QJsonValue::fromVariant(field.defaultFor(arch));
     const bool keep = field.key == "name" || field.key == "model.arch" ||
-                      (!value.isUndefined() && (was_set || !sameValue(value, default_value)));
+                      (!value.isUndefined() && (was_set || !sameSettingValue(value, default_value)));
     if (keep) {
       ConfigForm::setValueAt(out, field.key, value);
     } else {
